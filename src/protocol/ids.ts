@@ -1,0 +1,19 @@
+import { z } from "zod";
+
+/** 2–64 chars of [a-z0-9_-], starting with [a-z0-9], no "__" (spec §1). */
+const ROOM_ID = /^[a-z0-9][a-z0-9_-]{1,63}$/;
+/** 1–64 chars of [A-Za-z0-9_.:-] (spec §1). */
+const AGENT_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+export function isRoomId(value: string): boolean {
+  return ROOM_ID.test(value) && !value.includes("__");
+}
+
+export const roomIdSchema = z.string().refine(isRoomId, {
+  error: (issue) =>
+    `Invalid roomId: ${JSON.stringify(String(issue.input).slice(0, 80))} (use 2-64 chars of a-z, 0-9, _ and -, starting with a letter or digit, no "__")`,
+});
+
+export const agentIdSchema = z
+  .string()
+  .regex(AGENT_ID, { error: "must be 1-64 chars of A-Z, a-z, 0-9, _ . : -" });

@@ -1,0 +1,26 @@
+/** Size and time limits of the protocol (spec §3, §4). One place, so docs, schemas and stores agree. */
+export const LIMITS = {
+  titleMax: 200,
+  descriptionMax: 8000,
+  noteMax: 8000,
+  summaryMax: 4000,
+  consumingAgentsMax: 50,
+  payloadBytesMax: 64 * 1024,
+  eventTypeMax: 64,
+  readEventsDefault: 20,
+  readEventsMax: 100,
+  unreadDefault: 50,
+  unreadMax: 100,
+  presenceStatusMax: 200,
+  resourceMax: 200,
+  lockTtlDefaultSeconds: 30,
+  lockTtlMaxSeconds: 300,
+  varKeyMax: 128,
+  varValueMax: 4096,
+  dependsOnMax: 100,
+  presenceOnlineMs: 120_000,
+  roomTtlMs: 30 * 24 * 60 * 60 * 1000,
+} as const;
+
+/** Name of the resource that doubles as the advisory plan lock (spec §4). */
+export const PLAN_LOCK = "plan";

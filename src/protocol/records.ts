@@ -1,0 +1,99 @@
+/** Record shapes of the Room Protocol (spec §3). Field names are part of the wire contract. */
+
+export const TASK_STATUSES = ["pending", "in_progress", "done", "blocked"] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+export interface Task {
+  id: string;
+  title: string;
+  description: string;
+  status: TaskStatus;
+  owner: string | null;
+  depends_on: string[];
+  priority: number | null;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Plan {
+  project: string;
+  /** ISO time of the first task, null for an empty plan. */
+  created_at: string | null;
+  /** ISO time of the last plan change, null for an empty plan. */
+  updated_at: string | null;
+  tasks: Task[];
+}
+
+export const CONTEXT_TYPES = ["api_contract", "arch_decision", "task", "change_request", "note"] as const;
+export type ContextType = (typeof CONTEXT_TYPES)[number];
+
+export interface ContextEntry {
+  id: string;
+  type: ContextType;
+  author: string;
+  timestamp: string;
+  summary: string;
+  consuming_agents: string[];
+  payload: unknown;
+  /** "1.0", "1.1", … "1.10": the minor number counts updates. */
+  version: string;
+}
+
+export interface RoomEvent {
+  id: string;
+  seq: number;
+  type: string;
+  from: string;
+  to: string;
+  payload: unknown;
+  timestamp: string;
+  read_by: string[];
+  reply_to_id?: string;
+}
+
+export interface Presence {
+  agentId: string;
+  status: "online" | "offline";
+  lastSeen: string;
+  statusText?: string;
+}
+
+export interface LockState {
+  acquired: boolean;
+  resource: string;
+  /** The real current holder (the caller when acquired). */
+  holder: string;
+  expiresAt: string;
+  fence: number;
+}
+
+export interface LockInfo {
+  resource: string;
+  owner: string;
+  expiresAt: string;
+  fence: number;
+}
+
+export interface UnreadBatch {
+  /** Oldest first. */
+  events: RoomEvent[];
+  /** seq of the last event this agent consumed; null before its first. */
+  cursor: number | null;
+  count: number;
+  /** Events addressed to this agent still unconsumed after this batch. */
+  remaining: number;
+}
+
+export interface Summary {
+  agentId: string;
+  roomId: string;
+  myTasks: Task[];
+  unreadEvents: UnreadBatch;
+  newContextCount: number;
+  presence: Presence[];
+  cursor: number | null;
+}
+
+/** Address meaning "every agent" in an event's `to`. */
+export const BROADCAST = "all";

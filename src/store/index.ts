@@ -1,0 +1,26 @@
+/**
+ * openStore(config): picks the driver. Drivers are imported dynamically so a process never loads a client it
+ * does not use.
+ */
+import type { Config } from "../config.ts";
+import { type Clock, systemClock } from "../protocol/time.ts";
+import type { RoomStore } from "./types.ts";
+
+export async function openStore(config: Config, now: Clock = systemClock): Promise<RoomStore> {
+  switch (config.store) {
+    case "sqlite": {
+      const { createSqliteStore } = await import("./sqlite/index.ts");
+      return createSqliteStore({ path: config.sqlitePath, now });
+    }
+    case "redis": {
+      const { createRedisStore, createTcpScriptClient } = await import("./redis/index.ts");
+      const client = createTcpScriptClient(config.redisUrl ?? "", { timeoutMs: config.storeTimeoutMs });
+      return createRedisStore({ client, driver: "redis", now, timeoutMs: config.storeTimeoutMs });
+    }
+    case "upstash": {
+      const { createRedisStore, createUpstashScriptClient } = await import("./redis/index.ts");
+      const client = createUpstashScriptClient(config.upstashUrl ?? "", config.upstashToken ?? "");
+      return createRedisStore({ client, driver: "upstash", now, timeoutMs: config.storeTimeoutMs });
+    }
+  }
+}

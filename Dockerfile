@@ -1,0 +1,15 @@
+# roomd: one stateless process; state lives in the embedded SQLite file (volume /data) or in Redis.
+FROM oven/bun:1.4.5-slim
+WORKDIR /app
+COPY package.json bun.lock ./
+RUN bun install --frozen-lockfile --production
+COPY src ./src
+COPY tsconfig.json ./
+RUN mkdir -p /data && chown bun:bun /data
+USER bun
+ENV PORT=3000 SQLITE_PATH=/data/roomd.sqlite
+EXPOSE 3000
+VOLUME ["/data"]
+HEALTHCHECK --interval=15s --timeout=3s --start-period=5s --retries=3 \
+  CMD bun -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["bun", "src/index.ts"]

@@ -1,0 +1,41 @@
+/**
+ * Static keys from the environment (operator keys first, then team keys), held only as SHA-256 digests and
+ * compared in constant time. Every configured key is compared on every attempt, with no early exit, so the
+ * time taken does not reveal which key (or how much of one) matched.
+ */
+import type { Principal } from "../mcp/tool.ts";
+import { sameDigest, sha256 } from "./digest.ts";
+
+interface Entry {
+  digest: Buffer;
+  principal: Principal;
+}
+
+export interface KeyRing {
+  /** The principal of a bearer secret, or null. Costs no store round trip. */
+  resolve(secret: string): Principal | null;
+  readonly size: number;
+}
+
+export function createKeyRing(keys: {
+  operatorKeys: { teamId: string; secret: string }[];
+  apiKeys: { teamId: string; secret: string }[];
+}): KeyRing {
+  const entries: Entry[] = [
+    ...keys.operatorKeys.map((k) => ({ digest: sha256(k.secret), principal: { teamId: k.teamId, kind: "operator" as const } })),
+    ...keys.apiKeys.map((k) => ({ digest: sha256(k.secret), principal: { teamId: k.teamId, kind: "static" as const } })),
+  ];
+  return {
+    size: entries.length,
+    resolve(secret) {
+      const digest = sha256(secret);
+      let match: Principal | null = null;
+      for (const entry of entries) {
+        // Evaluate every comparison; keep the first match (operator keys come first).
+        const equal = sameDigest(entry.digest, digest);
+        if (equal && match === null) match = entry.principal;
+      }
+      return match;
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * Stateless MCP over streamable HTTP: every POST gets a fresh low-level Server and web-standard transport.
+ * Only closures over precomputed data are created per request; tool schemas were built at module load.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../log.ts";
+import { describeError } from "../log.ts";
+import { callTool, TOOL_LISTING } from "./registry.ts";
+import type { ToolContext } from "./tool.ts";
+
+export const SERVER_INFO = { name: "roomd", version: "0.1.0" } as const;
+
+const INSTRUCTIONS =
+  "roomd holds a room's shared state for coding agents: plan (tasks with dependencies), typed context, an event log with your own read cursor, presence, locks and shared variables. Start each session with get_my_summary; pick work with get_unblocked_tasks; take a task with update_task (owner + in_progress + expectedVersion); publish contracts with write_context and consuming_agents; consume events with get_unread_events once per turn; heartbeat about every 60 s.";
+
+export interface McpRequestDeps {
+  ctx: ToolContext;
+  logger: Logger;
+  requestId: string;
+  /** Called once per tools/call, with the tool name and whether it failed. */
+  onToolCall?: (name: string, isError: boolean) => void;
+}
+
+/**
+ * JSON when the client prefers it (or only accepts JSON), SSE framing when it prefers or only accepts
+ * text/event-stream. The transport insists on both types being listed, so the header is completed after the
+ * choice is made.
+ */
+export function negotiate(accept: string | null): { json: boolean; accept: string } {
+  const ranges = (accept ?? "").split(",").map((part) => {
+    const [type = "", ...params] = part.trim().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    return { type: type.trim().toLowerCase(), q: q ? Number(q.slice(2)) || 0 : 1 };
+  });
+  const weight = (type: string) =>
+    Math.max(0, ...ranges.filter((r) => r.type === type || r.type === "*/*").map((r) => r.q));
+  const json = weight("application/json");
+  const sse = weight("text/event-stream");
+  return { json: json >= sse, accept: "application/json, text/event-stream" };
+}
+
+export async function handleMcp(request: Request, deps: McpRequestDeps): Promise<Response> {
+  const { json, accept } = negotiate(request.headers.get("accept"));
+  const headers = new Headers(request.headers);
+  headers.set("accept", accept);
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LISTING as never }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const { result, unexpected } = await callTool(req.params.name, req.params.arguments, deps.ctx, deps.requestId);
+    if (unexpected !== undefined) {
+      deps.logger.log("error", "tool failed", { requestId: deps.requestId, tool: req.params.name, ...describeError(unexpected) });
+    }
+    deps.onToolCall?.(req.params.name, result.isError === true);
+    return result;
+  });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: json });
+  await server.connect(transport);
+  return transport.handleRequest(new Request(request, { headers }));
+}

@@ -1,0 +1,123 @@
+/** The event log: append with seq = event_seq + 1, paged reads, exactly-once delivery through cursors. */
+import { errors } from "../../protocol/errors.ts";
+import { BROADCAST, type RoomEvent, type UnreadBatch } from "../../protocol/records.ts";
+import type { EventQuery, NewEvent, RoomScope } from "../types.ts";
+import type { RoomRow, StoreContext } from "./rooms.ts";
+import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
+
+/** Bounds that stand in for "no filter", so one prepared statement serves every query as a PK range scan. */
+const NO_LOWER = -1;
+const NO_UPPER = Number.MAX_SAFE_INTEGER;
+
+export function createEvents({ db, now, rooms }: StoreContext) {
+  const insert = db.query<unknown, [string, number, string, string, string, number, string, string | null]>(
+    `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const exists = db.query<{ seq: number }, [string, number]>(
+    "SELECT seq FROM events WHERE room_id = ? AND seq = ?",
+  );
+  const page = db.query<
+    EventRow,
+    { room: string; since: number; before: number; sinceMs: number; limit: number }
+  >(
+    `SELECT ${EVENT_COLUMNS} FROM events e
+     WHERE e.room_id = $room AND e.seq > $since AND e.seq < $before AND e.ts > $sinceMs
+     ORDER BY e.seq DESC LIMIT $limit`,
+  );
+  const addressed = db.query<EventRow, { room: string; after: number; agent: string; limit: number }>(
+    `SELECT ${EVENT_COLUMNS} FROM events e
+     WHERE e.room_id = $room AND e.seq > $after AND e.to_agent IN ('${BROADCAST}', $agent)
+     ORDER BY e.seq LIMIT $limit`,
+  );
+  const countAddressed = db.query<{ c: number }, { room: string; after: number; agent: string }>(
+    `SELECT count(*) AS c FROM events
+     WHERE room_id = $room AND seq > $after AND to_agent IN ('${BROADCAST}', $agent)`,
+  );
+  const cursorGet = db.query<{ seq: number | null }, [string, string]>(
+    "SELECT seq FROM cursors WHERE room_id = ? AND agent_id = ?",
+  );
+  const cursorSet = db.query<unknown, [string, string, number]>(
+    `INSERT INTO cursors (room_id, agent_id, seq) VALUES (?1, ?2, ?3)
+     ON CONFLICT (room_id, agent_id) DO UPDATE SET seq = excluded.seq`,
+  );
+  const readInsert = db.query<unknown, [string, number, string]>(
+    "INSERT OR IGNORE INTO event_reads (room_id, seq, agent_id) VALUES (?, ?, ?)",
+  );
+  const readList = db.query<{ agent_id: string }, [string, number]>(
+    "SELECT agent_id FROM event_reads WHERE room_id = ? AND seq = ? ORDER BY rowid",
+  );
+
+  /** The seq of an existing event of this (live) room, else errors.eventNotFound. */
+  function existingSeq(room: RoomRow | null, id: string): number {
+    const seq = eventSeq(id);
+    if (room === null || seq === null || !exists.get(room.room_id, seq)) throw errors.eventNotFound(id);
+    return seq;
+  }
+
+  /** Appends an event to a claimed room; the seq is exactly the previous one + 1. */
+  function append(roomId: string, input: NewEvent): RoomEvent {
+    const seq = rooms.next(roomId, "event_seq");
+    const ts = now();
+    const reply = input.replyToId ?? null;
+    // Round-trip through JSON so the returned event equals what later reads return.
+    const payload = JSON.stringify(input.payload ?? {});
+    insert.run(roomId, seq, input.type, input.from, input.to, ts, payload, reply);
+    const row = { seq, type: input.type, from_agent: input.from, to_agent: input.to, ts, payload };
+    return toEvent({ ...row, reply_to: reply, read_by: "[]" });
+  }
+
+  /**
+   * Delivers up to `limit` addressed events after the agent's cursor and moves the cursor, claiming the room
+   * only when something is delivered. Runs inside the caller's write transaction, which is what makes delivery
+   * exactly-once across processes: BEGIN IMMEDIATE serialises every consumer of the file.
+   */
+  function deliver(scope: RoomScope, room: RoomRow | null, agentId: string, limit: number): UnreadBatch {
+    if (room === null) return { events: [], cursor: null, count: 0, remaining: 0 };
+    const previous = cursorGet.get(room.room_id, agentId)?.seq ?? null;
+    const rows = addressed.all({ room: room.room_id, after: previous ?? 0, agent: agentId, limit });
+    const last = rows.at(-1);
+    if (!last) return { events: [], cursor: previous, count: 0, remaining: 0 };
+    rooms.claim(scope);
+    cursorSet.run(room.room_id, agentId, last.seq);
+    const remaining = countAddressed.get({ room: room.room_id, after: last.seq, agent: agentId })?.c ?? 0;
+    return { events: rows.map(toEvent), cursor: last.seq, count: rows.length, remaining };
+  }
+
+  return {
+    append,
+    deliver,
+    postEvent(scope: RoomScope, input: NewEvent): RoomEvent {
+      const room = rooms.check(scope);
+      if (input.replyToId !== undefined) existingSeq(room, input.replyToId);
+      rooms.claim(scope);
+      return append(scope.roomId, input);
+    },
+    readEvents(scope: RoomScope, query: EventQuery): RoomEvent[] {
+      const room = rooms.read(scope);
+      if (room === null) return [];
+      const rows = page.all({
+        room: room.room_id,
+        since: query.sinceSeq ?? NO_LOWER,
+        before: query.beforeSeq ?? NO_UPPER,
+        sinceMs: query.sinceMs ?? -NO_UPPER,
+        limit: query.limit,
+      });
+      return rows.map(toEvent);
+    },
+    consumeEvents(scope: RoomScope, agentId: string, limit: number): UnreadBatch {
+      return deliver(scope, rooms.check(scope), agentId, limit);
+    },
+    markEventRead(scope: RoomScope, id: string, agentId: string): void {
+      const seq = existingSeq(rooms.check(scope), id);
+      rooms.claim(scope);
+      readInsert.run(scope.roomId, seq, agentId);
+    },
+    getEventReads(scope: RoomScope, id: string): string[] {
+      const seq = existingSeq(rooms.read(scope), id);
+      return readList.all(scope.roomId, seq).map((r) => r.agent_id);
+    },
+  };
+}
+
+export type Events = ReturnType<typeof createEvents>;

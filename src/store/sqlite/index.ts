@@ -1,0 +1,125 @@
+/**
+ * The embedded SQLite driver: one file, any number of roomd processes. Each RoomStore operation is one
+ * transaction (BEGIN IMMEDIATE for writes), built from the per-area modules next to this file.
+ */
+import type { Summary } from "../../protocol/records.ts";
+import { type Clock, systemClock } from "../../protocol/time.ts";
+import type { RoomScope, RoomStore } from "../types.ts";
+import { createContext } from "./context.ts";
+import { createEvents } from "./events.ts";
+import { createLocks } from "./locks.ts";
+import { createPlan } from "./plan.ts";
+import { createPresence } from "./presence.ts";
+import { createRooms, type StoreContext } from "./rooms.ts";
+import { openDatabase } from "./schema.ts";
+import { mapError, transactions } from "./tx.ts";
+import { createVars } from "./vars.ts";
+
+export interface SqliteStoreOptions {
+  /** Database file; its parent directory is created when missing. ":memory:" only for quick experiments. */
+  path: string;
+  /** Clock for every timestamp and expiry; defaults to the system clock. */
+  now?: Clock;
+}
+
+/** A RoomStore plus the maintenance hook the driver runs on its own timer. */
+export interface SqliteRoomStore extends RoomStore {
+  /** Deletes every expired room with all its rows; returns how many rooms went. */
+  sweepExpired(): Promise<number>;
+}
+
+/** How often expired rooms are swept (reads and writes already treat them as absent in between). */
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/** Opens (and if needed creates) the database at options.path; throws when the file cannot be opened. */
+export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore {
+  const now = options.now ?? systemClock;
+  const db = openDatabase(options.path);
+  const rooms = createRooms(db, now);
+  const ctx: StoreContext = { db, now, rooms };
+  const events = createEvents(ctx);
+  const locks = createLocks(ctx);
+  const plan = createPlan(ctx, events, locks);
+  const context = createContext(ctx, events);
+  const presence = createPresence(ctx);
+  const vars = createVars(ctx, events);
+  const { read, write } = transactions(db, rooms.flushReadTouch);
+
+  const markContext = db.query<unknown, [string, string, number]>(
+    `INSERT INTO cursors (room_id, agent_id, seq, ctx_mark) VALUES (?1, ?2, NULL, ?3)
+     ON CONFLICT (room_id, agent_id) DO UPDATE SET ctx_mark = excluded.ctx_mark`,
+  );
+  const contextMark = db.query<{ ctx_mark: number }, [string, string]>(
+    "SELECT ctx_mark FROM cursors WHERE room_id = ? AND agent_id = ?",
+  );
+  const ping = db.query("SELECT 1");
+
+  /** get_my_summary: heartbeat, consume, and the context count since the previous summary, all in one tx. */
+  function summary(scope: RoomScope, agentId: string, limit: number): Summary {
+    rooms.check(scope);
+    const room = rooms.claim(scope);
+    presence.beat(scope.roomId, agentId);
+    const unreadEvents = events.deliver(scope, room, agentId, limit);
+    const mark = contextMark.get(scope.roomId, agentId)?.ctx_mark ?? 0;
+    const newContextCount = context.countChangedSince(scope.roomId, mark);
+    markContext.run(scope.roomId, agentId, room.ctx_seq);
+    return {
+      agentId,
+      roomId: scope.roomId,
+      myTasks: plan.myTasks(scope.roomId, agentId),
+      unreadEvents,
+      newContextCount,
+      presence: presence.list(scope.roomId),
+      cursor: unreadEvents.cursor,
+    };
+  }
+
+  const sweepBatch = write(rooms.sweepBatch);
+  async function sweepExpired(): Promise<number> {
+    let total = 0;
+    // Batches keep each write transaction short, so other processes are never blocked for long.
+    for (let n = await sweepBatch(); n > 0; n = await sweepBatch()) total += n;
+    return total;
+  }
+  const timer = setInterval(() => sweepExpired().catch(() => {}), SWEEP_INTERVAL_MS);
+  timer.unref();
+
+  return {
+    driver: "sqlite",
+    readPlan: read(plan.readPlan),
+    addTask: write(plan.addTask),
+    updateTask: write(plan.updateTask),
+    getTask: read(plan.getTask),
+    summary: write(summary),
+    writeContext: write(context.writeContext),
+    readContext: read(context.readContext),
+    contextHistory: read(context.contextHistory),
+    listContext: read(context.listContext),
+    updateContext: write(context.updateContext),
+    postEvent: write(events.postEvent),
+    readEvents: read(events.readEvents),
+    consumeEvents: write(events.consumeEvents),
+    markEventRead: write(events.markEventRead),
+    getEventReads: read(events.getEventReads),
+    heartbeat: write(presence.heartbeat),
+    getPresence: read(presence.getPresence),
+    acquireLock: write(locks.acquireLock),
+    releaseLock: write(locks.releaseLock),
+    listLocks: read(locks.listLocks),
+    setVar: write(vars.setVar),
+    getVar: read(vars.getVar),
+    listVars: read(vars.listVars),
+    sweepExpired,
+    async ping() {
+      try {
+        ping.get();
+      } catch (error) {
+        mapError(error);
+      }
+    },
+    async close() {
+      clearInterval(timer);
+      db.close();
+    },
+  };
+}

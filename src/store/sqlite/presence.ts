@@ -1,0 +1,44 @@
+/** Presence: heartbeats keep an agent online for LIMITS.presenceOnlineMs; every agent ever seen is listed. */
+import type { Presence } from "../../protocol/records.ts";
+import type { RoomScope } from "../types.ts";
+import type { StoreContext } from "./rooms.ts";
+import { type PresenceRow, toPresence } from "./rows.ts";
+
+export function createPresence({ db, now, rooms }: StoreContext) {
+  // A NULL status_text (none given) keeps the previous text; "" replaces it (and reads as none).
+  const upsert = db.query<PresenceRow, [string, string, number, string | null]>(
+    `INSERT INTO presence (room_id, agent_id, last_seen, status_text) VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT (room_id, agent_id) DO UPDATE
+     SET last_seen = excluded.last_seen, status_text = coalesce(excluded.status_text, presence.status_text)
+     RETURNING agent_id, last_seen, status_text`,
+  );
+  const all = db.query<PresenceRow, [string]>(
+    "SELECT agent_id, last_seen, status_text FROM presence WHERE room_id = ? ORDER BY agent_id",
+  );
+
+  /** Records lastSeen = now in a room the caller has claimed. */
+  function beat(roomId: string, agentId: string, statusText?: string): Presence {
+    const row = upsert.get(roomId, agentId, now(), statusText ?? null);
+    if (!row) throw new Error("presence: upsert returned no row");
+    return toPresence(row, now());
+  }
+
+  /** Every agent of a live room, ordered by agentId. */
+  function list(roomId: string): Presence[] {
+    const t = now();
+    return all.all(roomId).map((row) => toPresence(row, t));
+  }
+
+  return {
+    beat,
+    list,
+    heartbeat(scope: RoomScope, agentId: string, statusText?: string): Presence {
+      rooms.check(scope);
+      rooms.claim(scope);
+      return beat(scope.roomId, agentId, statusText);
+    },
+    getPresence(scope: RoomScope): Presence[] {
+      return rooms.read(scope) ? list(scope.roomId) : [];
+    },
+  };
+}

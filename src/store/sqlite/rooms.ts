@@ -1,0 +1,143 @@
+/**
+ * Room rows: ownership (first writing team), expiry (ROOM_TTL after last_activity), the per-room counters and
+ * purging. Every operation goes through read() or check()+claim(), so ownership is enforced in one place.
+ */
+import type { Database } from "bun:sqlite";
+import { errors } from "../../protocol/errors.ts";
+import { LIMITS } from "../../protocol/limits.ts";
+import type { Clock } from "../../protocol/time.ts";
+import type { RoomScope } from "../types.ts";
+import { ROOM_TABLES } from "./schema.ts";
+
+export interface RoomRow {
+  room_id: string;
+  owner: string;
+  created_at: number;
+  last_activity: number;
+  plan_created_at: number | null;
+  plan_updated_at: number | null;
+  task_n: number;
+  ctx_n: number;
+  ctx_seq: number;
+  event_seq: number;
+}
+
+type Counter = "task_n" | "ctx_n" | "ctx_seq" | "event_seq";
+
+/**
+ * Reads refresh last_activity only when it is older than this, and outside their transaction, so a read
+ * stays a read: at most one small UPDATE per room per minute, whatever the room's size.
+ */
+const READ_TOUCH_AFTER_MS = 60_000;
+
+/** Expired when ROOM_TTL has fully elapsed since the last use (like a Redis key whose PX ran out). */
+const isExpired = (room: RoomRow, now: number) => now - room.last_activity >= LIMITS.roomTtlMs;
+
+export function createRooms(db: Database, now: Clock) {
+  const select = db.query<RoomRow, [string]>("SELECT * FROM rooms WHERE room_id = ?");
+  const claimStmt = db.query<RoomRow, [string, string, number]>(
+    `INSERT INTO rooms (room_id, owner, created_at, last_activity) VALUES (?1, ?2, ?3, ?3)
+     ON CONFLICT (room_id) DO UPDATE SET last_activity = excluded.last_activity RETURNING *`,
+  );
+  const touch = db.query<unknown, [number, string, number]>(
+    "UPDATE rooms SET last_activity = ?1 WHERE room_id = ?2 AND last_activity < ?3",
+  );
+  const counters = {
+    task_n: db.query<{ v: number }, [string]>(
+      "UPDATE rooms SET task_n = task_n + 1 WHERE room_id = ? RETURNING task_n AS v",
+    ),
+    ctx_n: db.query<{ v: number }, [string]>(
+      "UPDATE rooms SET ctx_n = ctx_n + 1 WHERE room_id = ? RETURNING ctx_n AS v",
+    ),
+    ctx_seq: db.query<{ v: number }, [string]>(
+      "UPDATE rooms SET ctx_seq = ctx_seq + 1 WHERE room_id = ? RETURNING ctx_seq AS v",
+    ),
+    event_seq: db.query<{ v: number }, [string]>(
+      "UPDATE rooms SET event_seq = event_seq + 1 WHERE room_id = ? RETURNING event_seq AS v",
+    ),
+  };
+  const planTouched = db.query<unknown, [number, string]>(
+    "UPDATE rooms SET plan_created_at = coalesce(plan_created_at, ?1), plan_updated_at = ?1 WHERE room_id = ?2",
+  );
+  const purgeStmts = ROOM_TABLES.map((table) => db.query(`DELETE FROM ${table} WHERE room_id = ?`));
+  const expiredIds = db.query<{ room_id: string }, [number]>(
+    "SELECT room_id FROM rooms WHERE last_activity <= ? LIMIT 200",
+  );
+
+  let pendingTouch: string | null = null;
+
+  function purge(roomId: string): void {
+    for (const stmt of purgeStmts) stmt.run(roomId);
+  }
+
+  /** Throws denied for another team's live room; null when the room is absent or expired. */
+  function visible(scope: RoomScope, room: RoomRow | null): RoomRow | null {
+    if (!room || isExpired(room, now())) return null;
+    if (room.owner !== scope.teamId) throw errors.denied();
+    return room;
+  }
+
+  return {
+    /** For read operations: the live room of this team, or null (read as empty). Never writes. */
+    read(scope: RoomScope): RoomRow | null {
+      const room = visible(scope, select.get(scope.roomId));
+      pendingTouch = room && now() - room.last_activity > READ_TOUCH_AFTER_MS ? room.room_id : null;
+      return room;
+    },
+    /** Best-effort refresh after a read committed; a busy or failed touch must not fail the read. */
+    flushReadTouch(): void {
+      const roomId = pendingTouch;
+      pendingTouch = null;
+      if (!roomId) return;
+      const t = now();
+      try {
+        touch.run(t, roomId, t - READ_TOUCH_AFTER_MS);
+      } catch {
+        // The read already succeeded; the next use refreshes the room.
+      }
+    },
+    /**
+     * For write operations, first step: throws denied for another team's room; purges an expired room (inside
+     * the caller's transaction, so a later failure restores it). Returns the live room or null; claims nothing.
+     */
+    check(scope: RoomScope): RoomRow | null {
+      const raw = select.get(scope.roomId);
+      if (raw && isExpired(raw, now())) {
+        purge(scope.roomId);
+        return null;
+      }
+      return visible(scope, raw);
+    },
+    /** Claims the room for the scope's team (if unowned) and sets last_activity = now. Call only when writing. */
+    claim(scope: RoomScope): RoomRow {
+      const room = claimStmt.get(scope.roomId, scope.teamId, now());
+      if (!room) throw new Error(`rooms: claim of ${scope.roomId} returned no row`);
+      return room;
+    },
+    /** Increments one per-room counter and returns its new value (the room must be claimed). */
+    next(roomId: string, counter: Counter): number {
+      const row = counters[counter].get(roomId);
+      if (!row) throw new Error(`rooms: counter ${counter} of ${roomId} missing`);
+      return row.v;
+    },
+    /** Records a plan change at time t (sets created_at on the first). */
+    planChanged(roomId: string, t: number): void {
+      planTouched.run(t, roomId);
+    },
+    /** Deletes up to 200 expired rooms with all their rows; returns how many (call inside a write tx). */
+    sweepBatch(): number {
+      const ids = expiredIds.all(now() - LIMITS.roomTtlMs);
+      for (const { room_id } of ids) purge(room_id);
+      return ids.length;
+    },
+  };
+}
+
+export type Rooms = ReturnType<typeof createRooms>;
+
+/** What every operation module needs: the connection, the clock and the room gate. */
+export interface StoreContext {
+  db: Database;
+  now: Clock;
+  rooms: Rooms;
+}

@@ -1,0 +1,146 @@
+/**
+ * Opening the SQLite file and creating the schema (idempotent, so every process sharing the file may run it).
+ *
+ * Schema — every table is STRICT and keyed by room_id first, so a room's rows sit together in each B-tree:
+ *
+ *   rooms          room_id PK, owner (team), created_at, last_activity (ms; expiry is last_activity + ROOM_TTL),
+ *                  plan_created_at / plan_updated_at (ms or NULL), and the per-room counters:
+ *                  task_n (last "task-<n>"), ctx_n (last "ctx-<n>"), ctx_seq (context change counter),
+ *                  event_seq (last event seq; the next event gets exactly event_seq + 1).
+ *   tasks          (room_id, id) PK, n (plan order), owner (for myTasks), json (the Task record).
+ *   contexts       (room_id, id) PK, n (creation order), type, author, changed_seq (rooms.ctx_seq at the last
+ *                  write or update, compared with cursors.ctx_mark), json (the ContextEntry record).
+ *   context_history  one row per earlier version, rowid = insertion order; json (a ContextVersion).
+ *   events         (room_id, seq) PK, type, from_agent, to_agent, ts (ms), payload (JSON text), reply_to (id or
+ *                  NULL). The id is "evt-<seq>". Index (room_id, to_agent, seq) serves consume and remaining.
+ *   event_reads    (room_id, seq, agent_id) PK; rowid keeps insertion order for read_by.
+ *   cursors        (room_id, agent_id) PK, seq (last consumed, NULL before the first), ctx_mark (rooms.ctx_seq
+ *                  at the agent's previous summary, 0 before the first).
+ *   presence       (room_id, agent_id) PK, last_seen (ms), status_text (NULL when never given).
+ *   locks          (room_id, resource) PK, holder (NULL once released), expires_at (ms), fence. The row is kept
+ *                  after release or expiry so the fence only grows.
+ *   vars           (room_id, key) PK, value (TEXT, byte for byte).
+ */
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+const DDL = `
+CREATE TABLE IF NOT EXISTS rooms (
+  room_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  last_activity INTEGER NOT NULL,
+  plan_created_at INTEGER,
+  plan_updated_at INTEGER,
+  task_n INTEGER NOT NULL DEFAULT 0,
+  ctx_n INTEGER NOT NULL DEFAULT 0,
+  ctx_seq INTEGER NOT NULL DEFAULT 0,
+  event_seq INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX IF NOT EXISTS rooms_by_activity ON rooms (last_activity);
+CREATE TABLE IF NOT EXISTS tasks (
+  room_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  owner TEXT,
+  json TEXT NOT NULL,
+  PRIMARY KEY (room_id, id)
+) STRICT;
+CREATE INDEX IF NOT EXISTS tasks_by_order ON tasks (room_id, n);
+CREATE TABLE IF NOT EXISTS contexts (
+  room_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  author TEXT NOT NULL,
+  changed_seq INTEGER NOT NULL,
+  json TEXT NOT NULL,
+  PRIMARY KEY (room_id, id)
+) STRICT;
+CREATE INDEX IF NOT EXISTS contexts_by_order ON contexts (room_id, n);
+CREATE TABLE IF NOT EXISTS context_history (
+  room_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  json TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS context_history_by_entry ON context_history (room_id, id);
+CREATE TABLE IF NOT EXISTS events (
+  room_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  from_agent TEXT NOT NULL,
+  to_agent TEXT NOT NULL,
+  ts INTEGER NOT NULL,
+  payload TEXT NOT NULL,
+  reply_to TEXT,
+  PRIMARY KEY (room_id, seq)
+) STRICT;
+CREATE INDEX IF NOT EXISTS events_by_address ON events (room_id, to_agent, seq);
+CREATE TABLE IF NOT EXISTS event_reads (
+  room_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  agent_id TEXT NOT NULL,
+  PRIMARY KEY (room_id, seq, agent_id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS cursors (
+  room_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  seq INTEGER,
+  ctx_mark INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (room_id, agent_id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS presence (
+  room_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  last_seen INTEGER NOT NULL,
+  status_text TEXT,
+  PRIMARY KEY (room_id, agent_id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS locks (
+  room_id TEXT NOT NULL,
+  resource TEXT NOT NULL,
+  holder TEXT,
+  expires_at INTEGER NOT NULL,
+  fence INTEGER NOT NULL,
+  PRIMARY KEY (room_id, resource)
+) STRICT;
+CREATE TABLE IF NOT EXISTS vars (
+  room_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (room_id, key)
+) STRICT;
+`;
+
+/** Every table holding room rows; purging a room deletes from each. */
+export const ROOM_TABLES = [
+  "tasks",
+  "contexts",
+  "context_history",
+  "events",
+  "event_reads",
+  "cursors",
+  "presence",
+  "locks",
+  "vars",
+  "rooms",
+] as const;
+
+/** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Opens (creating if needed) the database file with the PRAGMAs every connection needs and creates the schema.
+ * The busy timeout is set before anything else, so a second process opening the file mid-write waits.
+ */
+export function openDatabase(path: string): Database {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { create: true, strict: true });
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.exec("PRAGMA journal_mode = WAL");
+  // NORMAL is durable across application crashes in WAL mode; only an OS crash may lose the last commits.
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.transaction(() => db.exec(DDL)).immediate();
+  return db;
+}

@@ -1,0 +1,59 @@
+/**
+ * One operation = one transaction. Writes take the write lock up front (BEGIN IMMEDIATE): a deferred
+ * transaction that reads and then writes can fail with SQLITE_BUSY without waiting when another process
+ * committed in between, whereas IMMEDIATE waits for the lock (busy_timeout) and never deadlocks on upgrade.
+ */
+import type { Database } from "bun:sqlite";
+import { errors, RoomError } from "../../protocol/errors.ts";
+
+/** SQLite result codes (primary part of the extended code name) that mean "the store cannot answer now". */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL|READONLY|CORRUPT|NOTADB|NOMEM|PERM)/;
+
+/** True for errors that are outages rather than bugs: SQLite I/O and lock failures, a closed database. */
+function isOutage(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && UNAVAILABLE.test(code)) return true;
+  // bun:sqlite reports use after close() with plain errors that carry no code.
+  return /closed database|Database has closed/.test(error.message);
+}
+
+/** Rethrows RoomErrors as they are, outages as RoomError("store_unavailable") keeping the cause, bugs as is. */
+export function mapError(error: unknown): never {
+  if (error instanceof RoomError) throw error;
+  if (isOutage(error)) throw errors.storeUnavailable(error);
+  throw error;
+}
+
+type Fn<A extends unknown[], T> = (...args: A) => T;
+
+/** Builds the two wrappers once per database; each wrapped operation prepares its transaction once. */
+export function transactions(db: Database, afterRead: () => void) {
+  return {
+    /** Runs fn in BEGIN IMMEDIATE; a thrown error rolls everything back. */
+    write<A extends unknown[], T>(fn: Fn<A, T>): (...args: A) => Promise<T> {
+      const tx = db.transaction(fn);
+      return async (...args: A) => {
+        try {
+          return tx.immediate(...args);
+        } catch (error) {
+          mapError(error);
+        }
+      };
+    },
+    /** Runs fn in a deferred transaction (one consistent snapshot), then afterRead (the throttled touch). */
+    read<A extends unknown[], T>(fn: Fn<A, T>): (...args: A) => Promise<T> {
+      const tx = db.transaction(fn);
+      return async (...args: A) => {
+        let result: T;
+        try {
+          result = tx.deferred(...args);
+        } catch (error) {
+          mapError(error);
+        }
+        afterRead();
+        return result;
+      };
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/** Shared variables: strings in, strings out (TEXT columns keep them byte for byte). */
+import { BROADCAST } from "../../protocol/records.ts";
+import type { RoomScope } from "../types.ts";
+import type { Events } from "./events.ts";
+import type { StoreContext } from "./rooms.ts";
+
+export function createVars({ db, rooms }: StoreContext, events: Events) {
+  const put = db.query<unknown, [string, string, string]>(
+    `INSERT INTO vars (room_id, key, value) VALUES (?1, ?2, ?3)
+     ON CONFLICT (room_id, key) DO UPDATE SET value = excluded.value`,
+  );
+  const get = db.query<{ value: string }, [string, string]>(
+    "SELECT value FROM vars WHERE room_id = ? AND key = ?",
+  );
+  const all = db.query<{ key: string; value: string }, [string]>(
+    "SELECT key, value FROM vars WHERE room_id = ? ORDER BY key",
+  );
+
+  return {
+    setVar(scope: RoomScope, key: string, value: string, agentId: string): void {
+      rooms.check(scope);
+      rooms.claim(scope);
+      put.run(scope.roomId, key, value);
+      events.append(scope.roomId, { type: "shared_var_set", from: agentId, to: BROADCAST, payload: { key } });
+    },
+    getVar(scope: RoomScope, key: string): string | null {
+      return rooms.read(scope) ? (get.get(scope.roomId, key)?.value ?? null) : null;
+    },
+    listVars(scope: RoomScope): Record<string, string> {
+      if (!rooms.read(scope)) return {};
+      // fromEntries defines own properties, so a key like "__proto__" stays an ordinary entry.
+      return Object.fromEntries(all.all(scope.roomId).map((row) => [row.key, row.value]));
+    },
+  };
+}

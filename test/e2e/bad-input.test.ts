@@ -1,0 +1,210 @@
+/**
+ * Bad input gets a clear error and changes nothing: every tool with missing, wrong-typed, oversized and unknown
+ * arguments; unknown ids; malformed JSON-RPC; oversized bodies; wrong keys.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { TOOLS } from "../../src/mcp/registry.ts";
+import type { RoomStore } from "../../src/store/types.ts";
+import { connect, errorText, type RoomClient } from "../support/mcp-client.ts";
+import { type RunningServer, startInProcess, TEAM_A } from "../support/server.ts";
+import { newRoomId, sqliteE2e } from "../support/stores.ts";
+
+type Json = Record<string, any>;
+
+let store: RoomStore;
+let server: RunningServer;
+let c: RoomClient;
+const roomId = newRoomId();
+let valid: Record<string, Json>;
+
+/** Everything observable about the room, to prove a refused call changed nothing. */
+async function snapshot(): Promise<string> {
+  const [plan, context, events, locks, vars, presence] = await Promise.all([
+    c.call("read_plan", { roomId }),
+    c.call("list_context", { roomId }),
+    c.call("read_events", { roomId, limit: 100 }),
+    c.call("list_locks", { roomId }),
+    c.call("list_shared_vars", { roomId }),
+    c.call("get_presence", { roomId }),
+  ]);
+  return JSON.stringify({ plan, context, events, locks, vars, presence });
+}
+
+beforeAll(async () => {
+  store = await sqliteE2e().open();
+  server = startInProcess(store);
+  c = await connect(server.url, TEAM_A.secret);
+  const task = await c.call<Json>("add_task", { roomId, title: "t" });
+  const entry = await c.call<Json>("write_context", {
+    roomId, type: "note", summary: "s", consuming_agents: ["b"], payload: { text: "x" }, author: "a",
+  });
+  const event = await c.call<Json>("post_event", { roomId, type: "x", from: "a" });
+  await c.call("acquire_lock", { roomId, resource: "r", agentId: "a", ttlSeconds: 300 });
+  await c.call("heartbeat", { roomId, agentId: "a" });
+  valid = {
+    read_plan: { roomId },
+    add_task: { roomId, title: "new" },
+    update_task: { roomId, taskId: task.id, status: "done" },
+    get_task: { roomId, taskId: task.id },
+    get_unblocked_tasks: { roomId },
+    get_my_tasks: { roomId, agentId: "a" },
+    get_my_summary: { roomId, agentId: "a" },
+    write_context: { roomId, type: "note", summary: "s", consuming_agents: [], payload: { text: "y" }, author: "a" },
+    read_context: { roomId, id: entry.id },
+    list_context: { roomId },
+    update_context: { roomId, id: entry.id, author: "a", summary: "s2" },
+    post_event: { roomId, type: "x", from: "a" },
+    read_events: { roomId },
+    get_unread_events: { roomId, agentId: "a" },
+    mark_event_read: { roomId, eventId: event.id, agentId: "a" },
+    get_event_reads: { roomId, eventId: event.id },
+    reply_to_event: { roomId, replyToId: event.id, type: "x", from: "a" },
+    heartbeat: { roomId, agentId: "a" },
+    get_presence: { roomId },
+    acquire_lock: { roomId, resource: "r2", agentId: "a" },
+    release_lock: { roomId, resource: "r", agentId: "a" },
+    list_locks: { roomId },
+    set_shared_var: { roomId, key: "k", value: "v", agentId: "a" },
+    get_shared_var: { roomId, key: "k" },
+    list_shared_vars: { roomId },
+  };
+});
+
+afterAll(async () => {
+  await c.close();
+  await server.stop();
+  await store.close();
+});
+
+const huge = "x".repeat(70_000);
+
+/** The first string argument other than roomId, made too long; tools with none get a too-long roomId. */
+function oversized(args: Json): Json {
+  const field = Object.keys(args).find((k) => k !== "roomId" && typeof args[k] === "string");
+  return field ? { ...args, [field]: huge } : { ...args, roomId: huge };
+}
+
+describe("every tool refuses bad arguments with a clear error and changes nothing", () => {
+  test("the table covers all 25 tools", () => {
+    expect(Object.keys(valid).sort()).toEqual(TOOLS.map((t) => t.name).sort());
+  });
+  for (const tool of TOOLS) {
+    test(tool.name, async () => {
+      const before = await snapshot();
+      const args = valid[tool.name] as Json;
+      const cases: [string, Json, RegExp][] = [
+        ["missing", {}, /^Error: (Invalid arguments: \w+: |Invalid roomId)/],
+        ["wrong-typed", { ...args, roomId: 42 }, /^Error: Invalid roomId/],
+        ["oversized", oversized(args), /^Error: (Invalid arguments: \w+: Too big|Invalid roomId)/i],
+        ["unknown", { ...args, bogus: 1 }, /^Error: Invalid arguments: arguments: Unrecognized key: "bogus"/],
+      ];
+      for (const [label, bad, pattern] of cases) {
+        const result = await c.raw(tool.name, bad);
+        expect(result.isError, `${tool.name} ${label}`).toBe(true);
+        expect(errorText(result), `${tool.name} ${label}`).toMatch(pattern);
+      }
+      expect(await snapshot()).toBe(before);
+    });
+  }
+
+  test("payloads over 64 KB are refused by every tool that takes one", async () => {
+    const before = await snapshot();
+    const big = { text: "y".repeat(66_000) };
+    for (const [name, extra] of [
+      ["write_context", {}],
+      ["update_context", {}],
+      ["post_event", {}],
+      ["reply_to_event", {}],
+    ] as const) {
+      const result = await c.raw(name, { ...valid[name], ...extra, payload: big });
+      expect(errorText(result)).toMatch(/^Error: Invalid arguments: payload: too large: \d+ bytes \(max 65536\)/);
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
+  test("unknown ids name what was not found", async () => {
+    const before = await snapshot();
+    expect(errorText(await c.raw("update_task", { roomId, taskId: "task-9", status: "done" }))).toBe("Error: Task not found: task-9");
+    expect(errorText(await c.raw("read_context", { roomId, id: "ctx-9" }))).toBe("Error: ContextEntry not found: ctx-9");
+    expect(errorText(await c.raw("update_context", { roomId, id: "ctx-9", author: "a", summary: "s" }))).toBe("Error: ContextEntry not found: ctx-9");
+    expect(errorText(await c.raw("reply_to_event", { roomId, replyToId: "evt-99", type: "x", from: "a" }))).toBe("Error: Event not found: evt-99");
+    expect(errorText(await c.raw("get_event_reads", { roomId, eventId: "nope" }))).toBe("Error: Event not found: nope");
+    expect(await snapshot()).toBe(before);
+  });
+
+  test("invalid room ids and agent ids", async () => {
+    for (const bad of ["A", "x", "ab__c", "-ab", "a b", "ü-room", "a".repeat(65)]) {
+      expect(errorText(await c.raw("read_plan", { roomId: bad }))).toStartWith("Error: Invalid roomId: ");
+    }
+    expect(errorText(await c.raw("heartbeat", { roomId, agentId: "bad agent" }))).toStartWith("Error: Invalid arguments: agentId: ");
+    expect(errorText(await c.raw("post_event", { roomId, type: "x", from: "a", to: "not valid" }))).toStartWith(
+      "Error: Invalid arguments: to: ",
+    );
+  });
+
+  test("an unknown tool is refused", async () => {
+    const result = await c.raw("drop_everything", { roomId });
+    expect(result.isError).toBe(true);
+    expect(errorText(result)).toBe("Error: Unknown tool: drop_everything");
+  });
+});
+
+describe("malformed requests never get a 500", () => {
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${TEAM_A.secret}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body,
+    });
+
+  test("malformed JSON → JSON-RPC parse error", async () => {
+    const res = await post("{not json");
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe(-32700);
+  });
+
+  test("valid JSON that is not JSON-RPC → invalid request", async () => {
+    for (const body of ['{"hello":1}', "[]", "42", '{"jsonrpc":"2.0","method":5,"id":1}']) {
+      const res = await post(body);
+      expect(res.status, body).toBeGreaterThanOrEqual(400);
+      expect(res.status, body).toBeLessThan(500);
+      expect((await res.json()).error.code, body).toBeLessThan(0);
+    }
+  });
+
+  test("a body over the limit → 413", async () => {
+    const res = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { x: "y".repeat(600_000) } }));
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.message).toMatch(/too large/);
+  });
+
+  test("wrong, missing and malformed keys → 401 with no detail", async () => {
+    for (const authorization of ["Bearer wrong-key-0123456789", "", "Basic abc", `Bearer ${"k".repeat(5000)}`, `Bearer ${TEAM_A.secret}x`]) {
+      const res = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: { Authorization: authorization, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: "Unauthorized" });
+    }
+  });
+
+  test("GET and DELETE /mcp → 405 (stateless server)", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const res = await fetch(`${server.url}/mcp`, { method, headers: { Authorization: `Bearer ${TEAM_A.secret}` } });
+      expect(res.status).toBe(405);
+    }
+  });
+
+  test("unknown routes → 404 JSON", async () => {
+    const res = await fetch(`${server.url}/nope`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: "Not found" });
+  });
+});

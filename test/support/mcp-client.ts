@@ -1,0 +1,50 @@
+/** The official MCP SDK client, connected over real HTTP, in JSON or SSE-framed response mode. */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+export type ResponseMode = "json" | "sse";
+
+export interface RoomClient {
+  client: Client;
+  /** Calls a tool and returns the parsed JSON result; throws with the error text when isError. */
+  call<T = unknown>(name: string, args: Record<string, unknown>): Promise<T>;
+  /** Calls a tool and returns the raw result (errors included). */
+  raw(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  close(): Promise<void>;
+}
+
+export async function connect(url: string, secret: string, mode: ResponseMode = "json"): Promise<RoomClient> {
+  // The SDK always lists both types with equal weight; roomd then answers JSON. Preferring SSE by q-value
+  // exercises the SSE-framed mode with the same client.
+  const preferSse: typeof fetch = ((input: string | URL | Request, init?: RequestInit) => {
+    const headers = new Headers(init?.headers);
+    if (headers.get("accept")?.includes("application/json")) {
+      headers.set("accept", "text/event-stream, application/json;q=0.5");
+    }
+    return fetch(input, { ...init, headers });
+  }) as typeof fetch;
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+    ...(mode === "sse" ? { fetch: preferSse } : {}),
+  });
+  const client = new Client({ name: "roomd-test", version: "1.0.0" });
+  await client.connect(transport);
+  const raw = (name: string, args: Record<string, unknown>) =>
+    client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  return {
+    client,
+    raw,
+    async call<T>(name: string, args: Record<string, unknown>): Promise<T> {
+      const result = await raw(name, args);
+      const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+      if (result.isError) throw new Error(text);
+      return JSON.parse(text) as T;
+    },
+    close: () => client.close(),
+  };
+}
+
+export function errorText(result: CallToolResult): string {
+  return result.content[0]?.type === "text" ? result.content[0].text : "";
+}

@@ -1,0 +1,70 @@
+/**
+ * Real roomd servers for end-to-end tests: in this process (Bun.serve on a free port, real HTTP) or as a separate
+ * `bun src/index.ts` process with its own environment.
+ */
+import { type Subprocess, spawn } from "bun";
+import { join } from "node:path";
+import { createKeyRing } from "../../src/access/keyring.ts";
+import { createApp } from "../../src/app.ts";
+import { type Logger, silentLogger } from "../../src/log.ts";
+import type { RoomStore } from "../../src/store/types.ts";
+import { freePort } from "./redis-server.ts";
+
+export const TEAM_A = { teamId: "team-a", secret: "secret-team-a-0123456789" };
+export const TEAM_B = { teamId: "team-b", secret: "secret-team-b-0123456789" };
+
+export interface RunningServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export function startInProcess(store: RoomStore, logger: Logger = silentLogger): RunningServer {
+  const keys = createKeyRing({ operatorKeys: [], apiKeys: [TEAM_A, TEAM_B] });
+  const app = createApp({ store, keys, logger });
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
+  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}
+
+export interface SpawnedServer extends RunningServer {
+  proc: Subprocess<"ignore", "pipe", "pipe">;
+  /** Everything the process printed so far (stdout + stderr). */
+  output(): string;
+}
+
+const ROOT = join(import.meta.dir, "..", "..");
+
+/** Starts `bun src/index.ts` and waits until /health answers 200. */
+export async function spawnServer(env: Record<string, string>): Promise<SpawnedServer> {
+  const port = await freePort();
+  const proc = spawn(["bun", "src/index.ts"], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(port), ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let text = "";
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) text += new TextDecoder().decode(chunk);
+  };
+  void drain(proc.stdout);
+  void drain(proc.stderr);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`roomd exited with ${proc.exitCode}: ${text}`);
+    try {
+      if ((await fetch(`${url}/health`)).status === 200) break;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`roomd did not become healthy: ${text}`);
+    await Bun.sleep(50);
+  }
+  return {
+    url,
+    proc,
+    output: () => text,
+    stop: async () => {
+      if (proc.exitCode === null) proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}

@@ -1,0 +1,39 @@
+/** Real stores for end-to-end tests: SQLite in a temp dir and the shared real redis-server. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createRedisStore, createTcpScriptClient } from "../../src/store/redis/index.ts";
+import { createSqliteStore } from "../../src/store/sqlite/index.ts";
+import type { RoomStore } from "../../src/store/types.ts";
+import { sharedRedis } from "./redis-server.ts";
+
+export interface E2eStore {
+  name: "sqlite" | "redis";
+  open(): Promise<RoomStore>;
+  /** Environment for a separate roomd process on the same backing store. */
+  env(): Promise<Record<string, string>>;
+}
+
+export function sqliteE2e(): E2eStore {
+  const path = join(mkdtempSync(join(tmpdir(), "roomd-e2e-")), "roomd.sqlite");
+  return {
+    name: "sqlite",
+    open: async () => createSqliteStore({ path }),
+    env: async () => ({ STORE: "sqlite", SQLITE_PATH: path }),
+  };
+}
+
+export function redisE2e(): E2eStore {
+  return {
+    name: "redis",
+    open: async () => {
+      const { url } = await sharedRedis();
+      return createRedisStore({ client: createTcpScriptClient(url, { timeoutMs: 2000 }), driver: "redis" });
+    },
+    env: async () => ({ STORE: "redis", REDIS_URL: (await sharedRedis()).url }),
+  };
+}
+
+export const E2E_STORES = [sqliteE2e, redisE2e];
+
+export const newRoomId = () => `r-${crypto.randomUUID().slice(0, 12)}`;

@@ -135,12 +135,21 @@ export const BUSY_TIMEOUT_MS = 5000;
  * The busy timeout is set before anything else, so a second process opening the file mid-write waits.
  */
 export function openDatabase(path: string): Database {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { create: true, strict: true });
-  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  db.exec("PRAGMA journal_mode = WAL");
-  // NORMAL is durable across application crashes in WAL mode; only an OS crash may lose the last commits.
-  db.exec("PRAGMA synchronous = NORMAL");
-  db.transaction(() => db.exec(DDL)).immediate();
-  return db;
+  let db: Database | undefined;
+  try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path, { create: true, strict: true });
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec("PRAGMA journal_mode = WAL");
+    // NORMAL is durable across application crashes in WAL mode; only an OS crash may lose the last commits.
+    db.exec("PRAGMA synchronous = NORMAL");
+    const ddl = db;
+    ddl.transaction(() => ddl.exec(DDL)).immediate();
+    return db;
+  } catch (cause) {
+    db?.close();
+    // Fail at construction with what to fix, keeping SQLite's own error as the cause.
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    throw new Error(`Cannot open the SQLite store at ${path} (check SQLITE_PATH): ${reason}`, { cause });
+  }
 }

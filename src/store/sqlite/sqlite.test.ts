@@ -1,7 +1,7 @@
 /** SQLite specifics the conformance suite cannot see: schema, PRAGMAs, files, expiry rows, closed handles. */
 import { Database } from "bun:sqlite";
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RoomError } from "../../protocol/errors.ts";
@@ -146,6 +146,13 @@ describe("sqlite store: expiry", () => {
 });
 
 describe("sqlite store: outages", () => {
+  test("a path that cannot be opened fails at construction, naming the path", () => {
+    const file = join(dir, "plain-file");
+    writeFileSync(file, "not a directory");
+    const path = join(file, "roomd.sqlite");
+    expect(() => createSqliteStore({ path })).toThrow(`Cannot open the SQLite store at ${path}`);
+  });
+
   test("a closed store answers store_unavailable", async () => {
     const store = createSqliteStore({ path: newPath(), now });
     await store.close();

@@ -31,15 +31,23 @@ export function hasTool(name: string): boolean {
   return byName.has(name);
 }
 
-/** "roomId: Invalid roomId: …" reads badly; a field's own sentence stands alone when it already names the field. */
+/**
+ * One sentence a model can act on, naming each bad field by its path. A bad room id leads (spec: "Invalid
+ * roomId: …"), since nothing else matters until the room is right.
+ */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  const parts = issues.slice(0, 5).map((issue) => {
-    const path = issue.path.map(String).join(".");
-    if (issue.message.startsWith("Invalid roomId")) return issue.message;
-    return `${path === "" ? "arguments" : path}: ${issue.message}`;
-  });
-  const first = parts[0] ?? "invalid arguments";
-  return first.startsWith("Invalid roomId") && parts.length === 1 ? first : `Invalid arguments: ${parts.join("; ")}`;
+  const text = (issue: z.core.$ZodIssue) =>
+    issue.message.replace(/^Invalid input: expected (\w+), received undefined$/, "required ($1)");
+  const room = issues.find((i) => i.path[0] === "roomId");
+  const rest = issues
+    .filter((i) => i !== room)
+    .slice(0, 5)
+    .map((i) => `${i.path.length === 0 ? "arguments" : i.path.map(String).join(".")}: ${text(i)}`);
+  if (room) {
+    const head = room.message.startsWith("Invalid roomId") ? room.message : `Invalid roomId: ${text(room)}`;
+    return rest.length === 0 ? head : `${head}; other invalid arguments: ${rest.join("; ")}`;
+  }
+  return `Invalid arguments: ${rest.join("; ")}`;
 }
 
 export function toolError(message: string): CallToolResult {

@@ -41,7 +41,29 @@ export function negotiate(accept: string | null): { json: boolean; accept: strin
   return { json: json >= sse, accept: "application/json, text/event-stream" };
 }
 
+const rpcError = (status: number, code: number, message: string) =>
+  Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+
+/**
+ * Parses the body once (the transport reuses it). Malformed JSON and an empty batch are answered here, as
+ * JSON-RPC errors: the transport would answer the empty batch with 202 and nothing.
+ */
+async function readBody(request: Request): Promise<{ body: unknown } | { error: Response }> {
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.text());
+  } catch {
+    return { error: rpcError(400, -32700, "Parse error: the body is not valid JSON") };
+  }
+  if (Array.isArray(body) && body.length === 0) {
+    return { error: rpcError(400, -32600, "Invalid Request: empty batch") };
+  }
+  return { body };
+}
+
 export async function handleMcp(request: Request, deps: McpRequestDeps): Promise<Response> {
+  const parsed = await readBody(request);
+  if ("error" in parsed) return parsed.error;
   const { json, accept } = negotiate(request.headers.get("accept"));
   const headers = new Headers(request.headers);
   headers.set("accept", accept);
@@ -57,5 +79,5 @@ export async function handleMcp(request: Request, deps: McpRequestDeps): Promise
   });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: json });
   await server.connect(transport);
-  return transport.handleRequest(new Request(request, { headers }));
+  return transport.handleRequest(new Request(request.url, { method: "POST", headers }), { parsedBody: parsed.body });
 }

@@ -74,9 +74,14 @@ for (const make of E2E_STORES) {
       const reply = await B("reply_to_event", { replyToId: cr.id, type: "change_done", from: "backend", to: "frontend", payload: { contextId: contract.id } });
 
       const later = await F("get_unread_events", { agentId: "frontend" });
-      expect(later.events.map((e: Json) => e.type)).toEqual(["context_updated", "change_done"]);
-      expect(later.events[0].payload).toMatchObject({ previousVersion: "1.0", version: "1.1" });
-      expect(later.events[1]).toMatchObject({ id: reply.id, reply_to_id: cr.id });
+      // Delivery includes an agent's own events (docs/protocol.md): the frontend's own task_updated comes first.
+      expect(later.events.map((e: Json) => [e.type, e.from])).toEqual([
+        ["task_updated", "frontend"],
+        ["context_updated", "backend"],
+        ["change_done", "backend"],
+      ]);
+      expect(later.events[1].payload).toMatchObject({ previousVersion: "1.0", version: "1.1" });
+      expect(later.events[2]).toMatchObject({ id: reply.id, reply_to_id: cr.id });
       expect((await F("read_context", { id: contract.id })).payload.endpoints.map((e: Json) => e.path)).toEqual(["/login", "/refresh"]);
       // Nothing is delivered twice.
       expect((await F("get_my_summary", { agentId: "frontend" })).unreadEvents.count).toBe(0);

@@ -95,7 +95,7 @@ export const planTools = [
   }),
   defineTool({
     name: "get_task",
-    description: "Read one task by id.",
+    description: "Read one task by id: its status, owner, dependencies, priority and version.",
     input: z.strictObject({ roomId, taskId }),
     output: taskShape,
     annotations: readOnly,

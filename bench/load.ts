@@ -1,0 +1,139 @@
+/**
+ * Load generator: N concurrent agents issuing raw JSON-RPC tools/call requests (stateless MCP needs no
+ * initialize) against a running roomd, for a fixed number of calls. Reports throughput and latency percentiles.
+ */
+
+export interface LoadResult {
+  calls: number;
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+export type Call = { method: string; params?: Record<string, unknown> };
+
+export interface LoadOptions {
+  url: string;
+  secret: string;
+  agents: number;
+  /** Total calls across all agents. */
+  calls: number;
+  /** Next call for agent `agent` (0-based), its `n`-th. */
+  next(agent: number, n: number): Call;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const headers = {
+    Authorization: `Bearer ${options.secret}`,
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+  };
+  const latencies: number[] = [];
+  let errors = 0;
+  let issued = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: options.agents }, async (_, agent) => {
+      for (let n = 0; issued < options.calls; n++) {
+        issued++;
+        const call = options.next(agent, n);
+        const t0 = performance.now();
+        const res = await fetch(`${options.url}/mcp`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify({ jsonrpc: "2.0", id: n, ...call }),
+        });
+        const body = (await res.json()) as { error?: unknown; result?: { isError?: boolean } };
+        latencies.push(performance.now() - t0);
+        if (!res.ok || body.error || body.result?.isError) errors++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    calls: latencies.length,
+    errors,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+  };
+}
+
+/** tools/list only: the MCP transport floor, no store work. */
+export const toolsList = (): Call => ({ method: "tools/list" });
+
+const tool = (name: string, args: Record<string, unknown>): Call => ({
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+
+/**
+ * A mixed coordination workload per agent: reads dominate as in real sessions (summary, plan, unblocked, context,
+ * unread), with task adds/updates, events, heartbeats, context writes and variables mixed in.
+ */
+export function mixedWorkload(roomIds: string[]): (agent: number, n: number) => Call {
+  return (agent, n) => {
+    const roomId = roomIds[agent % roomIds.length] as string;
+    const agentId = `agent-${agent}`;
+    switch (n % 20) {
+      case 0:
+        return tool("get_my_summary", { roomId, agentId });
+      case 1:
+      case 11:
+        return tool("add_task", { roomId, title: `task ${agent}/${n}`, agentId });
+      case 2:
+      case 12:
+        return tool("read_plan", { roomId });
+      case 3:
+      case 13:
+        return tool("update_task", {
+          roomId,
+          taskId: `task-${1 + ((agent * 7 + n) % 8)}`,
+          note: `n${n}`,
+          agentId,
+        });
+      case 4:
+      case 14:
+        return tool("get_unblocked_tasks", { roomId, agentId });
+      case 5:
+      case 15:
+        return tool("post_event", { roomId, type: "progress", from: agentId, payload: { n } });
+      case 6:
+      case 16:
+        return tool("get_unread_events", { roomId, agentId, limit: 20 });
+      case 7:
+        return tool("heartbeat", { roomId, agentId, status: `step ${n}` });
+      case 8:
+        return tool("write_context", {
+          roomId,
+          type: "note",
+          summary: `note ${n}`,
+          consuming_agents: [],
+          payload: { text: "x" },
+          author: agentId,
+        });
+      case 9:
+      case 19:
+        return tool("list_context", { roomId, type: "api_contract" });
+      case 10:
+        return tool("set_shared_var", { roomId, key: `k${agent}`, value: String(n), agentId });
+      case 17:
+        return tool("get_task", { roomId, taskId: "task-1" });
+      case 18:
+        return tool("get_shared_var", { roomId, key: `k${agent}` });
+      default:
+        return tool("list_locks", { roomId });
+    }
+  };
+}

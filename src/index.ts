@@ -26,10 +26,10 @@ async function main(): Promise<void> {
     operatorKeys.push(first.key);
     banner = first.created
       ? `A key for team "local" was created and saved to ${first.path} (mode 0600). It is shown only this once:\n\n  ${first.key.secret}\n`
-      : `Using the key of team "local" saved in ${first.path}.\n`;
+      : `Using the key of team "local" saved in ${first.path} (show it with: cat ${first.path}).\n`;
     banner += `\nConnect an agent (paste one of these):\n\n${connectBlock({
       url: `http://localhost:${config.port}`,
-      key: first.created ? first.key.secret : `$(cat ${first.path})`,
+      key: first.created ? first.key.secret : "<key from operator.key>",
       roomId: suggestedRoomId(),
     })}\n`;
   }

@@ -17,10 +17,14 @@ export interface KeyRing {
   readonly size: number;
 }
 
-export function createKeyRing(keys: {
-  operatorKeys: { teamId: string; secret: string }[];
-  apiKeys: { teamId: string; secret: string }[];
-}): KeyRing {
+export function createKeyRing(
+  keys: {
+    operatorKeys: { teamId: string; secret: string }[];
+    apiKeys: { teamId: string; secret: string }[];
+  },
+  /** Injected only by tests, to count comparisons. */
+  compare: (a: Buffer, b: Buffer) => boolean = sameDigest,
+): KeyRing {
   const entries: Entry[] = [
     ...keys.operatorKeys.map((k) => ({ digest: sha256(k.secret), principal: { teamId: k.teamId, kind: "operator" as const } })),
     ...keys.apiKeys.map((k) => ({ digest: sha256(k.secret), principal: { teamId: k.teamId, kind: "static" as const } })),
@@ -32,7 +36,7 @@ export function createKeyRing(keys: {
       let match: Principal | null = null;
       for (const entry of entries) {
         // Evaluate every comparison; keep the first match (operator keys come first).
-        const equal = sameDigest(entry.digest, digest);
+        const equal = compare(entry.digest, digest);
         if (equal && match === null) match = entry.principal;
       }
       return match;

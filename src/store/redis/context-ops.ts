@@ -1,0 +1,79 @@
+/** Context operations of the Redis store. */
+import { PAYLOAD_SCHEMAS, validatePayload } from "../../protocol/payloads.ts";
+import { CONTEXT_TYPES, type ContextType } from "../../protocol/records.ts";
+import type { ContextVersion, RoomStore } from "../types.ts";
+import type { Call } from "./call.ts";
+import { byCreation, type StoredEntry, toEntry } from "./records.ts";
+import { ScriptRefusal } from "./run.ts";
+
+type ContextOps = Pick<
+  RoomStore,
+  "writeContext" | "readContext" | "contextHistory" | "listContext" | "updateContext"
+>;
+
+/**
+ * The context types a payload is valid for. The entry's type lives in Redis, so the script checks membership
+ * in this set: one round trip, and nothing is written when the payload does not fit.
+ */
+const validTypes = (payload: unknown): ContextType[] =>
+  CONTEXT_TYPES.filter((type) => PAYLOAD_SCHEMAS[type].safeParse(payload).success);
+
+export function contextOps(call: Call): ContextOps {
+  return {
+    async writeContext(scope, input) {
+      const { value } = await call<StoredEntry>(scope, "WRITE_CONTEXT", [
+        input.type,
+        input.author,
+        input.summary,
+        JSON.stringify(input.consuming_agents),
+        JSON.stringify(input.payload),
+      ]);
+      return toEntry(value);
+    },
+
+    async readContext(scope, id) {
+      return toEntry((await call<StoredEntry>(scope, "READ_CONTEXT", [id])).value);
+    },
+
+    async contextHistory(scope, id) {
+      return (await call<ContextVersion[]>(scope, "CONTEXT_HISTORY", [id])).value;
+    },
+
+    async listContext(scope, filter) {
+      const { value } = await call<StoredEntry[]>(scope, "LIST_CONTEXT", [
+        filter.type ?? "",
+        filter.author ?? "",
+      ]);
+      return value.map(toEntry).sort(byCreation);
+    },
+
+    async updateContext(scope, input) {
+      const fields: Record<string, unknown> = {};
+      if (input.summary !== undefined) fields.summary = input.summary;
+      if (input.consuming_agents !== undefined) fields.consuming_agents = input.consuming_agents;
+      const hasPayload = input.payload !== undefined;
+      try {
+        const { value } = await call<StoredEntry>(
+          scope,
+          "UPDATE_CONTEXT",
+          [
+            input.id,
+            input.author,
+            JSON.stringify(fields),
+            hasPayload ? JSON.stringify(input.payload) : "",
+            hasPayload ? validTypes(input.payload).join(" ") : "",
+            input.expectedVersion ?? "",
+          ],
+          ["payload"],
+        );
+        return toEntry(value);
+      } catch (err) {
+        if (!(err instanceof ScriptRefusal)) throw err;
+        const type = err.reply.type as ContextType;
+        validatePayload(type, input.payload);
+        // Unreachable unless the schemas disagree with validTypes: refuse rather than write unvalidated data.
+        throw new Error(`payload refused for ${type} but validates`);
+      }
+    },
+  };
+}

@@ -1,0 +1,60 @@
+/** Event operations of the Redis store. */
+import type { RoomEvent, UnreadBatch } from "../../protocol/records.ts";
+import type { RoomStore } from "../types.ts";
+import type { Call } from "./call.ts";
+import { type StoredEvent, toEvent } from "./records.ts";
+
+type EventOps = Pick<
+  RoomStore,
+  "postEvent" | "readEvents" | "consumeEvents" | "markEventRead" | "getEventReads"
+>;
+
+const opt = (value: number | undefined) => (value === undefined ? "" : String(value));
+
+export function eventOps(call: Call): EventOps {
+  return {
+    async postEvent(scope, input) {
+      const { value } = await call<Omit<RoomEvent, "read_by">>(scope, "POST_EVENT", [
+        input.type,
+        input.from,
+        input.to,
+        JSON.stringify(input.payload ?? {}),
+        input.replyToId ?? "",
+      ]);
+      return toEvent({ e: value, r: [] });
+    },
+
+    async readEvents(scope, query) {
+      const { value } = await call<StoredEvent[]>(scope, "READ_EVENTS", [
+        opt(query.sinceSeq),
+        opt(query.sinceMs),
+        opt(query.beforeSeq),
+        String(query.limit),
+      ]);
+      return value.map(toEvent);
+    },
+
+    async consumeEvents(scope, agentId, limit) {
+      const { value } = await call<{ events: StoredEvent[]; cursor: number | null; remaining: number }>(
+        scope,
+        "CONSUME_EVENTS",
+        [agentId, String(limit)],
+      );
+      const events = value.events.map(toEvent);
+      return {
+        events,
+        cursor: value.cursor,
+        count: events.length,
+        remaining: value.remaining,
+      } satisfies UnreadBatch;
+    },
+
+    async markEventRead(scope, eventId, agentId) {
+      await call(scope, "MARK_EVENT_READ", [eventId, agentId]);
+    },
+
+    async getEventReads(scope, eventId) {
+      return (await call<string[]>(scope, "GET_EVENT_READS", [eventId])).value;
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * Lua bodies of the event operations (each is prepended with PRELUDE). Events are listed as
+ * [{"e": event without read_by, "r": read_by}], which TS turns into RoomEvents.
+ */
+
+/** postEvent. Replies {ok: event} or {err: "eventNotFound"} for an unknown replyToId. */
+export const POST_EVENT = `
+local etype = ARGV[5]           -- event type
+local from = ARGV[6]            -- sender
+local to = ARGV[7]              -- addressee or "all"
+local payload = ARGV[8]         -- payload JSON
+local reply_to = ARGV[9]        -- id of the event replied to, "" for none
+if reply_to ~= "" and not (OWNED and event_seq_of(reply_to)) then
+  return '{"err":"eventNotFound","id":' .. str(reply_to) .. '}'
+end
+local e = append_event(etype, from, to, payload, optional(reply_to))
+commit()
+return ok(e)
+`;
+
+/** readEvents: walks down from the newest matching seq. Replies {ok: [{e, r}…]} newest first. */
+export const READ_EVENTS = `
+local since_seq = tonumber(ARGV[5]) or 0    -- only seq > this ("" for none)
+local since_ms = tonumber(ARGV[6])          -- only timestamp ms > this ("" for none)
+local before_seq = tonumber(ARGV[7])        -- only seq < this ("" for none)
+local limit = tonumber(ARGV[8])             -- max events
+if not OWNED then return ok("[]") end
+local top = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
+if before_seq then top = math.min(top, before_seq - 1) end
+local picked = {}
+local high = top
+while high > since_seq and #picked < limit do
+  local low = math.max(high - 199, since_seq + 1)
+  local seqs = {}
+  for s = high, low, -1 do seqs[#seqs + 1] = s end
+  local idx = redis.call("HMGET", K_EVENT_IDX, unpack(seqs))
+  for i = 1, #seqs do
+    if idx[i] and #picked < limit then
+      local ms = idx_parts(idx[i])
+      if not since_ms or ms > since_ms then picked[#picked + 1] = seqs[i] end
+    end
+  end
+  high = low - 1
+end
+touch()
+return ok(events_json(picked))
+`;
+
+/** consumeEvents. Replies {ok: {events: [{e, r}…], cursor, remaining}}. */
+export const CONSUME_EVENTS = `
+local agent = ARGV[5]           -- consuming agent
+local limit = tonumber(ARGV[6]) -- max events to deliver
+if not OWNED then return ok('{"events":[],"cursor":null,"remaining":0}') end
+local batch = consume(agent, limit)
+touch()
+return ok(batch)
+`;
+
+/** markEventRead: adds the agent to read_by once. Replies {ok: true} or {err: "eventNotFound"}. */
+export const MARK_EVENT_READ = `
+local id = ARGV[5]              -- event id
+local agent = ARGV[6]           -- reader
+local seq = OWNED and event_seq_of(id)
+if not seq then return '{"err":"eventNotFound","id":' .. str(id) .. '}' end
+local raw = redis.call("HGET", K_EVENT_READS, seq)
+local readers = raw and cjson.decode(raw) or {}
+for _, r in ipairs(readers) do
+  if r == agent then
+    touch()
+    return ok("true")
+  end
+end
+readers[#readers + 1] = agent
+redis.call("HSET", K_EVENT_READS, seq, strs(readers))
+commit()
+return ok("true")
+`;
+
+/** getEventReads. Replies {ok: [agent…]} or {err: "eventNotFound"}. */
+export const GET_EVENT_READS = `
+local id = ARGV[5]              -- event id
+local seq = OWNED and event_seq_of(id)
+if not seq then return '{"err":"eventNotFound","id":' .. str(id) .. '}' end
+touch()
+return ok(redis.call("HGET", K_EVENT_READS, seq) or "[]")
+`;

@@ -1,0 +1,110 @@
+/** Lua bodies of presence, locks and shared variables (each is prepended with PRELUDE). */
+
+/** heartbeat. Replies {ok: {lastSeen, statusText?}}. */
+export const HEARTBEAT = `
+local agent = ARGV[5]           -- agent
+local status = ARGV[6]          -- new status text (used only when ARGV[7] is "1")
+local has_status = ARGV[7]      -- "1" to replace the status text, "0" to keep it
+if has_status ~= "1" then
+  local old = redis.call("HGET", K_PRESENCE, agent)
+  status = old and val(cjson.decode(old).statusText)
+end
+local p = '{"lastSeen":' .. num(NOW) .. (status and (',"statusText":' .. str(status)) or "") .. '}'
+redis.call("HSET", K_PRESENCE, agent, p)
+commit()
+return ok(p)
+`;
+
+/** getPresence. Replies {ok: {agent: {lastSeen, statusText?}…}}. */
+export const GET_PRESENCE = `
+if not OWNED then return ok("{}") end
+local all = redis.call("HGETALL", K_PRESENCE)
+local out = {}
+for i = 1, #all, 2 do out[#out + 1] = str(all[i]) .. ":" .. all[i + 1] end
+touch()
+return ok("{" .. table.concat(out, ",") .. "}")
+`;
+
+/** acquireLock. Replies {ok: {acquired, holder, expiresAt (ms), fence}}. */
+export const ACQUIRE_LOCK = `
+local resource = ARGV[5]        -- resource name
+local agent = ARGV[6]           -- would-be holder
+local ttl = tonumber(ARGV[7])   -- lock lifetime in ms
+local raw = redis.call("HGET", K_LOCKS, resource)
+local lock = raw and cjson.decode(raw)
+local fence
+if lock and lock.expiresAt > NOW then
+  fence = tonumber(redis.call("HGET", K_FENCES, resource)) or 0
+  if lock.holder ~= agent then
+    touch()
+    return ok('{"acquired":false,"holder":' .. str(lock.holder) .. ',"expiresAt":' .. num(lock.expiresAt)
+      .. ',"fence":' .. num(fence) .. '}')
+  end
+else
+  -- Free or expired: the resource changes hands (even back to the same agent), so the fence grows.
+  fence = redis.call("HINCRBY", K_FENCES, resource, 1)
+end
+local expires = NOW + ttl
+redis.call("HSET", K_LOCKS, resource, '{"holder":' .. str(agent) .. ',"expiresAt":' .. num(expires) .. '}')
+commit()
+return ok('{"acquired":true,"holder":' .. str(agent) .. ',"expiresAt":' .. num(expires) .. ',"fence":'
+  .. num(fence) .. '}')
+`;
+
+/** releaseLock: compare-and-delete. Replies {ok: true|false}. */
+export const RELEASE_LOCK = `
+local resource = ARGV[5]        -- resource name
+local agent = ARGV[6]           -- the caller; only a live holder releases
+local raw = OWNED and redis.call("HGET", K_LOCKS, resource)
+local lock = raw and cjson.decode(raw)
+if not (lock and lock.holder == agent and lock.expiresAt > NOW) then return ok("false") end
+redis.call("HDEL", K_LOCKS, resource)
+commit()
+return ok("true")
+`;
+
+/** listLocks: live locks only. Replies {ok: [{resource, owner, expiresAt (ms), fence}…]} (unordered). */
+export const LIST_LOCKS = `
+if not OWNED then return ok("[]") end
+local all = redis.call("HGETALL", K_LOCKS)
+local out = {}
+for i = 1, #all, 2 do
+  local lock = cjson.decode(all[i + 1])
+  if lock.expiresAt > NOW then
+    out[#out + 1] = '{"resource":' .. str(all[i]) .. ',"owner":' .. str(lock.holder) .. ',"expiresAt":'
+      .. num(lock.expiresAt) .. ',"fence":' .. (redis.call("HGET", K_FENCES, all[i]) or "0") .. '}'
+  end
+end
+touch()
+return ok("[" .. table.concat(out, ",") .. "]")
+`;
+
+/** setVar: stores the value and appends shared_var_set {key}. Replies {ok: true}. */
+export const SET_VAR = `
+local key = ARGV[5]             -- variable name
+local value = ARGV[6]           -- value, stored byte for byte
+local agent = ARGV[7]           -- setter, the event's from
+redis.call("HSET", K_VARS, key, value)
+append_event("shared_var_set", agent, "all", '{"key":' .. str(key) .. '}')
+commit()
+return ok("true")
+`;
+
+/** getVar. Replies {ok: value-or-null}. */
+export const GET_VAR = `
+local key = ARGV[5]             -- variable name
+if not OWNED then return ok("null") end
+local value = redis.call("HGET", K_VARS, key)
+touch()
+return ok(value and str(value) or "null")
+`;
+
+/** listVars. Replies {ok: {key: value…}}. */
+export const LIST_VARS = `
+if not OWNED then return ok("{}") end
+local all = redis.call("HGETALL", K_VARS)
+local out = {}
+for i = 1, #all, 2 do out[#out + 1] = str(all[i]) .. ":" .. str(all[i + 1]) end
+touch()
+return ok("{" .. table.concat(out, ",") .. "}")
+`;

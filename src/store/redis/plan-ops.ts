@@ -1,0 +1,86 @@
+/** Plan operations and the summary of the Redis store. */
+import type { Plan, Summary, Task } from "../../protocol/records.ts";
+import type { RoomStore, TaskUpdate } from "../types.ts";
+import type { Call } from "./call.ts";
+import { type StoredEvent, type StoredPresence, sortTasks, toEvent, toPresenceList } from "./records.ts";
+
+type PlanOps = Pick<RoomStore, "readPlan" | "addTask" | "updateTask" | "getTask" | "summary">;
+
+interface StoredBatch {
+  events: StoredEvent[];
+  cursor: number | null;
+  remaining: number;
+}
+
+/** The fields of a TaskUpdate that change the task, and those the task_updated event reports as `changes`. */
+function updateFields(input: TaskUpdate) {
+  const fields: Record<string, unknown> = {};
+  if (input.status !== undefined) fields.status = input.status;
+  if (input.owner !== undefined) fields.owner = input.owner;
+  if (input.description !== undefined) fields.description = input.description;
+  const changes = input.note === undefined ? fields : { ...fields, note: input.note };
+  return { fields, changes };
+}
+
+export function planOps(call: Call): PlanOps {
+  return {
+    async readPlan(scope) {
+      const { value } = await call<Omit<Plan, "project">>(scope, "READ_PLAN", []);
+      return {
+        project: scope.roomId,
+        created_at: value.created_at,
+        updated_at: value.updated_at,
+        tasks: sortTasks(value.tasks),
+      };
+    },
+
+    async addTask(scope, input) {
+      const { value } = await call<Task>(scope, "ADD_TASK", [
+        input.agentId ?? "",
+        input.title,
+        input.description,
+        JSON.stringify(input.depends_on),
+        input.priority === null ? "" : String(input.priority),
+        input.agentId ?? "system",
+      ]);
+      return value;
+    },
+
+    async updateTask(scope, input) {
+      const { fields, changes } = updateFields(input);
+      const { value } = await call<Task>(scope, "UPDATE_TASK", [
+        input.agentId ?? "",
+        input.taskId,
+        input.expectedVersion === undefined ? "" : String(input.expectedVersion),
+        JSON.stringify(fields),
+        JSON.stringify(changes),
+        input.agentId ?? "system",
+      ]);
+      return value;
+    },
+
+    async getTask(scope, taskId) {
+      return (await call<Task>(scope, "GET_TASK", [taskId])).value;
+    },
+
+    async summary(scope, agentId, limit) {
+      const { value, now } = await call<{
+        tasks: Task[];
+        unread: StoredBatch;
+        newContextCount: number;
+        presence: Record<string, StoredPresence>;
+      }>(scope, "SUMMARY", [agentId, String(limit)]);
+      const events = value.unread.events.map(toEvent);
+      const cursor = value.unread.cursor;
+      return {
+        agentId,
+        roomId: scope.roomId,
+        myTasks: sortTasks(value.tasks),
+        unreadEvents: { events, cursor, count: events.length, remaining: value.unread.remaining },
+        newContextCount: value.newContextCount,
+        presence: toPresenceList(value.presence, now),
+        cursor,
+      } satisfies Summary;
+    },
+  };
+}

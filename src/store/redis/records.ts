@@ -1,0 +1,72 @@
+/** Turns script replies (stored JSON pieces) into protocol records with the exact field order and shapes. */
+import { LIMITS } from "../../protocol/limits.ts";
+import type { ContextEntry, Presence, RoomEvent, Task } from "../../protocol/records.ts";
+import { iso } from "../../protocol/time.ts";
+
+/** An entry as stored: JSON without payload ("m") and its payload ("p"). */
+export interface StoredEntry {
+  m: Omit<ContextEntry, "payload">;
+  p: unknown;
+}
+
+/** An event as stored (without read_by) and its readers. */
+export interface StoredEvent {
+  e: Omit<RoomEvent, "read_by">;
+  r: string[];
+}
+
+export interface StoredPresence {
+  lastSeen: number;
+  statusText?: string;
+}
+
+/** Creation order of "task-<n>" / "ctx-<n>" ids, which Lua hashes do not keep. */
+const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
+export const byCreation = (a: { id: string }, b: { id: string }) => serial(a.id) - serial(b.id);
+
+export function toEntry({ m, p }: StoredEntry): ContextEntry {
+  return {
+    id: m.id,
+    type: m.type,
+    author: m.author,
+    timestamp: m.timestamp,
+    summary: m.summary,
+    consuming_agents: m.consuming_agents,
+    payload: p,
+    version: m.version,
+  };
+}
+
+export function toEvent({ e, r }: StoredEvent): RoomEvent {
+  const event: RoomEvent = {
+    id: e.id,
+    seq: e.seq,
+    type: e.type,
+    from: e.from,
+    to: e.to,
+    payload: e.payload,
+    timestamp: e.timestamp,
+    read_by: r,
+  };
+  if (e.reply_to_id !== undefined) event.reply_to_id = e.reply_to_id;
+  return event;
+}
+
+export function toPresence(agentId: string, stored: StoredPresence, now: number): Presence {
+  const presence: Presence = {
+    agentId,
+    status: now - stored.lastSeen < LIMITS.presenceOnlineMs ? "online" : "offline",
+    lastSeen: iso(stored.lastSeen),
+  };
+  if (stored.statusText !== undefined) presence.statusText = stored.statusText;
+  return presence;
+}
+
+/** Every agent ever seen, ordered by agentId. */
+export function toPresenceList(stored: Record<string, StoredPresence>, now: number): Presence[] {
+  return Object.keys(stored)
+    .sort()
+    .map((agentId) => toPresence(agentId, stored[agentId] as StoredPresence, now));
+}
+
+export const sortTasks = (tasks: Task[]): Task[] => tasks.sort(byCreation);

@@ -1,0 +1,107 @@
+/**
+ * Runs one script as one round trip: EVALSHA, and EVAL of the same text only when Redis answers NOSCRIPT (after
+ * a restart or SCRIPT FLUSH). Every call is bounded by a deadline; outages and Redis errors become
+ * RoomError("store_unavailable") with the cause kept but never shown. Script-level refusals ({"err": …}) become
+ * the same RoomErrors the other drivers throw.
+ */
+import { errors, type RoomError } from "../../protocol/errors.ts";
+import { iso } from "../../protocol/time.ts";
+import { isNoScript, type ScriptClient } from "./client.ts";
+import type { LuaScript } from "./scripts.ts";
+
+class Timeout extends Error {
+  override readonly name = "Timeout";
+}
+
+/** Resolves like `call`, or rejects with Timeout once `deadline` (performance.now() ms) passes. */
+export async function beforeDeadline<T>(call: Promise<T>, deadline: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Timeout("store call timed out")),
+      Math.max(0, deadline - performance.now()),
+    );
+  });
+  // A late rejection of the abandoned call must not surface as an unhandled rejection.
+  call.catch(() => {});
+  try {
+    return await Promise.race([call, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Raises the RoomError named by a script's {"err": kind, …} reply. */
+function refusal(reply: { err: string; [detail: string]: unknown }): RoomError {
+  const id = String(reply.id ?? "");
+  switch (reply.err) {
+    case "denied":
+      return errors.denied();
+    case "taskNotFound":
+      return errors.taskNotFound(id);
+    case "taskVersion":
+      return errors.taskVersionConflict(id, Number(reply.version));
+    case "planLocked":
+      return errors.planLocked(String(reply.holder), iso(Number(reply.expiresAt)));
+    case "contextNotFound":
+      return errors.contextNotFound(id);
+    case "contextVersion":
+      return errors.contextVersionConflict(id, String(reply.version));
+    case "eventNotFound":
+      return errors.eventNotFound(id);
+    default:
+      return errors.storeUnavailable(new Error(`unknown script refusal: ${reply.err}`));
+  }
+}
+
+/** A script's {"err": …} reply that the operation handles itself (e.g. updateContext's payload refusal). */
+export class ScriptRefusal extends Error {
+  constructor(readonly reply: { err: string; [detail: string]: unknown }) {
+    super(`script refused: ${reply.err}`);
+  }
+}
+
+export interface RunOptions {
+  client: ScriptClient;
+  timeoutMs: number;
+}
+
+/**
+ * Runs `script` and returns its `ok` value. Refusals listed in `handled` come back as ScriptRefusal for the
+ * caller; every other refusal is thrown as its RoomError.
+ */
+export async function runScript<T>(
+  options: RunOptions,
+  script: LuaScript,
+  keys: string[],
+  args: string[],
+  handled: string[] = [],
+): Promise<T> {
+  const deadline = performance.now() + options.timeoutMs;
+  let raw: unknown;
+  try {
+    try {
+      raw = await beforeDeadline(options.client.evalsha(script.sha, keys, args), deadline);
+    } catch (err) {
+      if (!isNoScript(err)) throw err;
+      raw = await beforeDeadline(options.client.eval(script.text, keys, args), deadline);
+    }
+  } catch (err) {
+    throw errors.storeUnavailable(err);
+  }
+  if (typeof raw !== "string") throw errors.storeUnavailable(new Error(`${script.name}: non-string reply`));
+  const reply = JSON.parse(raw) as { ok?: T; err?: string; [detail: string]: unknown };
+  if (reply.err === undefined) return reply.ok as T;
+  const refused = { ...reply, err: reply.err };
+  if (handled.includes(refused.err)) throw new ScriptRefusal(refused);
+  throw refusal(refused);
+}
+
+/** ping through the same bounded path. */
+export async function runPing(options: RunOptions): Promise<void> {
+  try {
+    await beforeDeadline(options.client.ping(), performance.now() + options.timeoutMs);
+  } catch (err) {
+    throw errors.storeUnavailable(err);
+  }
+}

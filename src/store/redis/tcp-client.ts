@@ -1,0 +1,42 @@
+/** ScriptClient over Bun's built-in RedisClient (RESP over TCP). */
+import { RedisClient } from "bun";
+import type { ScriptClient } from "./client.ts";
+
+export interface TcpClientOptions {
+  /** Connection timeout in ms; the store bounds each call with the same budget. */
+  timeoutMs: number;
+}
+
+/**
+ * Connects lazily and reconnects on demand. The offline queue is off, so a call while Redis is down fails
+ * instead of waiting for a reconnect that may never come; the store's timeout bounds the connect itself.
+ */
+export function createTcpScriptClient(url: string, options: TcpClientOptions): ScriptClient {
+  const client = new RedisClient(url, {
+    enableOfflineQueue: false,
+    autoReconnect: true,
+    connectionTimeout: options.timeoutMs,
+  });
+  let connecting: Promise<void> | undefined;
+
+  // Concurrent callers share one connection attempt.
+  const ready = async () => {
+    if (client.connected) return;
+    connecting ??= client.connect().finally(() => {
+      connecting = undefined;
+    });
+    await connecting;
+  };
+
+  const send = async (command: string, args: string[]) => {
+    await ready();
+    return client.send(command, args);
+  };
+
+  return {
+    evalsha: (sha, keys, args) => send("EVALSHA", [sha, String(keys.length), ...keys, ...args]),
+    eval: (script, keys, args) => send("EVAL", [script, String(keys.length), ...keys, ...args]),
+    ping: () => send("PING", []),
+    close: () => client.close(),
+  };
+}

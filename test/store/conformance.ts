@@ -4,11 +4,21 @@
  * each, share no state, and move an injected clock instead of sleeping.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { STORE_UNAVAILABLE } from "../../src/protocol/errors.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { concurrencyTests } from "./conformance/concurrency.ts";
 import { contextTests } from "./conformance/context.ts";
 import { consumeTests, eventTests } from "./conformance/events.ts";
-import { type Ctx, createTestClock, type StoreFactory } from "./conformance/harness.ts";
+import {
+  type Ctx,
+  createTestClock,
+  expectRoomError,
+  newScope,
+  newTask,
+  type StoreFactory,
+  testWith,
+} from "./conformance/harness.ts";
+import { isolationTests } from "./conformance/isolation.ts";
 import { lockTests } from "./conformance/locks.ts";
 import { ownershipTests } from "./conformance/ownership.ts";
 import { planLockTests, planTests } from "./conformance/plan.ts";
@@ -16,6 +26,9 @@ import { presenceTests, summaryTests } from "./conformance/presence.ts";
 import { varTests } from "./conformance/vars.ts";
 
 export type { Capability, StoreFactory } from "./conformance/harness.ts";
+
+/** How long four calls on an unreachable store may take in all: "bounded", never a hang. */
+const OUTAGE_BOUND_MS = 15_000;
 
 export function runConformance(name: string, factory: StoreFactory): void {
   describe(`RoomStore conformance: ${name}`, () => {
@@ -45,6 +58,22 @@ export function runConformance(name: string, factory: StoreFactory): void {
       await ctx.second.ping();
     });
 
+    testWith(ctx, "outage", "an unreachable store fails with store_unavailable in bounded time", async () => {
+      const store = await factory.openUnreachable?.(ctx.clock.now);
+      if (!store) throw new Error("the factory neither declares lacks.outage nor provides openUnreachable");
+      const scope = newScope();
+      const started = performance.now();
+      try {
+        await expectRoomError(store.ping(), "store_unavailable", STORE_UNAVAILABLE);
+        await expectRoomError(store.readPlan(scope), "store_unavailable", STORE_UNAVAILABLE);
+        await expectRoomError(store.addTask(scope, newTask("t")), "store_unavailable", STORE_UNAVAILABLE);
+        await expectRoomError(store.consumeEvents(scope, "a", 10), "store_unavailable", STORE_UNAVAILABLE);
+      } finally {
+        await store.close().catch(() => {});
+      }
+      expect(performance.now() - started).toBeLessThan(OUTAGE_BOUND_MS);
+    });
+
     describe("plan", () => planTests(ctx));
     describe("plan lock", () => planLockTests(ctx));
     describe("context", () => contextTests(ctx));
@@ -55,6 +84,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("locks", () => lockTests(ctx));
     describe("shared variables", () => varTests(ctx));
     describe("ownership", () => ownershipTests(ctx));
+    describe("isolation and fidelity", () => isolationTests(ctx));
     describe("concurrency", () => concurrencyTests(ctx));
   });
 }

@@ -116,13 +116,22 @@ export function contextTests(ctx: Ctx): void {
     const versions: string[] = [];
     for (let i = 1; i <= 11; i++) {
       const at = ctx.clock.advance(1000);
-      const updated = await ctx.store.updateContext(scope, { id: entry.id, author: `u${i}`, summary: `v${i}` });
+      const updated = await ctx.store.updateContext(scope, {
+        id: entry.id,
+        author: `u${i}`,
+        summary: `v${i}`,
+      });
       expect(updated).toMatchObject({ id: entry.id, type: "note", author: `u${i}`, timestamp: iso(at) });
       versions.push(updated.version);
     }
     expect(versions).toEqual(["1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11"]);
     const current = await ctx.store.readContext(scope, entry.id);
-    expect(current).toMatchObject({ id: entry.id, version: "1.11", summary: "v11", payload: notePayload("v0") });
+    expect(current).toMatchObject({
+      id: entry.id,
+      version: "1.11",
+      summary: "v11",
+      payload: notePayload("v0"),
+    });
     expect(await ctx.store.listContext(scope, {})).toEqual([current]);
   });
 
@@ -176,12 +185,23 @@ export function contextTests(ctx: Ctx): void {
   test("expectedVersion: a match applies, a mismatch is a conflict that changes nothing", async () => {
     const scope = newScope();
     const entry = await ctx.store.writeContext(scope, note("n", { consuming_agents: ["b"] }));
-    const v1 = await ctx.store.updateContext(scope, { id: entry.id, author: "a", summary: "m", expectedVersion: "1.0" });
+    const v1 = await ctx.store.updateContext(scope, {
+      id: entry.id,
+      author: "a",
+      summary: "m",
+      expectedVersion: "1.0",
+    });
     expect(v1.version).toBe("1.1");
     await expectRefusedUnchanged(
       ctx.store,
       scope,
-      () => ctx.store.updateContext(scope, { id: entry.id, author: "b", summary: "lost", expectedVersion: "1.0" }),
+      () =>
+        ctx.store.updateContext(scope, {
+          id: entry.id,
+          author: "b",
+          summary: "lost",
+          expectedVersion: "1.0",
+        }),
       "conflict",
       `Version conflict: context ${entry.id} is at version 1.1`,
     );
@@ -207,10 +227,20 @@ export function contextTests(ctx: Ctx): void {
     const entry = await ctx.store.writeContext(scope, note("n"));
     await ctx.store.updateContext(scope, { id: entry.id, author: "a", summary: "quiet" });
     expect(await allEvents(ctx.store, scope)).toEqual([]);
-    await ctx.store.updateContext(scope, { id: entry.id, author: "b", summary: "to c", consuming_agents: ["c"] });
+    await ctx.store.updateContext(scope, {
+      id: entry.id,
+      author: "b",
+      summary: "to c",
+      consuming_agents: ["c"],
+    });
     // consuming_agents is kept when an update omits it.
     await ctx.store.updateContext(scope, { id: entry.id, author: "b", summary: "still c" });
-    await ctx.store.updateContext(scope, { id: entry.id, author: "c", summary: "all", consuming_agents: ["a", "d"] });
+    await ctx.store.updateContext(scope, {
+      id: entry.id,
+      author: "c",
+      summary: "all",
+      consuming_agents: ["a", "d"],
+    });
     const events = await allEvents(ctx.store, scope);
     expect(events.map((e) => [e.seq, e.type, e.from, e.to])).toEqual([
       [1, "context_updated", "b", "c"],
@@ -219,7 +249,13 @@ export function contextTests(ctx: Ctx): void {
     ]);
     expect(events.map((e) => e.payload)).toEqual([
       { contextId: entry.id, contextType: "note", summary: "to c", previousVersion: "1.1", version: "1.2" },
-      { contextId: entry.id, contextType: "note", summary: "still c", previousVersion: "1.2", version: "1.3" },
+      {
+        contextId: entry.id,
+        contextType: "note",
+        summary: "still c",
+        previousVersion: "1.2",
+        version: "1.3",
+      },
       { contextId: entry.id, contextType: "note", summary: "all", previousVersion: "1.3", version: "1.4" },
     ]);
   });

@@ -15,7 +15,8 @@ import {
 
 async function post(store: RoomStore, scope: RoomScope, n: number, to = "all"): Promise<RoomEvent[]> {
   const out: RoomEvent[] = [];
-  for (let i = 0; i < n; i++) out.push(await store.postEvent(scope, { type: "ping", from: "p", to, payload: { i } }));
+  for (let i = 0; i < n; i++)
+    out.push(await store.postEvent(scope, { type: "ping", from: "p", to, payload: { i } }));
   return out;
 }
 
@@ -36,7 +37,12 @@ export function eventTests(ctx: Ctx): void {
   test("postEvent returns the full event; seq starts at 1 and grows by exactly 1, auto events included", async () => {
     const scope = newScope();
     const now = ctx.clock.now();
-    const first = await ctx.store.postEvent(scope, { type: "hello", from: "a", to: "b", payload: { x: [1, "2"] } });
+    const first = await ctx.store.postEvent(scope, {
+      type: "hello",
+      from: "a",
+      to: "b",
+      payload: { x: [1, "2"] },
+    });
     expect(first).toEqual({
       id: expect.any(String),
       seq: 1,
@@ -76,7 +82,8 @@ export function eventTests(ctx: Ctx): void {
       times.push(ctx.clock.advance(1000));
       await ctx.store.postEvent(scope, { type: "e", from: "a", to: "all", payload: { i } });
     }
-    const read = async (q: Parameters<RoomStore["readEvents"]>[1]) => seqs(await ctx.store.readEvents(scope, q));
+    const read = async (q: Parameters<RoomStore["readEvents"]>[1]) =>
+      seqs(await ctx.store.readEvents(scope, q));
     expect(await read({ limit: 100 })).toEqual(range(1, 10).reverse());
     expect(await read({ limit: 3 })).toEqual([10, 9, 8]);
     expect(await read({ sinceSeq: 7, limit: 100 })).toEqual([10, 9, 8]);
@@ -98,7 +105,10 @@ export function eventTests(ctx: Ctx): void {
     const seen: number[] = [];
     let beforeSeq: number | undefined;
     for (let pages = 0; pages < 10; pages++) {
-      const page = await ctx.store.readEvents(scope, beforeSeq === undefined ? { limit: 100 } : { beforeSeq, limit: 100 });
+      const page = await ctx.store.readEvents(
+        scope,
+        beforeSeq === undefined ? { limit: 100 } : { beforeSeq, limit: 100 },
+      );
       if (page.length === 0) break;
       seen.push(...seqs(page));
       beforeSeq = page.at(-1)?.seq;
@@ -130,11 +140,14 @@ export function eventTests(ctx: Ctx): void {
     await expectRefusedUnchanged(
       ctx.store,
       scope,
-      () => ctx.store.postEvent(scope, { type: "answer", from: "b", to: "a", payload: {}, replyToId: "nope" }),
+      () =>
+        ctx.store.postEvent(scope, { type: "answer", from: "b", to: "a", payload: {}, replyToId: "nope" }),
       "not_found",
       "Event not found: nope",
     );
-    expect((await ctx.store.postEvent(scope, { type: "next", from: "a", to: "all", payload: {} })).seq).toBe(3);
+    expect((await ctx.store.postEvent(scope, { type: "next", from: "a", to: "all", payload: {} })).seq).toBe(
+      3,
+    );
   });
 
   test("markEventRead is idempotent and shows in read_by and getEventReads", async () => {
@@ -162,7 +175,12 @@ export function eventTests(ctx: Ctx): void {
 export function consumeTests(ctx: Ctx): void {
   test("delivers oldest first; cursor null before the first, then the last delivered seq; count and remaining", async () => {
     const scope = newScope();
-    expect(await ctx.store.consumeEvents(scope, "a", 10)).toEqual({ events: [], cursor: null, count: 0, remaining: 0 });
+    expect(await ctx.store.consumeEvents(scope, "a", 10)).toEqual({
+      events: [],
+      cursor: null,
+      count: 0,
+      remaining: 0,
+    });
     const posted = await post(ctx.store, scope, 5);
     const b1 = await ctx.store.consumeEvents(scope, "a", 2);
     expect(b1.events).toEqual(posted.slice(0, 2));
@@ -171,7 +189,12 @@ export function consumeTests(ctx: Ctx): void {
     const b3 = await ctx.store.consumeEvents(scope, "a", 10);
     expect(b3).toMatchObject({ cursor: 5, count: 1, remaining: 0 });
     expect(seqs(b3.events)).toEqual([5]);
-    expect(await ctx.store.consumeEvents(scope, "a", 10)).toEqual({ events: [], cursor: 5, count: 0, remaining: 0 });
+    expect(await ctx.store.consumeEvents(scope, "a", 10)).toEqual({
+      events: [],
+      cursor: 5,
+      count: 0,
+      remaining: 0,
+    });
     // Another agent has its own cursor.
     expect(seqs((await ctx.store.consumeEvents(scope, "b", 10)).events)).toEqual([1, 2, 3, 4, 5]);
   });

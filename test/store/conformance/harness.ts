@@ -2,14 +2,14 @@
  * Shared pieces of the store conformance suite: the factory a driver test provides, the controllable clock,
  * random scopes, and helpers that assert a refused call changed nothing.
  */
-import { expect } from "bun:test";
+import { expect, test } from "bun:test";
 import { RoomError, type RoomErrorKind } from "../../../src/protocol/errors.ts";
 import type { RoomEvent } from "../../../src/protocol/records.ts";
 import type { Clock } from "../../../src/protocol/time.ts";
 import type { NewTask, RoomScope, RoomStore, StoreDriver } from "../../../src/store/types.ts";
 
 /** Something a driver may lack; the tests that need it are skipped with the driver's written reason. */
-export type Capability = "secondInstance";
+export type Capability = "secondInstance" | "outage";
 
 /**
  * What a driver test hands to runConformance. Each open call returns a new, independent instance whose clock is
@@ -21,6 +21,11 @@ export interface StoreFactory {
   open(now: Clock): Promise<RoomStore>;
   /** A second independent instance (own connection / own Database handle) on the same backing store. */
   openSecond(now: Clock): Promise<RoomStore>;
+  /**
+   * An instance whose backing server cannot be reached (e.g. a port nothing listens on), for the outage test.
+   * Drivers without a server declare `lacks.outage` instead.
+   */
+  openUnreachable?(now: Clock): Promise<RoomStore>;
   /** Removes what the factory created (temp dirs); runs after every instance is closed. */
   cleanup(): Promise<void>;
   /** Capabilities this driver lacks, each with the reason; their tests are skipped, never silently passed. */
@@ -113,7 +118,10 @@ export async function allEvents(store: RoomStore, scope: RoomScope): Promise<Roo
   const out: RoomEvent[] = [];
   let beforeSeq: number | undefined;
   for (;;) {
-    const page = await store.readEvents(scope, beforeSeq === undefined ? { limit: 100 } : { beforeSeq, limit: 100 });
+    const page = await store.readEvents(
+      scope,
+      beforeSeq === undefined ? { limit: 100 } : { beforeSeq, limit: 100 },
+    );
     out.push(...page);
     const last = page.at(-1);
     if (page.length < 100 || !last) break;
@@ -147,6 +155,16 @@ export async function expectRefusedUnchanged(
   const before = await snapshot(store, scope);
   await expectRoomError(refused(), kind, message);
   expect(await snapshot(store, scope)).toEqual(before);
+}
+
+/**
+ * `test`, or a skipped test whose name carries the driver's reason when it lacks `capability`, so a skip is
+ * never silent.
+ */
+export function testWith(ctx: Ctx, capability: Capability, name: string, fn: () => Promise<void>): void {
+  const reason = ctx.factory.lacks?.[capability];
+  if (reason) test.skip(`${name} [skipped: ${reason}]`, fn);
+  else test(name, fn);
 }
 
 /** The instance to use for worker `i`: half the load goes to the second instance. */

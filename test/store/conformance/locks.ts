@@ -137,6 +137,9 @@ export function lockTests(ctx: Ctx): void {
     });
     ctx.clock.advance(5_001); // 30.001 s after the acquire
     expect((await ctx.store.listLocks(scope)).some((l) => l.resource === "r")).toBe(false);
-    expect(await ctx.store.acquireLock(scope, "r", "b", 30_000)).toMatchObject({ acquired: true, holder: "b" });
+    expect(await ctx.store.acquireLock(scope, "r", "b", 30_000)).toMatchObject({
+      acquired: true,
+      holder: "b",
+    });
   });
 }

@@ -105,7 +105,11 @@ export function planTests(ctx: Ctx): void {
     expect(await ctx.store.getTask(scope, task.id)).toEqual(updated);
     const last = (await allEvents(ctx.store, scope)).at(-1);
     expect(last).toMatchObject({ seq: 2, type: "task_updated", from: "a", to: "all" });
-    const payload = last?.payload as { task: unknown; previousStatus: unknown; changes: Record<string, unknown> };
+    const payload = last?.payload as {
+      task: unknown;
+      previousStatus: unknown;
+      changes: Record<string, unknown>;
+    };
     expect(payload.task).toEqual(updated);
     expect(payload.previousStatus).toBe("pending");
     expect(payload.changes).toMatchObject({ status: "in_progress", owner: "a" });
@@ -124,7 +128,9 @@ export function planTests(ctx: Ctx): void {
     await ctx.store.updateTask(scope, { taskId: task.id, owner: "a" });
     const unassigned = await ctx.store.updateTask(scope, { taskId: task.id, owner: null });
     expect(unassigned).toMatchObject({ owner: null, version: 3 });
-    const payload = (await allEvents(ctx.store, scope)).at(-1)?.payload as { changes: Record<string, unknown> };
+    const payload = (await allEvents(ctx.store, scope)).at(-1)?.payload as {
+      changes: Record<string, unknown>;
+    };
     expect(payload.changes).toMatchObject({ owner: null });
     expect("owner" in payload.changes).toBe(true);
   });
@@ -132,7 +138,11 @@ export function planTests(ctx: Ctx): void {
   test("a note goes into the event's changes and never erases the description", async () => {
     const scope = newScope();
     const task = await ctx.store.addTask(scope, newTask("t", { description: "the spec" }));
-    const updated = await ctx.store.updateTask(scope, { taskId: task.id, status: "blocked", note: "waiting on db" });
+    const updated = await ctx.store.updateTask(scope, {
+      taskId: task.id,
+      status: "blocked",
+      note: "waiting on db",
+    });
     expect(updated).toMatchObject({ description: "the spec", status: "blocked", version: 2 });
     const payload = (await allEvents(ctx.store, scope)).at(-1)?.payload as {
       previousStatus: string;
@@ -145,7 +155,11 @@ export function planTests(ctx: Ctx): void {
   test("expectedVersion: a match applies, a mismatch is a conflict that changes nothing", async () => {
     const scope = newScope();
     const task = await ctx.store.addTask(scope, newTask("t"));
-    const v2 = await ctx.store.updateTask(scope, { taskId: task.id, status: "in_progress", expectedVersion: 1 });
+    const v2 = await ctx.store.updateTask(scope, {
+      taskId: task.id,
+      status: "in_progress",
+      expectedVersion: 1,
+    });
     expect(v2.version).toBe(2);
     await expectRefusedUnchanged(
       ctx.store,
@@ -172,7 +186,8 @@ export function planTests(ctx: Ctx): void {
 }
 
 export function planLockTests(ctx: Ctx): void {
-  const lockedBy = (holder: string, until: string) => `Plan is locked by ${holder} until ${until}; retry after it`;
+  const lockedBy = (holder: string, until: string) =>
+    `Plan is locked by ${holder} until ${until}; retry after it`;
 
   test("the holder of the plan lock writes; others and anonymous writes are refused (defect 2)", async () => {
     const scope = newScope();
@@ -181,7 +196,11 @@ export function planLockTests(ctx: Ctx): void {
     expect(lock.acquired).toBe(true);
 
     const own = await ctx.store.addTask(scope, newTask("mine", { agentId: "A" }));
-    const updated = await ctx.store.updateTask(scope, { taskId: task.id, status: "in_progress", agentId: "A" });
+    const updated = await ctx.store.updateTask(scope, {
+      taskId: task.id,
+      status: "in_progress",
+      agentId: "A",
+    });
     expect(updated.version).toBe(2);
 
     const message = lockedBy("A", lock.expiresAt);
@@ -192,9 +211,11 @@ export function planLockTests(ctx: Ctx): void {
       () => ctx.store.addTask(scope, newTask("anonymous")),
       () => ctx.store.updateTask(scope, { taskId: own.id, owner: "x" }),
       // The lock check comes before the version check.
-      () => ctx.store.updateTask(scope, { taskId: task.id, status: "done", agentId: "B", expectedVersion: 1 }),
+      () =>
+        ctx.store.updateTask(scope, { taskId: task.id, status: "done", agentId: "B", expectedVersion: 1 }),
     ];
-    for (const refused of refusals) await expectRefusedUnchanged(ctx.store, scope, refused, "locked", message);
+    for (const refused of refusals)
+      await expectRefusedUnchanged(ctx.store, scope, refused, "locked", message);
   });
 
   test("after the holder releases the plan lock, others write again", async () => {

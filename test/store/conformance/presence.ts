@@ -38,10 +38,16 @@ export function summaryTests(ctx: Ctx): void {
 
   test("a summary's unread events are not repeated by a later consumeEvents", async () => {
     const scope = newScope();
-    for (let i = 0; i < 4; i++) await ctx.store.postEvent(scope, { type: "e", from: "x", to: "all", payload: {} });
+    for (let i = 0; i < 4; i++)
+      await ctx.store.postEvent(scope, { type: "e", from: "x", to: "all", payload: {} });
     const summary = await ctx.store.summary(scope, "a", 100);
     expect(summary.unreadEvents.events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-    expect(await ctx.store.consumeEvents(scope, "a", 100)).toEqual({ events: [], cursor: 4, count: 0, remaining: 0 });
+    expect(await ctx.store.consumeEvents(scope, "a", 100)).toEqual({
+      events: [],
+      cursor: 4,
+      count: 0,
+      remaining: 0,
+    });
     await ctx.store.postEvent(scope, { type: "e", from: "x", to: "all", payload: {} });
     expect((await ctx.store.summary(scope, "a", 100)).unreadEvents.events.map((e) => e.seq)).toEqual([5]);
   });

@@ -2,8 +2,9 @@
  * Counts store round trips per tool: every tool is called through the real tool layer (callTool) on a Redis
  * store whose script client is wrapped to count calls. One evalsha (or eval) is one round trip.
  */
-import type { Principal } from "../src/mcp/tool.ts";
+
 import { callTool, TOOLS } from "../src/mcp/registry.ts";
+import type { Principal } from "../src/mcp/tool.ts";
 import type { ScriptClient } from "../src/store/redis/index.ts";
 import { createRedisStore } from "../src/store/redis/index.ts";
 
@@ -35,7 +36,10 @@ const contract = {
 };
 
 /** Round trips of each tool's own work, in tool order. Every call must succeed. */
-export async function measureRoundTrips(inner: ScriptClient, driver: "redis" | "upstash"): Promise<Map<string, number>> {
+export async function measureRoundTrips(
+  inner: ScriptClient,
+  driver: "redis" | "upstash",
+): Promise<Map<string, number>> {
   const client = countingClient(inner);
   const store = createRedisStore({ client, driver });
   const principal: Principal = { teamId: "bench", kind: "static" };
@@ -48,7 +52,11 @@ export async function measureRoundTrips(inner: ScriptClient, driver: "redis" | "
   // Set-up (a warm script cache, so EVALSHA hits as in steady state).
   const task = await call("add_task", { title: "a" });
   const entry = await call("write_context", {
-    type: "api_contract", summary: "s", consuming_agents: ["b"], payload: contract, author: "a",
+    type: "api_contract",
+    summary: "s",
+    consuming_agents: ["b"],
+    payload: contract,
+    author: "a",
   });
   const event = await call("post_event", { type: "x", from: "a" });
   const args: Record<string, Record<string, unknown>> = {
@@ -59,7 +67,13 @@ export async function measureRoundTrips(inner: ScriptClient, driver: "redis" | "
     get_unblocked_tasks: { agentId: "a" },
     get_my_tasks: { agentId: "a" },
     get_my_summary: { agentId: "a" },
-    write_context: { type: "note", summary: "s", consuming_agents: ["b"], payload: { text: "t" }, author: "a" },
+    write_context: {
+      type: "note",
+      summary: "s",
+      consuming_agents: ["b"],
+      payload: { text: "t" },
+      author: "a",
+    },
     read_context: { id: entry.id },
     list_context: {},
     update_context: { id: entry.id, author: "a", payload: contract },

@@ -13,7 +13,9 @@ try {
   const rows = [...counts].map(([tool, trips]) => ({ tool, "round trips": trips }));
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   console.log(table(rows));
-  console.log(`\naverage over ${counts.size} tools: ${(total / counts.size).toFixed(2)} round trips per call`);
+  console.log(
+    `\naverage over ${counts.size} tools: ${(total / counts.size).toFixed(2)} round trips per call`,
+  );
 } finally {
   await redis.stop();
 }

@@ -15,12 +15,18 @@ export function claudeCodeCommand({ url, key }: ConnectInfo): string {
 }
 
 export function claudeCodeJson({ url, key }: ConnectInfo): string {
-  const config = { mcpServers: { roomd: { type: "http", url: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } };
+  const config = {
+    mcpServers: { roomd: { type: "http", url: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } },
+  };
   return JSON.stringify(config, null, 2);
 }
 
 export function cursorJson({ url, key }: ConnectInfo): string {
-  return JSON.stringify({ mcpServers: { roomd: { url: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } }, null, 2);
+  return JSON.stringify(
+    { mcpServers: { roomd: { url: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } },
+    null,
+    2,
+  );
 }
 
 export function codexToml({ url }: ConnectInfo): string {
@@ -32,7 +38,11 @@ export function codexEnv({ key }: ConnectInfo): string {
 }
 
 export function geminiJson({ url, key }: ConnectInfo): string {
-  return JSON.stringify({ mcpServers: { roomd: { httpUrl: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } }, null, 2);
+  return JSON.stringify(
+    { mcpServers: { roomd: { httpUrl: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } },
+    null,
+    2,
+  );
 }
 
 export function agentInstructions({ roomId }: ConnectInfo): string {

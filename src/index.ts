@@ -9,7 +9,10 @@ import { stderrLogger } from "./log.ts";
 import { openStore } from "./store/index.ts";
 
 function suggestedRoomId(): string {
-  const name = basename(process.cwd()).toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+|_{2,}/g, "");
+  const name = basename(process.cwd())
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, "-")
+    .replace(/^[-_]+|_{2,}/g, "");
   return name.length >= 2 ? name.slice(0, 64) : "my-project";
 }
 
@@ -20,7 +23,9 @@ async function main(): Promise<void> {
   let banner: string | undefined;
   if (config.apiKeys.length === 0 && operatorKeys.length === 0) {
     if (config.store !== "sqlite") {
-      throw new ConfigError("Invalid configuration:\n  - API_KEYS or OPERATOR_KEYS: required with a Redis store (first-run keys exist only for the embedded store)");
+      throw new ConfigError(
+        "Invalid configuration:\n  - API_KEYS or OPERATOR_KEYS: required with a Redis store (first-run keys exist only for the embedded store)",
+      );
     }
     const first = ensureLocalKey(config.sqlitePath);
     operatorKeys.push(first.key);
@@ -38,7 +43,10 @@ async function main(): Promise<void> {
   const app = createApp({ store, keys, logger });
   const server = Bun.serve({ port: config.port, fetch: app.fetch, idleTimeout: 30 });
   logger.log("info", "roomd listening", { port: server.port, store: store.driver });
-  if (banner) process.stdout.write(`\nroomd is running on http://localhost:${server.port} (store: ${store.driver})\n\n${banner}\n`);
+  if (banner)
+    process.stdout.write(
+      `\nroomd is running on http://localhost:${server.port} (store: ${store.driver})\n\n${banner}\n`,
+    );
   const shutdown = async () => {
     await server.stop();
     await store.close();
@@ -52,7 +60,9 @@ main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
   } else {
-    process.stderr.write(`roomd failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `roomd failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
   }
   process.exit(1);
 });

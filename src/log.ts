@@ -19,7 +19,11 @@ export const silentLogger: Logger = { log() {} };
 /** A short description of an unknown failure for the log: name and message, no stack of user data. */
 export function describeError(error: unknown): Record<string, unknown> {
   if (error instanceof Error) {
-    return { error: error.name, message: error.message, cause: error.cause ? describeError(error.cause) : undefined };
+    return {
+      error: error.name,
+      message: error.message,
+      cause: error.cause ? describeError(error.cause) : undefined,
+    };
   }
   return { error: String(error) };
 }

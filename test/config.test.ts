@@ -4,12 +4,21 @@ import { ConfigError, loadConfig } from "../src/config.ts";
 describe("loadConfig", () => {
   test("defaults: SQLite on port 3000", () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 3000, store: "sqlite", sqlitePath: "./data/roomd.sqlite", rateLimitPerMinute: 600, rateLimitFailOpen: true, roomSummary: "public" });
+    expect(config).toMatchObject({
+      port: 3000,
+      store: "sqlite",
+      sqlitePath: "./data/roomd.sqlite",
+      rateLimitPerMinute: 600,
+      rateLimitFailOpen: true,
+      roomSummary: "public",
+    });
   });
 
   test("STORE follows the URL that is set", () => {
     expect(loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" }).store).toBe("redis");
-    expect(loadConfig({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" }).store).toBe("upstash");
+    expect(
+      loadConfig({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" }).store,
+    ).toBe("upstash");
   });
 
   test("parses key lists", () => {
@@ -24,12 +33,19 @@ describe("loadConfig", () => {
     const secret = "short-secret";
     let message = "";
     try {
-      loadConfig({ PORT: "http", STORE: "mongo", API_KEYS: `Team A:${secret}`, ROOM_SUMMARY: "open", RATE_LIMIT_FAIL_OPEN: "maybe" });
+      loadConfig({
+        PORT: "http",
+        STORE: "mongo",
+        API_KEYS: `Team A:${secret}`,
+        ROOM_SUMMARY: "open",
+        RATE_LIMIT_FAIL_OPEN: "maybe",
+      });
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       message = (error as Error).message;
     }
-    for (const name of ["PORT", "STORE", "API_KEYS", "ROOM_SUMMARY", "RATE_LIMIT_FAIL_OPEN"]) expect(message).toContain(name);
+    for (const name of ["PORT", "STORE", "API_KEYS", "ROOM_SUMMARY", "RATE_LIMIT_FAIL_OPEN"])
+      expect(message).toContain(name);
     expect(message).not.toContain(secret);
   });
 

@@ -4,8 +4,7 @@
  * no cross-team access through any of the 25 tools.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { statSync } from "node:fs";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sameDigest, sha256 } from "../src/access/digest.ts";
@@ -19,7 +18,10 @@ type Json = Record<string, any>;
 
 describe("key ring", () => {
   test("compares the digest against every configured key, whichever matches", () => {
-    const keys = Array.from({ length: 6 }, (_, i) => ({ teamId: `team-${i}`, secret: `secret-number-${i}-0123456789` }));
+    const keys = Array.from({ length: 6 }, (_, i) => ({
+      teamId: `team-${i}`,
+      secret: `secret-number-${i}-0123456789`,
+    }));
     let comparisons = 0;
     const ring = createKeyRing({ operatorKeys: keys.slice(0, 2), apiKeys: keys.slice(2) }, (a, b) => {
       comparisons++;
@@ -76,35 +78,74 @@ for (const make of E2E_STORES) {
       const roomId = newRoomId();
       const task = await a.call<Json>("add_task", { roomId, title: "secret plan" });
       const entry = await a.call<Json>("write_context", {
-        roomId, type: "note", summary: "s", consuming_agents: [], payload: { text: "private" }, author: "a",
+        roomId,
+        type: "note",
+        summary: "s",
+        consuming_agents: [],
+        payload: { text: "private" },
+        author: "a",
       });
       const event = await a.call<Json>("post_event", { roomId, type: "x", from: "a" });
       await a.call("acquire_lock", { roomId, resource: "r", agentId: "a" });
       await a.call("set_shared_var", { roomId, key: "k", value: "v", agentId: "a" });
-      const before = JSON.stringify(await Promise.all([
-        a.call("read_plan", { roomId }), a.call("list_context", { roomId }), a.call("read_events", { roomId, limit: 100 }),
-        a.call("list_locks", { roomId }), a.call("list_shared_vars", { roomId }), a.call("get_presence", { roomId }),
-      ]));
+      const before = JSON.stringify(
+        await Promise.all([
+          a.call("read_plan", { roomId }),
+          a.call("list_context", { roomId }),
+          a.call("read_events", { roomId, limit: 100 }),
+          a.call("list_locks", { roomId }),
+          a.call("list_shared_vars", { roomId }),
+          a.call("get_presence", { roomId }),
+        ]),
+      );
       const args: Record<string, Json> = {
-        read_plan: {}, add_task: { title: "x" }, update_task: { taskId: task.id, status: "done" }, get_task: { taskId: task.id },
-        get_unblocked_tasks: {}, get_my_tasks: { agentId: "a" }, get_my_summary: { agentId: "a" },
-        write_context: { type: "note", summary: "s", consuming_agents: [], payload: { text: "x" }, author: "b" },
-        read_context: { id: entry.id }, list_context: {}, update_context: { id: entry.id, author: "b", summary: "x" },
-        post_event: { type: "x", from: "b" }, read_events: {}, get_unread_events: { agentId: "a" },
-        mark_event_read: { eventId: event.id, agentId: "b" }, get_event_reads: { eventId: event.id },
-        reply_to_event: { replyToId: event.id, type: "x", from: "b" }, heartbeat: { agentId: "b" }, get_presence: {},
-        acquire_lock: { resource: "r", agentId: "b" }, release_lock: { resource: "r", agentId: "a" }, list_locks: {},
-        set_shared_var: { key: "k", value: "w", agentId: "b" }, get_shared_var: { key: "k" }, list_shared_vars: {},
+        read_plan: {},
+        add_task: { title: "x" },
+        update_task: { taskId: task.id, status: "done" },
+        get_task: { taskId: task.id },
+        get_unblocked_tasks: {},
+        get_my_tasks: { agentId: "a" },
+        get_my_summary: { agentId: "a" },
+        write_context: {
+          type: "note",
+          summary: "s",
+          consuming_agents: [],
+          payload: { text: "x" },
+          author: "b",
+        },
+        read_context: { id: entry.id },
+        list_context: {},
+        update_context: { id: entry.id, author: "b", summary: "x" },
+        post_event: { type: "x", from: "b" },
+        read_events: {},
+        get_unread_events: { agentId: "a" },
+        mark_event_read: { eventId: event.id, agentId: "b" },
+        get_event_reads: { eventId: event.id },
+        reply_to_event: { replyToId: event.id, type: "x", from: "b" },
+        heartbeat: { agentId: "b" },
+        get_presence: {},
+        acquire_lock: { resource: "r", agentId: "b" },
+        release_lock: { resource: "r", agentId: "a" },
+        list_locks: {},
+        set_shared_var: { key: "k", value: "w", agentId: "b" },
+        get_shared_var: { key: "k" },
+        list_shared_vars: {},
       };
       expect(Object.keys(args).sort()).toEqual(TOOLS.map((t) => t.name).sort());
       for (const [name, extra] of Object.entries(args)) {
         const result = await b.raw(name, { roomId, ...extra });
         expect(errorText(result), name).toBe("Error: Room not found or access denied");
       }
-      const after = JSON.stringify(await Promise.all([
-        a.call("read_plan", { roomId }), a.call("list_context", { roomId }), a.call("read_events", { roomId, limit: 100 }),
-        a.call("list_locks", { roomId }), a.call("list_shared_vars", { roomId }), a.call("get_presence", { roomId }),
-      ]));
+      const after = JSON.stringify(
+        await Promise.all([
+          a.call("read_plan", { roomId }),
+          a.call("list_context", { roomId }),
+          a.call("read_events", { roomId, limit: 100 }),
+          a.call("list_locks", { roomId }),
+          a.call("list_shared_vars", { roomId }),
+          a.call("get_presence", { roomId }),
+        ]),
+      );
       expect(after).toBe(before);
     });
 
@@ -112,7 +153,11 @@ for (const make of E2E_STORES) {
       const wrong = `${TEAM_A.secret.slice(0, -3)}zzz`;
       const res = await fetch(`${server.url}/mcp`, {
         method: "POST",
-        headers: { Authorization: `Bearer ${wrong}`, "Content-Type": "application/json", Accept: "application/json" },
+        headers: {
+          Authorization: `Bearer ${wrong}`,
+          "Content-Type": "application/json",
+          Accept: "application/json",
+        },
         body: "{}",
       });
       const text = await res.text();
@@ -138,7 +183,13 @@ describe("first run", () => {
     const secret = (await Bun.file(keyFile).text()).trim();
     const out = first.output();
     expect(out).toContain(secret);
-    for (const needle of ["claude mcp add --transport http roomd", "mcpServers", "[mcp_servers.roomd]", "httpUrl", "get_my_summary"]) {
+    for (const needle of [
+      "claude mcp add --transport http roomd",
+      "mcpServers",
+      "[mcp_servers.roomd]",
+      "httpUrl",
+      "get_my_summary",
+    ]) {
       expect(out).toContain(needle);
     }
     const second = await spawnServer(env);

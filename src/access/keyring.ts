@@ -26,8 +26,14 @@ export function createKeyRing(
   compare: (a: Buffer, b: Buffer) => boolean = sameDigest,
 ): KeyRing {
   const entries: Entry[] = [
-    ...keys.operatorKeys.map((k) => ({ digest: sha256(k.secret), principal: { teamId: k.teamId, kind: "operator" as const } })),
-    ...keys.apiKeys.map((k) => ({ digest: sha256(k.secret), principal: { teamId: k.teamId, kind: "static" as const } })),
+    ...keys.operatorKeys.map((k) => ({
+      digest: sha256(k.secret),
+      principal: { teamId: k.teamId, kind: "operator" as const },
+    })),
+    ...keys.apiKeys.map((k) => ({
+      digest: sha256(k.secret),
+      principal: { teamId: k.teamId, kind: "static" as const },
+    })),
   ];
   return {
     size: entries.length,

@@ -19,13 +19,15 @@ export function bearerOf(header: string | undefined): string | null {
   return token && token.length <= MAX_BEARER ? token : null;
 }
 
-export const auth = (keys: KeyRing): MiddlewareHandler<AuthEnv> => async (c, next) => {
-  const bearer = bearerOf(c.req.header("authorization"));
-  const principal = bearer === null ? null : keys.resolve(bearer);
-  if (!principal) {
-    c.header("WWW-Authenticate", 'Bearer realm="roomd"');
-    return c.json({ error: "Unauthorized" }, 401);
-  }
-  c.set("principal", principal);
-  await next();
-};
+export const auth =
+  (keys: KeyRing): MiddlewareHandler<AuthEnv> =>
+  async (c, next) => {
+    const bearer = bearerOf(c.req.header("authorization"));
+    const principal = bearer === null ? null : keys.resolve(bearer);
+    if (!principal) {
+      c.header("WWW-Authenticate", 'Bearer realm="roomd"');
+      return c.json({ error: "Unauthorized" }, 401);
+    }
+    c.set("principal", principal);
+    await next();
+  };

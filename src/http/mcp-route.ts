@@ -17,7 +17,11 @@ export interface McpRouteDeps {
   onToolCall?: (name: string, isError: boolean) => void;
 }
 
-const jsonRpcError = (code: number, message: string) => ({ jsonrpc: "2.0", error: { code, message }, id: null });
+const jsonRpcError = (code: number, message: string) => ({
+  jsonrpc: "2.0",
+  error: { code, message },
+  id: null,
+});
 
 export function mcpRoutes(deps: McpRouteDeps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
@@ -26,7 +30,8 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<AuthEnv> {
     "/mcp",
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => c.json(jsonRpcError(-32600, `Request body too large (max ${MAX_BODY_BYTES} bytes)`), 413),
+      onError: (c) =>
+        c.json(jsonRpcError(-32600, `Request body too large (max ${MAX_BODY_BYTES} bytes)`), 413),
     }),
     (c) =>
       handleMcp(c.req.raw, {

@@ -5,13 +5,13 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { RoomError } from "../protocol/errors.ts";
+import { type ListedTool, listing, type ToolContext, type ToolDefinition } from "./tool.ts";
 import { contextTools } from "./tools/context.ts";
 import { eventTools } from "./tools/events.ts";
 import { lockTools } from "./tools/locks.ts";
 import { planTools } from "./tools/plan.ts";
 import { presenceTools } from "./tools/presence.ts";
 import { varTools } from "./tools/vars.ts";
-import { type ListedTool, listing, type ToolContext, type ToolDefinition } from "./tool.ts";
 
 export const TOOLS: readonly ToolDefinition[] = [
   ...planTools,
@@ -79,6 +79,9 @@ export async function callTool(
     return { result };
   } catch (error) {
     if (error instanceof RoomError) return { result: toolError(error.message) };
-    return { result: toolError(`Internal error (request ${requestId}); retry, and report it if it persists`), unexpected: error };
+    return {
+      result: toolError(`Internal error (request ${requestId}); retry, and report it if it persists`),
+      unexpected: error,
+    };
   }
 }

@@ -70,14 +70,28 @@ export async function handleMcp(request: Request, deps: McpRequestDeps): Promise
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LISTING as never }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
-    const { result, unexpected } = await callTool(req.params.name, req.params.arguments, deps.ctx, deps.requestId);
+    const { result, unexpected } = await callTool(
+      req.params.name,
+      req.params.arguments,
+      deps.ctx,
+      deps.requestId,
+    );
     if (unexpected !== undefined) {
-      deps.logger.log("error", "tool failed", { requestId: deps.requestId, tool: req.params.name, ...describeError(unexpected) });
+      deps.logger.log("error", "tool failed", {
+        requestId: deps.requestId,
+        tool: req.params.name,
+        ...describeError(unexpected),
+      });
     }
     deps.onToolCall?.(req.params.name, result.isError === true);
     return result;
   });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: json });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: json,
+  });
   await server.connect(transport);
-  return transport.handleRequest(new Request(request.url, { method: "POST", headers }), { parsedBody: parsed.body });
+  return transport.handleRequest(new Request(request.url, { method: "POST", headers }), {
+    parsedBody: parsed.body,
+  });
 }

@@ -11,12 +11,13 @@ export function isRoomId(value: string): boolean {
 
 export const roomIdSchema = z
   .string({
-    error: (issue) => (issue.input === undefined ? "Invalid roomId: required" : "Invalid roomId: must be a string"),
+    error: (issue) =>
+      issue.input === undefined ? "Invalid roomId: required" : "Invalid roomId: must be a string",
   })
   .refine(isRoomId, {
-  error: (issue) =>
-    `Invalid roomId: ${JSON.stringify(String(issue.input).slice(0, 80))} (use 2-64 chars of a-z, 0-9, _ and -, starting with a letter or digit, no "__")`,
-});
+    error: (issue) =>
+      `Invalid roomId: ${JSON.stringify(String(issue.input).slice(0, 80))} (use 2-64 chars of a-z, 0-9, _ and -, starting with a letter or digit, no "__")`,
+  });
 
 export const agentIdSchema = z
   .string()

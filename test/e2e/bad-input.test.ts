@@ -36,7 +36,12 @@ beforeAll(async () => {
   c = await connect(server.url, TEAM_A.secret);
   const task = await c.call<Json>("add_task", { roomId, title: "t" });
   const entry = await c.call<Json>("write_context", {
-    roomId, type: "note", summary: "s", consuming_agents: ["b"], payload: { text: "x" }, author: "a",
+    roomId,
+    type: "note",
+    summary: "s",
+    consuming_agents: ["b"],
+    payload: { text: "x" },
+    author: "a",
   });
   const event = await c.call<Json>("post_event", { roomId, type: "x", from: "a" });
   await c.call("acquire_lock", { roomId, resource: "r", agentId: "a", ttlSeconds: 300 });
@@ -49,7 +54,14 @@ beforeAll(async () => {
     get_unblocked_tasks: { roomId },
     get_my_tasks: { roomId, agentId: "a" },
     get_my_summary: { roomId, agentId: "a" },
-    write_context: { roomId, type: "note", summary: "s", consuming_agents: [], payload: { text: "y" }, author: "a" },
+    write_context: {
+      roomId,
+      type: "note",
+      summary: "s",
+      consuming_agents: [],
+      payload: { text: "y" },
+      author: "a",
+    },
     read_context: { roomId, id: entry.id },
     list_context: { roomId },
     update_context: { roomId, id: entry.id, author: "a", summary: "s2" },
@@ -96,7 +108,13 @@ describe("every tool refuses bad arguments with a clear error and changes nothin
       const cases: [string, Json, RegExp][] = [
         ["missing", {}, /^Error: (Invalid arguments: \w+: |Invalid roomId)/],
         ["wrong-typed", { ...args, roomId: 42 }, /^Error: Invalid roomId/],
-        ["oversized", big, field === "roomId" ? /^Error: Invalid roomId: / : new RegExp(`^Error: Invalid arguments: ${field}: `)],
+        [
+          "oversized",
+          big,
+          field === "roomId"
+            ? /^Error: Invalid roomId: /
+            : new RegExp(`^Error: Invalid arguments: ${field}: `),
+        ],
         ["unknown", { ...args, bogus: 1 }, /^Error: Invalid arguments: arguments: Unrecognized key: "bogus"/],
       ];
       for (const [label, bad, pattern] of cases) {
@@ -118,18 +136,30 @@ describe("every tool refuses bad arguments with a clear error and changes nothin
       ["reply_to_event", {}],
     ] as const) {
       const result = await c.raw(name, { ...valid[name], ...extra, payload: big });
-      expect(errorText(result)).toMatch(/^Error: Invalid arguments: payload: too large: \d+ bytes \(max 65536\)/);
+      expect(errorText(result)).toMatch(
+        /^Error: Invalid arguments: payload: too large: \d+ bytes \(max 65536\)/,
+      );
     }
     expect(await snapshot()).toBe(before);
   });
 
   test("unknown ids name what was not found", async () => {
     const before = await snapshot();
-    expect(errorText(await c.raw("update_task", { roomId, taskId: "task-9", status: "done" }))).toBe("Error: Task not found: task-9");
-    expect(errorText(await c.raw("read_context", { roomId, id: "ctx-9" }))).toBe("Error: ContextEntry not found: ctx-9");
-    expect(errorText(await c.raw("update_context", { roomId, id: "ctx-9", author: "a", summary: "s" }))).toBe("Error: ContextEntry not found: ctx-9");
-    expect(errorText(await c.raw("reply_to_event", { roomId, replyToId: "evt-99", type: "x", from: "a" }))).toBe("Error: Event not found: evt-99");
-    expect(errorText(await c.raw("get_event_reads", { roomId, eventId: "nope" }))).toBe("Error: Event not found: nope");
+    expect(errorText(await c.raw("update_task", { roomId, taskId: "task-9", status: "done" }))).toBe(
+      "Error: Task not found: task-9",
+    );
+    expect(errorText(await c.raw("read_context", { roomId, id: "ctx-9" }))).toBe(
+      "Error: ContextEntry not found: ctx-9",
+    );
+    expect(errorText(await c.raw("update_context", { roomId, id: "ctx-9", author: "a", summary: "s" }))).toBe(
+      "Error: ContextEntry not found: ctx-9",
+    );
+    expect(
+      errorText(await c.raw("reply_to_event", { roomId, replyToId: "evt-99", type: "x", from: "a" })),
+    ).toBe("Error: Event not found: evt-99");
+    expect(errorText(await c.raw("get_event_reads", { roomId, eventId: "nope" }))).toBe(
+      "Error: Event not found: nope",
+    );
     expect(await snapshot()).toBe(before);
   });
 
@@ -137,10 +167,12 @@ describe("every tool refuses bad arguments with a clear error and changes nothin
     for (const bad of ["A", "x", "ab__c", "-ab", "a b", "ü-room", "a".repeat(65)]) {
       expect(errorText(await c.raw("read_plan", { roomId: bad }))).toStartWith("Error: Invalid roomId: ");
     }
-    expect(errorText(await c.raw("heartbeat", { roomId, agentId: "bad agent" }))).toStartWith("Error: Invalid arguments: agentId: ");
-    expect(errorText(await c.raw("post_event", { roomId, type: "x", from: "a", to: "not valid" }))).toStartWith(
-      "Error: Invalid arguments: to: ",
+    expect(errorText(await c.raw("heartbeat", { roomId, agentId: "bad agent" }))).toStartWith(
+      "Error: Invalid arguments: agentId: ",
     );
+    expect(
+      errorText(await c.raw("post_event", { roomId, type: "x", from: "a", to: "not valid" })),
+    ).toStartWith("Error: Invalid arguments: to: ");
   });
 
   test("an unknown tool is refused", async () => {
@@ -166,7 +198,7 @@ describe("malformed requests never get a 500", () => {
   test("malformed JSON → JSON-RPC parse error", async () => {
     const res = await post("{not json");
     expect(res.status).toBe(400);
-    expect((await res.json()).error.code).toBe(-32700);
+    expect(((await res.json()) as Json).error.code).toBe(-32700);
   });
 
   test("valid JSON that is not JSON-RPC → invalid request", async () => {
@@ -174,31 +206,46 @@ describe("malformed requests never get a 500", () => {
       const res = await post(body);
       expect(res.status, body).toBeGreaterThanOrEqual(400);
       expect(res.status, body).toBeLessThan(500);
-      expect((await res.json()).error.code, body).toBeLessThan(0);
+      expect(((await res.json()) as Json).error.code, body).toBeLessThan(0);
     }
   });
 
   test("a body over the limit → 413", async () => {
-    const res = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { x: "y".repeat(600_000) } }));
+    const res = await post(
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { x: "y".repeat(600_000) } }),
+    );
     expect(res.status).toBe(413);
-    expect((await res.json()).error.message).toMatch(/too large/);
+    expect(((await res.json()) as Json).error.message).toMatch(/too large/);
   });
 
   test("wrong, missing and malformed keys → 401 with no detail", async () => {
-    for (const authorization of ["Bearer wrong-key-0123456789", "", "Basic abc", `Bearer ${"k".repeat(5000)}`, `Bearer ${TEAM_A.secret}x`]) {
+    for (const authorization of [
+      "Bearer wrong-key-0123456789",
+      "",
+      "Basic abc",
+      `Bearer ${"k".repeat(5000)}`,
+      `Bearer ${TEAM_A.secret}x`,
+    ]) {
       const res = await fetch(`${server.url}/mcp`, {
         method: "POST",
-        headers: { Authorization: authorization, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        headers: {
+          Authorization: authorization,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       });
       expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ error: "Unauthorized" });
+      expect((await res.json()) as Json).toEqual({ error: "Unauthorized" });
     }
   });
 
   test("GET and DELETE /mcp → 405 (stateless server)", async () => {
     for (const method of ["GET", "DELETE"]) {
-      const res = await fetch(`${server.url}/mcp`, { method, headers: { Authorization: `Bearer ${TEAM_A.secret}` } });
+      const res = await fetch(`${server.url}/mcp`, {
+        method,
+        headers: { Authorization: `Bearer ${TEAM_A.secret}` },
+      });
       expect(res.status).toBe(405);
     }
   });
@@ -206,6 +253,6 @@ describe("malformed requests never get a 500", () => {
   test("unknown routes → 404 JSON", async () => {
     const res = await fetch(`${server.url}/nope`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "Not found" });
+    expect((await res.json()) as Json).toEqual({ error: "Not found" });
   });
 });

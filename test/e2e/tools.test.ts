@@ -10,7 +10,15 @@ type Json = Record<string, any>;
 const contract = {
   service: "auth",
   version: "1",
-  endpoints: [{ method: "POST", path: "/login", response: { token: "string" }, auth_required: false, description: "Log in" }],
+  endpoints: [
+    {
+      method: "POST",
+      path: "/login",
+      response: { token: "string" },
+      auth_required: false,
+      description: "Log in",
+    },
+  ],
 };
 
 for (const make of E2E_STORES) {
@@ -34,11 +42,31 @@ for (const make of E2E_STORES) {
         const { tools } = await c.client.listTools();
         expect(tools.map((t) => t.name).sort()).toEqual(
           [
-            "read_plan", "add_task", "update_task", "get_task", "get_unblocked_tasks", "get_my_tasks", "get_my_summary",
-            "write_context", "read_context", "list_context", "update_context",
-            "post_event", "read_events", "get_unread_events", "mark_event_read", "get_event_reads", "reply_to_event",
-            "heartbeat", "get_presence", "acquire_lock", "release_lock", "list_locks",
-            "set_shared_var", "get_shared_var", "list_shared_vars",
+            "read_plan",
+            "add_task",
+            "update_task",
+            "get_task",
+            "get_unblocked_tasks",
+            "get_my_tasks",
+            "get_my_summary",
+            "write_context",
+            "read_context",
+            "list_context",
+            "update_context",
+            "post_event",
+            "read_events",
+            "get_unread_events",
+            "mark_event_read",
+            "get_event_reads",
+            "reply_to_event",
+            "heartbeat",
+            "get_presence",
+            "acquire_lock",
+            "release_lock",
+            "list_locks",
+            "set_shared_var",
+            "get_shared_var",
+            "list_shared_vars",
           ].sort(),
         );
         for (const tool of tools) {
@@ -51,28 +79,70 @@ for (const make of E2E_STORES) {
         const roomId = newRoomId();
         const empty = await c.call<Json>("read_plan", { roomId });
         expect(empty).toMatchObject({ project: roomId, tasks: [] });
-        const api = await c.call<Json>("add_task", { roomId, title: "Auth API", priority: 2, agentId: "backend" });
-        expect(api).toMatchObject({ status: "pending", owner: null, version: 1, depends_on: [], description: "" });
-        const ui = await c.call<Json>("add_task", { roomId, title: "Login UI", depends_on: [api.id], priority: 1 });
+        const api = await c.call<Json>("add_task", {
+          roomId,
+          title: "Auth API",
+          priority: 2,
+          agentId: "backend",
+        });
+        expect(api).toMatchObject({
+          status: "pending",
+          owner: null,
+          version: 1,
+          depends_on: [],
+          description: "",
+        });
+        const ui = await c.call<Json>("add_task", {
+          roomId,
+          title: "Login UI",
+          depends_on: [api.id],
+          priority: 1,
+        });
         const docs = await c.call<Json>("add_task", { roomId, title: "Docs" });
         const ghost = await c.call<Json>("add_task", { roomId, title: "Ghost", depends_on: ["task-999"] });
         // UI waits for the API; a missing dependency is unmet; priority 2 before none.
         let ready = await c.call<Json[]>("get_unblocked_tasks", { roomId });
         expect(ready.map((t) => t.id)).toEqual([api.id, docs.id]);
         const taken = await c.call<Json>("update_task", {
-          roomId, taskId: api.id, owner: "backend", status: "in_progress", expectedVersion: 1, agentId: "backend",
+          roomId,
+          taskId: api.id,
+          owner: "backend",
+          status: "in_progress",
+          expectedVersion: 1,
+          agentId: "backend",
         });
         expect(taken).toMatchObject({ owner: "backend", status: "in_progress", version: 2 });
-        expect((await c.call<Json[]>("get_unblocked_tasks", { roomId, agentId: "frontend" })).map((t) => t.id)).toEqual([docs.id]);
-        const stale = await c.raw("update_task", { roomId, taskId: api.id, status: "done", expectedVersion: 1 });
+        expect(
+          (await c.call<Json[]>("get_unblocked_tasks", { roomId, agentId: "frontend" })).map((t) => t.id),
+        ).toEqual([docs.id]);
+        const stale = await c.raw("update_task", {
+          roomId,
+          taskId: api.id,
+          status: "done",
+          expectedVersion: 1,
+        });
         expect(stale.isError).toBe(true);
-        expect((stale.content as Json[])[0]?.text).toBe(`Error: Version conflict: task ${api.id} is at version 2`);
-        await c.call("update_task", { roomId, taskId: api.id, status: "done", note: "shipped", agentId: "backend" });
+        expect((stale.content as Json[])[0]?.text).toBe(
+          `Error: Version conflict: task ${api.id} is at version 2`,
+        );
+        await c.call("update_task", {
+          roomId,
+          taskId: api.id,
+          status: "done",
+          note: "shipped",
+          agentId: "backend",
+        });
         ready = await c.call<Json[]>("get_unblocked_tasks", { roomId });
         expect(ready.map((t) => t.id)).toEqual([ui.id, docs.id]);
         expect(ready.some((t) => t.id === ghost.id)).toBe(false);
-        expect(await c.call<Json>("get_task", { roomId, taskId: api.id })).toMatchObject({ status: "done", version: 3, description: "" });
-        expect((await c.call<Json[]>("get_my_tasks", { roomId, agentId: "backend" })).map((t) => t.id)).toEqual([api.id]);
+        expect(await c.call<Json>("get_task", { roomId, taskId: api.id })).toMatchObject({
+          status: "done",
+          version: 3,
+          description: "",
+        });
+        expect(
+          (await c.call<Json[]>("get_my_tasks", { roomId, agentId: "backend" })).map((t) => t.id),
+        ).toEqual([api.id]);
         const missing = await c.raw("get_task", { roomId, taskId: "task-404" });
         expect((missing.content as Json[])[0]?.text).toBe("Error: Task not found: task-404");
         const plan = await c.call<Json>("read_plan", { roomId });
@@ -80,41 +150,89 @@ for (const make of E2E_STORES) {
         const summary = await c.call<Json>("get_my_summary", { roomId, agentId: "backend" });
         expect(summary.myTasks.map((t: Json) => t.id)).toEqual([api.id]);
         expect(summary.unreadEvents.events.map((e: Json) => e.type)).toEqual([
-          "task_added", "task_added", "task_added", "task_added", "task_updated", "task_updated",
+          "task_added",
+          "task_added",
+          "task_added",
+          "task_added",
+          "task_updated",
+          "task_updated",
         ]);
         expect(summary.presence).toEqual([expect.objectContaining({ agentId: "backend", status: "online" })]);
         const updated = summary.unreadEvents.events[5];
-        expect(updated.payload).toMatchObject({ previousStatus: "in_progress", changes: { status: "done", note: "shipped" } });
+        expect(updated.payload).toMatchObject({
+          previousStatus: "in_progress",
+          changes: { status: "done", note: "shipped" },
+        });
       });
 
       test("context tools", async () => {
         const roomId = newRoomId();
         const entry = await c.call<Json>("write_context", {
-          roomId, type: "api_contract", summary: "Auth API v1", consuming_agents: ["frontend"], payload: contract, author: "backend",
+          roomId,
+          type: "api_contract",
+          summary: "Auth API v1",
+          consuming_agents: ["frontend"],
+          payload: contract,
+          author: "backend",
         });
-        expect(entry).toMatchObject({ type: "api_contract", version: "1.0", author: "backend", consuming_agents: ["frontend"] });
+        expect(entry).toMatchObject({
+          type: "api_contract",
+          version: "1.0",
+          author: "backend",
+          consuming_agents: ["frontend"],
+        });
         expect(await c.call<Json>("read_context", { roomId, id: entry.id })).toEqual(entry);
-        await c.call("write_context", { roomId, type: "note", summary: "n", consuming_agents: [], payload: { text: "hi" }, author: "pm" });
-        expect((await c.call<Json[]>("list_context", { roomId, type: "api_contract" })).map((e) => e.id)).toEqual([entry.id]);
+        await c.call("write_context", {
+          roomId,
+          type: "note",
+          summary: "n",
+          consuming_agents: [],
+          payload: { text: "hi" },
+          author: "pm",
+        });
+        expect(
+          (await c.call<Json[]>("list_context", { roomId, type: "api_contract" })).map((e) => e.id),
+        ).toEqual([entry.id]);
         expect((await c.call<Json[]>("list_context", { roomId, author: "pm" })).length).toBe(1);
         const v11 = await c.call<Json>("update_context", {
-          roomId, id: entry.id, author: "backend", summary: "Auth API v1.1",
-          payload: { ...contract, endpoints: [...contract.endpoints, { ...contract.endpoints[0], path: "/logout" }] },
+          roomId,
+          id: entry.id,
+          author: "backend",
+          summary: "Auth API v1.1",
+          payload: {
+            ...contract,
+            endpoints: [...contract.endpoints, { ...contract.endpoints[0], path: "/logout" }],
+          },
           expectedVersion: "1.0",
         });
         expect(v11).toMatchObject({ id: entry.id, type: "api_contract", version: "1.1" });
-        const withHistory = await c.call<Json>("read_context", { roomId, id: entry.id, includeHistory: true });
+        const withHistory = await c.call<Json>("read_context", {
+          roomId,
+          id: entry.id,
+          includeHistory: true,
+        });
         expect(withHistory.history).toHaveLength(1);
         expect(withHistory.history[0]).toMatchObject({ version: "1.0", summary: "Auth API v1" });
-        const bad = await c.raw("update_context", { roomId, id: entry.id, author: "backend", payload: { service: "auth" } });
-        expect((bad.content as Json[])[0]?.text).toStartWith('Error: Invalid payload for context type "api_contract": ');
+        const bad = await c.raw("update_context", {
+          roomId,
+          id: entry.id,
+          author: "backend",
+          payload: { service: "auth" },
+        });
+        expect((bad.content as Json[])[0]?.text).toStartWith(
+          'Error: Invalid payload for context type "api_contract": ',
+        );
         const events = await c.call<Json>("get_unread_events", { roomId, agentId: "frontend" });
         expect(events.events.map((e: Json) => [e.type, e.to])).toEqual([
           ["context_available", "frontend"],
           ["context_updated", "frontend"],
         ]);
         expect(events.events[1].payload).toEqual({
-          contextId: entry.id, contextType: "api_contract", summary: "Auth API v1.1", previousVersion: "1.0", version: "1.1",
+          contextId: entry.id,
+          contextType: "api_contract",
+          summary: "Auth API v1.1",
+          previousVersion: "1.0",
+          version: "1.1",
         });
       });
 
@@ -123,7 +241,12 @@ for (const make of E2E_STORES) {
         const first = await c.call<Json>("post_event", { roomId, type: "hello", from: "a" });
         expect(first).toMatchObject({ seq: 1, to: "all", payload: {}, read_by: [] });
         await c.call("post_event", { roomId, type: "psst", from: "a", to: "b", payload: { x: 1 } });
-        const reply = await c.call<Json>("reply_to_event", { roomId, replyToId: first.id, type: "hi", from: "b" });
+        const reply = await c.call<Json>("reply_to_event", {
+          roomId,
+          replyToId: first.id,
+          type: "hi",
+          from: "b",
+        });
         expect(reply).toMatchObject({ seq: 3, reply_to_id: first.id });
         const forC = await c.call<Json>("get_unread_events", { roomId, agentId: "c" });
         expect(forC.events.map((e: Json) => e.seq)).toEqual([1, 3]);
@@ -132,14 +255,25 @@ for (const make of E2E_STORES) {
         const forB = await c.call<Json>("get_unread_events", { roomId, agentId: "b", limit: 1 });
         expect(forB).toMatchObject({ count: 1, cursor: 1, remaining: 2 });
         expect(await c.call<Json>("mark_event_read", { roomId, eventId: first.id, agentId: "b" })).toEqual({
-          eventId: first.id, agentId: "b", ok: true,
+          eventId: first.id,
+          agentId: "b",
+          ok: true,
         });
-        expect(await c.call<Json>("get_event_reads", { roomId, eventId: first.id })).toEqual({ eventId: first.id, readBy: ["b"] });
+        expect(await c.call<Json>("get_event_reads", { roomId, eventId: first.id })).toEqual({
+          eventId: first.id,
+          readBy: ["b"],
+        });
         const newest = await c.call<Json[]>("read_events", { roomId, limit: 2 });
         expect(newest.map((e) => e.seq)).toEqual([3, 2]);
-        expect((await c.call<Json[]>("read_events", { roomId, before: 3 })).map((e) => e.seq)).toEqual([2, 1]);
-        expect((await c.call<Json[]>("read_events", { roomId, since: "1" })).map((e) => e.seq)).toEqual([3, 2]);
-        expect((await c.call<Json[]>("read_events", { roomId, since: "2000-01-01T00:00:00Z" })).length).toBe(3);
+        expect((await c.call<Json[]>("read_events", { roomId, before: 3 })).map((e) => e.seq)).toEqual([
+          2, 1,
+        ]);
+        expect((await c.call<Json[]>("read_events", { roomId, since: "1" })).map((e) => e.seq)).toEqual([
+          3, 2,
+        ]);
+        expect((await c.call<Json[]>("read_events", { roomId, since: "2000-01-01T00:00:00Z" })).length).toBe(
+          3,
+        );
         const unknown = await c.raw("mark_event_read", { roomId, eventId: "evt-99", agentId: "b" });
         expect((unknown.content as Json[])[0]?.text).toBe("Error: Event not found: evt-99");
       });
@@ -147,23 +281,54 @@ for (const make of E2E_STORES) {
       test("presence, locks and shared variables", async () => {
         const roomId = newRoomId();
         const beat = await c.call<Json>("heartbeat", { roomId, agentId: "a", status: "writing tests" });
-        expect(beat).toMatchObject({ agentId: "a", presence: { status: "online", statusText: "writing tests" } });
+        expect(beat).toMatchObject({
+          agentId: "a",
+          presence: { status: "online", statusText: "writing tests" },
+        });
         expect(await c.call<Json[]>("get_presence", { roomId })).toEqual([beat.presence]);
-        const lock = await c.call<Json>("acquire_lock", { roomId, resource: "src/a.ts", agentId: "a", ttlSeconds: 60 });
+        const lock = await c.call<Json>("acquire_lock", {
+          roomId,
+          resource: "src/a.ts",
+          agentId: "a",
+          ttlSeconds: 60,
+        });
         expect(lock).toMatchObject({ acquired: true, holder: "a", fence: 1 });
-        expect(await c.call<Json>("acquire_lock", { roomId, resource: "src/a.ts", agentId: "b" })).toMatchObject({
-          acquired: false, holder: "a", fence: 1,
+        expect(
+          await c.call<Json>("acquire_lock", { roomId, resource: "src/a.ts", agentId: "b" }),
+        ).toMatchObject({
+          acquired: false,
+          holder: "a",
+          fence: 1,
         });
         expect(await c.call<Json[]>("list_locks", { roomId })).toEqual([
           { resource: "src/a.ts", owner: "a", expiresAt: lock.expiresAt, fence: 1 },
         ]);
-        expect(await c.call<Json>("release_lock", { roomId, resource: "src/a.ts", agentId: "b" })).toEqual({ released: false });
-        expect(await c.call<Json>("release_lock", { roomId, resource: "src/a.ts", agentId: "a" })).toEqual({ released: true });
-        expect((await c.call<Json>("acquire_lock", { roomId, resource: "src/a.ts", agentId: "b" })).fence).toBe(2);
-        expect(await c.call<Json>("set_shared_var", { roomId, key: "port", value: "8080", agentId: "a" })).toEqual({ key: "port", value: "8080" });
-        expect(await c.call<Json>("get_shared_var", { roomId, key: "port" })).toEqual({ key: "port", value: "8080", found: true });
-        expect(await c.call<Json>("get_shared_var", { roomId, key: "nope" })).toEqual({ key: "nope", value: null, found: false });
-        expect(await c.call<Json>("list_shared_vars", { roomId })).toEqual({ vars: { port: "8080" }, count: 1 });
+        expect(await c.call<Json>("release_lock", { roomId, resource: "src/a.ts", agentId: "b" })).toEqual({
+          released: false,
+        });
+        expect(await c.call<Json>("release_lock", { roomId, resource: "src/a.ts", agentId: "a" })).toEqual({
+          released: true,
+        });
+        expect(
+          (await c.call<Json>("acquire_lock", { roomId, resource: "src/a.ts", agentId: "b" })).fence,
+        ).toBe(2);
+        expect(
+          await c.call<Json>("set_shared_var", { roomId, key: "port", value: "8080", agentId: "a" }),
+        ).toEqual({ key: "port", value: "8080" });
+        expect(await c.call<Json>("get_shared_var", { roomId, key: "port" })).toEqual({
+          key: "port",
+          value: "8080",
+          found: true,
+        });
+        expect(await c.call<Json>("get_shared_var", { roomId, key: "nope" })).toEqual({
+          key: "nope",
+          value: null,
+          found: false,
+        });
+        expect(await c.call<Json>("list_shared_vars", { roomId })).toEqual({
+          vars: { port: "8080" },
+          count: 1,
+        });
         const [event] = await c.call<Json[]>("read_events", { roomId, limit: 1 });
         expect(event).toMatchObject({ type: "shared_var_set", from: "a", payload: { key: "port" } });
       });
@@ -173,10 +338,19 @@ for (const make of E2E_STORES) {
         const task = await c.call<Json>("add_task", { roomId, title: "t" });
         await c.call("acquire_lock", { roomId, resource: "plan", agentId: "backend" });
         await c.call("update_task", { roomId, taskId: task.id, status: "in_progress", agentId: "backend" });
-        const refused = await c.raw("update_task", { roomId, taskId: task.id, status: "done", agentId: "frontend" });
-        expect((refused.content as Json[])[0]?.text).toMatch(/^Error: Plan is locked by backend until \S+; retry after it$/);
+        const refused = await c.raw("update_task", {
+          roomId,
+          taskId: task.id,
+          status: "done",
+          agentId: "frontend",
+        });
+        expect((refused.content as Json[])[0]?.text).toMatch(
+          /^Error: Plan is locked by backend until \S+; retry after it$/,
+        );
         await c.call("release_lock", { roomId, resource: "plan", agentId: "backend" });
-        expect(await c.call<Json>("update_task", { roomId, taskId: task.id, status: "done", agentId: "frontend" })).toMatchObject({ version: 3 });
+        expect(
+          await c.call<Json>("update_task", { roomId, taskId: task.id, status: "done", agentId: "frontend" }),
+        ).toMatchObject({ version: 3 });
       });
     });
   }

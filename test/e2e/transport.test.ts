@@ -17,10 +17,19 @@ afterAll(async () => {
   await store.close();
 });
 
-const rpc = (body: unknown, accept = "application/json, text/event-stream", extra: Record<string, string> = {}) =>
+const rpc = (
+  body: unknown,
+  accept = "application/json, text/event-stream",
+  extra: Record<string, string> = {},
+) =>
   fetch(`${server.url}/mcp`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${TEAM_A.secret}`, "Content-Type": "application/json", Accept: accept, ...extra },
+    headers: {
+      Authorization: `Bearer ${TEAM_A.secret}`,
+      "Content-Type": "application/json",
+      Accept: accept,
+      ...extra,
+    },
     body: JSON.stringify(body),
   });
 
@@ -36,7 +45,7 @@ describe("MCP transport", () => {
     test(`initialize with protocol ${version}`, async () => {
       const res = await rpc(initialize(version));
       expect(res.status).toBe(200);
-      const body = await res.json();
+      const body = (await res.json()) as Record<string, any>;
       expect(body.result.protocolVersion).toBe(version);
       expect(body.result.serverInfo.name).toBe("roomd");
       expect(res.headers.get("mcp-session-id")).toBeNull();
@@ -47,7 +56,7 @@ describe("MCP transport", () => {
     const call = { jsonrpc: "2.0", id: 7, method: "tools/list" };
     const json = await rpc(call, "application/json");
     expect(json.headers.get("content-type")).toStartWith("application/json");
-    expect((await json.json()).result.tools).toHaveLength(25);
+    expect(((await json.json()) as Record<string, any>).result.tools).toHaveLength(25);
     const sse = await rpc(call, "text/event-stream");
     expect(sse.headers.get("content-type")).toStartWith("text/event-stream");
     const text = await sse.text();
@@ -57,11 +66,16 @@ describe("MCP transport", () => {
 
   test("a tools/call needs no initialize first (stateless)", async () => {
     const res = await rpc(
-      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "read_plan", arguments: { roomId: "fresh-room-x" } } },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "read_plan", arguments: { roomId: "fresh-room-x" } },
+      },
       "application/json",
       { "mcp-protocol-version": "2025-06-18" },
     );
-    const body = await res.json();
+    const body = (await res.json()) as Record<string, any>;
     expect(body.result.structuredContent).toMatchObject({ project: "fresh-room-x", tasks: [] });
   });
 
@@ -76,6 +90,6 @@ describe("MCP transport", () => {
   test("GET /health reports the driver", async () => {
     const res = await fetch(`${server.url}/health`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true, store: "sqlite", version: expect.any(String) });
+    expect((await res.json()) as unknown).toEqual({ ok: true, store: "sqlite", version: expect.any(String) });
   });
 });

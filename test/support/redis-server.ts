@@ -2,10 +2,11 @@
  * Starts a real redis-server (Debian's package) on a free loopback port, once per test process, and stops it
  * when the process exits. Tests isolate themselves with random room ids, never by flushing.
  */
-import { type Subprocess, spawn } from "bun";
-import { mkdtempSync, rmSync } from "node:fs";
+
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type Subprocess, spawn } from "bun";
 
 export interface RedisServer {
   url: string;
@@ -38,27 +39,41 @@ async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
 
 /** Starts a private redis-server; the caller stops it. */
 export async function startRedisServer(): Promise<RedisServer> {
+  if (!Bun.which("redis-server")) {
+    throw new Error("redis-server is not installed: the Redis tests need it (apt-get install redis-server)");
+  }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "roomd-redis-"));
-  let proc: Subprocess | undefined;
+  let proc: Subprocess<"ignore", "pipe", "ignore"> | undefined;
+  let pid = 0;
+  // `bun test` runs no exit handlers, so the server watches us instead: a small shell starts redis-server, prints
+  // its pid, and kills it as soon as this test process is gone. stderr is not inherited, so pipes never hang.
+  const watchdog = [
+    `redis-server --port ${port} --bind 127.0.0.1 --save '' --appendonly no --dir '${dir}' --loglevel warning &`,
+    "r=$!; echo $r",
+    `while kill -0 ${process.pid} 2>/dev/null && kill -0 $r 2>/dev/null; do sleep 0.5; done`,
+    "kill -9 $r 2>/dev/null",
+  ].join("\n");
   const launch = async () => {
-    proc = spawn(
-      ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir],
-      { stdout: "ignore", stderr: "inherit" },
-    );
+    proc = spawn(["sh", "-c", watchdog], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+    const reader = proc.stdout.getReader();
+    const { value } = await reader.read();
+    reader.releaseLock();
+    pid = Number(new TextDecoder().decode(value).trim());
     await waitForPort(port);
   };
   await launch();
   const stop = async () => {
     if (!proc || proc.exitCode !== null) return;
-    proc.kill("SIGKILL");
+    process.kill(pid, "SIGKILL");
     await proc.exited;
-  };
-  process.once("exit", () => {
-    proc?.kill("SIGKILL");
     rmSync(dir, { recursive: true, force: true });
-  });
-  return { url: `redis://127.0.0.1:${port}`, port, stop, restart: launch };
+  };
+  const restart = async () => {
+    mkdirSync(dir, { recursive: true });
+    await launch();
+  };
+  return { url: `redis://127.0.0.1:${port}`, port, stop, restart };
 }
 
 let shared: Promise<RedisServer> | undefined;

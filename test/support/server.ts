@@ -2,8 +2,9 @@
  * Real roomd servers for end-to-end tests: in this process (Bun.serve on a free port, real HTTP) or as a separate
  * `bun src/index.ts` process with its own environment.
  */
-import { type Subprocess, spawn } from "bun";
+
 import { join } from "node:path";
+import { type Subprocess, spawn } from "bun";
 import { createKeyRing } from "../../src/access/keyring.ts";
 import { createApp } from "../../src/app.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";

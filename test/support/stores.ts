@@ -34,6 +34,8 @@ export function redisE2e(): E2eStore {
 }
 
 /** E2E_STORES=sqlite narrows the matrix while working on one driver; CI runs every store. */
-export const E2E_STORES = [sqliteE2e, redisE2e].filter((make) => !process.env.E2E_STORES || process.env.E2E_STORES.split(",").includes(make().name));
+export const E2E_STORES = [sqliteE2e, redisE2e].filter(
+  (make) => !process.env.E2E_STORES || process.env.E2E_STORES.split(",").includes(make().name),
+);
 
 export const newRoomId = () => `r-${crypto.randomUUID().slice(0, 12)}`;

@@ -7,7 +7,11 @@ import { agentId, contextShape, contextType, jsonPayload, roomId } from "../sche
 import { defineTool } from "../tool.ts";
 
 const contextId = z.string().min(1).max(100).describe("Context entry id, as returned by write_context.");
-const summary = z.string().min(1).max(LIMITS.summaryMax).describe("One or two sentences a consumer can act on.");
+const summary = z
+  .string()
+  .min(1)
+  .max(LIMITS.summaryMax)
+  .describe("One or two sentences a consumer can act on.");
 const consumers = z
   .array(agentId)
   .max(LIMITS.consumingAgentsMax)

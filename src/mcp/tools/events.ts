@@ -9,9 +9,7 @@ import { defineTool } from "../tool.ts";
 
 const eventId = z.string().min(1).max(100).describe("Event id, as returned in an event's id field.");
 const eventType = z.string().min(1).max(LIMITS.eventTypeMax).describe("Open string, e.g. task_blocked.");
-const recipient = z
-  .union([z.literal(BROADCAST), agentId])
-  .describe('"all" (default) or one agent id.');
+const recipient = z.union([z.literal(BROADCAST), agentId]).describe('"all" (default) or one agent id.');
 const seq = z.number().int().min(0);
 
 /** `since` is an event seq (digits) or an ISO time; anything else is refused. */
@@ -21,7 +19,10 @@ function parseSince(since: string | number | undefined): { sinceSeq?: number; si
   if (/^\d+$/.test(since)) return { sinceSeq: Number(since) };
   const ms = Date.parse(since);
   if (Number.isNaN(ms)) {
-    throw new RoomError("invalid", `Invalid arguments: since: must be an event seq or an ISO time, got ${JSON.stringify(since.slice(0, 40))}`);
+    throw new RoomError(
+      "invalid",
+      `Invalid arguments: since: must be an event seq or an ISO time, got ${JSON.stringify(since.slice(0, 40))}`,
+    );
   }
   return { sinceMs: ms };
 }
@@ -31,7 +32,13 @@ export const eventTools = [
     name: "post_event",
     description:
       "Append an event to the room's log, to every agent (to='all', default) or to one agent. For ephemeral signals (e.g. task_blocked); durable requests belong in change_request context.",
-    input: z.strictObject({ roomId, type: eventType, from: agentId, to: recipient.optional(), payload: jsonPayload.optional() }),
+    input: z.strictObject({
+      roomId,
+      type: eventType,
+      from: agentId,
+      to: recipient.optional(),
+      payload: jsonPayload.optional(),
+    }),
     output: eventShape,
     handler: (a, ctx) =>
       ctx.store.postEvent(scope(ctx, a.roomId), {
@@ -70,7 +77,11 @@ export const eventTools = [
     }),
     output: unreadShape,
     handler: (a, ctx) =>
-      ctx.store.consumeEvents(scope(ctx, a.roomId), actingAgent(ctx, a.agentId), a.limit ?? LIMITS.unreadDefault),
+      ctx.store.consumeEvents(
+        scope(ctx, a.roomId),
+        actingAgent(ctx, a.agentId),
+        a.limit ?? LIMITS.unreadDefault,
+      ),
   }),
   defineTool({
     name: "mark_event_read",

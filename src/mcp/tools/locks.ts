@@ -5,7 +5,11 @@ import { actingAgent, scope } from "../identity.ts";
 import { agentId, roomId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 
-const resource = z.string().min(1).max(LIMITS.resourceMax).describe('Any name, e.g. "src/auth.ts" or "plan".');
+const resource = z
+  .string()
+  .min(1)
+  .max(LIMITS.resourceMax)
+  .describe('Any name, e.g. "src/auth.ts" or "plan".');
 
 export const lockTools = [
   defineTool({
@@ -16,7 +20,13 @@ export const lockTools = [
       roomId,
       resource,
       agentId,
-      ttlSeconds: z.number().int().min(1).max(LIMITS.lockTtlMaxSeconds).optional().describe("Default 30, max 300."),
+      ttlSeconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(LIMITS.lockTtlMaxSeconds)
+        .optional()
+        .describe("Default 30, max 300."),
     }),
     output: z.object({
       acquired: z.boolean(),

@@ -74,7 +74,10 @@ export const planTools = [
       })
       .refine(
         (a) =>
-          a.status !== undefined || a.owner !== undefined || a.description !== undefined || a.note !== undefined,
+          a.status !== undefined ||
+          a.owner !== undefined ||
+          a.description !== undefined ||
+          a.note !== undefined,
         { error: "give at least one of status, owner, description or note" },
       ),
     output: taskShape,
@@ -129,7 +132,13 @@ export const planTools = [
     input: z.strictObject({
       roomId,
       agentId,
-      limit: z.number().int().min(1).max(LIMITS.unreadMax).optional().describe("Max unread events (default 20)."),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(LIMITS.unreadMax)
+        .optional()
+        .describe("Max unread events (default 20)."),
     }),
     output: z.object({
       agentId: z.string(),

@@ -20,7 +20,8 @@ export const presenceTools = [
   }),
   defineTool({
     name: "get_presence",
-    description: "Every agent ever seen in the room: online (heartbeat within 120 s) or offline, last seen, status text.",
+    description:
+      "Every agent ever seen in the room: online (heartbeat within 120 s) or offline, last seen, status text.",
     input: z.strictObject({ roomId }),
     annotations: { readOnlyHint: true },
     handler: (a, ctx) => ctx.store.getPresence(scope(ctx, a.roomId)),

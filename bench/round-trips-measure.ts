@@ -35,11 +35,18 @@ const contract = {
   endpoints: [{ method: "GET", path: "/me", response: {}, auth_required: true, description: "me" }],
 };
 
+export interface RoundTrips {
+  /** First call of each tool on a fresh script cache (EVALSHA → NOSCRIPT → EVAL costs 2). */
+  cold: Map<string, number>;
+  /** Steady state: the same calls once every script is cached. */
+  warm: Map<string, number>;
+}
+
 /** Round trips of each tool's own work, in tool order. Every call must succeed. */
 export async function measureRoundTrips(
   inner: ScriptClient,
   driver: "redis" | "upstash",
-): Promise<Map<string, number>> {
+): Promise<RoundTrips> {
   const client = countingClient(inner);
   const store = createRedisStore({ client, driver });
   const principal: Principal = { teamId: "bench", kind: "static" };

@@ -5,6 +5,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import { RoomError } from "../protocol/errors.ts";
+import { requiredOr } from "../protocol/payloads.ts";
 import { type ListedTool, listing, type ToolContext, type ToolDefinition } from "./tool.ts";
 import { contextTools } from "./tools/context.ts";
 import { eventTools } from "./tools/events.ts";
@@ -36,8 +37,7 @@ export function hasTool(name: string): boolean {
  * roomId: …"), since nothing else matters until the room is right.
  */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  const text = (issue: z.core.$ZodIssue) =>
-    issue.message.replace(/^Invalid input: expected (\w+), received undefined$/, "required ($1)");
+  const text = (issue: z.core.$ZodIssue) => requiredOr(issue.message);
   const room = issues.find((i) => i.path[0] === "roomId");
   const rest = issues
     .filter((i) => i !== room)

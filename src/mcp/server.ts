@@ -5,12 +5,13 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import pkg from "../../package.json" with { type: "json" };
 import type { Logger } from "../log.ts";
 import { describeError } from "../log.ts";
 import { callTool, TOOL_LISTING } from "./registry.ts";
 import type { ToolContext } from "./tool.ts";
 
-export const SERVER_INFO = { name: "roomd", version: "0.1.0" } as const;
+export const SERVER_INFO = { name: "roomd", version: pkg.version } as const;
 
 const INSTRUCTIONS =
   "roomd holds a room's shared state for coding agents: plan (tasks with dependencies), typed context, an event log with your own read cursor, presence, locks and shared variables. Start each session with get_my_summary; pick work with get_unblocked_tasks; take a task with update_task (owner + in_progress + expectedVersion); publish contracts with write_context and consuming_agents; consume events with get_unread_events once per turn; heartbeat about every 60 s.";

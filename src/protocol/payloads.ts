@@ -44,6 +44,11 @@ export const PAYLOAD_SCHEMAS: Record<ContextType, z.ZodType> = {
   }),
 };
 
+/** zod says "Invalid input: expected string, received undefined" for a missing field; a model reads "required". */
+export function requiredOr(message: string): string {
+  return message.replace(/^Invalid input: expected (\w+), received undefined$/, "required ($1)");
+}
+
 /** Validates a payload for its context type; throws a RoomError naming the first bad path. */
 export function validatePayload(type: ContextType, payload: unknown): void {
   const result = PAYLOAD_SCHEMAS[type].safeParse(payload);
@@ -52,6 +57,6 @@ export function validatePayload(type: ContextType, payload: unknown): void {
   const path = issue && issue.path.length > 0 ? issue.path.join(".") : "payload";
   throw new RoomError(
     "invalid",
-    `Invalid payload for context type "${type}": ${path}: ${issue?.message ?? "invalid"}`,
+    `Invalid payload for context type "${type}": ${path}: ${requiredOr(issue?.message ?? "invalid")}`,
   );
 }

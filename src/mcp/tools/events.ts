@@ -3,9 +3,10 @@ import { z } from "zod";
 import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { BROADCAST } from "../../protocol/records.ts";
+import type { NewEvent } from "../../store/types.ts";
 import { actingAgent, scope } from "../identity.ts";
 import { agentId, eventShape, jsonPayload, roomId, unreadShape } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool, type ToolContext } from "../tool.ts";
 
 const eventId = z.string().min(1).max(100).describe("Event id, as returned in an event's id field.");
 const eventType = z.string().min(1).max(LIMITS.eventTypeMax).describe("Open string, e.g. task_blocked.");
@@ -27,26 +28,28 @@ function parseSince(since: string | number | undefined): { sinceSeq?: number; si
   return { sinceMs: ms };
 }
 
+/** What post_event and reply_to_event both take. */
+const eventFields = {
+  type: eventType,
+  from: agentId,
+  to: recipient.optional(),
+  payload: jsonPayload.optional(),
+};
+
+type EventArgs = { type: string; from: string; to?: string; payload?: unknown };
+
+function newEvent(a: EventArgs, ctx: ToolContext): NewEvent {
+  return { type: a.type, from: actingAgent(ctx, a.from), to: a.to ?? BROADCAST, payload: a.payload ?? {} };
+}
+
 export const eventTools = [
   defineTool({
     name: "post_event",
     description:
       "Append an event to the room's log, to every agent (to='all', default) or to one agent. For ephemeral signals (e.g. task_blocked); durable requests belong in change_request context.",
-    input: z.strictObject({
-      roomId,
-      type: eventType,
-      from: agentId,
-      to: recipient.optional(),
-      payload: jsonPayload.optional(),
-    }),
+    input: z.strictObject({ roomId, ...eventFields }),
     output: eventShape,
-    handler: (a, ctx) =>
-      ctx.store.postEvent(scope(ctx, a.roomId), {
-        type: a.type,
-        from: actingAgent(ctx, a.from),
-        to: a.to ?? BROADCAST,
-        payload: a.payload ?? {},
-      }),
+    handler: (a, ctx) => ctx.store.postEvent(scope(ctx, a.roomId), newEvent(a, ctx)),
   }),
   defineTool({
     name: "read_events",
@@ -109,22 +112,9 @@ export const eventTools = [
   defineTool({
     name: "reply_to_event",
     description: "Post an event that answers an earlier one (reply_to_id links them); to defaults to 'all'.",
-    input: z.strictObject({
-      roomId,
-      replyToId: eventId,
-      type: eventType,
-      from: agentId,
-      to: recipient.optional(),
-      payload: jsonPayload.optional(),
-    }),
+    input: z.strictObject({ roomId, replyToId: eventId, ...eventFields }),
     output: eventShape,
     handler: (a, ctx) =>
-      ctx.store.postEvent(scope(ctx, a.roomId), {
-        type: a.type,
-        from: actingAgent(ctx, a.from),
-        to: a.to ?? BROADCAST,
-        payload: a.payload ?? {},
-        replyToId: a.replyToId,
-      }),
+      ctx.store.postEvent(scope(ctx, a.roomId), { ...newEvent(a, ctx), replyToId: a.replyToId }),
   }),
 ];

@@ -1,19 +1,30 @@
 /**
  * createApp(deps): the Hono application. Middleware order: request id → routes (each route group brings its
- * own auth) → one onError that logs with the request id and answers generically.
+ * own authentication and rate limiting) → one onError that logs with the request id and answers generically.
  */
 import { Hono } from "hono";
-import type { KeyRing } from "./access/keyring.ts";
+import { createGate, type Gate } from "./access/gate.ts";
+import { createKeyRing } from "./access/keyring.ts";
+import type { Config } from "./config.ts";
+import { adminRoutes } from "./http/admin/index.ts";
+import { createFailureLimiter, type FailureLimiter } from "./http/auth-failures.ts";
 import { healthRoutes } from "./http/health.ts";
 import { mcpRoutes } from "./http/mcp-route.ts";
 import { type RequestIdEnv, requestId } from "./http/request-id.ts";
+import { roomPageRoutes } from "./http/room-page.ts";
 import { describeError, type Logger } from "./log.ts";
+import type { Clock } from "./protocol/time.ts";
 import type { RoomStore } from "./store/types.ts";
 
 export interface AppDeps {
   store: RoomStore;
-  keys: KeyRing;
+  gate: Gate;
+  failures: FailureLimiter;
   logger: Logger;
+  now: Clock;
+  config: Pick<Config, "roomSummary" | "roomsPerTeam" | "keysPerTeam" | "invitesPerRoom">;
+  /** Teams configured through the environment (provisioning them is a conflict). */
+  staticTeams: ReadonlySet<string>;
   onToolCall?: (name: string, isError: boolean) => void;
 }
 
@@ -22,6 +33,8 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   app.use(requestId());
   app.route("/", healthRoutes(deps.store));
   app.route("/", mcpRoutes(deps));
+  app.route("/", roomPageRoutes({ ...deps, visibility: deps.config.roomSummary }));
+  app.route("/admin", adminRoutes({ ...deps, limits: deps.config }));
   app.notFound((c) => c.json({ error: "Not found" }, 404));
   app.onError((error, c) => {
     const id = c.get("requestId");
@@ -29,4 +42,25 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
     return c.json({ error: `Internal error (request ${id})` }, 500);
   });
   return app;
+}
+
+/** The dependencies of createApp from configuration: the one wiring shared by the entry point and tests. */
+export function appDeps(
+  config: Config,
+  store: RoomStore,
+  logger: Logger,
+  now: Clock,
+  extraOperatorKeys: Config["operatorKeys"] = [],
+): AppDeps {
+  const operatorKeys = [...config.operatorKeys, ...extraOperatorKeys];
+  const keys = createKeyRing({ operatorKeys, apiKeys: config.apiKeys });
+  return {
+    store,
+    gate: createGate({ keys, store, config }),
+    failures: createFailureLimiter(),
+    logger,
+    now,
+    config,
+    staticTeams: new Set([...operatorKeys, ...config.apiKeys].map((k) => k.teamId)),
+  };
 }

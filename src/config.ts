@@ -34,6 +34,12 @@ export interface Config {
   roomSummary: "public" | "private";
   /** Bound on any one store call before it counts as an outage. */
   storeTimeoutMs: number;
+  /** Rooms one team may own. */
+  roomsPerTeam: number;
+  /** Dynamic keys one team may hold. */
+  keysPerTeam: number;
+  /** Live invites one room may have. */
+  invitesPerRoom: number;
 }
 
 const TEAM_ID = /^[a-z0-9][a-z0-9-]{1,31}$/;
@@ -99,6 +105,9 @@ const envSchema = z.object({
   RATE_LIMIT_FAIL_OPEN: bool(true),
   ROOM_SUMMARY: z.enum(["public", "private"], { error: "must be public or private" }).optional(),
   STORE_TIMEOUT_MS: intIn(50, 60_000, 2000),
+  ROOMS_PER_TEAM: intIn(1, 1_000_000, 100),
+  KEYS_PER_TEAM: intIn(1, 10_000, 50),
+  INVITES_PER_ROOM: intIn(1, 10_000, 50),
 });
 
 export class ConfigError extends Error {
@@ -134,6 +143,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         rateLimitFailOpen: e.RATE_LIMIT_FAIL_OPEN,
         roomSummary: e.ROOM_SUMMARY ?? "public",
         storeTimeoutMs: e.STORE_TIMEOUT_MS,
+        roomsPerTeam: e.ROOMS_PER_TEAM,
+        keysPerTeam: e.KEYS_PER_TEAM,
+        invitesPerRoom: e.INVITES_PER_ROOM,
       };
     }
   }

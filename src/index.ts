@@ -1,11 +1,11 @@
 /** Entry: loadConfig(env) → openStore(config) → createApp(deps) → Bun.serve. */
 import { basename } from "node:path";
 import { ensureLocalKey } from "./access/first-run.ts";
-import { createKeyRing } from "./access/keyring.ts";
-import { createApp } from "./app.ts";
+import { appDeps, createApp } from "./app.ts";
 import { connectBlock } from "./clients.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { stderrLogger } from "./log.ts";
+import { systemClock } from "./protocol/time.ts";
 import { openStore } from "./store/index.ts";
 
 function suggestedRoomId(): string {
@@ -19,34 +19,33 @@ function suggestedRoomId(): string {
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = stderrLogger;
-  const operatorKeys = [...config.operatorKeys];
+  const firstRun = config.apiKeys.length === 0 && config.operatorKeys.length === 0;
+  if (firstRun && config.store !== "sqlite") {
+    throw new ConfigError(
+      "Invalid configuration:\n  - API_KEYS or OPERATOR_KEYS: required with a Redis store (first-run keys exist only for the embedded store)",
+    );
+  }
+  const store = await openStore(config);
   let banner: string | undefined;
-  if (config.apiKeys.length === 0 && operatorKeys.length === 0) {
-    if (config.store !== "sqlite") {
-      throw new ConfigError(
-        "Invalid configuration:\n  - API_KEYS or OPERATOR_KEYS: required with a Redis store (first-run keys exist only for the embedded store)",
-      );
-    }
-    const first = ensureLocalKey(config.sqlitePath);
-    operatorKeys.push(first.key);
+  if (firstRun) {
+    const first = await ensureLocalKey(config.sqlitePath, store, systemClock());
     banner = first.created
-      ? `A key for team "local" was created and saved to ${first.path} (mode 0600). It is shown only this once:\n\n  ${first.key.secret}\n`
+      ? `A key for team "local" was created and saved to ${first.path} (mode 0600). It is shown only this once:\n\n  ${first.secret}\n`
       : `Using the key of team "local" saved in ${first.path} (show it with: cat ${first.path}).\n`;
     banner += `\nConnect an agent (paste one of these):\n\n${connectBlock({
       url: `http://localhost:${config.port}`,
-      key: first.created ? first.key.secret : "<key from operator.key>",
+      key: first.created ? first.secret : "<key from operator.key>",
       roomId: suggestedRoomId(),
     })}\n`;
   }
-  const store = await openStore(config);
-  const keys = createKeyRing({ operatorKeys, apiKeys: config.apiKeys });
-  const app = createApp({ store, keys, logger });
+  const app = createApp(appDeps(config, store, logger, systemClock));
   const server = Bun.serve({ port: config.port, fetch: app.fetch, idleTimeout: 30 });
   logger.log("info", "roomd listening", { port: server.port, store: store.driver });
-  if (banner)
+  if (banner) {
     process.stdout.write(
       `\nroomd is running on http://localhost:${server.port} (store: ${store.driver})\n\n${banner}\n`,
     );
+  }
   const shutdown = async () => {
     await server.stop();
     await store.close();

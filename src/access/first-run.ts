@@ -1,31 +1,56 @@
 /**
  * First run: with no key configured and the embedded store, roomd makes one operator key for team "local",
- * keeps the secret in a file next to the database (mode 0600) and shows it once. Later starts reuse the file.
+ * stores only its digest, keeps the secret in a file next to the database (mode 0600) and shows it once.
+ * Later starts find the key by digest; if the store was replaced, the key from the file is stored again.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { StaticKey } from "../config.ts";
-import { newSecret } from "./digest.ts";
+import { iso } from "../protocol/time.ts";
+import type { RoomStore } from "../store/types.ts";
+import { digestHex, hintOf, newKeyId, newKeySecret, teamOfKey } from "./secrets.ts";
 
 export const LOCAL_TEAM = "local";
 
 export interface FirstRunKey {
-  key: StaticKey;
+  secret: string;
   path: string;
   /** True when the secret was made just now (and may be shown). */
   created: boolean;
 }
 
-export function ensureLocalKey(sqlitePath: string): FirstRunKey {
+function readOrCreateSecret(sqlitePath: string): FirstRunKey {
   const dir = dirname(sqlitePath);
   const path = join(dir, "operator.key");
   if (existsSync(path)) {
     const secret = readFileSync(path, "utf8").trim();
-    if (secret.length >= 16) return { key: { teamId: LOCAL_TEAM, secret }, path, created: false };
+    if (teamOfKey(secret) === LOCAL_TEAM) return { secret, path, created: false };
   }
   mkdirSync(dir, { recursive: true });
-  const secret = newSecret("rmd");
+  const secret = newKeySecret(LOCAL_TEAM);
   writeFileSync(path, `${secret}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
-  return { key: { teamId: LOCAL_TEAM, secret }, path, created: true };
+  return { secret, path, created: true };
+}
+
+export async function ensureLocalKey(
+  sqlitePath: string,
+  store: RoomStore,
+  now: number,
+): Promise<FirstRunKey> {
+  const first = readOrCreateSecret(sqlitePath);
+  const digest = digestHex(first.secret);
+  if ((await store.resolveKey(LOCAL_TEAM, digest)).key) return first;
+  await store.createKey(
+    {
+      keyId: newKeyId(LOCAL_TEAM),
+      teamId: LOCAL_TEAM,
+      kind: "operator",
+      createdAt: iso(now),
+      hint: hintOf(first.secret),
+      digest,
+      note: "first-run operator key",
+    },
+    Number.MAX_SAFE_INTEGER,
+  );
+  return first;
 }

@@ -1,10 +1,15 @@
 /**
- * Bearer authentication: resolves the principal before anything else runs. A missing, malformed or unknown
- * bearer gets 401 without any store work.
+ * Bearer authentication and rate limiting for routes: resolves the principal before anything else runs.
+ * 401 for no or an unknown bearer, 429 over the limit (with Retry-After and RateLimit-* headers), 503 when the
+ * key store cannot be reached.
  */
-import type { MiddlewareHandler } from "hono";
-import type { KeyRing } from "../access/keyring.ts";
+import type { Context, MiddlewareHandler } from "hono";
+import { getConnInfo } from "hono/bun";
+import type { Bucket, Gate } from "../access/gate.ts";
 import type { Principal } from "../mcp/tool.ts";
+import { STORE_UNAVAILABLE } from "../protocol/errors.ts";
+import type { RateDecision } from "../store/access-types.ts";
+import type { FailureLimiter } from "./auth-failures.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 
 export type AuthEnv = { Variables: RequestIdEnv["Variables"] & { principal: Principal } };
@@ -19,15 +24,69 @@ export function bearerOf(header: string | undefined): string | null {
   return token && token.length <= MAX_BEARER ? token : null;
 }
 
+export function clientAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown"; // not served by Bun.serve (e.g. app.request in a unit test)
+  }
+}
+
+/** RateLimit-* headers (draft IETF names) on every limited answer, Retry-After when refused. */
+export function rateHeaders(rate: RateDecision | undefined): Record<string, string> {
+  if (!rate) return {};
+  const resetSeconds = Math.ceil(rate.resetMs / 1000);
+  return {
+    "RateLimit-Limit": String(rate.limit),
+    "RateLimit-Remaining": String(rate.remaining),
+    "RateLimit-Reset": String(resetSeconds),
+    ...(rate.allowed ? {} : { "Retry-After": String(Math.max(1, resetSeconds)) }),
+  };
+}
+
+export interface AuthDeps {
+  gate: Gate;
+  failures: FailureLimiter;
+}
+
+/** The whole check for one request; the caller answers `failure` as is. */
+export async function checkBearer(
+  c: Context,
+  deps: AuthDeps,
+  bucket: Bucket,
+): Promise<
+  | { principal: Principal; rate?: RateDecision }
+  | { failure: Response; limited?: Principal; rate?: RateDecision }
+> {
+  const address = clientAddress(c);
+  if (deps.failures.blocked(address)) {
+    c.header("Retry-After", "60");
+    return { failure: c.json({ error: "Too many failed authentication attempts" }, 429) };
+  }
+  const admission = await deps.gate(bearerOf(c.req.header("authorization")), bucket);
+  for (const [name, value] of Object.entries(rateHeaders(admission.rate))) c.header(name, value);
+  if (admission.ok) return { principal: admission.principal, rate: admission.rate };
+  if (admission.status === 401) {
+    deps.failures.note(address);
+    c.header("WWW-Authenticate", 'Bearer realm="roomd"');
+    return { failure: c.json({ error: "Unauthorized" }, 401) };
+  }
+  if (admission.status === 429) {
+    return {
+      failure: c.json({ error: "Rate limit exceeded" }, 429),
+      limited: admission.principal,
+      rate: admission.rate,
+    };
+  }
+  return { failure: c.json({ error: STORE_UNAVAILABLE }, 503) };
+}
+
+/** Middleware form for routes: one unit of the team's "tools" budget per request. */
 export const auth =
-  (keys: KeyRing): MiddlewareHandler<AuthEnv> =>
+  (deps: AuthDeps): MiddlewareHandler<AuthEnv> =>
   async (c, next) => {
-    const bearer = bearerOf(c.req.header("authorization"));
-    const principal = bearer === null ? null : keys.resolve(bearer);
-    if (!principal) {
-      c.header("WWW-Authenticate", 'Bearer realm="roomd"');
-      return c.json({ error: "Unauthorized" }, 401);
-    }
-    c.set("principal", principal);
+    const result = await checkBearer(c, deps, "tools");
+    if ("failure" in result) return result.failure;
+    c.set("principal", result.principal);
     await next();
   };

@@ -1,51 +1,66 @@
-/** POST /mcp: authenticated, size-capped, stateless MCP. GET and DELETE are refused: there are no sessions. */
+/**
+ * POST /mcp: size-capped, authenticated, rate-limited, stateless MCP. GET and DELETE are refused: there are no
+ * sessions. Tool calls spend the team's "tools" budget (over it, the tool answers "Rate limit exceeded");
+ * initialize, tools/list and other cheap methods spend the higher "meta" ceiling (over it, HTTP 429).
+ */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { KeyRing } from "../access/keyring.ts";
 import type { Logger } from "../log.ts";
-import { handleMcp } from "../mcp/server.ts";
+import { handleMcp, readBody, rpcError } from "../mcp/server.ts";
 import type { RoomStore } from "../store/types.ts";
-import { type AuthEnv, auth } from "./auth.ts";
+import { type AuthDeps, checkBearer, rateHeaders } from "./auth.ts";
+import type { RequestIdEnv } from "./request-id.ts";
 
 /** Largest accepted JSON-RPC body: a 64 KB payload plus its envelope, with room to spare. */
 export const MAX_BODY_BYTES = 512 * 1024;
 
-export interface McpRouteDeps {
+export interface McpRouteDeps extends AuthDeps {
   store: RoomStore;
-  keys: KeyRing;
   logger: Logger;
   onToolCall?: (name: string, isError: boolean) => void;
 }
 
-const jsonRpcError = (code: number, message: string) => ({
-  jsonrpc: "2.0",
-  error: { code, message },
-  id: null,
-});
-
-export function mcpRoutes(deps: McpRouteDeps): Hono<AuthEnv> {
-  const app = new Hono<AuthEnv>();
-  app.use("/mcp", auth(deps.keys));
+export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
+  const app = new Hono<RequestIdEnv>();
   app.post(
     "/mcp",
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        c.json(jsonRpcError(-32600, `Request body too large (max ${MAX_BODY_BYTES} bytes)`), 413),
+      onError: () => rpcError(413, -32600, `Request body too large (max ${MAX_BODY_BYTES} bytes)`),
     }),
-    (c) =>
-      handleMcp(c.req.raw, {
-        ctx: { store: deps.store, principal: c.get("principal") },
+    async (c) => {
+      const parsed = await readBody(c.req.raw);
+      if ("error" in parsed) return parsed.error;
+      // One unit per tool call: a batch carrying several would be charged as one, so it is refused.
+      if (parsed.toolCalls > 1)
+        return rpcError(400, -32600, "Invalid Request: send one tools/call per request");
+      const bucket = parsed.toolCalls === 1 ? "tools" : "meta";
+      const admitted = await checkBearer(c, deps, bucket);
+      if ("failure" in admitted && !(bucket === "tools" && admitted.limited)) return admitted.failure;
+      // Over the tools budget, inside MCP the refusal is a tool error the model can read.
+      const principal = "failure" in admitted ? admitted.limited : admitted.principal;
+      if (!principal) return rpcError(500, -32603, "Internal error");
+      const response = await handleMcp(c.req.raw, parsed.body, {
+        ctx: { store: deps.store, principal },
         logger: deps.logger,
         requestId: c.get("requestId"),
         onToolCall: deps.onToolCall,
-      }),
+        rateLimited: "failure" in admitted,
+      });
+      for (const [name, value] of Object.entries(rateHeaders(admitted.rate)))
+        response.headers.set(name, value);
+      return response;
+    },
   );
   const stateless = () =>
-    Response.json(jsonRpcError(-32000, "Method not allowed: roomd is stateless; POST JSON-RPC to /mcp"), {
-      status: 405,
-      headers: { Allow: "POST" },
-    });
+    Response.json(
+      {
+        jsonrpc: "2.0",
+        error: { code: -32000, message: "Method not allowed: roomd is stateless; POST JSON-RPC to /mcp" },
+        id: null,
+      },
+      { status: 405, headers: { Allow: "POST" } },
+    );
   app.get("/mcp", stateless);
   app.delete("/mcp", stateless);
   return app;

@@ -1,10 +1,16 @@
-import { RoomError } from "../protocol/errors.ts";
+import { errors, RoomError } from "../protocol/errors.ts";
 import type { RoomScope } from "../store/types.ts";
 import type { ToolContext } from "./tool.ts";
 
-/** The room a tool works on, on behalf of the caller's team. */
+/**
+ * The room a tool works on, on behalf of the caller's team. An invite reaches only its own room (any other is
+ * indistinguishable from a missing one) and never claims a room.
+ */
 export function scope(ctx: ToolContext, roomId: string): RoomScope {
-  return { roomId, teamId: ctx.principal.teamId };
+  const { allowedRoomId, teamId } = ctx.principal;
+  if (allowedRoomId === undefined) return { roomId, teamId };
+  if (roomId !== allowedRoomId) throw errors.denied();
+  return { roomId, teamId, mayClaim: false };
 }
 
 /**

@@ -8,7 +8,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import pkg from "../../package.json" with { type: "json" };
 import type { Logger } from "../log.ts";
 import { describeError } from "../log.ts";
-import { callTool, TOOL_LISTING } from "./registry.ts";
+import { callTool, TOOL_LISTING, toolError } from "./registry.ts";
 import type { ToolContext } from "./tool.ts";
 
 export const SERVER_INFO = { name: "roomd", version: pkg.version } as const;
@@ -22,6 +22,8 @@ export interface McpRequestDeps {
   requestId: string;
   /** Called once per tools/call, with the tool name and whether it failed. */
   onToolCall?: (name: string, isError: boolean) => void;
+  /** The caller's budget is spent: tool calls answer "Rate limit exceeded" without running. */
+  rateLimited?: boolean;
 }
 
 /**
@@ -42,35 +44,40 @@ export function negotiate(accept: string | null): { json: boolean; accept: strin
   return { json: json >= sse, accept: "application/json, text/event-stream" };
 }
 
-const rpcError = (status: number, code: number, message: string) =>
+export const rpcError = (status: number, code: number, message: string) =>
   Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 
+export type ParsedBody = { body: unknown; toolCalls: number } | { error: Response };
+
 /**
- * Parses the body once (the transport reuses it). Malformed JSON and an empty batch are answered here, as
- * JSON-RPC errors: the transport would answer the empty batch with 202 and nothing.
+ * Parses the body once (the transport reuses it) and counts its tools/call messages, which the rate limiter
+ * charges differently. Malformed JSON and an empty batch are answered here as JSON-RPC errors: the transport
+ * would answer an empty batch with 202 and nothing.
  */
-async function readBody(request: Request): Promise<{ body: unknown } | { error: Response }> {
+export async function readBody(request: Request): Promise<ParsedBody> {
   let body: unknown;
   try {
     body = JSON.parse(await request.text());
   } catch {
     return { error: rpcError(400, -32700, "Parse error: the body is not valid JSON") };
   }
-  if (Array.isArray(body) && body.length === 0) {
-    return { error: rpcError(400, -32600, "Invalid Request: empty batch") };
-  }
-  return { body };
+  const messages = Array.isArray(body) ? body : [body];
+  if (messages.length === 0) return { error: rpcError(400, -32600, "Invalid Request: empty batch") };
+  const toolCalls = messages.filter(
+    (m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "tools/call",
+  ).length;
+  return { body, toolCalls };
 }
 
-export async function handleMcp(request: Request, deps: McpRequestDeps): Promise<Response> {
-  const parsed = await readBody(request);
-  if ("error" in parsed) return parsed.error;
+/** Answers one parsed JSON-RPC request (or batch) with a fresh server and transport. */
+export async function handleMcp(request: Request, body: unknown, deps: McpRequestDeps): Promise<Response> {
   const { json, accept } = negotiate(request.headers.get("accept"));
   const headers = new Headers(request.headers);
   headers.set("accept", accept);
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LISTING as never }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    if (deps.rateLimited) return toolError("Rate limit exceeded");
     const { result, unexpected } = await callTool(
       req.params.name,
       req.params.arguments,
@@ -93,6 +100,6 @@ export async function handleMcp(request: Request, deps: McpRequestDeps): Promise
   });
   await server.connect(transport);
   return transport.handleRequest(new Request(request.url, { method: "POST", headers }), {
-    parsedBody: parsed.body,
+    parsedBody: body,
   });
 }

@@ -12,6 +12,8 @@ export interface Principal {
   keyId?: string;
   /** Set for keys bound to one agent: the tool layer forces this identity. */
   boundAgentId?: string;
+  /** Set for invites: the one room this principal may touch. */
+  allowedRoomId?: string;
 }
 
 export interface ToolContext {

@@ -36,5 +36,10 @@ export const errors = {
   planLocked: (holder: string, until: string) =>
     new RoomError("locked", `Plan is locked by ${holder} until ${until}; retry after it`),
   denied: () => new RoomError("denied", ACCESS_DENIED),
+  roomLimit: (max: number) =>
+    new RoomError(
+      "limit",
+      `Room limit reached: a team may own at most ${max} rooms; delete one or ask an operator`,
+    ),
   storeUnavailable: (cause?: unknown) => new RoomError("store_unavailable", STORE_UNAVAILABLE, { cause }),
 };

@@ -7,20 +7,21 @@ import { type Clock, systemClock } from "../protocol/time.ts";
 import type { RoomStore } from "./types.ts";
 
 export async function openStore(config: Config, now: Clock = systemClock): Promise<RoomStore> {
+  const limits = { roomsPerTeam: config.roomsPerTeam };
   switch (config.store) {
     case "sqlite": {
       const { createSqliteStore } = await import("./sqlite/index.ts");
-      return createSqliteStore({ path: config.sqlitePath, now });
+      return createSqliteStore({ path: config.sqlitePath, now, limits });
     }
     case "redis": {
       const { createRedisStore, createTcpScriptClient } = await import("./redis/index.ts");
       const client = createTcpScriptClient(config.redisUrl ?? "", { timeoutMs: config.storeTimeoutMs });
-      return createRedisStore({ client, driver: "redis", now, timeoutMs: config.storeTimeoutMs });
+      return createRedisStore({ client, driver: "redis", now, timeoutMs: config.storeTimeoutMs, limits });
     }
     case "upstash": {
       const { createRedisStore, createUpstashScriptClient } = await import("./redis/index.ts");
       const client = createUpstashScriptClient(config.upstashUrl ?? "", config.upstashToken ?? "");
-      return createRedisStore({ client, driver: "upstash", now, timeoutMs: config.storeTimeoutMs });
+      return createRedisStore({ client, driver: "upstash", now, timeoutMs: config.storeTimeoutMs, limits });
     }
   }
 }

@@ -14,8 +14,12 @@
  *   room's size, and never extends a lock or a presence entry (those keep their own expiry times).
  * - Store outages surface as RoomError("store_unavailable") within a bounded time, never a hang.
  *
+ * - Room limit: a writing operation that would claim a room for a team already owning the store's
+ *   limits.roomsPerTeam rooms throws errors.roomLimit(n) and changes nothing (see access-types.ts StoreLimits).
+ *
  * This file imports only types, so drivers and the layers above can depend on it freely.
  */
+
 import type {
   ContextEntry,
   ContextType,
@@ -29,6 +33,7 @@ import type {
   TaskStatus,
   UnreadBatch,
 } from "../protocol/records.ts";
+import type { AccessStore } from "./access-types.ts";
 
 export type StoreDriver = "sqlite" | "redis" | "upstash";
 
@@ -36,6 +41,11 @@ export type StoreDriver = "sqlite" | "redis" | "upstash";
 export interface RoomScope {
   roomId: string;
   teamId: string;
+  /**
+   * false for invite holders, who never claim: on an unowned room a writing operation then throws
+   * errors.denied() instead of claiming (reads still see an empty room). Default true.
+   */
+  mayClaim?: boolean;
 }
 
 export interface NewTask {
@@ -110,7 +120,7 @@ export interface EventQuery {
   limit: number;
 }
 
-export interface RoomStore {
+export interface RoomStore extends AccessStore {
   readonly driver: StoreDriver;
 
   // ── plan ──────────────────────────────────────────────────────────────────────────────────────────────

@@ -20,7 +20,11 @@ for (const make of E2E_STORES) {
 
     test("32 agents add and update tasks across both processes: nothing lost", async () => {
       const e2e = make();
-      const env = { ...(await e2e.env()), API_KEYS: `${TEAM_A.teamId}:${TEAM_A.secret}` };
+      const env = {
+        ...(await e2e.env()),
+        API_KEYS: `${TEAM_A.teamId}:${TEAM_A.secret}`,
+        RATE_LIMIT_PER_MINUTE: "100000",
+      };
       servers.push(await spawnServer(env), await spawnServer(env));
       for (let i = 0; i < 8; i++)
         clients.push(await connect(servers[i % 2]!.url, TEAM_A.secret, i % 4 === 0 ? "sse" : "json"));

@@ -5,8 +5,8 @@
 
 import { join } from "node:path";
 import { type Subprocess, spawn } from "bun";
-import { createKeyRing } from "../../src/access/keyring.ts";
-import { createApp } from "../../src/app.ts";
+import { appDeps, createApp } from "../../src/app.ts";
+import { loadConfig } from "../../src/config.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { freePort } from "./redis-server.ts";
@@ -19,9 +19,21 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export function startInProcess(store: RoomStore, logger: Logger = silentLogger): RunningServer {
-  const keys = createKeyRing({ operatorKeys: [], apiKeys: [TEAM_A, TEAM_B] });
-  const app = createApp({ store, keys, logger });
+export const OPERATOR = { teamId: "ops", secret: "secret-operator-0123456789" };
+
+/** roomd in this process on the given store, with teams A and B and an operator; env overrides config. */
+export function startInProcess(
+  store: RoomStore,
+  logger: Logger = silentLogger,
+  env: Record<string, string> = {},
+  now: () => number = Date.now,
+): RunningServer {
+  const config = loadConfig({
+    API_KEYS: [TEAM_A, TEAM_B].map((k) => `${k.teamId}:${k.secret}`).join(","),
+    OPERATOR_KEYS: `${OPERATOR.teamId}:${OPERATOR.secret}`,
+    ...env,
+  });
+  const app = createApp(appDeps(config, store, logger, now));
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
 }

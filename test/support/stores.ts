@@ -7,7 +7,8 @@ import { sharedRedis } from "./redis-server.ts";
 
 export interface E2eStore {
   name: "sqlite" | "redis";
-  open(): Promise<RoomStore>;
+  /** A store on this backing; `now` drives its clock (TTL and expiry tests move it instead of sleeping). */
+  open(now?: () => number): Promise<RoomStore>;
   /** Environment for a separate roomd process on the same backing store. */
   env(): Promise<Record<string, string>>;
 }
@@ -16,7 +17,8 @@ export function sqliteE2e(): E2eStore {
   const path = join(mkdtempSync(join(tmpdir(), "roomd-e2e-")), "roomd.sqlite");
   return {
     name: "sqlite",
-    open: async () => (await import("../../src/store/sqlite/index.ts")).createSqliteStore({ path }),
+    open: async (now = Date.now) =>
+      (await import("../../src/store/sqlite/index.ts")).createSqliteStore({ path, now }),
     env: async () => ({ STORE: "sqlite", SQLITE_PATH: path }),
   };
 }
@@ -24,10 +26,14 @@ export function sqliteE2e(): E2eStore {
 export function redisE2e(): E2eStore {
   return {
     name: "redis",
-    open: async () => {
+    open: async (now = Date.now) => {
       const { url } = await sharedRedis();
       const { createRedisStore, createTcpScriptClient } = await import("../../src/store/redis/index.ts");
-      return createRedisStore({ client: createTcpScriptClient(url, { timeoutMs: 2000 }), driver: "redis" });
+      return createRedisStore({
+        client: createTcpScriptClient(url, { timeoutMs: 2000 }),
+        driver: "redis",
+        now,
+      });
     },
     env: async () => ({ STORE: "redis", REDIS_URL: (await sharedRedis()).url }),
   };

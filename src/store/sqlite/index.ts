@@ -4,12 +4,17 @@
  */
 import type { Summary } from "../../protocol/records.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
+import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import type { RoomScope, RoomStore } from "../types.ts";
+import { createAdminRooms } from "./admin-rooms.ts";
 import { createContext } from "./context.ts";
 import { createEvents } from "./events.ts";
+import { createInvites } from "./invites.ts";
+import { createKeys } from "./keys.ts";
 import { createLocks } from "./locks.ts";
 import { createPlan } from "./plan.ts";
 import { createPresence } from "./presence.ts";
+import { createRate } from "./rate.ts";
 import { createRooms, type StoreContext } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
 import { mapError, transactions } from "./tx.ts";
@@ -20,11 +25,16 @@ export interface SqliteStoreOptions {
   path: string;
   /** Clock for every timestamp and expiry; defaults to the system clock. */
   now?: Clock;
+  /** Limits enforced inside the store's transactions; defaults to DEFAULT_STORE_LIMITS. */
+  limits?: StoreLimits;
 }
 
 /** A RoomStore plus the maintenance hook the driver runs on its own timer. */
 export interface SqliteRoomStore extends RoomStore {
-  /** Deletes every expired room with all its rows; returns how many rooms went. */
+  /**
+   * Deletes every expired room with all its rows and invites, expired invites and rate hits older than an hour;
+   * returns how many rooms went.
+   */
   sweepExpired(): Promise<number>;
 }
 
@@ -35,14 +45,18 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore {
   const now = options.now ?? systemClock;
   const db = openDatabase(options.path);
-  const rooms = createRooms(db, now);
+  const rooms = createRooms(db, now, options.limits ?? DEFAULT_STORE_LIMITS);
   const ctx: StoreContext = { db, now, rooms };
+  const rate = createRate(db, now);
+  const keys = createKeys(db, rate);
+  const invites = createInvites(ctx, rate);
   const events = createEvents(ctx);
   const locks = createLocks(ctx);
   const plan = createPlan(ctx, events, locks);
   const context = createContext(ctx, events);
   const presence = createPresence(ctx);
   const vars = createVars(ctx, events);
+  const admin = createAdminRooms(ctx, presence.list);
   const { read, write } = transactions(db, rooms.flushReadTouch);
 
   const markContext = db.query<unknown, [string, string, number]>(
@@ -74,11 +88,20 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     };
   }
 
+  // Auth without a rate charge writes nothing, so it takes no write lock; with one it is a single IMMEDIATE tx.
+  const [resolveKeyRead, resolveKeyCharged] = [read(keys.resolveKey), write(keys.resolveKey)];
+  const [resolveInviteRead, resolveInviteCharged] = [
+    read(invites.resolveInvite),
+    write(invites.resolveInvite),
+  ];
+
   const sweepBatch = write(rooms.sweepBatch);
+  const pruneBatches = [write(invites.pruneBatch), write(rate.pruneBatch)];
   async function sweepExpired(): Promise<number> {
     let total = 0;
     // Batches keep each write transaction short, so other processes are never blocked for long.
     for (let n = await sweepBatch(); n > 0; n = await sweepBatch()) total += n;
+    for (const prune of pruneBatches) while ((await prune()) > 0);
     return total;
   }
   const timer = setInterval(() => sweepExpired().catch(() => {}), SWEEP_INTERVAL_MS);
@@ -109,6 +132,23 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     setVar: write(vars.setVar),
     getVar: read(vars.getVar),
     listVars: read(vars.listVars),
+    resolveKey: (teamId, digest, request) =>
+      (request ? resolveKeyCharged : resolveKeyRead)(teamId, digest, request),
+    createKey: write(keys.createKey),
+    provisionTeam: write(keys.provisionTeam),
+    listKeys: read(keys.listKeys),
+    deleteKey: write(keys.deleteKey),
+    consumeRate: write(keys.consumeRate),
+    createInvite: write(invites.createInvite),
+    resolveInvite: (roomId, digest, request) =>
+      (request ? resolveInviteCharged : resolveInviteRead)(roomId, digest, request),
+    listInvites: read(invites.listInvites),
+    deleteInvite: write(invites.deleteInvite),
+    createRoom: write(admin.createRoom),
+    listRooms: read(admin.listRooms),
+    deleteRoom: write(admin.deleteRoom),
+    roomStats: read(admin.roomStats),
+    roomSummary: read(admin.roomSummary),
     sweepExpired,
     async ping() {
       try {

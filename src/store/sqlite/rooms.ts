@@ -1,12 +1,15 @@
 /**
- * Room rows: ownership (first writing team), expiry (ROOM_TTL after last_activity), the per-room counters and
- * purging. Every operation goes through read() or check()+claim(), so ownership is enforced in one place.
+ * Room rows: ownership (first writing team), expiry (ROOM_TTL after last_activity), the room limit, the per-room
+ * counters and purging. Every operation goes through read() or check()+claim(), so ownership is enforced in one
+ * place.
  */
 import type { Database } from "bun:sqlite";
 import { errors } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import type { Clock } from "../../protocol/time.ts";
+import type { StoreLimits } from "../access-types.ts";
 import type { RoomScope } from "../types.ts";
+import { invitePrefix, prefixRange } from "./rate.ts";
 import { ROOM_TABLES } from "./schema.ts";
 
 export interface RoomRow {
@@ -33,11 +36,20 @@ const READ_TOUCH_AFTER_MS = 60_000;
 /** Expired when ROOM_TTL has fully elapsed since the last use (like a Redis key whose PX ran out). */
 const isExpired = (room: RoomRow, now: number) => now - room.last_activity >= LIMITS.roomTtlMs;
 
-export function createRooms(db: Database, now: Clock) {
+/** The same rule for SQL: a room is live at time t when its last_activity is above this. */
+export const liveAfter = (t: number): number => t - LIMITS.roomTtlMs;
+
+export function createRooms(db: Database, now: Clock, limits: StoreLimits) {
   const select = db.query<RoomRow, [string]>("SELECT * FROM rooms WHERE room_id = ?");
-  const claimStmt = db.query<RoomRow, [string, string, number]>(
-    `INSERT INTO rooms (room_id, owner, created_at, last_activity) VALUES (?1, ?2, ?3, ?3)
-     ON CONFLICT (room_id) DO UPDATE SET last_activity = excluded.last_activity RETURNING *`,
+  // check() ran first in the same transaction, so an existing row is the team's own live room.
+  const refresh = db.query<RoomRow, [number, string, string]>(
+    "UPDATE rooms SET last_activity = ?1 WHERE room_id = ?2 AND owner = ?3 RETURNING *",
+  );
+  const insert = db.query<RoomRow, [string, string, number]>(
+    "INSERT INTO rooms (room_id, owner, created_at, last_activity) VALUES (?1, ?2, ?3, ?3) RETURNING *",
+  );
+  const ownedCount = db.query<{ c: number }, [string, number]>(
+    "SELECT count(*) AS c FROM rooms WHERE owner = ? AND last_activity > ?",
   );
   const touch = db.query<unknown, [number, string, number]>(
     "UPDATE rooms SET last_activity = ?1 WHERE room_id = ?2 AND last_activity < ?3",
@@ -60,14 +72,24 @@ export function createRooms(db: Database, now: Clock) {
     "UPDATE rooms SET plan_created_at = coalesce(plan_created_at, ?1), plan_updated_at = ?1 WHERE room_id = ?2",
   );
   const purgeStmts = ROOM_TABLES.map((table) => db.query(`DELETE FROM ${table} WHERE room_id = ?`));
+  const purgeRates = db.query<unknown, [string, string]>(
+    "DELETE FROM rate_hits WHERE bucket >= ? AND bucket < ?",
+  );
   const expiredIds = db.query<{ room_id: string }, [number]>(
     "SELECT room_id FROM rooms WHERE last_activity <= ? LIMIT 200",
   );
 
   let pendingTouch: string | null = null;
 
+  /** Deletes every row of the room, its invites and its invites' rate windows. */
   function purge(roomId: string): void {
     for (const stmt of purgeStmts) stmt.run(roomId);
+    purgeRates.run(...prefixRange(invitePrefix(roomId)));
+  }
+
+  /** True when the team already owns roomsPerTeam live rooms, so it may claim no other. */
+  function atLimit(teamId: string): boolean {
+    return (ownedCount.get(teamId, liveAfter(now()))?.c ?? 0) >= limits.roomsPerTeam;
   }
 
   /** Throws denied for another team's live room; null when the room is absent or expired. */
@@ -108,12 +130,34 @@ export function createRooms(db: Database, now: Clock) {
       }
       return visible(scope, raw);
     },
-    /** Claims the room for the scope's team (if unowned) and sets last_activity = now. Call only when writing. */
+    /**
+     * Sets last_activity = now, claiming the room for the scope's team when unowned. Call only when writing, after
+     * check(). A claim is refused with denied when scope.mayClaim is false (invites never claim) and with
+     * roomLimit when the team owns roomsPerTeam live rooms; BEGIN IMMEDIATE makes the count exact.
+     */
     claim(scope: RoomScope): RoomRow {
-      const room = claimStmt.get(scope.roomId, scope.teamId, now());
+      const t = now();
+      const own = refresh.get(t, scope.roomId, scope.teamId);
+      if (own) return own;
+      if (scope.mayClaim === false) throw errors.denied();
+      if (atLimit(scope.teamId)) throw errors.roomLimit(limits.roomsPerTeam);
+      const room = insert.get(scope.roomId, scope.teamId, t);
       if (!room) throw new Error(`rooms: claim of ${scope.roomId} returned no row`);
       return room;
     },
+    atLimit,
+    /** The live room (any owner) or null; never writes. For the operator and public views. */
+    live(roomId: string): RoomRow | null {
+      const room = select.get(roomId);
+      return room && !isExpired(room, now()) ? room : null;
+    },
+    /** The team's live room; throws denied when it is unowned, expired or another team's. Never writes. */
+    owned(scope: { roomId: string; teamId: string }): RoomRow {
+      const room = select.get(scope.roomId);
+      if (!room || isExpired(room, now()) || room.owner !== scope.teamId) throw errors.denied();
+      return room;
+    },
+    purge,
     /** Increments one per-room counter and returns its new value (the room must be claimed). */
     next(roomId: string, counter: Counter): number {
       const row = counters[counter].get(roomId);

@@ -76,3 +76,10 @@ export function isLive(row: LockRow | null, now: number): row is LockRow & { hol
 export function toLockInfo(row: LockRow & { holder: string }): LockInfo {
   return { resource: row.resource, owner: row.holder, expiresAt: iso(row.expires_at), fence: row.fence };
 }
+
+/** An ISO timestamp handed to the store (createdAt, expiresAt) as ms; anything unparsable is a caller bug. */
+export function toMs(value: string, field: string): number {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new Error(`store: ${field} is not an ISO timestamp: ${value}`);
+  return ms;
+}

@@ -20,6 +20,17 @@
  *   locks          (room_id, resource) PK, holder (NULL once released), expires_at (ms), fence. The row is kept
  *                  after release or expiry so the fence only grows.
  *   vars           (room_id, key) PK, value (TEXT, byte for byte).
+ *   invites        (room_id, token_id) PK, team_id (issuer), digest (sha256 hex of the token), created_at and
+ *                  expires_at (ms), agent_id (NULL = bound to "invite:<tokenId>"), hint. Index (room_id, digest).
+ *
+ * Team and limiter rows (not room rows):
+ *
+ *   keys           key_id PK, team_id, kind ("dynamic" | "operator"), digest UNIQUE (sha256 hex of the secret),
+ *                  created_at (ms), note, bound_agent_id (NULL when absent), hint. Index team_id.
+ *   rate_hits      one row per admitted request: bucket ("team:<teamId>:<tools|meta>" or
+ *                  "invite:<roomId>:<tokenId>:<tools|meta>"), at (ms). Index (bucket, at) serves the sliding window.
+ *
+ * rooms is also indexed by (owner, last_activity): the per-team room count and listRooms.
  */
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
@@ -39,6 +50,7 @@ CREATE TABLE IF NOT EXISTS rooms (
   event_seq INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX IF NOT EXISTS rooms_by_activity ON rooms (last_activity);
+CREATE INDEX IF NOT EXISTS rooms_by_owner ON rooms (owner, last_activity);
 CREATE TABLE IF NOT EXISTS tasks (
   room_id TEXT NOT NULL,
   id TEXT NOT NULL,
@@ -111,6 +123,34 @@ CREATE TABLE IF NOT EXISTS vars (
   value TEXT NOT NULL,
   PRIMARY KEY (room_id, key)
 ) STRICT;
+CREATE TABLE IF NOT EXISTS invites (
+  room_id TEXT NOT NULL,
+  token_id TEXT NOT NULL,
+  team_id TEXT NOT NULL,
+  digest TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  agent_id TEXT,
+  hint TEXT NOT NULL,
+  PRIMARY KEY (room_id, token_id)
+) STRICT;
+CREATE INDEX IF NOT EXISTS invites_by_digest ON invites (room_id, digest);
+CREATE TABLE IF NOT EXISTS keys (
+  key_id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  digest TEXT NOT NULL UNIQUE,
+  created_at INTEGER NOT NULL,
+  note TEXT,
+  bound_agent_id TEXT,
+  hint TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS keys_by_team ON keys (team_id);
+CREATE TABLE IF NOT EXISTS rate_hits (
+  bucket TEXT NOT NULL,
+  at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS rate_hits_by_bucket ON rate_hits (bucket, at);
 `;
 
 /** Every table holding room rows; purging a room deletes from each. */
@@ -124,6 +164,7 @@ export const ROOM_TABLES = [
   "presence",
   "locks",
   "vars",
+  "invites",
   "rooms",
 ] as const;
 

@@ -1,0 +1,184 @@
+/**
+ * The access half of the store contract (spec access.md): dynamic keys, invites, room administration, the room
+ * summary and rate limiting. RoomStore extends it, so every driver implements it and the conformance suite
+ * defines it. Like every store operation, each one is atomic; the combined auth + rate-limit operations cost one
+ * store round trip.
+ *
+ * Secrets never reach the store: callers pass SHA-256 digests as lowercase hex (64 chars).
+ * Slot layout (Redis): team-level records live in the team's slot (`team:{<teamId>}:…`), invite records in the
+ * room's slot (`room:{<roomId>}:…`), so each operation below touches one slot — except listRooms, which reads
+ * several rooms and is not required to be atomic.
+ */
+import type { Presence, RoomEvent, TaskStatus } from "../protocol/records.ts";
+
+/** A dynamic key as stored and listed. Never holds the secret. */
+export interface KeyRecord {
+  /** `k_<teamId>_<8 chars [0-9a-z]>`: the team is readable from the id so any key can be found in its slot. */
+  keyId: string;
+  teamId: string;
+  /** "dynamic" for keys made by POST /admin/keys and provision; "operator" for the first-run key. */
+  kind: "dynamic" | "operator";
+  createdAt: string;
+  note?: string;
+  boundAgentId?: string;
+  /** "****" + the secret's last 4 chars. */
+  hint: string;
+}
+
+export interface NewKey extends KeyRecord {
+  /** sha256(secret), lowercase hex. */
+  digest: string;
+}
+
+export interface InviteRecord {
+  /** `i_<8 chars [0-9a-z]>`, unique within its room. */
+  tokenId: string;
+  roomId: string;
+  /** The team that issued it; the invite works only while this team owns the room. */
+  teamId: string;
+  createdAt: string;
+  expiresAt: string;
+  /** Agent id the invite is bound to; absent means bound to `invite:<tokenId>`. */
+  agentId?: string;
+  hint: string;
+}
+
+export interface NewInvite extends InviteRecord {
+  digest: string;
+}
+
+/** One request's rate-limit charge: a sliding window of `windowMs` allowing `limit` requests. */
+export interface RateRequest {
+  /** "tools" for tool calls and routes; "meta" for initialize, tools/list and other cheap MCP methods. */
+  bucket: "tools" | "meta";
+  limit: number;
+  windowMs: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in the window after this one (0 when refused). */
+  remaining: number;
+  /** Milliseconds until the window has room again (0 when remaining > 0). */
+  resetMs: number;
+}
+
+export interface RoomListing {
+  roomId: string;
+  createdAt: string;
+  lastActivity: string;
+}
+
+export interface RoomStats {
+  roomId: string;
+  owner: string;
+  taskCount: number;
+  doneTasks: number;
+  contextCount: number;
+  agentCount: number;
+  eventCount: number;
+  lastActivity: string;
+}
+
+/** What GET /room/:roomId shows: counts and event headers, never payloads, notes or secrets. */
+export interface RoomSummaryView {
+  roomId: string;
+  agents: Presence[];
+  taskCount: number;
+  tasksByStatus: Record<TaskStatus, number>;
+  contextCount: number;
+  /** Newest first, at most 20, without payload and read_by. */
+  recentEvents: Pick<RoomEvent, "id" | "seq" | "type" | "from" | "to" | "timestamp">[];
+}
+
+export type Limited<T> = T | "limit";
+
+export interface AccessStore {
+  // ── keys (team slot) ──────────────────────────────────────────────────────────────────────────────────
+  /**
+   * Auth and rate limit in one atomic step: finds the dynamic key of `teamId` with this digest; when found and
+   * `rate` is given, charges the team's `rate.bucket` window (the same window consumeRate(teamId, …) charges).
+   * Unknown digest → {key: null}, and nothing is charged or written.
+   */
+  resolveKey(
+    teamId: string,
+    digest: string,
+    rate?: RateRequest,
+  ): Promise<{ key: KeyRecord | null; rate?: RateDecision }>;
+  /**
+   * Stores a key unless the team already has `maxKeys` dynamic keys ("limit"). Operator-kind keys do not count
+   * towards the limit. Concurrent creations never exceed the limit.
+   */
+  createKey(key: NewKey, maxKeys: number): Promise<Limited<KeyRecord>>;
+  /**
+   * Provisioning: stores the first key of a team that has no key yet; "exists" when the team already has one
+   * (dynamic or operator). Atomic: two concurrent provisions of one team → one winner.
+   */
+  provisionTeam(key: NewKey): Promise<KeyRecord | "exists">;
+  /** The team's keys (dynamic and operator kind), oldest first. */
+  listKeys(teamId: string): Promise<KeyRecord[]>;
+  /** Deletes the key when it belongs to `teamId`; false when there is no such key of that team. */
+  deleteKey(teamId: string, keyId: string): Promise<boolean>;
+
+  // ── rate limiting (team slot) ─────────────────────────────────────────────────────────────────────────
+  /**
+   * Charges one request to the team's bucket: sliding window (a request counts for exactly windowMs after it
+   * was admitted), exact under concurrency (50 parallel requests with limit 20 → exactly 20 allowed).
+   * A refused request is not recorded.
+   */
+  consumeRate(teamId: string, rate: RateRequest): Promise<RateDecision>;
+
+  // ── invites (room slot) ───────────────────────────────────────────────────────────────────────────────
+  /**
+   * Stores an invite for a room owned by invite.teamId: RoomError "denied" (ACCESS_DENIED) when another team
+   * owns it or it is unowned; "limit" when the room has `maxInvites` live (unexpired) invites. Never claims.
+   */
+  createInvite(invite: NewInvite, maxInvites: number): Promise<Limited<InviteRecord>>;
+  /**
+   * Auth and rate limit in one atomic step: the invite of `roomId` with this digest, only if it is unexpired and
+   * its team still owns the room; when valid and `rate` is given, charges the invite's own bucket. Otherwise
+   * {invite: null} and nothing is charged.
+   */
+  resolveInvite(
+    roomId: string,
+    digest: string,
+    rate?: RateRequest,
+  ): Promise<{ invite: InviteRecord | null; rate?: RateDecision }>;
+  /** Live invites of a room, oldest first; RoomError "denied" unless scope.teamId owns the room. */
+  listInvites(scope: { roomId: string; teamId: string }): Promise<InviteRecord[]>;
+  /** Revokes; false when no such invite. RoomError "denied" unless scope.teamId owns the room. */
+  deleteInvite(scope: { roomId: string; teamId: string }, tokenId: string): Promise<boolean>;
+
+  // ── rooms ─────────────────────────────────────────────────────────────────────────────────────────────
+  /**
+   * POST /admin/rooms: claims an unowned room for scope.teamId ({created: true}), or confirms it is already
+   * the team's ({created: false}). RoomError "denied" when another team owns it; "limit" when claiming would
+   * give the team more than the store's roomsPerTeam.
+   */
+  createRoom(scope: { roomId: string; teamId: string }): Promise<Limited<{ created: boolean }>>;
+  /** The team's live rooms, oldest first. */
+  listRooms(teamId: string): Promise<RoomListing[]>;
+  /**
+   * Deletes all data of the room (plan, context, events, cursors, presence, locks, vars, invites) and frees the
+   * id. RoomError "denied" unless scope.teamId owns it.
+   */
+  deleteRoom(scope: { roomId: string; teamId: string }): Promise<void>;
+  /** Operator view of any room; null when the room is not owned by anyone. */
+  roomStats(roomId: string): Promise<RoomStats | null>;
+  /**
+   * Public view; never claims. null when the room is unowned, or when `teamId` is given and another team owns
+   * it (so a private summary reveals nothing about other teams' rooms).
+   */
+  roomSummary(roomId: string, teamId?: string): Promise<RoomSummaryView | null>;
+}
+
+/**
+ * Limits a store enforces atomically, given at construction (from configuration). A writing room operation
+ * that would claim a room beyond roomsPerTeam fails with RoomError "limit" and changes nothing.
+ */
+export interface StoreLimits {
+  roomsPerTeam: number;
+}
+
+export const DEFAULT_STORE_LIMITS: StoreLimits = { roomsPerTeam: 100 };

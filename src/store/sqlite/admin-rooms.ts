@@ -1,0 +1,103 @@
+/** Room administration and the read-only room views: create, list, delete, operator stats, public summary. */
+import type { Presence, TaskStatus } from "../../protocol/records.ts";
+import { TASK_STATUSES } from "../../protocol/records.ts";
+import { iso } from "../../protocol/time.ts";
+import type { Limited, RoomListing, RoomStats, RoomSummaryView } from "../access-types.ts";
+import { liveAfter, type StoreContext } from "./rooms.ts";
+import { eventId } from "./rows.ts";
+
+type RoomTeam = { roomId: string; teamId: string };
+
+/** How many event headers the summary shows. */
+const RECENT_EVENTS = 20;
+
+export function createAdminRooms({ db, now, rooms }: StoreContext, presence: (roomId: string) => Presence[]) {
+  const owned = db.query<{ room_id: string; created_at: number; last_activity: number }, [string, number]>(
+    `SELECT room_id, created_at, last_activity FROM rooms
+     WHERE owner = ? AND last_activity > ? ORDER BY created_at, room_id`,
+  );
+  const byStatus = db.query<{ status: string; c: number }, [string]>(
+    `SELECT json_extract(json, '$.status') AS status, count(*) AS c FROM tasks WHERE room_id = ?
+     GROUP BY status`,
+  );
+  const contexts = db.query<{ c: number }, [string]>("SELECT count(*) AS c FROM contexts WHERE room_id = ?");
+  const agents = db.query<{ c: number }, [string]>("SELECT count(*) AS c FROM presence WHERE room_id = ?");
+  const recent = db.query<
+    { seq: number; type: string; from_agent: string; to_agent: string; ts: number },
+    [string, number]
+  >("SELECT seq, type, from_agent, to_agent, ts FROM events WHERE room_id = ? ORDER BY seq DESC LIMIT ?");
+
+  /** Task counts per status (every status present, 0 when none) and in total. */
+  function taskCounts(roomId: string): { total: number; byStatus: Record<TaskStatus, number> } {
+    const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
+    let total = 0;
+    for (const row of byStatus.all(roomId)) {
+      total += row.c;
+      if ((TASK_STATUSES as readonly string[]).includes(row.status))
+        counts[row.status as TaskStatus] += row.c;
+    }
+    return { total, byStatus: counts };
+  }
+
+  const count = (stmt: typeof contexts, roomId: string) => stmt.get(roomId)?.c ?? 0;
+
+  return {
+    /** Claims an unowned (or expired) room, or confirms (and refreshes) the team's own. */
+    createRoom(scope: RoomTeam): Limited<{ created: boolean }> {
+      if (rooms.check(scope)) {
+        rooms.claim(scope);
+        return { created: false };
+      }
+      if (rooms.atLimit(scope.teamId)) return "limit";
+      rooms.claim(scope);
+      return { created: true };
+    },
+    listRooms(teamId: string): RoomListing[] {
+      return owned.all(teamId, liveAfter(now())).map((row) => ({
+        roomId: row.room_id,
+        createdAt: iso(row.created_at),
+        lastActivity: iso(row.last_activity),
+      }));
+    },
+    deleteRoom(scope: RoomTeam): void {
+      rooms.owned(scope);
+      rooms.purge(scope.roomId);
+    },
+    roomStats(roomId: string): RoomStats | null {
+      const room = rooms.live(roomId);
+      if (!room) return null;
+      const tasks = taskCounts(roomId);
+      return {
+        roomId,
+        owner: room.owner,
+        taskCount: tasks.total,
+        doneTasks: tasks.byStatus.done,
+        contextCount: count(contexts, roomId),
+        agentCount: count(agents, roomId),
+        eventCount: room.event_seq,
+        lastActivity: iso(room.last_activity),
+      };
+    },
+    /** Never writes, not even last_activity: a public page view is not a use of the room. */
+    roomSummary(roomId: string, teamId?: string): RoomSummaryView | null {
+      const room = rooms.live(roomId);
+      if (!room || (teamId !== undefined && room.owner !== teamId)) return null;
+      const tasks = taskCounts(roomId);
+      return {
+        roomId,
+        agents: presence(roomId),
+        taskCount: tasks.total,
+        tasksByStatus: tasks.byStatus,
+        contextCount: count(contexts, roomId),
+        recentEvents: recent.all(roomId, RECENT_EVENTS).map((row) => ({
+          id: eventId(row.seq),
+          seq: row.seq,
+          type: row.type,
+          from: row.from_agent,
+          to: row.to_agent,
+          timestamp: iso(row.ts),
+        })),
+      };
+    },
+  };
+}

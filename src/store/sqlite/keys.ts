@@ -1,0 +1,98 @@
+/** Dynamic and operator keys of a team, stored by digest only; resolveKey also charges the team's rate window. */
+import type { Database } from "bun:sqlite";
+import { iso } from "../../protocol/time.ts";
+import type { KeyRecord, Limited, NewKey, RateDecision, RateRequest } from "../access-types.ts";
+import { type Rate, teamBucket } from "./rate.ts";
+import { toMs } from "./rows.ts";
+
+interface KeyRow {
+  key_id: string;
+  team_id: string;
+  kind: string;
+  created_at: number;
+  note: string | null;
+  bound_agent_id: string | null;
+  hint: string;
+}
+
+const COLUMNS = "key_id, team_id, kind, created_at, note, bound_agent_id, hint";
+
+function toKey(row: KeyRow): KeyRecord {
+  const key: KeyRecord = {
+    keyId: row.key_id,
+    teamId: row.team_id,
+    kind: row.kind === "operator" ? "operator" : "dynamic",
+    createdAt: iso(row.created_at),
+    hint: row.hint,
+  };
+  if (row.note !== null) key.note = row.note;
+  if (row.bound_agent_id !== null) key.boundAgentId = row.bound_agent_id;
+  return key;
+}
+
+export function createKeys(db: Database, rate: Rate) {
+  const byDigest = db.query<KeyRow, [string, string]>(
+    `SELECT ${COLUMNS} FROM keys WHERE team_id = ? AND digest = ?`,
+  );
+  const countKind = db.query<{ c: number }, [string, string]>(
+    "SELECT count(*) AS c FROM keys WHERE team_id = ? AND kind = ?",
+  );
+  const anyKey = db.query<{ one: number }, [string]>("SELECT 1 AS one FROM keys WHERE team_id = ? LIMIT 1");
+  const insert = db.query<
+    KeyRow,
+    [string, string, string, string, number, string | null, string | null, string]
+  >(
+    `INSERT INTO keys (key_id, team_id, kind, digest, created_at, note, bound_agent_id, hint)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+  );
+  const list = db.query<KeyRow, [string]>(
+    `SELECT ${COLUMNS} FROM keys WHERE team_id = ? ORDER BY created_at, rowid`,
+  );
+  const remove = db.query<unknown, [string, string]>("DELETE FROM keys WHERE key_id = ? AND team_id = ?");
+
+  function store(key: NewKey): KeyRecord {
+    const createdAt = toMs(key.createdAt, "createdAt");
+    const row = insert.get(
+      key.keyId,
+      key.teamId,
+      key.kind,
+      key.digest,
+      createdAt,
+      key.note ?? null,
+      key.boundAgentId ?? null,
+      key.hint,
+    );
+    if (!row) throw new Error("keys: insert returned no row");
+    return toKey(row);
+  }
+
+  return {
+    /** Any key of the team with this digest (operator keys authenticate too); charges only a found key. */
+    resolveKey(
+      teamId: string,
+      digest: string,
+      request?: RateRequest,
+    ): { key: KeyRecord | null; rate?: RateDecision } {
+      const row = byDigest.get(teamId, digest);
+      if (!row) return { key: null };
+      const key = toKey(row);
+      return request ? { key, rate: rate.charge(teamBucket(teamId, request.bucket), request) } : { key };
+    },
+    createKey(key: NewKey, maxKeys: number): Limited<KeyRecord> {
+      if ((countKind.get(key.teamId, "dynamic")?.c ?? 0) >= maxKeys) return "limit";
+      return store(key);
+    },
+    provisionTeam(key: NewKey): KeyRecord | "exists" {
+      return anyKey.get(key.teamId) ? "exists" : store(key);
+    },
+    listKeys(teamId: string): KeyRecord[] {
+      return list.all(teamId).map(toKey);
+    },
+    deleteKey(teamId: string, keyId: string): boolean {
+      return remove.run(keyId, teamId).changes > 0;
+    },
+    consumeRate(teamId: string, request: RateRequest): RateDecision {
+      return rate.charge(teamBucket(teamId, request.bucket), request);
+    },
+  };
+}

@@ -1,0 +1,232 @@
+/**
+ * Access control through the tools (spec access.md §1-3, §5): bound identities, invites, expiry, rate limits,
+ * failed-bearer limiting, the room page, and a scan of the store for any plaintext secret.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { TOOLS } from "../../src/mcp/registry.ts";
+import type { RoomStore } from "../../src/store/types.ts";
+import { httpClient } from "../support/http.ts";
+import { type RunningServer, startInProcess, TEAM_A, TEAM_B } from "../support/server.ts";
+import { scanStoreForSecrets } from "../support/store-scan.ts";
+import { E2E_STORES, newRoomId } from "../support/stores.ts";
+
+for (const make of E2E_STORES) {
+  describe(`access through the tools (${make().name})`, () => {
+    const e2e = make();
+    let clock = Date.now();
+    let store: RoomStore;
+    let server: RunningServer;
+    let http: ReturnType<typeof httpClient>;
+    const issued: string[] = [TEAM_A.secret, TEAM_B.secret];
+    beforeAll(async () => {
+      store = await e2e.open(() => clock);
+      server = startInProcess(store, undefined, {}, () => clock);
+      http = httpClient(server.url);
+    });
+    afterAll(async () => {
+      await server.stop();
+      await store.close();
+    });
+
+    test("a key bound to an agent forces that identity in every tool", async () => {
+      const roomId = newRoomId();
+      const key = await http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" });
+      issued.push(key.body.secret);
+      const k = key.body.secret as string;
+      await http.tool(TEAM_A.secret, "acquire_lock", { roomId, resource: "r", agentId: "bob" });
+      const event = JSON.parse(
+        (await http.tool(TEAM_A.secret, "post_event", { roomId, type: "x", from: "bob" })).text,
+      );
+      const task = JSON.parse((await http.tool(TEAM_A.secret, "add_task", { roomId, title: "t" })).text);
+      const ctx = JSON.parse(
+        (
+          await http.tool(TEAM_A.secret, "write_context", {
+            roomId,
+            type: "note",
+            summary: "s",
+            consuming_agents: [],
+            payload: { text: "x" },
+            author: "bob",
+          })
+        ).text,
+      );
+      const impersonations: [string, Record<string, unknown>][] = [
+        ["add_task", { title: "x", agentId: "bob" }],
+        ["update_task", { taskId: task.id, status: "done", agentId: "bob" }],
+        ["update_task", { taskId: task.id, owner: "bob", agentId: "alice" }],
+        ["get_my_summary", { agentId: "bob" }],
+        [
+          "write_context",
+          { type: "note", summary: "s", consuming_agents: [], payload: { text: "x" }, author: "bob" },
+        ],
+        ["update_context", { id: ctx.id, author: "bob", summary: "s2" }],
+        ["post_event", { type: "x", from: "bob" }],
+        ["get_unread_events", { agentId: "bob" }],
+        ["mark_event_read", { eventId: event.id, agentId: "bob" }],
+        ["reply_to_event", { replyToId: event.id, type: "x", from: "bob" }],
+        ["heartbeat", { agentId: "bob" }],
+        ["acquire_lock", { resource: "r2", agentId: "bob" }],
+        ["release_lock", { resource: "r", agentId: "bob" }],
+        ["set_shared_var", { key: "k", value: "v", agentId: "bob" }],
+      ];
+      for (const [name, args] of impersonations) {
+        expect((await http.tool(k, name, { roomId, ...args })).text, name).toBe(
+          "Error: This key is bound to agent alice",
+        );
+      }
+      // Omitting the identity means the bound agent; naming it is fine.
+      expect(JSON.parse((await http.tool(k, "heartbeat", { roomId, agentId: "alice" })).text).agentId).toBe(
+        "alice",
+      );
+      expect(
+        JSON.parse((await http.tool(k, "post_event", { roomId, type: "y", from: "alice" })).text).from,
+      ).toBe("alice");
+      // bob's lock is untouched.
+      expect(JSON.parse((await http.tool(TEAM_A.secret, "list_locks", { roomId })).text)[0].owner).toBe(
+        "bob",
+      );
+    });
+
+    test("an invite works in its room only, as its bound agent, and never claims", async () => {
+      const roomA = newRoomId();
+      const roomB = newRoomId();
+      await http.post("/admin/rooms", TEAM_A.secret, { roomId: roomA });
+      await http.post("/admin/rooms", TEAM_A.secret, { roomId: roomB });
+      const invite = await http.post(`/admin/rooms/${roomA}/invite`, TEAM_A.secret, {});
+      const token = invite.body.token as string;
+      issued.push(token);
+      const agent = `invite:${invite.body.tokenId}`;
+      const posted = JSON.parse(
+        (await http.tool(token, "post_event", { roomId: roomA, type: "hi", from: agent })).text,
+      );
+      expect(posted.from).toBe(agent);
+      expect((await http.tool(token, "heartbeat", { roomId: roomA, agentId: "someone" })).text).toBe(
+        `Error: This key is bound to agent ${agent}`,
+      );
+      // Every tool on room B (owned by the same team) is denied exactly like a missing room.
+      for (const tool of TOOLS) {
+        const result = await http.tool(token, tool.name, { roomId: roomB });
+        expect(result.text, tool.name).toMatch(/^Error: (Room not found or access denied|Invalid arguments)/);
+      }
+      expect((await http.tool(token, "read_plan", { roomId: roomB })).text).toBe(
+        "Error: Room not found or access denied",
+      );
+      expect((await http.tool(token, "add_task", { roomId: newRoomId(), title: "squat" })).text).toBe(
+        "Error: Room not found or access denied",
+      );
+    });
+
+    test("expired invites and invites to rooms their team no longer owns stop working", async () => {
+      const roomId = newRoomId();
+      await http.post("/admin/rooms", TEAM_A.secret, { roomId });
+      const short = (await http.post(`/admin/rooms/${roomId}/invite`, TEAM_A.secret, { expiresIn: 60 })).body
+        .token;
+      const long = (await http.post(`/admin/rooms/${roomId}/invite`, TEAM_A.secret, {})).body.token;
+      issued.push(short, long);
+      expect((await http.tool(short, "read_plan", { roomId })).status).toBe(200);
+      clock += 61_000;
+      expect((await http.tool(short, "read_plan", { roomId })).status).toBe(401);
+      expect((await http.tool(long, "read_plan", { roomId })).status).toBe(200);
+      await http.del(`/admin/rooms/${roomId}`, TEAM_A.secret);
+      await http.tool(TEAM_B.secret, "add_task", { roomId, title: "B owns it now" });
+      expect((await http.tool(long, "read_plan", { roomId })).status).toBe(401);
+    });
+
+    test("the room page: JSON or escaped HTML under a strict CSP, no payloads, never claims", async () => {
+      const roomId = newRoomId();
+      await http.tool(TEAM_A.secret, "add_task", { roomId, title: "<script>alert(1)</script>" });
+      await http.tool(TEAM_A.secret, "heartbeat", {
+        roomId,
+        agentId: "a",
+        status: "<img src=x onerror=alert(1)>",
+      });
+      await http.tool(TEAM_A.secret, "post_event", {
+        roomId,
+        type: "secret-plan",
+        from: "a",
+        payload: { password: "hunter2" },
+      });
+      const json = await http.get(`/room/${roomId}`);
+      expect(json.status).toBe(200);
+      expect(json.body).toMatchObject({
+        roomId,
+        taskCount: 1,
+        tasksByStatus: { pending: 1, in_progress: 0, done: 0, blocked: 0 },
+        contextCount: 0,
+      });
+      expect(JSON.stringify(json.body)).not.toContain("hunter2");
+      const page = await fetch(`${server.url}/room/${roomId}`, {
+        headers: { Accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+      });
+      const html = await page.text();
+      expect(page.headers.get("content-type")).toStartWith("text/html");
+      expect(page.headers.get("content-security-policy")).toStartWith("default-src 'none'");
+      expect(html).not.toContain("<img src=x");
+      expect(html).toContain("&#60;img src=x onerror=alert(1)&#62;");
+      expect(html).not.toContain("hunter2");
+      expect(html).not.toMatch(/<script|src="http|href="http/);
+      const fresh = newRoomId();
+      expect((await http.get(`/room/${fresh}`)).status).toBe(404);
+      expect((await http.tool(TEAM_B.secret, "add_task", { roomId: fresh, title: "mine" })).isError).toBe(
+        false,
+      );
+      expect((await http.get("/room/Not_Valid!")).status).toBe(404);
+    });
+
+    test("the rate limit allows exactly the configured count under 50 parallel calls", async () => {
+      const limited = startInProcess(store, undefined, { RATE_LIMIT_PER_MINUTE: "20" }, () => clock);
+      try {
+        const lim = httpClient(limited.url);
+        const team = await lim.post("/admin/keys/provision", "secret-operator-0123456789", {
+          teamId: `rl-${crypto.randomUUID().slice(0, 6)}`,
+        });
+        issued.push(team.body.secret);
+        const roomId = newRoomId();
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            lim.tool(team.body.secret, "post_event", { roomId, type: "n", from: "a", payload: { i } }),
+          ),
+        );
+        const ok = results.filter((r) => !r.isError);
+        const refused = results.filter((r) => r.text === "Error: Rate limit exceeded");
+        expect(ok).toHaveLength(20);
+        expect(refused).toHaveLength(30);
+        expect(refused[0]?.headers.get("retry-after")).toMatch(/^\d+$/);
+        expect(refused[0]?.headers.get("ratelimit-remaining")).toBe("0");
+        // Routes answer 429 with the headers; the refused calls wrote nothing.
+        const route = await lim.get("/admin/me", team.body.secret);
+        expect(route.status).toBe(429);
+        expect(route.body).toEqual({ error: "Rate limit exceeded" });
+        expect(route.headers.get("ratelimit-limit")).toBe("20");
+        clock += 61_000;
+        const events = JSON.parse(
+          (await lim.tool(team.body.secret, "read_events", { roomId, limit: 100 })).text,
+        );
+        expect(events).toHaveLength(20);
+      } finally {
+        await limited.stop();
+      }
+    });
+
+    test("repeated failed bearers from one client are turned away", async () => {
+      const fresh = startInProcess(store); // the failure count is per process: start from zero
+      try {
+        const guesser = httpClient(fresh.url);
+        const statuses: number[] = [];
+        for (let i = 0; i < 35; i++)
+          statuses.push((await guesser.get("/admin/me", `rk_team-a_${"x".repeat(43)}`)).status);
+        expect(statuses.slice(0, 30).every((s) => s === 401)).toBe(true);
+        expect(statuses.slice(30).every((s) => s === 429)).toBe(true);
+        // The right key still gets through once the window has passed; a guesser cannot lock out the team by address
+        // forever, and other addresses are unaffected (not testable from one loopback address).
+      } finally {
+        await fresh.stop();
+      }
+    });
+
+    test("the store holds no plaintext secret after all of the above", async () => {
+      expect(issued.length).toBeGreaterThan(5);
+      expect(await scanStoreForSecrets(e2e, issued)).toEqual([]);
+    });
+  });
+}

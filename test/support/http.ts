@@ -1,0 +1,58 @@
+/** Small HTTP helpers for route tests: JSON requests with a bearer, and raw tools/call. */
+export interface JsonResponse {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+export function httpClient(base: string) {
+  const request = async (
+    method: string,
+    path: string,
+    secret?: string,
+    body?: unknown,
+  ): Promise<JsonResponse> => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(secret ? { Authorization: `Bearer ${secret}` } : {}),
+        ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+      },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+  /** One tools/call as raw JSON-RPC (no SDK), returning the HTTP status, result and headers. */
+  const tool = async (secret: string, name: string, args: Record<string, unknown>) => {
+    const res = await fetch(`${base}/mcp`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${secret}`,
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name, arguments: args },
+      }),
+    });
+    const body = res.headers.get("content-type")?.includes("json")
+      ? ((await res.json()) as any)
+      : await res.text();
+    const text: string = body?.result?.content?.[0]?.text ?? "";
+    return { status: res.status, isError: body?.result?.isError === true, text, headers: res.headers, body };
+  };
+  return {
+    get: (path: string, secret?: string) => request("GET", path, secret),
+    post: (path: string, secret?: string, body?: unknown) => request("POST", path, secret, body ?? {}),
+    del: (path: string, secret?: string) => request("DELETE", path, secret),
+    tool,
+  };
+}

@@ -1,14 +1,15 @@
 /**
- * Key layout of one room. Every key carries the room id as a Redis Cluster hash tag (`room:{<roomId>}:<part>`),
- * so all of a room lives in one slot and every operation can be a single Lua script.
+ * Key layout. Every key of a room carries the room id as a Redis Cluster hash tag (`room:{<roomId>}:<part>`), and
+ * every team-level key the team id (`team:{<teamId>}:<part>`), so each operation's keys live in one slot and the
+ * operation can be a single Lua script.
  */
 
 /**
- * The parts, in the order every script receives them as KEYS[1..n]. The list is fixed, so refreshing a room's
- * TTL is one PEXPIRE per part whatever the room's size. Append only: scripts address keys by position.
+ * The parts, in the order every room script receives them as KEYS[1..n]. The list is fixed, so refreshing a
+ * room's TTL is one PEXPIRE per part whatever the room's size. Append only: scripts address keys by position.
  */
 export const ROOM_KEY_PARTS = [
-  "meta", // hash: owner, created_at, task_n, ctx_seq, event_seq, plan_created_at, plan_updated_at
+  "meta", // hash: owner, created_at, last_used (ms), task_n, ctx_seq, event_seq, plan_created_at, plan_updated_at
   "tasks", // hash: task id → Task JSON
   "ctx", // hash: context id → entry JSON without payload
   "ctx_payload", // hash: context id → payload JSON, kept verbatim (never re-encoded by Lua)
@@ -23,6 +24,8 @@ export const ROOM_KEY_PARTS = [
   "locks", // hash: resource → {holder, expiresAt} (expiry inside the value, never a key TTL)
   "fences", // hash: resource → fencing token; only grows, outlives releases and expiries
   "vars", // hash: shared variable key → value string
+  "invites", // hash: token id → invite JSON (with digest and expiresMs, which TS strips)
+  "invite_digests", // hash: sha256(token) → token id
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];
@@ -30,4 +33,31 @@ export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];
 /** The full KEYS list of a room, in ROOM_KEY_PARTS order. */
 export function roomKeys(roomId: string): string[] {
   return ROOM_KEY_PARTS.map((part) => `room:{${roomId}}:${part}`);
+}
+
+/**
+ * An invite's sliding-window log (zset, own PEXPIRE = windowMs), in the room's slot. Named by a fingerprint of
+ * the invite's digest, not by its token id: resolveInvite must declare the key before the script has looked the
+ * token id up, and the fingerprint (sha256 of the digest, truncated) reveals nothing about the digest.
+ */
+export function inviteRateKey(roomId: string, digest: string, bucket: string): string {
+  const fingerprint = new Bun.CryptoHasher("sha256")
+    .update(`invite-rate:${digest}`)
+    .digest("hex")
+    .slice(0, 16);
+  return `room:{${roomId}}:rl:${fingerprint}:${bucket}`;
+}
+
+/** The parts of a team's keys, in the order every team script receives them as KEYS[1..n]. Append only. */
+export const TEAM_KEY_PARTS = [
+  "keys", // hash: key id → key JSON (with digest, which TS strips)
+  "key_digests", // hash: sha256(secret) → key id
+  "rooms", // zset: room id → claim time (ms); the room-limit index
+  "rl:tools", // zset: sliding-window log of the "tools" bucket (member unique, score ms)
+  "rl:meta", // zset: sliding-window log of the "meta" bucket
+] as const;
+
+/** The full KEYS list of a team, in TEAM_KEY_PARTS order. */
+export function teamKeys(teamId: string): string[] {
+  return TEAM_KEY_PARTS.map((part) => `team:{${teamId}}:${part}`);
 }

@@ -27,6 +27,7 @@ local author = ARGV[6]          -- author
 local summary = ARGV[7]         -- summary
 local agents_json = ARGV[8]     -- consuming_agents as a JSON array of strings
 local payload = ARGV[9]         -- payload JSON, validated by the caller
+if not OWNED and not CLAIM_OK then return CLAIM end
 local id = "ctx-" .. redis.call("HINCRBY", K_META, "ctx_n", 1)
 local entry = entry_json({ id = id, type = ctype, author = author, timestamp = NOW_ISO, summary = summary,
   version = "1.0" }, agents_json)

@@ -13,6 +13,7 @@ local reply_to = ARGV[9]        -- id of the event replied to, "" for none
 if reply_to ~= "" and not (OWNED and event_seq_of(reply_to)) then
   return '{"err":"eventNotFound","id":' .. str(reply_to) .. '}'
 end
+if not OWNED and not CLAIM_OK then return CLAIM end
 local e = append_event(etype, from, to, payload, optional(reply_to))
 commit()
 return ok(e)

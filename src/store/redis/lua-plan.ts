@@ -18,6 +18,7 @@ local description = ARGV[7]     -- description
 local deps_json = ARGV[8]       -- depends_on as a JSON array of strings
 local priority = ARGV[9]        -- priority as a number, "" for null
 local from = ARGV[10]           -- the event's from (agent or "system")
+if not OWNED and not CLAIM_OK then return CLAIM end
 local locked = plan_locked(agent)
 if locked then return locked end
 local id = "task-" .. redis.call("HINCRBY", K_META, "task_n", 1)
@@ -80,6 +81,7 @@ return ok(raw)
 export const SUMMARY = `
 local agent = ARGV[5]           -- agent asking for its summary
 local limit = tonumber(ARGV[6]) -- max events to consume
+if not OWNED and not CLAIM_OK then return CLAIM end
 local old = redis.call("HGET", K_PRESENCE, agent)
 local status = old and val(cjson.decode(old).statusText)
 redis.call("HSET", K_PRESENCE, agent,

@@ -1,8 +1,11 @@
+import { ROOM_KEY_PARTS } from "./keys.ts";
+
 /**
- * Lua shared by every script, prepended to each body. It binds the fixed KEYS list and the common ARGV, refuses
- * rooms owned by another team, and provides the JSON builders. Records are assembled by concatenation: user
- * JSON (payloads) is spliced in verbatim and numbers are printed with full precision, because Redis' cjson
- * prints only 14 significant digits and encodes an empty table as {} instead of [].
+ * Lua shared by every room script, prepended to each body. It binds the fixed KEYS list and the common ARGV,
+ * reads the room's owner, and provides the JSON builders (GUARD, appended by most scripts, refuses rooms owned
+ * by another team). Records are assembled by concatenation: user JSON (payloads) is spliced in verbatim and
+ * numbers are printed with full precision, because Redis' cjson prints only 14 significant digits and encodes
+ * an empty table as {} instead of [].
  */
 export const PRELUDE = `
 -- KEYS (the room's fixed list, see keys.ts ROOM_KEY_PARTS):
@@ -21,15 +24,21 @@ local K_PRESENCE = KEYS[12]     -- hash: agent id -> {lastSeen, statusText?}
 local K_LOCKS = KEYS[13]        -- hash: resource -> {holder, expiresAt}
 local K_FENCES = KEYS[14]       -- hash: resource -> fencing token
 local K_VARS = KEYS[15]         -- hash: key -> value
+local K_INVITES = KEYS[16]      -- hash: token id -> invite JSON (with digest and expiresMs)
+local K_INVITE_DIGESTS = KEYS[17] -- hash: sha256(token) -> token id
 -- ARGV common to every script (operation arguments start at ARGV[5]):
 local TEAM = ARGV[1]            -- team acting on the room
 local NOW = tonumber(ARGV[2])   -- injected clock, ms since epoch (never Redis TIME, so tests can move time)
 local NOW_ISO = ARGV[3]         -- the same instant as an ISO string
 local ROOM_TTL = ARGV[4]        -- ms a room lives after its last use
+-- ARGV[#ARGV], common to every script and last so operation ARGV keep their numbers: the claim mode, "1" when
+-- the team's room index has a place reserved for this room (call.ts), so a write may claim an unowned room.
+local CLAIM_OK = ARGV[#ARGV] == "1"
 
 local OWNER = redis.call("HGET", K_META, "owner")
-if OWNER and OWNER ~= TEAM then return '{"err":"denied"}' end
-local OWNED = OWNER ~= false
+local OWNED = OWNER == TEAM
+-- What a writing script answers, before any write, on an unowned room it may not claim yet.
+local CLAIM = '{"err":"claim"}'
 
 local function str(s) return cjson.encode(s) end
 local function num(n)
@@ -43,13 +52,15 @@ local function strs(list) if #list == 0 then return "[]" end return cjson.encode
 local function ok(json) return '{"ok":' .. json .. '}' end
 local function optional(s) if s == "" then return nil end return s end
 
--- Fixed number of keys, so the refresh costs the same whatever the room holds. Lock and presence expiry live
--- inside their values, so this never extends them.
+-- Records the room's last use (meta last_used, ms; listRooms and roomStats report it) and refreshes its TTL: a
+-- fixed number of keys, so the refresh costs the same whatever the room holds. Lock and presence expiry live
+-- inside their values, so this never extends them. Only ever called on an owned room.
 local function touch()
-  for i = 1, #KEYS do redis.call("PEXPIRE", KEYS[i], ROOM_TTL) end
+  redis.call("HSET", K_META, "last_used", num(NOW))
+  for i = 1, ${ROOM_KEY_PARTS.length} do redis.call("PEXPIRE", KEYS[i], ROOM_TTL) end
 end
 -- Every writing script calls this last, after its writes (PEXPIRE skips keys that do not exist yet); the
--- first write claims the room.
+-- first write claims the room (scripts check CLAIM_OK before writing to an unowned room).
 local function commit()
   if not OWNED then redis.call("HSET", K_META, "owner", TEAM, "created_at", NOW_ISO) OWNED = true end
   touch()
@@ -127,4 +138,9 @@ local function plan_locked(agent)
   end
   return nil
 end
+`;
+
+/** Appended to PRELUDE by every script that acts for TEAM: a room owned by another team is refused first. */
+export const GUARD = `
+if OWNER and not OWNED then return '{"err":"denied"}' end
 `;

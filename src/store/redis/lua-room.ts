@@ -5,6 +5,7 @@ export const HEARTBEAT = `
 local agent = ARGV[5]           -- agent
 local status = ARGV[6]          -- new status text (used only when ARGV[7] is "1")
 local has_status = ARGV[7]      -- "1" to replace the status text, "0" to keep it
+if not OWNED and not CLAIM_OK then return CLAIM end
 if has_status ~= "1" then
   local old = redis.call("HGET", K_PRESENCE, agent)
   status = old and val(cjson.decode(old).statusText)
@@ -30,6 +31,7 @@ export const ACQUIRE_LOCK = `
 local resource = ARGV[5]        -- resource name
 local agent = ARGV[6]           -- would-be holder
 local ttl = tonumber(ARGV[7])   -- lock lifetime in ms
+if not OWNED and not CLAIM_OK then return CLAIM end
 local raw = redis.call("HGET", K_LOCKS, resource)
 local lock = raw and cjson.decode(raw)
 local fence
@@ -84,6 +86,7 @@ export const SET_VAR = `
 local key = ARGV[5]             -- variable name
 local value = ARGV[6]           -- value, stored byte for byte
 local agent = ARGV[7]           -- setter, the event's from
+if not OWNED and not CLAIM_OK then return CLAIM end
 redis.call("HSET", K_VARS, key, value)
 append_event("shared_var_set", agent, "all", '{"key":' .. str(key) .. '}')
 commit()

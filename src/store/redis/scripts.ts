@@ -1,31 +1,52 @@
 /**
- * Every Lua script of the driver, one per RoomStore operation, with its SHA1 computed once at module load.
- * script.test.ts pins each SHA, so an edited script is a visible change.
+ * Every Lua script of the driver, one per store operation (plus the room-index helpers of the claim handshake),
+ * with its SHA1 computed once at module load. scripts.test.ts pins each SHA, so an edited script is a visible
+ * change. Room scripts get the room's fixed KEYS list, team scripts the team's (see keys.ts).
  */
+import * as admin from "./lua-admin.ts";
 import * as context from "./lua-context.ts";
 import * as events from "./lua-events.ts";
 import * as plan from "./lua-plan.ts";
-import { PRELUDE } from "./lua-prelude.ts";
+import { GUARD, PRELUDE } from "./lua-prelude.ts";
 import * as room from "./lua-room.ts";
+import * as team from "./lua-team.ts";
+import * as views from "./lua-views.ts";
 
 export interface LuaScript {
   name: string;
-  /** PRELUDE followed by the operation's body: what EVAL sends. */
+  /** The prelude followed by the operation's body: what EVAL sends. */
   text: string;
   /** SHA1 of `text`, what EVALSHA sends. */
   sha: string;
 }
 
-function defineScript(name: string, body: string): LuaScript {
-  const text = PRELUDE + body;
+function defineScript(name: string, text: string): LuaScript {
   return { name, text, sha: new Bun.CryptoHasher("sha1").update(text).digest("hex") };
 }
 
-const BODIES = { ...plan, ...context, ...events, ...room };
+function defineAll<B extends Record<string, string>>(bodies: B, prelude: string): Record<keyof B, LuaScript> {
+  return Object.fromEntries(
+    Object.entries(bodies).map(([name, body]) => [name, defineScript(name, prelude + body)]),
+  ) as Record<keyof B, LuaScript>;
+}
 
-export type ScriptName = keyof typeof BODIES;
+const { TEAM_PRELUDE, ...teamBodies } = team;
 
-/** The scripts by operation name (READ_PLAN, ADD_TASK, …). */
-export const SCRIPTS = Object.fromEntries(
-  Object.entries(BODIES).map(([name, body]) => [name, defineScript(name, body)]),
-) as Record<ScriptName, LuaScript>;
+/** Room-slot scripts acting for a team: another team's room is refused first (GUARD). */
+const GUARDED = defineAll({ ...plan, ...context, ...events, ...room, ...admin }, PRELUDE + GUARD);
+/** Room-slot scripts acting for no team: invite resolution and the read-only views. */
+const OPEN = defineAll(views, PRELUDE);
+/** Team-slot scripts: keys, rate limiting, the room index. */
+export const TEAM_SCRIPTS = defineAll(teamBodies, TEAM_PRELUDE);
+
+/** Scripts that receive a room's KEYS (roomKeys) and the room's common ARGV. */
+export const ROOM_SCRIPTS = { ...GUARDED, ...OPEN };
+
+export type RoomScriptName = keyof typeof ROOM_SCRIPTS;
+export type TeamScriptName = keyof typeof TEAM_SCRIPTS;
+
+/** Every script by name (READ_PLAN, ADD_TASK, …, RESOLVE_KEY, …). */
+export const SCRIPTS: Record<RoomScriptName | TeamScriptName, LuaScript> = {
+  ...ROOM_SCRIPTS,
+  ...TEAM_SCRIPTS,
+};

@@ -156,6 +156,9 @@ describe("key layout", () => {
     await store.summary(s, "a", 10);
     await store.acquireLock(s, "r", "a", 30_000);
     await store.setVar(s, "k", "v", "a");
+    const invite = { tokenId: "i_00000000", roomId: s.roomId, teamId: s.teamId, hint: "****abcd" };
+    const [createdAt, expiresAt] = [new Date(t).toISOString(), new Date(t + 60_000).toISOString()];
+    await store.createInvite({ ...invite, createdAt, expiresAt, digest: "0".repeat(64) }, 50);
 
     const keys = ((await raw.send("KEYS", [`*${s.roomId}*`])) as string[]).sort();
     expect(keys).toEqual(ROOM_KEY_PARTS.map((part) => `room:{${s.roomId}}:${part}`).sort());

@@ -1,10 +1,14 @@
 /** createRedisStore: the RoomStore over Lua scripts, shared by the TCP (Redis) and REST (Upstash) clients. */
 import { type Clock, systemClock } from "../../protocol/time.ts";
+import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import type { RoomStore } from "../types.ts";
-import { createCall } from "./call.ts";
+import { adminOps } from "./admin-ops.ts";
+import { createBridge } from "./call.ts";
 import type { ScriptClient } from "./client.ts";
 import { contextOps } from "./context-ops.ts";
 import { eventOps } from "./event-ops.ts";
+import { inviteOps } from "./invite-ops.ts";
+import { keyOps } from "./key-ops.ts";
 import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
@@ -18,18 +22,32 @@ export interface RedisStoreOptions {
   now?: Clock;
   /** Upper bound in ms on one operation (both calls when EVALSHA falls back to EVAL). Default 2000. */
   timeoutMs?: number;
+  /** Limits enforced atomically (roomsPerTeam). Default DEFAULT_STORE_LIMITS. */
+  limits?: StoreLimits;
 }
 
-/** Every operation is one Lua script, so one round trip and atomic (see types.ts). */
+/**
+ * Every operation is one Lua script, so one round trip and atomic (see types.ts). Exceptions, each explained
+ * where it is made: the first write of a room (3 round trips: the claim handshake with the team's room index,
+ * call.ts), deleteRoom (2) and listRooms (1 + one per indexed room), which span the room's and the team's slots.
+ */
 export function createRedisStore(options: RedisStoreOptions): RoomStore {
+  const limits = options.limits ?? DEFAULT_STORE_LIMITS;
+  if (!(Number.isInteger(limits.roomsPerTeam) && limits.roomsPerTeam >= 0)) {
+    throw new Error(`limits.roomsPerTeam must be a non-negative integer, got ${limits.roomsPerTeam}`);
+  }
   const run = { client: options.client, timeoutMs: options.timeoutMs ?? 2000 };
-  const call = createCall(run, options.now ?? systemClock);
+  const bridge = createBridge(run, options.now ?? systemClock, limits);
+  const { call } = bridge;
   return {
     driver: options.driver,
     ...planOps(call),
     ...contextOps(call),
     ...eventOps(call),
     ...roomOps(call),
+    ...keyOps(bridge),
+    ...inviteOps(bridge),
+    ...adminOps(bridge),
     ping: () => runPing(run),
     async close() {
       await options.client.close?.();

@@ -1,0 +1,57 @@
+/** Turns stored key and invite JSON (which carries the digest, and for invites expiresMs) into contract records. */
+import type { InviteRecord, KeyRecord, NewInvite, NewKey, RateRequest } from "../access-types.ts";
+
+/** The digest never leaves the driver: records are rebuilt field by field, optional fields only when set. */
+export function toKeyRecord(stored: NewKey): KeyRecord {
+  const key: KeyRecord = {
+    keyId: stored.keyId,
+    teamId: stored.teamId,
+    kind: stored.kind,
+    createdAt: stored.createdAt,
+    hint: stored.hint,
+  };
+  if (stored.note !== undefined) key.note = stored.note;
+  if (stored.boundAgentId !== undefined) key.boundAgentId = stored.boundAgentId;
+  return key;
+}
+
+export function toInviteRecord(stored: NewInvite): InviteRecord {
+  const invite: InviteRecord = {
+    tokenId: stored.tokenId,
+    roomId: stored.roomId,
+    teamId: stored.teamId,
+    createdAt: stored.createdAt,
+    expiresAt: stored.expiresAt,
+    hint: stored.hint,
+  };
+  if (stored.agentId !== undefined) invite.agentId = stored.agentId;
+  return invite;
+}
+
+/** A key as stored in the team's keys hash. */
+export const storedKey = (key: NewKey): string => JSON.stringify({ ...toKeyRecord(key), digest: key.digest });
+
+/** An invite as stored in the room's invites hash: expiry also as ms, so Lua compares numbers. */
+export function storedInvite(invite: NewInvite): string {
+  const expiresMs = Date.parse(invite.expiresAt);
+  if (Number.isNaN(expiresMs)) throw new Error(`invite expiresAt is not an ISO date: ${invite.expiresAt}`);
+  return JSON.stringify({ ...toInviteRecord(invite), digest: invite.digest, expiresMs });
+}
+
+/** Creation order (ISO strings compare chronologically), then id, so listings are stable. */
+export const byCreatedAt =
+  <R extends { createdAt: string }>(id: (r: R) => string) =>
+  (a: R, b: R): number =>
+    a.createdAt < b.createdAt
+      ? -1
+      : a.createdAt > b.createdAt
+        ? 1
+        : id(a) < id(b)
+          ? -1
+          : id(a) > id(b)
+            ? 1
+            : 0;
+
+/** The ARGV of an optional charge: bucket, limit, window ("" for each when nothing is charged). */
+export const rateArgs = (rate?: RateRequest): string[] =>
+  rate ? [rate.bucket, String(rate.limit), String(rate.windowMs)] : ["", "", ""];

@@ -1,0 +1,105 @@
+/** Room administration and the read-only room views of the Redis store. */
+import { LIMITS } from "../../protocol/limits.ts";
+import { type Presence, type RoomEvent, TASK_STATUSES, type TaskStatus } from "../../protocol/records.ts";
+import { iso } from "../../protocol/time.ts";
+import type { AccessStore, RoomListing, RoomStats } from "../access-types.ts";
+import type { Bridge } from "./call.ts";
+import { type StoredPresence, toPresenceList } from "./records.ts";
+
+type AdminOps = Pick<AccessStore, "createRoom" | "listRooms" | "deleteRoom" | "roomStats" | "roomSummary">;
+
+/** How many event headers the summary shows. */
+const RECENT_EVENTS = 20;
+
+/**
+ * A room's last use: meta last_used. A room written before the driver recorded it falls back to its meta key's
+ * remaining TTL, which every use sets back to ROOM_TTL (PTTL counts on Redis' clock, so this is approximate).
+ */
+function lastActivity(now: number, room: { lastUsed: number | null; pttl: number }): string {
+  if (room.lastUsed !== null) return iso(room.lastUsed);
+  return iso(room.pttl < 0 ? now : now - (LIMITS.roomTtlMs - Math.min(room.pttl, LIMITS.roomTtlMs)));
+}
+
+type Header = Pick<RoomEvent, "id" | "seq" | "type" | "from" | "to">;
+
+interface StoredSummary {
+  presence: Record<string, StoredPresence>;
+  byStatus: Partial<Record<TaskStatus, number>>;
+  taskCount: number;
+  contextCount: number;
+  events: { h: Header; ms: number }[];
+}
+
+export function adminOps({ claimable, open, index }: Bridge): AdminOps {
+  return {
+    async createRoom(scope) {
+      const ran = await claimable<{ created: boolean }>(scope, "CREATE_ROOM", []);
+      return ran === "limit" ? ran : ran.value;
+    },
+
+    async listRooms(teamId) {
+      const { rooms, now } = await index.rooms(teamId);
+      await index.prune(teamId, rooms, now);
+      return rooms
+        .filter((r) => r.info.owner === teamId && r.info.createdAt !== null)
+        .map(
+          (r): RoomListing => ({
+            roomId: r.roomId,
+            createdAt: r.info.createdAt as string,
+            lastActivity: lastActivity(now, r.info),
+          }),
+        )
+        .sort((a, b) =>
+          a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.roomId < b.roomId ? -1 : 1,
+        );
+    },
+
+    async deleteRoom(scope) {
+      await open(scope.roomId, scope.teamId, "DELETE_ROOM", []);
+      await index.remove(scope);
+    },
+
+    async roomStats(roomId) {
+      const { value, now } = await open<
+        (Omit<RoomStats, "roomId" | "lastActivity"> & { lastUsed: number | null; pttl: number }) | null
+      >(roomId, "", "ROOM_STATS", []);
+      if (!value) return null;
+      return {
+        roomId,
+        owner: value.owner,
+        taskCount: value.taskCount,
+        doneTasks: value.doneTasks,
+        contextCount: value.contextCount,
+        agentCount: value.agentCount,
+        eventCount: Number(value.eventCount),
+        lastActivity: lastActivity(now, value),
+      };
+    },
+
+    async roomSummary(roomId, teamId) {
+      const { value, now } = await open<StoredSummary | null>(roomId, teamId ?? "", "ROOM_SUMMARY", [
+        String(RECENT_EVENTS),
+      ]);
+      if (!value) return null;
+      const agents: Presence[] = toPresenceList(value.presence, now);
+      const tasksByStatus = Object.fromEntries(
+        TASK_STATUSES.map((s) => [s, value.byStatus[s] ?? 0]),
+      ) as Record<TaskStatus, number>;
+      return {
+        roomId,
+        agents,
+        taskCount: value.taskCount,
+        tasksByStatus,
+        contextCount: value.contextCount,
+        recentEvents: value.events.map(({ h, ms }) => ({
+          id: h.id,
+          seq: h.seq,
+          type: h.type,
+          from: h.from,
+          to: h.to,
+          timestamp: iso(ms),
+        })),
+      };
+    },
+  };
+}

@@ -1,0 +1,46 @@
+/** Invites of the Redis store: room-slot scripts, one round trip each; invites never claim a room. */
+import type { AccessStore, InviteRecord, NewInvite, RateDecision } from "../access-types.ts";
+import { byCreatedAt, storedInvite, toInviteRecord } from "./access-records.ts";
+import type { Bridge } from "./call.ts";
+import { inviteRateKey } from "./keys.ts";
+
+type InviteOps = Pick<AccessStore, "createInvite" | "resolveInvite" | "listInvites" | "deleteInvite">;
+
+export function inviteOps({ call, open }: Bridge): InviteOps {
+  return {
+    async createInvite(invite, maxInvites) {
+      const scope = { roomId: invite.roomId, teamId: invite.teamId, mayClaim: false };
+      const args = [invite.tokenId, invite.digest, storedInvite(invite), String(maxInvites)];
+      const { value } = await call<NewInvite | "limit">(scope, "CREATE_INVITE", args);
+      return value === "limit" ? value : toInviteRecord(value);
+    },
+
+    async resolveInvite(roomId, digest, rate) {
+      if (rate && rate.bucket !== "tools" && rate.bucket !== "meta") {
+        throw new Error(`unknown rate bucket: ${rate.bucket}`);
+      }
+      // The invite's window key is declared up front (every key a script touches is in KEYS), even when unused.
+      const rateKey = inviteRateKey(roomId, digest, rate?.bucket ?? "tools");
+      const args = [digest, rate ? String(rate.limit) : "", rate ? String(rate.windowMs) : ""];
+      const { value } = await open<{ invite: NewInvite | null; rate?: RateDecision }>(
+        roomId,
+        "",
+        "RESOLVE_INVITE",
+        args,
+        [rateKey],
+      );
+      if (!value.invite) return { invite: null };
+      const invite = toInviteRecord(value.invite);
+      return value.rate ? { invite, rate: value.rate } : { invite };
+    },
+
+    async listInvites(scope) {
+      const { value } = await call<NewInvite[]>({ ...scope, mayClaim: false }, "LIST_INVITES", []);
+      return value.map(toInviteRecord).sort(byCreatedAt((i: InviteRecord) => i.tokenId));
+    },
+
+    async deleteInvite(scope, tokenId) {
+      return (await call<boolean>({ ...scope, mayClaim: false }, "DELETE_INVITE", [tokenId])).value;
+    },
+  };
+}

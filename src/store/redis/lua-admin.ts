@@ -1,0 +1,80 @@
+/**
+ * Lua bodies of the owner's access operations in the room's slot: invites and room administration. Each is
+ * prepended with PRELUDE and GUARD, so a room owned by another team is refused before anything else. Invites are
+ * stored as their JSON plus `digest` and `expiresMs` (which TS strips), so Lua can compare expiry as a number.
+ */
+
+/** The owner-only check of every body below (GUARD already refused other owners; this refuses unowned rooms). */
+const OWNER_ONLY = `
+if not OWNED then return '{"err":"denied"}' end
+`;
+
+/**
+ * createInvite: never claims. Drops the expired invites it sees, then stores unless `max` live ones remain.
+ * Replies {ok: invite JSON} or {ok: "limit"}.
+ */
+export const CREATE_INVITE = `${OWNER_ONLY}
+local id = ARGV[5]              -- token id
+local digest = ARGV[6]          -- sha256(token)
+local invite = ARGV[7]          -- invite JSON as stored (with digest and expiresMs)
+local max = tonumber(ARGV[8])   -- most live invites the room may have
+local all = redis.call("HGETALL", K_INVITES)
+local live = 0
+for i = 1, #all, 2 do
+  local old = cjson.decode(all[i + 1])
+  if old.expiresMs > NOW then
+    live = live + 1
+  else
+    redis.call("HDEL", K_INVITES, all[i])
+    if redis.call("HGET", K_INVITE_DIGESTS, old.digest) == all[i] then redis.call("HDEL", K_INVITE_DIGESTS, old.digest) end
+  end
+end
+if live >= max then
+  touch()
+  return ok('"limit"')
+end
+redis.call("HSET", K_INVITES, id, invite)
+redis.call("HSET", K_INVITE_DIGESTS, digest, id)
+touch()
+return ok(invite)
+`;
+
+/** listInvites: live invites only. Replies {ok: [invite JSON…]} (unordered; sorted in TS). */
+export const LIST_INVITES = `${OWNER_ONLY}
+local out = {}
+for _, raw in ipairs(redis.call("HVALS", K_INVITES)) do
+  if cjson.decode(raw).expiresMs > NOW then out[#out + 1] = raw end
+end
+touch()
+return ok("[" .. table.concat(out, ",") .. "]")
+`;
+
+/** deleteInvite: revokes. Replies {ok: true} when a live invite was revoked, {ok: false} otherwise. */
+export const DELETE_INVITE = `${OWNER_ONLY}
+local id = ARGV[5]              -- token id
+local raw = redis.call("HGET", K_INVITES, id)
+if not raw then return ok("false") end
+local invite = cjson.decode(raw)
+redis.call("HDEL", K_INVITES, id)
+if redis.call("HGET", K_INVITE_DIGESTS, invite.digest) == id then redis.call("HDEL", K_INVITE_DIGESTS, invite.digest) end
+touch()
+-- An expired invite was already gone as far as listInvites is concerned: no such invite.
+return ok(invite.expiresMs > NOW and "true" or "false")
+`;
+
+/** createRoom: claims an unowned room (once the team index has its place) or confirms it is ours. Replies {ok: {created}}. */
+export const CREATE_ROOM = `
+if OWNED then
+  touch()
+  return ok('{"created":false}')
+end
+if not CLAIM_OK then return CLAIM end
+commit()
+return ok('{"created":true}')
+`;
+
+/** deleteRoom: every key of the room's fixed list (invites included). Replies {ok: true}. */
+export const DELETE_ROOM = `${OWNER_ONLY}
+redis.call("DEL", unpack(KEYS))
+return ok("true")
+`;

@@ -1,0 +1,130 @@
+/**
+ * Lua of the team-slot scripts: keys, rate limiting and the room-limit index. Each is TEAM_PRELUDE followed by its
+ * body and touches only the team's keys (`team:{<teamId>}:…`).
+ */
+import { RATE_LUA } from "./lua-rate.ts";
+
+/** Binds the team's fixed KEYS list and the common ARGV; the JSON helpers and the rate limiter. */
+export const TEAM_PRELUDE = `
+-- KEYS (the team's fixed list, see keys.ts TEAM_KEY_PARTS):
+local K_KEYS = KEYS[1]          -- hash: key id -> key JSON (with digest)
+local K_KEY_DIGESTS = KEYS[2]   -- hash: sha256(secret) -> key id
+local K_ROOMS = KEYS[3]         -- zset: room id -> claim time (ms), the room-limit index
+local K_RL_TOOLS = KEYS[4]      -- zset: sliding-window log of the "tools" bucket
+local K_RL_META = KEYS[5]       -- zset: sliding-window log of the "meta" bucket
+-- ARGV common to every team script (operation arguments start at ARGV[2]):
+local NOW = tonumber(ARGV[1])   -- injected clock, ms since epoch
+
+local function str(s) return cjson.encode(s) end
+local function num(n)
+  if n == math.floor(n) and math.abs(n) < 9007199254740992 then return string.format("%d", n) end
+  return string.format("%.17g", n)
+end
+local function ok(json) return '{"ok":' .. json .. '}' end
+local function bucket_key(bucket) if bucket == "meta" then return K_RL_META end return K_RL_TOOLS end
+local function store_key(id, digest, key)
+  redis.call("HSET", K_KEYS, id, key)
+  redis.call("HSET", K_KEY_DIGESTS, digest, id)
+end
+${RATE_LUA}`;
+
+/** resolveKey: auth and, when a bucket is given, the charge. Replies {ok: {key: JSON|null, rate?}}. */
+export const RESOLVE_KEY = `
+local digest = ARGV[2]          -- sha256(secret), lowercase hex
+local bucket = ARGV[3]          -- "tools" | "meta" to charge, "" to charge nothing
+local limit = tonumber(ARGV[4]) -- requests allowed per window (when charging)
+local window = tonumber(ARGV[5]) -- window length in ms (when charging)
+local id = redis.call("HGET", K_KEY_DIGESTS, digest)
+local key = id and redis.call("HGET", K_KEYS, id)
+if not key then return ok('{"key":null}') end
+if bucket == "" then return ok('{"key":' .. key .. '}') end
+return ok('{"key":' .. key .. ',"rate":' .. charge(bucket_key(bucket), limit, window) .. '}')
+`;
+
+/** consumeRate. Replies {ok: RateDecision}. */
+export const CONSUME_RATE = `
+local bucket = ARGV[2]          -- "tools" | "meta"
+local limit = tonumber(ARGV[3]) -- requests allowed per window
+local window = tonumber(ARGV[4]) -- window length in ms
+return ok(charge(bucket_key(bucket), limit, window))
+`;
+
+/** createKey: stores unless the team has `max` dynamic keys. Replies {ok: key JSON} or {ok: "limit"}. */
+export const CREATE_KEY = `
+local id = ARGV[2]              -- key id
+local digest = ARGV[3]          -- sha256(secret)
+local key = ARGV[4]             -- key JSON as stored (with digest)
+local max = tonumber(ARGV[5])   -- most dynamic keys the team may have
+local dynamic = 0
+for _, raw in ipairs(redis.call("HVALS", K_KEYS)) do
+  if cjson.decode(raw).kind == "dynamic" then dynamic = dynamic + 1 end
+end
+if dynamic >= max then return ok('"limit"') end
+store_key(id, digest, key)
+return ok(key)
+`;
+
+/** provisionTeam: stores the team's first key. Replies {ok: key JSON} or {ok: "exists"}. */
+export const PROVISION_TEAM = `
+local id = ARGV[2]              -- key id
+local digest = ARGV[3]          -- sha256(secret)
+local key = ARGV[4]             -- key JSON as stored (with digest)
+if redis.call("HLEN", K_KEYS) > 0 then return ok('"exists"') end
+store_key(id, digest, key)
+return ok(key)
+`;
+
+/** listKeys. Replies {ok: [key JSON…]} (unordered; sorted in TS). */
+export const LIST_KEYS = `
+return ok("[" .. table.concat(redis.call("HVALS", K_KEYS), ",") .. "]")
+`;
+
+/** deleteKey: the record and its digest. Replies {ok: true|false}. */
+export const DELETE_KEY = `
+local id = ARGV[2]              -- key id
+local raw = redis.call("HGET", K_KEYS, id)
+if not raw then return ok("false") end
+local digest = cjson.decode(raw).digest
+redis.call("HDEL", K_KEYS, id)
+if redis.call("HGET", K_KEY_DIGESTS, digest) == id then redis.call("HDEL", K_KEY_DIGESTS, digest) end
+return ok("true")
+`;
+
+/**
+ * reserveRoom: a place in the team's room index before a claim. A room already indexed keeps its place (its score
+ * moves to NOW, marking a claim in progress); a new one gets a place while the team has fewer than `max`.
+ * Replies {ok: {added, score}} or {ok: "limit"}.
+ */
+export const RESERVE_ROOM = `
+local room = ARGV[2]            -- room id about to be claimed
+local max = tonumber(ARGV[3])   -- roomsPerTeam
+local known = redis.call("ZSCORE", K_ROOMS, room)
+if not known and redis.call("ZCARD", K_ROOMS) >= max then return ok('"limit"') end
+redis.call("ZADD", K_ROOMS, NOW, room)
+return ok('{"added":' .. (known and "false" or "true") .. ',"score":' .. num(NOW) .. '}')
+`;
+
+/** roomIndex: the team's indexed rooms. Replies {ok: [[room id, score]…]} by score. */
+export const ROOM_INDEX = `
+local all = redis.call("ZRANGE", K_ROOMS, 0, -1, "WITHSCORES")
+local out = {}
+for i = 1, #all, 2 do out[#out + 1] = "[" .. str(all[i]) .. "," .. num(tonumber(all[i + 1])) .. "]" end
+return ok("[" .. table.concat(out, ",") .. "]")
+`;
+
+/**
+ * unindexRooms: removes rooms from the index, each only if its score is still the one the caller saw (so a room
+ * re-reserved meanwhile stays). Replies {ok: removed count}.
+ */
+export const UNINDEX_ROOMS = `
+-- ARGV[2..]: pairs of a room id and the score it must still have ("" to remove it whatever its score)
+local removed = 0
+for i = 2, #ARGV - 1, 2 do
+  local score = redis.call("ZSCORE", K_ROOMS, ARGV[i])
+  if score and (ARGV[i + 1] == "" or tonumber(score) == tonumber(ARGV[i + 1])) then
+    redis.call("ZREM", K_ROOMS, ARGV[i])
+    removed = removed + 1
+  end
+end
+return ok(num(removed))
+`;

@@ -1,0 +1,96 @@
+/**
+ * Lua bodies of the room-slot scripts that act for no team (prepended with PRELUDE but not GUARD): invite
+ * resolution, the room-index check, and the read-only views. None refreshes a TTL or writes room state.
+ */
+import { RATE_LUA } from "./lua-rate.ts";
+
+/**
+ * resolveInvite: the invite with this digest if it is unexpired and its team still owns the room; when valid and
+ * a limit is given, charges the invite's own window. Replies {ok: {invite: JSON|null, rate?}}.
+ */
+export const RESOLVE_INVITE = `${RATE_LUA}
+local K_RATE = KEYS[18]         -- zset: this invite's sliding-window log for the bucket (keys.ts inviteRateKey)
+local digest = ARGV[5]          -- sha256(token), lowercase hex
+local limit = tonumber(ARGV[6]) -- requests allowed per window, "" to charge nothing
+local window = tonumber(ARGV[7]) -- window length in ms (when charging)
+local id = redis.call("HGET", K_INVITE_DIGESTS, digest)
+local raw = id and redis.call("HGET", K_INVITES, id)
+local invite = raw and cjson.decode(raw)
+if not invite or invite.expiresMs <= NOW or OWNER ~= invite.teamId then return ok('{"invite":null}') end
+if not limit then return ok('{"invite":' .. raw .. '}') end
+return ok('{"invite":' .. raw .. ',"rate":' .. charge(K_RATE, limit, window) .. '}')
+`;
+
+/** When the room was last used: meta last_used (ms), or "null" for a room that predates it. */
+const LAST_USED = `
+local last_used = redis.call("HGET", K_META, "last_used") or "null"
+`;
+
+/**
+ * roomInfo: who owns the room, since when, its last use and the ms its keys have left. Replies
+ * {ok: {owner, createdAt, lastUsed, pttl}}.
+ */
+export const ROOM_INFO = `${LAST_USED}
+local created = redis.call("HGET", K_META, "created_at")
+return ok('{"owner":' .. opt_str(OWNER or nil) .. ',"createdAt":' .. opt_str(created or nil) .. ',"lastUsed":'
+  .. last_used .. ',"pttl":' .. redis.call("PTTL", K_META) .. '}')
+`;
+
+/** Counts of the room's tasks by status, from their JSON. */
+const TASK_COUNTS = `
+local tasks = redis.call("HVALS", K_TASKS)
+local by_status = {}
+for _, raw in ipairs(tasks) do
+  local status = cjson.decode(raw).status
+  by_status[status] = (by_status[status] or 0) + 1
+end
+`;
+
+/**
+ * roomStats (operator view of any room). Replies {ok: null} when unowned, else {ok: {owner, counts…, lastUsed,
+ * pttl}}.
+ */
+export const ROOM_STATS = `
+if not OWNER then return ok("null") end
+${TASK_COUNTS}${LAST_USED}
+return ok('{"owner":' .. str(OWNER) .. ',"taskCount":' .. #tasks .. ',"doneTasks":' .. (by_status.done or 0)
+  .. ',"contextCount":' .. redis.call("HLEN", K_CTX) .. ',"agentCount":' .. redis.call("HLEN", K_PRESENCE)
+  .. ',"eventCount":' .. (redis.call("HGET", K_META, "event_seq") or "0") .. ',"lastUsed":' .. last_used
+  .. ',"pttl":' .. redis.call("PTTL", K_META) .. '}')
+`;
+
+/**
+ * roomSummary (public view): null when unowned or, with TEAM given, owned by another team. Event headers are cut
+ * from the stored JSON before "payload" (the builder's field order is fixed and a JSON string never holds an
+ * unescaped quote), so payloads are never decoded; timestamps come from event_idx as ms. Replies
+ * {ok: {presence: {agent: {lastSeen, statusText?}}, byStatus: {status: n}, taskCount, contextCount,
+ * events: [{h: header JSON, ms}…] newest first}}.
+ */
+export const ROOM_SUMMARY = `
+local recent = tonumber(ARGV[5]) -- most event headers to return
+if not OWNER or (TEAM ~= "" and not OWNED) then return ok("null") end
+${TASK_COUNTS}
+local statuses = {}
+for status, n in pairs(by_status) do statuses[#statuses + 1] = str(status) .. ":" .. n end
+local presence = redis.call("HGETALL", K_PRESENCE)
+local people = {}
+for i = 1, #presence, 2 do people[#people + 1] = str(presence[i]) .. ":" .. presence[i + 1] end
+local headers = {}
+local high = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
+while high >= 1 and #headers < recent do
+  local seqs = {}
+  for s = high, math.max(1, high - recent + 1), -1 do seqs[#seqs + 1] = s end
+  local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))
+  local idx = redis.call("HMGET", K_EVENT_IDX, unpack(seqs))
+  for i = 1, #seqs do
+    if evs[i] and idx[i] and #headers < recent then
+      local cut = string.find(evs[i], ',"payload":', 1, true)
+      headers[#headers + 1] = '{"h":' .. string.sub(evs[i], 1, cut - 1) .. '},"ms":' .. num(idx_parts(idx[i])) .. '}'
+    end
+  end
+  high = seqs[#seqs] - 1
+end
+return ok('{"presence":{' .. table.concat(people, ",") .. '},"byStatus":{' .. table.concat(statuses, ",")
+  .. '},"taskCount":' .. #tasks .. ',"contextCount":' .. redis.call("HLEN", K_CTX) .. ',"events":['
+  .. table.concat(headers, ",") .. ']}')
+`;

@@ -6,6 +6,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { STORE_UNAVAILABLE } from "../../src/protocol/errors.ts";
 import type { RoomStore } from "../../src/store/types.ts";
+import { inviteTests } from "./conformance/access-invites.ts";
+import { keyTests, provisionTests } from "./conformance/access-keys.ts";
+import { rateTests } from "./conformance/access-rate.ts";
+import { mayClaimTests, roomAdminTests, roomLimitTests } from "./conformance/access-rooms.ts";
+import { roomStatsTests, roomSummaryTests } from "./conformance/access-views.ts";
 import { concurrencyTests } from "./conformance/concurrency.ts";
 import { contextTests } from "./conformance/context.ts";
 import { consumeTests, eventTests } from "./conformance/events.ts";
@@ -15,6 +20,7 @@ import {
   expectRoomError,
   newScope,
   newTask,
+  ROOMS_PER_TEAM,
   type StoreFactory,
   testWith,
 } from "./conformance/harness.ts";
@@ -25,7 +31,7 @@ import { planLockTests, planTests } from "./conformance/plan.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
 import { varTests } from "./conformance/vars.ts";
 
-export type { Capability, StoreFactory } from "./conformance/harness.ts";
+export type { Capability, OpenOptions, StoreFactory } from "./conformance/harness.ts";
 
 /** How long four calls on an unreachable store may take in all: "bounded", never a hang. */
 const OUTAGE_BOUND_MS = 15_000;
@@ -38,11 +44,17 @@ export function runConformance(name: string, factory: StoreFactory): void {
     beforeAll(async () => {
       ctx.store = await factory.open(ctx.clock.now);
       opened.push(ctx.store);
+      const limits = { roomsPerTeam: ROOMS_PER_TEAM };
+      ctx.limited = await factory.open(ctx.clock.now, { limits });
+      opened.push(ctx.limited);
       if (factory.lacks?.secondInstance) {
         ctx.second = ctx.store;
+        ctx.limitedSecond = ctx.limited;
       } else {
         ctx.second = await factory.openSecond(ctx.clock.now);
         opened.push(ctx.second);
+        ctx.limitedSecond = await factory.openSecond(ctx.clock.now, { limits });
+        opened.push(ctx.limitedSecond);
       }
     });
 
@@ -86,5 +98,14 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("ownership", () => ownershipTests(ctx));
     describe("isolation and fidelity", () => isolationTests(ctx));
     describe("concurrency", () => concurrencyTests(ctx));
+    describe("access: keys", () => keyTests(ctx));
+    describe("access: provisionTeam", () => provisionTests(ctx));
+    describe("access: rate limiting", () => rateTests(ctx));
+    describe("access: invites", () => inviteTests(ctx));
+    describe("access: mayClaim false (invite scopes)", () => mayClaimTests(ctx));
+    describe("access: room administration", () => roomAdminTests(ctx));
+    describe("access: room limit", () => roomLimitTests(ctx));
+    describe("access: roomStats", () => roomStatsTests(ctx));
+    describe("access: roomSummary", () => roomSummaryTests(ctx));
   });
 }

@@ -11,8 +11,8 @@ const path = join(dir, "roomd.sqlite");
 
 runConformance("sqlite", {
   driver: "sqlite",
-  open: async (now) => createSqliteStore({ path, now }),
-  openSecond: async (now) => createSqliteStore({ path, now }),
+  open: async (now, options) => createSqliteStore({ path, now, limits: options?.limits }),
+  openSecond: async (now, options) => createSqliteStore({ path, now, limits: options?.limits }),
   lacks: { outage: "embedded file in this process: there is no server to become unreachable" },
   cleanup: async () => rmSync(dir, { recursive: true, force: true }),
 });

@@ -5,11 +5,25 @@
 import { expect, test } from "bun:test";
 import { RoomError, type RoomErrorKind } from "../../../src/protocol/errors.ts";
 import type { RoomEvent } from "../../../src/protocol/records.ts";
-import type { Clock } from "../../../src/protocol/time.ts";
+import { type Clock, iso } from "../../../src/protocol/time.ts";
+import type {
+  InviteRecord,
+  KeyRecord,
+  NewInvite,
+  NewKey,
+  RateRequest,
+  StoreLimits,
+} from "../../../src/store/access-types.ts";
 import type { NewTask, RoomScope, RoomStore, StoreDriver } from "../../../src/store/types.ts";
 
 /** Something a driver may lack; the tests that need it are skipped with the driver's written reason. */
 export type Capability = "secondInstance" | "outage";
+
+/** Construction options the suite varies; a driver passes them through to its constructor. */
+export interface OpenOptions {
+  /** The limits the store enforces (the driver's default, DEFAULT_STORE_LIMITS, when absent). */
+  limits?: StoreLimits;
+}
 
 /**
  * What a driver test hands to runConformance. Each open call returns a new, independent instance whose clock is
@@ -18,9 +32,9 @@ export type Capability = "secondInstance" | "outage";
 export interface StoreFactory {
   /** The value every opened store reports as `driver`. */
   driver: StoreDriver;
-  open(now: Clock): Promise<RoomStore>;
+  open(now: Clock, options?: OpenOptions): Promise<RoomStore>;
   /** A second independent instance (own connection / own Database handle) on the same backing store. */
-  openSecond(now: Clock): Promise<RoomStore>;
+  openSecond(now: Clock, options?: OpenOptions): Promise<RoomStore>;
   /**
    * An instance whose backing server cannot be reached (e.g. a port nothing listens on), for the outage test.
    * Drivers without a server declare `lacks.outage` instead.
@@ -59,9 +73,15 @@ export interface Ctx {
   store: RoomStore;
   /** The second instance on the same backing store (the first one again when the driver lacks it). */
   second: RoomStore;
+  /** Two instances on the same backing store opened with roomsPerTeam = ROOMS_PER_TEAM (one when lacking a second). */
+  limited: RoomStore;
+  limitedSecond: RoomStore;
   clock: TestClock;
   factory: StoreFactory;
 }
+
+/** roomsPerTeam of ctx.limited and ctx.limitedSecond. */
+export const ROOMS_PER_TEAM = 3;
 
 const shortId = () => crypto.randomUUID().slice(0, 8);
 
@@ -169,3 +189,80 @@ export function testWith(ctx: Ctx, capability: Capability, name: string, fn: () 
 
 /** The instance to use for worker `i`: half the load goes to the second instance. */
 export const instanceFor = (ctx: Ctx, i: number): RoomStore => (i % 2 === 0 ? ctx.store : ctx.second);
+
+// ── access (keys, invites, rate) ──────────────────────────────────────────────────────────────────────────
+
+const ID_CHARS = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+/** 8 random chars [0-9a-z], the random part of key and invite ids. */
+export const randomId8 = (): string =>
+  Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => ID_CHARS[b % 36]).join("");
+
+/** A random sha256 digest as the store receives it: 64 lowercase hex chars. */
+export const newDigest = (): string =>
+  Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
+
+/** A dynamic key of teamId created now (by the suite's clock); `extra` overrides any field. */
+export function newKey(ctx: Ctx, teamId: string, extra: Partial<NewKey> = {}): NewKey {
+  return {
+    keyId: `k_${teamId}_${randomId8()}`,
+    teamId,
+    kind: "dynamic",
+    createdAt: iso(ctx.clock.now()),
+    hint: `****${randomId8().slice(0, 4)}`,
+    digest: newDigest(),
+    ...extra,
+  };
+}
+
+/** What the store gives back for a stored key: everything but the digest. */
+export function keyRecord(key: NewKey): KeyRecord {
+  const { digest: _digest, ...record } = key;
+  return record;
+}
+
+/** An invite of scope's team for scope's room, created now and expiring `ttlMs` later. */
+export function newInvite(
+  ctx: Ctx,
+  scope: RoomScope,
+  ttlMs = 3_600_000,
+  extra: Partial<NewInvite> = {},
+): NewInvite {
+  const now = ctx.clock.now();
+  return {
+    tokenId: `i_${randomId8()}`,
+    roomId: scope.roomId,
+    teamId: scope.teamId,
+    createdAt: iso(now),
+    expiresAt: iso(now + ttlMs),
+    hint: `****${randomId8().slice(0, 4)}`,
+    digest: newDigest(),
+    ...extra,
+  };
+}
+
+export function inviteRecord(invite: NewInvite): InviteRecord {
+  const { digest: _digest, ...record } = invite;
+  return record;
+}
+
+export const toolsRate = (limit: number, windowMs = 60_000): RateRequest => ({
+  bucket: "tools",
+  limit,
+  windowMs,
+});
+export const metaRate = (limit: number, windowMs = 60_000): RateRequest => ({
+  bucket: "meta",
+  limit,
+  windowMs,
+});
+
+/** The sorted own-property names of a record, to assert optional fields are absent rather than undefined. */
+export const fieldsOf = (record: object | null | undefined): string[] => Object.keys(record ?? {}).sort();
+
+/** A room claimed by a fresh team through a first write (addTask). */
+export async function ownedRoom(store: RoomStore): Promise<RoomScope> {
+  const scope = newScope();
+  await store.addTask(scope, newTask("claim"));
+  return scope;
+}

@@ -151,6 +151,22 @@ for (const make of E2E_STORES) {
 
     test("no secret appears in the server's output or in any answer", async () => {
       const wrong = `${TEAM_A.secret.slice(0, -3)}zzz`;
+      // Issue a dynamic key and an invite and use them, so their secrets have every chance to reach the log.
+      const admin = (path: string, body: unknown) =>
+        fetch(`${server.url}${path}`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${TEAM_A.secret}` },
+          body: JSON.stringify(body),
+        }).then((r) => r.json() as Promise<any>);
+      const roomId = newRoomId();
+      const key = (await admin("/admin/keys", {})).secret as string;
+      await admin("/admin/rooms", { roomId });
+      const token = (await admin(`/admin/rooms/${roomId}/invite`, {})).token as string;
+      for (const secret of [key, token]) {
+        const c = await connect(server.url, secret);
+        await c.raw("heartbeat", { roomId, agentId: "nobody-in-particular" });
+        await c.close();
+      }
       const res = await fetch(`${server.url}/mcp`, {
         method: "POST",
         headers: {
@@ -163,7 +179,15 @@ for (const make of E2E_STORES) {
       const text = await res.text();
       await b.raw("read_plan", { roomId: "Bad Room" });
       await Bun.sleep(100);
-      for (const secret of [TEAM_A.secret, TEAM_B.secret, wrong, sha256(TEAM_A.secret).toString("hex")]) {
+      for (const secret of [
+        TEAM_A.secret,
+        TEAM_B.secret,
+        wrong,
+        key,
+        token,
+        sha256(TEAM_A.secret).toString("hex"),
+        sha256(key).toString("hex"),
+      ]) {
         expect(server.output()).not.toContain(secret);
         expect(text).not.toContain(secret);
       }

@@ -173,6 +173,41 @@ for (const make of E2E_STORES) {
       expect((await http.get("/room/Not_Valid!")).status).toBe(404);
     });
 
+    test("ROOM_SUMMARY=private: a bearer is required and only the owner (or its invite) sees the room", async () => {
+      const priv = startInProcess(store, undefined, { ROOM_SUMMARY: "private" }, () => clock);
+      try {
+        const p = httpClient(priv.url);
+        const roomId = newRoomId();
+        await p.tool(TEAM_A.secret, "add_task", { roomId, title: "t" });
+        expect((await p.get(`/room/${roomId}`)).status).toBe(401);
+        expect((await p.get(`/room/${roomId}`, TEAM_B.secret)).status).toBe(404);
+        expect((await p.get(`/room/${roomId}`, TEAM_A.secret)).body).toMatchObject({ roomId, taskCount: 1 });
+        const token = (await p.post(`/admin/rooms/${roomId}/invite`, TEAM_A.secret, {})).body.token;
+        issued.push(token);
+        expect((await p.get(`/room/${roomId}`, token)).status).toBe(200);
+        const other = newRoomId();
+        await p.tool(TEAM_A.secret, "add_task", { roomId: other, title: "t" });
+        expect((await p.get(`/room/${other}`, token)).status).toBe(404);
+      } finally {
+        await priv.stop();
+      }
+    });
+
+    test("two teams racing for a fresh room over HTTP: one team wins every call, the other is denied every call", async () => {
+      const roomId = newRoomId();
+      const calls = Array.from({ length: 40 }, (_, i) => {
+        const secret = i % 2 === 0 ? TEAM_A.secret : TEAM_B.secret;
+        return http
+          .tool(secret, "add_task", { roomId, title: `t${i}` })
+          .then((r) => ({ team: i % 2, ok: !r.isError, text: r.text }));
+      });
+      const results = await Promise.all(calls);
+      const wins = [0, 1].map((team) => results.filter((r) => r.team === team && r.ok).length);
+      expect(wins.sort()).toEqual([0, 20]);
+      const loser = results.filter((r) => !r.ok);
+      expect(loser.every((r) => r.text === "Error: Room not found or access denied")).toBe(true);
+    });
+
     test("the rate limit allows exactly the configured count under 50 parallel calls", async () => {
       const limited = startInProcess(store, undefined, { RATE_LIMIT_PER_MINUTE: "20" }, () => clock);
       try {

@@ -44,6 +44,26 @@ test("store down: bounded tool errors and 503 health; store back: both recover",
   expect(health.status).toBe(503);
   expect(await health.json()).toMatchObject({ ok: false, store: "redis" });
 
+  // The limiter fails open for env keys by default (routes still answer); with the switch off it refuses.
+  expect(
+    (await fetch(`${server.url}/admin/me`, { headers: { Authorization: `Bearer ${TEAM_A.secret}` } })).status,
+  ).toBe(200);
+  const strict = startInProcess(store, undefined, { RATE_LIMIT_FAIL_OPEN: "false" });
+  try {
+    const refused = await fetch(`${strict.url}/admin/me`, {
+      headers: { Authorization: `Bearer ${TEAM_A.secret}` },
+    });
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toEqual({ error: "Store unavailable, retry shortly" });
+  } finally {
+    await strict.stop();
+  }
+  // A dynamic key cannot be looked up at all: 503, never a pass.
+  const dynamic = await fetch(`${server.url}/admin/me`, {
+    headers: { Authorization: `Bearer rk_team-a_${"x".repeat(43)}` },
+  });
+  expect(dynamic.status).toBe(503);
+
   await redis.restart();
   let plan: { tasks: { title: string }[] } | undefined;
   for (let i = 0; i < 50 && !plan; i++) {

@@ -54,6 +54,24 @@ export function toolError(message: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text: `Error: ${message}` }] };
 }
 
+/** Argument names that say who is acting; a bound key may leave them out. */
+const IDENTITY_FIELDS = ["agentId", "from", "author"] as const;
+
+/**
+ * A key bound to an agent (and every invite) already says who is acting, so its holder may omit agentId, from
+ * and author: the bound id is filled in. Naming another agent is still refused by the tool (actingAgent).
+ */
+function withBoundIdentity(tool: ToolDefinition, args: unknown, ctx: ToolContext): unknown {
+  const bound = ctx.principal.boundAgentId;
+  const given = args ?? {};
+  if (bound === undefined || typeof given !== "object" || Array.isArray(given)) return given;
+  const filled: Record<string, unknown> = { ...given };
+  for (const field of IDENTITY_FIELDS) {
+    if (field in tool.input.shape && filled[field] === undefined) filled[field] = bound;
+  }
+  return filled;
+}
+
 /** Outcome of one call, for logging and metrics by the caller. */
 export interface CallOutcome {
   result: CallToolResult;
@@ -70,7 +88,7 @@ export async function callTool(
 ): Promise<CallOutcome> {
   const tool = byName.get(name);
   if (!tool) return { result: toolError(`Unknown tool: ${name}`) };
-  const parsed = tool.input.safeParse(args ?? {});
+  const parsed = tool.input.safeParse(withBoundIdentity(tool, args, ctx));
   if (!parsed.success) return { result: toolError(describeIssues(parsed.error.issues)) };
   try {
     const value = await tool.handler(parsed.data as never, ctx);

@@ -74,7 +74,21 @@ for (const make of E2E_STORES) {
           "Error: This key is bound to agent alice",
         );
       }
-      // Omitting the identity means the bound agent; naming it is fine.
+      // Omitting the identity means the bound agent, even where unbound keys must name one; naming it is fine.
+      expect(JSON.parse((await http.tool(k, "heartbeat", { roomId })).text).agentId).toBe("alice");
+      expect(
+        JSON.parse(
+          (
+            await http.tool(k, "write_context", {
+              roomId,
+              type: "note",
+              summary: "s",
+              consuming_agents: [],
+              payload: { text: "x" },
+            })
+          ).text,
+        ).author,
+      ).toBe("alice");
       expect(JSON.parse((await http.tool(k, "heartbeat", { roomId, agentId: "alice" })).text).agentId).toBe(
         "alice",
       );

@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RoomStore } from "../../src/store/types.ts";
 import { sharedRedis } from "./redis-server.ts";
+import { startUpstashFront } from "./upstash-front.ts";
 
 export interface E2eStore {
-  name: "sqlite" | "redis";
+  name: "sqlite" | "redis" | "upstash";
   /** A store on this backing; `now` drives its clock (TTL and expiry tests move it instead of sleeping). */
   open(now?: () => number): Promise<RoomStore>;
   /** Environment for a separate roomd process on the same backing store. */
@@ -39,8 +40,30 @@ export function redisE2e(): E2eStore {
   };
 }
 
+let front: ReturnType<typeof startUpstashFront> | undefined;
+/** One Upstash-compatible REST front over the shared redis-server, for every test file of this process. */
+export async function sharedUpstashFront() {
+  front ??= startUpstashFront({ redisUrl: (await sharedRedis()).url });
+  return front;
+}
+
+export function upstashE2e(): E2eStore {
+  return {
+    name: "upstash",
+    open: async (now = Date.now) => {
+      const { url, token } = await sharedUpstashFront();
+      const { createRedisStore, createUpstashScriptClient } = await import("../../src/store/redis/index.ts");
+      return createRedisStore({ client: createUpstashScriptClient(url, token), driver: "upstash", now });
+    },
+    env: async () => {
+      const { url, token } = await sharedUpstashFront();
+      return { STORE: "upstash", UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token };
+    },
+  };
+}
+
 /** E2E_STORES=sqlite narrows the matrix while working on one driver; CI runs every store. */
-export const E2E_STORES = [sqliteE2e, redisE2e].filter(
+export const E2E_STORES = [sqliteE2e, redisE2e, upstashE2e].filter(
   (make) => !process.env.E2E_STORES || process.env.E2E_STORES.split(",").includes(make().name),
 );
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { sameDigest, sha256 } from "../src/access/digest.ts";
 import { createKeyRing } from "../src/access/keyring.ts";
 import { TOOLS } from "../src/mcp/registry.ts";
-import { connect, errorText, type RoomClient } from "./support/mcp-client.ts";
+import { connect, errorText, type RoomClient, roomSnapshot } from "./support/mcp-client.ts";
 import { type SpawnedServer, spawnServer, TEAM_A, TEAM_B } from "./support/server.ts";
 import { E2E_STORES, newRoomId } from "./support/stores.ts";
 
@@ -88,16 +88,7 @@ for (const make of E2E_STORES) {
       const event = await a.call<Json>("post_event", { roomId, type: "x", from: "a" });
       await a.call("acquire_lock", { roomId, resource: "r", agentId: "a" });
       await a.call("set_shared_var", { roomId, key: "k", value: "v", agentId: "a" });
-      const before = JSON.stringify(
-        await Promise.all([
-          a.call("read_plan", { roomId }),
-          a.call("list_context", { roomId }),
-          a.call("read_events", { roomId, limit: 100 }),
-          a.call("list_locks", { roomId }),
-          a.call("list_shared_vars", { roomId }),
-          a.call("get_presence", { roomId }),
-        ]),
-      );
+      const before = await roomSnapshot(a, roomId);
       const args: Record<string, Json> = {
         read_plan: {},
         add_task: { title: "x" },
@@ -136,16 +127,7 @@ for (const make of E2E_STORES) {
         const result = await b.raw(name, { roomId, ...extra });
         expect(errorText(result), name).toBe("Error: Room not found or access denied");
       }
-      const after = JSON.stringify(
-        await Promise.all([
-          a.call("read_plan", { roomId }),
-          a.call("list_context", { roomId }),
-          a.call("read_events", { roomId, limit: 100 }),
-          a.call("list_locks", { roomId }),
-          a.call("list_shared_vars", { roomId }),
-          a.call("get_presence", { roomId }),
-        ]),
-      );
+      const after = await roomSnapshot(a, roomId);
       expect(after).toBe(before);
     });
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { TOOLS } from "../../src/mcp/registry.ts";
 import type { RoomStore } from "../../src/store/types.ts";
-import { connect, errorText, type RoomClient } from "../support/mcp-client.ts";
+import { connect, errorText, type RoomClient, roomSnapshot } from "../support/mcp-client.ts";
 import { type RunningServer, startInProcess, TEAM_A } from "../support/server.ts";
 import { newRoomId, sqliteE2e } from "../support/stores.ts";
 
@@ -17,18 +17,7 @@ let c: RoomClient;
 const roomId = newRoomId();
 let valid: Record<string, Json>;
 
-/** Everything observable about the room, to prove a refused call changed nothing. */
-async function snapshot(): Promise<string> {
-  const [plan, context, events, locks, vars, presence] = await Promise.all([
-    c.call("read_plan", { roomId }),
-    c.call("list_context", { roomId }),
-    c.call("read_events", { roomId, limit: 100 }),
-    c.call("list_locks", { roomId }),
-    c.call("list_shared_vars", { roomId }),
-    c.call("get_presence", { roomId }),
-  ]);
-  return JSON.stringify({ plan, context, events, locks, vars, presence });
-}
+const snapshot = () => roomSnapshot(c, roomId);
 
 beforeAll(async () => {
   store = await sqliteE2e().open();

@@ -48,3 +48,16 @@ export async function connect(url: string, secret: string, mode: ResponseMode = 
 export function errorText(result: CallToolResult): string {
   return result.content[0]?.type === "text" ? result.content[0].text : "";
 }
+
+/** Everything observable about a room through the read tools, to prove a refused call changed nothing. */
+export async function roomSnapshot(c: RoomClient, roomId: string): Promise<string> {
+  const reads = await Promise.all([
+    c.call("read_plan", { roomId }),
+    c.call("list_context", { roomId }),
+    c.call("read_events", { roomId, limit: 100 }),
+    c.call("list_locks", { roomId }),
+    c.call("list_shared_vars", { roomId }),
+    c.call("get_presence", { roomId }),
+  ]);
+  return JSON.stringify(reads);
+}

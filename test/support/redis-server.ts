@@ -49,7 +49,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   // `bun test` runs no exit handlers, so the server watches us instead: a small shell starts redis-server, prints
   // its pid, and kills it as soon as this test process is gone. stderr is not inherited, so pipes never hang.
   const watchdog = [
-    `redis-server --port ${port} --bind 127.0.0.1 --save '' --appendonly no --dir '${dir}' --loglevel warning &`,
+    `redis-server --port ${port} --bind 127.0.0.1 --save '' --appendonly no --dir '${dir}' --loglevel warning >/dev/null 2>&1 &`,
     "r=$!; echo $r",
     `while kill -0 ${process.pid} 2>/dev/null && kill -0 $r 2>/dev/null; do sleep 0.5; done`,
     "kill -9 $r 2>/dev/null",
@@ -59,7 +59,9 @@ export async function startRedisServer(): Promise<RedisServer> {
     const reader = proc.stdout.getReader();
     const { value } = await reader.read();
     reader.releaseLock();
-    pid = Number(new TextDecoder().decode(value).trim());
+    // Only the first line is the pid (redis-server's own output goes to /dev/null, but be strict anyway).
+    pid = Number(new TextDecoder().decode(value).split("\n")[0]?.trim());
+    if (!Number.isInteger(pid)) throw new Error("could not read the redis-server pid");
     await waitForPort(port);
   };
   await launch();

@@ -15,7 +15,7 @@ import {
   type RunningLoad,
   runScaleLoad,
   startScaleLoad,
-} from "../support/load-audit.ts";
+} from "../support/load-audit/index.ts";
 import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
 import { type SpawnedServer, spawnServer, TEAM_A } from "../support/server.ts";
 import { newRoomId } from "../support/stores.ts";

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { audit, auditProblems, runScaleLoad } from "../support/load-audit.ts";
+import { audit, auditProblems, runScaleLoad } from "../support/load-audit/index.ts";
 import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
 import { type SpawnedServer, spawnServer, TEAM_A } from "../support/server.ts";
 import { newRoomId } from "../support/stores.ts";

@@ -24,6 +24,13 @@ for (const make of E2E_STORES) {
       await store.close();
     });
 
+    /** A newly provisioned team: Redis and Upstash share one server, so fixed teams accumulate keys across files. */
+    const freshTeam = async () => {
+      const teamId = `t-${crypto.randomUUID().slice(0, 8)}`;
+      const made = await http.post("/admin/keys/provision", OPERATOR.secret, { teamId });
+      return { teamId, secret: made.body.secret as string };
+    };
+
     test("GET /admin/me names the principal", async () => {
       expect((await http.get("/admin/me", TEAM_A.secret)).body).toEqual({ teamId: "team-a", kind: "static" });
       expect((await http.get("/admin/me", OPERATOR.secret)).body).toEqual({
@@ -80,21 +87,22 @@ for (const make of E2E_STORES) {
     });
 
     test("keys: secret shown once, listed by hint, limit enforced, revocation immediate", async () => {
-      const made = await http.post("/admin/keys", TEAM_A.secret, { note: "ci" });
+      const team = await freshTeam();
+      const made = await http.post("/admin/keys", team.secret, { note: "ci" });
       expect(made.status).toBe(201);
       const { keyId, secret } = made.body;
-      expect(made.body).toMatchObject({ teamId: "team-a", note: "ci", message: expect.any(String) });
-      expect(secret).toMatch(/^rk_team-a_/);
+      expect(made.body).toMatchObject({ teamId: team.teamId, note: "ci", message: expect.any(String) });
+      expect(secret).toMatch(new RegExp(`^rk_${team.teamId}_`));
       expect((await http.get("/admin/me", secret)).body).toEqual({
-        teamId: "team-a",
+        teamId: team.teamId,
         kind: "dynamic",
         keyId,
       });
-      const list = await http.get("/admin/keys", TEAM_A.secret);
+      const list = await http.get("/admin/keys", team.secret);
       const listed = list.body.keys.find((k: any) => k.keyId === keyId);
       expect(listed).toEqual({
         keyId,
-        teamId: "team-a",
+        teamId: team.teamId,
         createdAt: made.body.createdAt,
         note: "ci",
         hint: `****${secret.slice(-4)}`,
@@ -108,13 +116,14 @@ for (const make of E2E_STORES) {
       expect((await http.del(`/admin/keys/${keyId}`, secret)).body).toEqual({ ok: true, keyId });
       expect((await http.get("/admin/me", secret)).status).toBe(401);
       expect((await http.tool(secret, "read_plan", { roomId: "any-room" })).status).toBe(401);
-      // Limit of 3 (KEYS_PER_TEAM) under concurrent creation.
+      // Limit of 3 (KEYS_PER_TEAM) under concurrent creation: a fresh team holds its provisioned key, so 2 more fit.
+      const burstTeam = await freshTeam();
       const burst = await Promise.all(
-        Array.from({ length: 6 }, () => http.post("/admin/keys", TEAM_B.secret, {})),
+        Array.from({ length: 6 }, () => http.post("/admin/keys", burstTeam.secret, {})),
       );
-      expect(burst.filter((r) => r.status === 201)).toHaveLength(3);
+      expect(burst.filter((r) => r.status === 201)).toHaveLength(2);
       expect(burst.filter((r) => r.status === 403)[0]?.body.error).toMatch(/Key limit reached/);
-      expect((await http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "bad agent" })).status).toBe(400);
+      expect((await http.post("/admin/keys", team.secret, { boundAgentId: "bad agent" })).status).toBe(400);
     });
 
     test("operators provision teams and revoke any key", async () => {
@@ -184,10 +193,12 @@ for (const make of E2E_STORES) {
     });
 
     test("every admin route answers another team as if the thing did not exist", async () => {
+      const owner = await freshTeam();
       const roomId = newRoomId();
-      await http.post("/admin/rooms", TEAM_A.secret, { roomId });
-      const invite = await http.post(`/admin/rooms/${roomId}/invite`, TEAM_A.secret, {});
-      const key = await http.post("/admin/keys", TEAM_A.secret, {});
+      await http.post("/admin/rooms", owner.secret, { roomId });
+      const invite = await http.post(`/admin/rooms/${roomId}/invite`, owner.secret, {});
+      const key = await http.post("/admin/keys", owner.secret, {});
+      if (key.status !== 201) throw new Error(`could not make a key: ${JSON.stringify(key.body)}`);
       const attempts = [
         await http.post("/admin/rooms", TEAM_B.secret, { roomId }),
         await http.del(`/admin/rooms/${roomId}`, TEAM_B.secret),
@@ -199,9 +210,9 @@ for (const make of E2E_STORES) {
       for (const res of attempts) expect(res.status).toBe(404);
       expect((await http.get(`/admin/rooms/${roomId}/stats`, TEAM_B.secret)).status).toBe(403);
       // Nothing changed for team A.
-      expect((await http.get(`/admin/rooms/${roomId}/invites`, TEAM_A.secret)).body.invites).toHaveLength(1);
+      expect((await http.get(`/admin/rooms/${roomId}/invites`, owner.secret)).body.invites).toHaveLength(1);
       expect((await http.get("/admin/me", key.body.secret)).status).toBe(200);
-      expect((await http.get("/admin/rooms", TEAM_A.secret)).body.rooms.map((r: any) => r.roomId)).toContain(
+      expect((await http.get("/admin/rooms", owner.secret)).body.rooms.map((r: any) => r.roomId)).toContain(
         roomId,
       );
     });

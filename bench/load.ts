@@ -16,7 +16,8 @@ export interface LoadResult {
 export type Call = { method: string; params?: Record<string, unknown> };
 
 export interface LoadOptions {
-  url: string;
+  /** A roomd base URL, or one per process: agents are spread over them round-robin (agent i → urls[i % n]). */
+  url: string | string[];
   secret: string;
   agents: number;
   /** Total calls across all agents. */
@@ -30,7 +31,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+/** Runs the load to completion; every agent waits for its answer before sending its next call. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const urls = typeof options.url === "string" ? [options.url] : options.url;
   const headers = {
     Authorization: `Bearer ${options.secret}`,
     "Content-Type": "application/json",
@@ -46,7 +49,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         issued++;
         const call = options.next(agent, n);
         const t0 = performance.now();
-        const res = await fetch(`${options.url}/mcp`, {
+        const res = await fetch(`${urls[agent % urls.length]}/mcp`, {
           method: "POST",
           headers,
           body: JSON.stringify({ jsonrpc: "2.0", id: n, ...call }),

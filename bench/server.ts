@@ -1,35 +1,78 @@
-/** Bench helpers: a roomd process per store, seeded rooms, and the server's resident size. */
+/** Bench helpers: roomd processes per store, seeded rooms, a dynamic key, and the server's resident size. */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startRedisServer } from "../test/support/redis-server.ts";
+import { type RedisServer, startRedisServer } from "../test/support/redis-server.ts";
 import { type SpawnedServer, spawnServer } from "../test/support/server.ts";
+import { startUpstashFront, type UpstashFront } from "../test/support/upstash-front.ts";
+import { type RedisProbe, redisProbe } from "./probes.ts";
 
 export const SECRET = "bench-secret-0123456789abcdef";
 
-export type BenchStore = "sqlite" | "redis";
+export type BenchStore = "sqlite" | "redis" | "upstash";
+export const BENCH_STORES: BenchStore[] = ["sqlite", "redis", "upstash"];
 
 export interface BenchTarget {
   store: BenchStore;
+  /** The first process (single-process benches use only this one). */
   server: SpawnedServer;
+  /** Every roomd process, all on the same store. */
+  servers: SpawnedServer[];
+  /** The private redis-server behind the redis and upstash stores, with a probe on it. */
+  redis?: { server: RedisServer; probe: RedisProbe };
+  /** The Upstash REST front (in this process), for the upstash store. */
+  front?: UpstashFront;
   stop(): Promise<void>;
 }
 
-export async function startTarget(store: BenchStore): Promise<BenchTarget> {
-  const keys = { API_KEYS: `bench:${SECRET}` };
+export interface TargetOptions {
+  /** roomd processes to start on the same store (default 1). */
+  processes?: number;
+  /** Extra roomd environment. */
+  env?: Record<string, string>;
+}
+
+/**
+ * Starts the store (a temp SQLite file, or a private redis-server, fronted by the Upstash REST stand-in for
+ * `upstash`) and `processes` roomd processes on it. The rate limit is raised to its maximum so that the
+ * benchmark measures the limiter's cost, not its refusals.
+ */
+export async function startTarget(store: BenchStore, options: TargetOptions = {}): Promise<BenchTarget> {
+  const base = { API_KEYS: `bench:${SECRET}`, RATE_LIMIT_PER_MINUTE: "1000000", ...options.env };
+  let env: Record<string, string>;
+  let redis: BenchTarget["redis"];
+  let front: UpstashFront | undefined;
   if (store === "sqlite") {
     const path = join(mkdtempSync(join(tmpdir(), "roomd-bench-")), "roomd.sqlite");
-    const server = await spawnServer({ ...keys, STORE: "sqlite", SQLITE_PATH: path });
-    return { store, server, stop: () => server.stop() };
+    env = { ...base, STORE: "sqlite", SQLITE_PATH: path };
+  } else {
+    const server = await startRedisServer();
+    redis = { server, probe: await redisProbe(server.url) };
+    if (store === "redis") {
+      env = { ...base, STORE: "redis", REDIS_URL: server.url };
+    } else {
+      front = await startUpstashFront({ redisUrl: server.url });
+      env = {
+        ...base,
+        STORE: "upstash",
+        UPSTASH_REDIS_REST_URL: front.url,
+        UPSTASH_REDIS_REST_TOKEN: front.token,
+      };
+    }
   }
-  const redis = await startRedisServer();
-  const server = await spawnServer({ ...keys, STORE: "redis", REDIS_URL: redis.url });
+  const servers: SpawnedServer[] = [];
+  for (let i = 0; i < (options.processes ?? 1); i++) servers.push(await spawnServer(env));
   return {
     store,
-    server,
+    server: servers[0] as SpawnedServer,
+    servers,
+    ...(redis ? { redis } : {}),
+    ...(front ? { front } : {}),
     stop: async () => {
-      await server.stop();
-      await redis.stop();
+      await Promise.all(servers.map((s) => s.stop()));
+      await front?.stop();
+      redis?.probe.close();
+      await redis?.server.stop();
     },
   };
 }
@@ -63,6 +106,18 @@ export async function seedRooms(url: string, count: number): Promise<string[]> {
     }
   }
   return rooms;
+}
+
+/** Mints a dynamic team key (`rk_…`) with the static bench key through POST /admin/keys; returns its secret. */
+export async function createDynamicKey(url: string): Promise<string> {
+  const res = await fetch(`${url}/admin/keys`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${SECRET}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ note: "bench" }),
+  });
+  const body = (await res.json()) as { secret?: string; error?: string };
+  if (res.status !== 201 || !body.secret) throw new Error(`POST /admin/keys: ${res.status} ${body.error}`);
+  return body.secret;
 }
 
 export function table(rows: Record<string, string | number>[]): string {

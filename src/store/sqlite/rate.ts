@@ -1,16 +1,18 @@
 /**
- * Sliding-window rate limiting: one rate_hits row per admitted request, counted over the last windowMs inside
- * the caller's write transaction (BEGIN IMMEDIATE serialises every limiter of the file, so counts are exact).
+ * Sliding-window rate limiting: one rate_hits row per admitted request, inside the caller's write transaction
+ * (BEGIN IMMEDIATE serialises every limiter of the file, so decisions are exact). The window's size is kept in
+ * rate_counts and reduced by the hits that fall out of the window as they are deleted, so a charge never counts
+ * rows: each hit is inserted once and deleted once, whatever the limit (a count(*) per request grew with it).
  */
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../../protocol/time.ts";
 import type { RateDecision, RateRequest } from "../access-types.ts";
 
-/** Hits older than this are pruned by the sweep; every window in use is shorter. */
+/** Buckets idle for longer than this are dropped by the sweep; every window in use is shorter. */
 export const RATE_HITS_KEEP_MS = 60 * 60 * 1000;
 
-/** How many old hits one prune statement deletes, so the sweep never holds the write lock for long. */
-const PRUNE_BATCH = 5000;
+/** How many idle buckets one prune statement drops, so the sweep never holds the write lock for long. */
+const PRUNE_BATCH = 200;
 
 export const teamBucket = (teamId: string, bucket: RateRequest["bucket"]) => `team:${teamId}:${bucket}`;
 export const inviteBucket = (roomId: string, tokenId: string, bucket: RateRequest["bucket"]) =>
@@ -24,47 +26,63 @@ export const prefixRange = (prefix: string): [string, string] => [prefix, `${pre
 
 export function createRate(db: Database, now: Clock) {
   const forget = db.query<unknown, [string, number]>("DELETE FROM rate_hits WHERE bucket = ? AND at <= ?");
-  const window = db.query<{ c: number; oldest: number | null }, [string]>(
-    "SELECT count(*) AS c, min(at) AS oldest FROM rate_hits WHERE bucket = ?",
+  const counted = db.query<{ n: number }, [string]>("SELECT n FROM rate_counts WHERE bucket = ?");
+  // Only for a bucket without a count row (a file written before rate_counts existed).
+  const countRows = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM rate_hits WHERE bucket = ?");
+  const oldest = db.query<{ at: number }, [string]>(
+    "SELECT at FROM rate_hits WHERE bucket = ? ORDER BY at LIMIT 1",
   );
   const hit = db.query<unknown, [string, number]>("INSERT INTO rate_hits (bucket, at) VALUES (?, ?)");
-  const dropRange = db.query<unknown, [string, string]>(
-    "DELETE FROM rate_hits WHERE bucket >= ? AND bucket < ?",
+  const setCount = db.query<unknown, [string, number, number]>(
+    `INSERT INTO rate_counts (bucket, n, last_at) VALUES (?1, ?2, ?3)
+     ON CONFLICT (bucket) DO UPDATE SET n = excluded.n, last_at = max(last_at, excluded.last_at)`,
   );
-  // rowid order is admission order, so the oldest hits come first and the subquery stops early.
-  const pruneBatch = db.query<unknown, [number, number]>(
-    "DELETE FROM rate_hits WHERE rowid IN (SELECT rowid FROM rate_hits WHERE at <= ? LIMIT ?)",
+  const dropHits = db.query<unknown, [string, string]>("DELETE FROM rate_hits WHERE bucket >= ? AND bucket < ?");
+  const dropCounts = db.query<unknown, [string, string]>(
+    "DELETE FROM rate_counts WHERE bucket >= ? AND bucket < ?",
   );
+  const idle = db.query<{ bucket: string }, [number, number]>(
+    "SELECT bucket FROM rate_counts WHERE last_at <= ? LIMIT ?",
+  );
+  const dropBucketHits = db.query<unknown, [string]>("DELETE FROM rate_hits WHERE bucket = ?");
+  const dropBucketCount = db.query<unknown, [string]>("DELETE FROM rate_counts WHERE bucket = ?");
 
   /** Charges one request to `bucket` (call inside a write transaction). A refused request is not recorded. */
   function charge(bucket: string, rate: RateRequest): RateDecision {
     const t = now();
-    forget.run(bucket, t - rate.windowMs);
-    const { c: count, oldest } = window.get(bucket) ?? { c: 0, oldest: null };
+    const expired = forget.run(bucket, t - rate.windowMs).changes;
+    const row = counted.get(bucket);
+    const count = row ? row.n - expired : (countRows.get(bucket)?.n ?? 0);
     // The window has room again when its oldest hit leaves it; never report 0 while it is full.
-    const resetFrom = (first: number) => Math.max(1, first + rate.windowMs - t);
+    const resetMs = () => Math.max(1, (oldest.get(bucket)?.at ?? t) + rate.windowMs - t);
     if (count >= rate.limit) {
-      return { allowed: false, limit: rate.limit, remaining: 0, resetMs: resetFrom(oldest ?? t) };
+      setCount.run(bucket, count, t - rate.windowMs);
+      return { allowed: false, limit: rate.limit, remaining: 0, resetMs: resetMs() };
     }
     hit.run(bucket, t);
+    setCount.run(bucket, count + 1, t);
     const remaining = rate.limit - count - 1;
-    return {
-      allowed: true,
-      limit: rate.limit,
-      remaining,
-      resetMs: remaining > 0 ? 0 : resetFrom(oldest ?? t),
-    };
+    return { allowed: true, limit: rate.limit, remaining, resetMs: remaining > 0 ? 0 : resetMs() };
   }
 
   return {
     charge,
     /** Forgets every bucket starting with prefix (a deleted room's or invite's windows). */
     dropPrefix(prefix: string): void {
-      dropRange.run(...prefixRange(prefix));
+      dropHits.run(...prefixRange(prefix));
+      dropCounts.run(...prefixRange(prefix));
     },
-    /** Deletes up to PRUNE_BATCH hits older than RATE_HITS_KEEP_MS; returns how many (call inside a write tx). */
+    /**
+     * Drops up to PRUNE_BATCH whole buckets idle for RATE_HITS_KEEP_MS; returns how many (call inside a write
+     * tx). Whole buckets only: removing some hits of a live bucket behind charge()'s back would skew its count.
+     */
     pruneBatch(): number {
-      return pruneBatch.run(now() - RATE_HITS_KEEP_MS, PRUNE_BATCH).changes;
+      const buckets = idle.all(now() - RATE_HITS_KEEP_MS, PRUNE_BATCH);
+      for (const { bucket } of buckets) {
+        dropBucketHits.run(bucket);
+        dropBucketCount.run(bucket);
+      }
+      return buckets.length;
     },
   };
 }

@@ -27,6 +27,7 @@
  *
  *   keys           key_id PK, team_id, kind ("dynamic" | "operator"), digest UNIQUE (sha256 hex of the secret),
  *                  created_at (ms), note, bound_agent_id (NULL when absent), hint. Index team_id.
+ *   rate_counts    per bucket: n = rate_hits rows currently kept for it, last_at = its newest hit (for the sweep).
  *   rate_hits      one row per admitted request: bucket ("team:<teamId>:<tools|meta>" or
  *                  "invite:<roomId>:<tokenId>:<tools|meta>"), at (ms). Index (bucket, at) serves the sliding window.
  *
@@ -151,6 +152,12 @@ CREATE TABLE IF NOT EXISTS rate_hits (
   at INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS rate_hits_by_bucket ON rate_hits (bucket, at);
+CREATE TABLE IF NOT EXISTS rate_counts (
+  bucket TEXT PRIMARY KEY,
+  n INTEGER NOT NULL,
+  last_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS rate_counts_by_last ON rate_counts (last_at);
 `;
 
 /** Every table holding room rows; purging a room deletes from each. */

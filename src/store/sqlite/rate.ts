@@ -37,7 +37,9 @@ export function createRate(db: Database, now: Clock) {
     `INSERT INTO rate_counts (bucket, n, last_at) VALUES (?1, ?2, ?3)
      ON CONFLICT (bucket) DO UPDATE SET n = excluded.n, last_at = max(last_at, excluded.last_at)`,
   );
-  const dropHits = db.query<unknown, [string, string]>("DELETE FROM rate_hits WHERE bucket >= ? AND bucket < ?");
+  const dropHits = db.query<unknown, [string, string]>(
+    "DELETE FROM rate_hits WHERE bucket >= ? AND bucket < ?",
+  );
   const dropCounts = db.query<unknown, [string, string]>(
     "DELETE FROM rate_counts WHERE bucket >= ? AND bucket < ?",
   );

@@ -28,10 +28,6 @@ const byName = new Map(TOOLS.map((t) => [t.name, t]));
 /** The tools/list result, built once. */
 export const TOOL_LISTING: readonly ListedTool[] = TOOLS.map(listing);
 
-export function hasTool(name: string): boolean {
-  return byName.has(name);
-}
-
 /**
  * One sentence a model can act on, naming each bad field by its path. A bad room id leads (spec: "Invalid
  * roomId: …"), since nothing else matters until the room is right.
@@ -54,21 +50,33 @@ export function toolError(message: string): CallToolResult {
   return { isError: true, content: [{ type: "text", text: `Error: ${message}` }] };
 }
 
-/** Argument names that say who is acting; a bound key may leave them out. */
+/** Argument names that say who is acting. */
 const IDENTITY_FIELDS = ["agentId", "from", "author"] as const;
 
 /**
- * A key bound to an agent (and every invite) already says who is acting, so its holder may omit agentId, from
- * and author: the bound id is filled in. Naming another agent is still refused by the tool (actingAgent).
+ * Per tool, the identity arguments its schema requires (computed once). Optional ones are filters, such as
+ * list_context's author or get_unblocked_tasks's agentId, and are never filled in.
+ */
+const REQUIRED_IDENTITY = new Map(
+  TOOLS.map((tool) => [
+    tool.name,
+    IDENTITY_FIELDS.filter((field) => {
+      const schema = tool.input.shape[field] as z.ZodType | undefined;
+      return schema !== undefined && !schema.safeParse(undefined).success;
+    }),
+  ]),
+);
+
+/**
+ * A key bound to an agent (and every invite) already says who is acting, so its holder may omit the identity
+ * arguments a tool requires: the bound id is filled in. Naming another agent is still refused (actingAgent).
  */
 function withBoundIdentity(tool: ToolDefinition, args: unknown, ctx: ToolContext): unknown {
   const bound = ctx.principal.boundAgentId;
   const given = args ?? {};
   if (bound === undefined || typeof given !== "object" || Array.isArray(given)) return given;
   const filled: Record<string, unknown> = { ...given };
-  for (const field of IDENTITY_FIELDS) {
-    if (field in tool.input.shape && filled[field] === undefined) filled[field] = bound;
-  }
+  for (const field of REQUIRED_IDENTITY.get(tool.name) ?? []) filled[field] ??= bound;
   return filled;
 }
 

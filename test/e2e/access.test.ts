@@ -95,6 +95,9 @@ for (const make of E2E_STORES) {
       expect(
         JSON.parse((await http.tool(k, "post_event", { roomId, type: "y", from: "alice" })).text).from,
       ).toBe("alice");
+      // Optional identity-like arguments are filters, not identities: a bound key still sees everyone's context.
+      const listed = JSON.parse((await http.tool(k, "list_context", { roomId })).text);
+      expect(listed.map((e: any) => e.author).sort()).toEqual(["alice", "bob"]);
       // bob's lock is untouched.
       expect(JSON.parse((await http.tool(TEAM_A.secret, "list_locks", { roomId })).text)[0].owner).toBe(
         "bob",

@@ -3,6 +3,7 @@
  * is reported in one readable message that names it and never echoes a secret value.
  */
 import { z } from "zod";
+import { TEAM_ID } from "./protocol/ids.ts";
 import type { StoreDriver } from "./store/types.ts";
 
 export interface StaticKey {
@@ -42,8 +43,6 @@ export interface Config {
   invitesPerRoom: number;
 }
 
-const TEAM_ID = /^[a-z0-9][a-z0-9-]{1,31}$/;
-
 /** `teamId:secret,…` → keys; the message never contains the secret. */
 const keyList = z
   .string()
@@ -59,7 +58,7 @@ const keyList = z
       if (!TEAM_ID.test(teamId) || secret.length < 16) {
         ctx.addIssue({
           code: "custom",
-          message: `entry ${index + 1} must be teamId:secret (teamId 2-32 chars of a-z, 0-9, -; secret at least 16 chars)`,
+          message: `entry ${index + 1} must be teamId:secret (teamId 3-32 chars of a-z, 0-9, - starting with a letter or digit; secret at least 16 chars)`,
         });
         continue;
       }

@@ -3,6 +3,7 @@
  * finds the record in one slot with one round trip; anything not of these shapes is refused without store work.
  * Ids are not secret.
  */
+import { isRoomId, TEAM_ID } from "../protocol/ids.ts";
 import { newSecret, sha256 } from "./digest.ts";
 
 const RANDOM_LEN = 43; // 32 random bytes, base64url
@@ -24,8 +25,10 @@ export const newInviteToken = (roomId: string) => newSecret(`ri_${roomId}`);
 
 /** The team named by a dynamic key's secret, or null when it is not of that shape. */
 export function teamOfKey(secret: string): string | null {
-  const team = /^rk_([a-z0-9][a-z0-9-]{1,31})_[A-Za-z0-9_-]+$/.exec(secret)?.[1];
-  return team !== undefined && secret.length - team.length - 4 === RANDOM_LEN ? team : null;
+  const team = /^rk_([a-z0-9-]{3,32})_[A-Za-z0-9_-]+$/.exec(secret)?.[1];
+  return team !== undefined && TEAM_ID.test(team) && secret.length - team.length - 4 === RANDOM_LEN
+    ? team
+    : null;
 }
 
 /** The room named by an invite token, or null when it is not of that shape. */

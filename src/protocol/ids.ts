@@ -22,3 +22,6 @@ export const roomIdSchema = z
 export const agentIdSchema = z
   .string()
   .regex(AGENT_ID, { error: "must be 1-64 chars of A-Z, a-z, 0-9, _ . : -" });
+
+/** Team ids: 3-32 chars of [a-z0-9-], starting with a letter or digit (they appear in key secrets and ids). */
+export const TEAM_ID = /^[a-z0-9][a-z0-9-]{2,31}$/;

@@ -143,6 +143,7 @@ for (const make of E2E_STORES) {
         409,
       );
       expect((await http.post("/admin/keys/provision", OPERATOR.secret, { teamId: "X!" })).status).toBe(400);
+      expect((await http.post("/admin/keys/provision", OPERATOR.secret, { teamId: "-ab" })).status).toBe(400);
       expect((await http.get("/admin/me", secret)).body).toMatchObject({
         teamId,
         kind: "dynamic",
@@ -150,6 +151,42 @@ for (const make of E2E_STORES) {
       });
       expect((await http.del(`/admin/keys/${keyId}`, OPERATOR.secret)).status).toBe(200);
       expect((await http.get("/admin/me", secret)).status).toBe(401);
+    });
+
+    test("a key bound to an agent cannot escape its binding through the admin API", async () => {
+      const team = await freshTeam();
+      const bound = (await http.post("/admin/keys", team.secret, { boundAgentId: "alice" })).body
+        .secret as string;
+      expect((await http.get("/admin/me", bound)).status).toBe(200);
+      const roomId = newRoomId();
+      await http.post("/admin/rooms", team.secret, { roomId });
+      for (const res of [
+        await http.post("/admin/keys", bound, {}),
+        await http.get("/admin/keys", bound),
+        await http.post(`/admin/rooms/${roomId}/invite`, bound, { agentId: "bob" }),
+        await http.post("/admin/rooms", bound, { roomId: newRoomId() }),
+      ]) {
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual({ error: "Keys bound to an agent can only use GET /admin/me" });
+      }
+    });
+
+    test("only an operator may revoke an operator-kind key (the first-run key)", async () => {
+      const team = await freshTeam();
+      const keyId = `k_${team.teamId}_opkey001`;
+      await store.createKey(
+        {
+          keyId,
+          teamId: team.teamId,
+          kind: "operator",
+          createdAt: new Date().toISOString(),
+          hint: "****abcd",
+          digest: "ab".repeat(32),
+        },
+        100,
+      );
+      expect((await http.del(`/admin/keys/${keyId}`, team.secret)).status).toBe(404);
+      expect((await http.del(`/admin/keys/${keyId}`, OPERATOR.secret)).status).toBe(200);
     });
 
     test("invites: owner only, limit per room, listed by hint, revocable", async () => {

@@ -9,8 +9,13 @@ export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   app.use("*", auth(deps));
   app.use("*", async (c, next) => {
-    if (c.get("principal").kind === "invite") {
+    const principal = c.get("principal");
+    if (principal.kind === "invite") {
       return c.json({ error: "Invite tokens cannot access admin endpoints" }, 403);
+    }
+    // A key bound to one agent could otherwise mint unbound keys or invites and escape its binding.
+    if (principal.boundAgentId !== undefined && c.req.path !== "/admin/me") {
+      return c.json({ error: "Keys bound to an agent can only use GET /admin/me" }, 403);
     }
     await next();
   });

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { digestHex, hintOf, newKeyId, newKeySecret } from "../../access/secrets.ts";
-import { agentIdSchema } from "../../protocol/ids.ts";
+import { agentIdSchema, TEAM_ID } from "../../protocol/ids.ts";
 import { iso } from "../../protocol/time.ts";
 import type { KeyRecord, NewKey } from "../../store/access-types.ts";
 import type { AuthEnv } from "../auth.ts";
@@ -14,9 +14,11 @@ const keyBody = z.strictObject({
   boundAgentId: agentIdSchema.optional(),
 });
 const provisionBody = keyBody.extend({
-  teamId: z.string().regex(/^[a-z0-9-]{3,32}$/, { error: "must be 3-32 chars of a-z, 0-9 and -" }),
+  teamId: z
+    .string()
+    .regex(TEAM_ID, { error: "must be 3-32 chars of a-z, 0-9 and -, starting with a letter or digit" }),
 });
-const KEY_ID = /^k_([a-z0-9][a-z0-9-]{1,31})_[0-9a-z]{8}$/;
+const KEY_ID = /^k_([a-z0-9][a-z0-9-]{2,31})_[0-9a-z]{8}$/;
 
 /** A fresh key for a team: the record to store (digest only) and the secret to show once. */
 function mintKey(
@@ -99,6 +101,11 @@ export function keyRoutes(deps: AdminDeps): Hono<AuthEnv> {
       return c.json({ error: "Key not found" }, 404);
     }
     try {
+      // The first-run operator key is not listed to teams; only an operator may revoke it.
+      if (principal.kind !== "operator") {
+        const target = (await deps.store.listKeys(team)).find((k) => k.keyId === keyId);
+        if (!target || target.kind === "operator") return c.json({ error: "Key not found" }, 404);
+      }
       if (!(await deps.store.deleteKey(team, keyId))) return c.json({ error: "Key not found" }, 404);
       return c.json({ ok: true, keyId });
     } catch (error) {

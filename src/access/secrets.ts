@@ -35,9 +35,7 @@ export function teamOfKey(secret: string): string | null {
 export function roomOfInvite(token: string): string | null {
   if (!token.startsWith("ri_") || token.length < 3 + 2 + 1 + RANDOM_LEN) return null;
   const roomId = token.slice(3, -(RANDOM_LEN + 1));
-  return token[token.length - RANDOM_LEN - 1] === "_" && /^[a-z0-9][a-z0-9_-]{1,63}$/.test(roomId)
-    ? roomId
-    : null;
+  return token[token.length - RANDOM_LEN - 1] === "_" && isRoomId(roomId) ? roomId : null;
 }
 
 /** Lowercase hex SHA-256: the only form in which a secret reaches the store. */

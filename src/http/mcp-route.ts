@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Logger } from "../log.ts";
 import { handleMcp, readBody, rpcError } from "../mcp/server.ts";
+import type { Principal } from "../mcp/tool.ts";
 import type { RoomStore } from "../store/types.ts";
 import { type AuthDeps, checkBearer, rateHeaders } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
@@ -36,10 +37,14 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
         return rpcError(400, -32600, "Invalid Request: send one tools/call per request");
       const bucket = parsed.toolCalls === 1 ? "tools" : "meta";
       const admitted = await checkBearer(c, deps, bucket);
-      if ("failure" in admitted && !(bucket === "tools" && admitted.limited)) return admitted.failure;
-      // Over the tools budget, inside MCP the refusal is a tool error the model can read.
-      const principal = "failure" in admitted ? admitted.limited : admitted.principal;
-      if (!principal) return rpcError(500, -32603, "Internal error");
+      let principal: Principal;
+      if ("failure" in admitted) {
+        // Over the tools budget, inside MCP the refusal is a tool error the model can read.
+        if (bucket !== "tools" || !admitted.limited) return admitted.failure;
+        principal = admitted.limited;
+      } else {
+        principal = admitted.principal;
+      }
       const response = await handleMcp(c.req.raw, parsed.body, {
         ctx: { store: deps.store, principal },
         logger: deps.logger,

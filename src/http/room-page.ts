@@ -4,7 +4,9 @@
  * unknown or unowned room is 404. Public, or bearer-only with ROOM_SUMMARY=private (then only the owning team,
  * or an invite to this room, sees it).
  */
+
 import { Hono } from "hono";
+import { ACCESS_DENIED } from "../protocol/errors.ts";
 import { isRoomId } from "../protocol/ids.ts";
 import type { RoomSummaryView } from "../store/access-types.ts";
 import type { RoomStore } from "../store/types.ts";
@@ -65,14 +67,14 @@ export function roomPageRoutes(deps: RoomPageDeps): Hono<RequestIdEnv> {
       if ("failure" in admitted) return admitted.failure;
       const { principal } = admitted;
       if (principal.allowedRoomId !== undefined && principal.allowedRoomId !== roomId) {
-        return c.json({ error: "Room not found or access denied" }, 404);
+        return c.json({ error: ACCESS_DENIED }, 404);
       }
       teamId = principal.teamId;
     }
-    if (!isRoomId(roomId)) return c.json({ error: "Room not found or access denied" }, 404);
+    if (!isRoomId(roomId)) return c.json({ error: ACCESS_DENIED }, 404);
     try {
       const view = await deps.store.roomSummary(roomId, teamId);
-      if (!view) return c.json({ error: "Room not found or access denied" }, 404);
+      if (!view) return c.json({ error: ACCESS_DENIED }, 404);
       c.header("Cache-Control", "no-store");
       c.header("X-Content-Type-Options", "nosniff");
       if (!wantsHtml(c.req.header("accept"))) return c.json(view);

@@ -85,6 +85,11 @@ export interface CallOutcome {
   result: CallToolResult;
   /** Set when the failure was not an expected RoomError: the caller logs it. */
   unexpected?: unknown;
+  /**
+   * Set when the store could not be reached: the name of the underlying error, for the log. Only the name: store
+   * client messages can echo script arguments (digests, records).
+   */
+  storeFailure?: string;
 }
 
 /** Runs a known tool. Expected failures become tool errors; unknown ones a generic error with the request id. */
@@ -104,7 +109,15 @@ export async function callTool(
     if (tool.output) result.structuredContent = value as Record<string, unknown>;
     return { result };
   } catch (error) {
-    if (error instanceof RoomError) return { result: toolError(error.message) };
+    if (error instanceof RoomError) {
+      const cause = error.kind === "store_unavailable" ? error.cause : undefined;
+      return {
+        result: toolError(error.message),
+        ...(error.kind === "store_unavailable"
+          ? { storeFailure: cause instanceof Error ? cause.name : "unknown" }
+          : {}),
+      };
+    }
     return {
       result: toolError(`Internal error (request ${requestId}); retry, and report it if it persists`),
       unexpected: error,

@@ -90,7 +90,7 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LISTING as never }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     if (deps.rateLimited) return toolError("Rate limit exceeded");
-    const { result, unexpected } = await callTool(
+    const { result, unexpected, storeFailure } = await callTool(
       req.params.name,
       req.params.arguments,
       deps.ctx,
@@ -101,6 +101,13 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
         requestId: deps.requestId,
         tool: req.params.name,
         ...describeError(unexpected),
+      });
+    }
+    if (storeFailure !== undefined) {
+      deps.logger.log("warn", "store unavailable", {
+        requestId: deps.requestId,
+        tool: req.params.name,
+        cause: storeFailure,
       });
     }
     deps.onToolCall?.(req.params.name, result.isError === true);

@@ -1,7 +1,9 @@
 /** /admin/rooms: create, list, delete and (operator) inspect rooms; invites to one room. */
+
 import { Hono } from "hono";
 import { z } from "zod";
 import { digestHex, hintOf, newInviteToken, newTokenId, shortId } from "../../access/secrets.ts";
+import { ACCESS_DENIED } from "../../protocol/errors.ts";
 import { agentIdSchema, isRoomId } from "../../protocol/ids.ts";
 import { iso } from "../../protocol/time.ts";
 import type { AuthEnv } from "../auth.ts";
@@ -23,8 +25,7 @@ const inviteBody = z.strictObject({
   agentId: agentIdSchema.optional(),
 });
 
-const notFound = (c: { json: (b: unknown, s: 404) => Response }) =>
-  c.json({ error: "Room not found or access denied" }, 404);
+const notFound = (c: { json: (b: unknown, s: 404) => Response }) => c.json({ error: ACCESS_DENIED }, 404);
 
 export function roomRoutes(deps: AdminDeps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();

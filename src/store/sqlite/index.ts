@@ -45,9 +45,9 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore {
   const now = options.now ?? systemClock;
   const db = openDatabase(options.path);
-  const rooms = createRooms(db, now, options.limits ?? DEFAULT_STORE_LIMITS);
-  const ctx: StoreContext = { db, now, rooms };
   const rate = createRate(db, now);
+  const rooms = createRooms(db, now, options.limits ?? DEFAULT_STORE_LIMITS, rate);
+  const ctx: StoreContext = { db, now, rooms };
   const keys = createKeys(db, rate);
   const invites = createInvites(ctx, rate);
   const events = createEvents(ctx);

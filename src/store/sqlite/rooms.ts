@@ -9,7 +9,7 @@ import { LIMITS } from "../../protocol/limits.ts";
 import type { Clock } from "../../protocol/time.ts";
 import type { StoreLimits } from "../access-types.ts";
 import type { RoomScope } from "../types.ts";
-import { invitePrefix, prefixRange } from "./rate.ts";
+import { invitePrefix, type Rate } from "./rate.ts";
 import { ROOM_TABLES } from "./schema.ts";
 
 export interface RoomRow {
@@ -39,7 +39,7 @@ const isExpired = (room: RoomRow, now: number) => now - room.last_activity >= LI
 /** The same rule for SQL: a room is live at time t when its last_activity is above this. */
 export const liveAfter = (t: number): number => t - LIMITS.roomTtlMs;
 
-export function createRooms(db: Database, now: Clock, limits: StoreLimits) {
+export function createRooms(db: Database, now: Clock, limits: StoreLimits, rate: Rate) {
   const select = db.query<RoomRow, [string]>("SELECT * FROM rooms WHERE room_id = ?");
   // check() ran first in the same transaction, so an existing row is the team's own live room.
   const refresh = db.query<RoomRow, [number, string, string]>(
@@ -72,9 +72,6 @@ export function createRooms(db: Database, now: Clock, limits: StoreLimits) {
     "UPDATE rooms SET plan_created_at = coalesce(plan_created_at, ?1), plan_updated_at = ?1 WHERE room_id = ?2",
   );
   const purgeStmts = ROOM_TABLES.map((table) => db.query(`DELETE FROM ${table} WHERE room_id = ?`));
-  const purgeRates = db.query<unknown, [string, string]>(
-    "DELETE FROM rate_hits WHERE bucket >= ? AND bucket < ?",
-  );
   const expiredIds = db.query<{ room_id: string }, [number]>(
     "SELECT room_id FROM rooms WHERE last_activity <= ? LIMIT 200",
   );
@@ -84,7 +81,7 @@ export function createRooms(db: Database, now: Clock, limits: StoreLimits) {
   /** Deletes every row of the room, its invites and its invites' rate windows. */
   function purge(roomId: string): void {
     for (const stmt of purgeStmts) stmt.run(roomId);
-    purgeRates.run(...prefixRange(invitePrefix(roomId)));
+    rate.dropPrefix(invitePrefix(roomId));
   }
 
   /** True when the team already owns roomsPerTeam live rooms, so it may claim no other. */

@@ -135,7 +135,7 @@ export interface RoomStore extends AccessStore {
    * Applies the given fields, bumps `version` by 1 and `updated_at`, appends `task_updated`
    * {task, previousStatus, changes} where `changes` holds the supplied fields (and `note`).
    * Unknown task → errors.taskNotFound; expectedVersion ≠ current → errors.taskVersionConflict;
-   * plan lock as in addTask. The lock check comes before the version check.
+   * plan lock as in addTask. Checks run in this order: plan lock, task existence, version.
    */
   updateTask(scope: RoomScope, input: TaskUpdate): Promise<Task>;
   /** errors.taskNotFound when absent. */

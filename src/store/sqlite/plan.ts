@@ -83,8 +83,9 @@ export function createPlan({ db, now, rooms }: StoreContext, events: Events, loc
     updateTask(scope: RoomScope, input: TaskUpdate): Task {
       const room = rooms.check(scope);
       if (!room) throw errors.taskNotFound(input.taskId);
-      const previous = find(room.room_id, input.taskId);
+      // Lock first, then existence, then version: the same order as the Redis script.
       locks.assertPlanWritable(room.room_id, input.agentId);
+      const previous = find(room.room_id, input.taskId);
       if (input.expectedVersion !== undefined && input.expectedVersion !== previous.version) {
         throw errors.taskVersionConflict(previous.id, previous.version);
       }

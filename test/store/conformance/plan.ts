@@ -210,9 +210,10 @@ export function planLockTests(ctx: Ctx): void {
       () => ctx.store.updateTask(scope, { taskId: task.id, status: "done", agentId: "B" }),
       () => ctx.store.addTask(scope, newTask("anonymous")),
       () => ctx.store.updateTask(scope, { taskId: own.id, owner: "x" }),
-      // The lock check comes before the version check.
+      // The lock check comes before the version check, and before looking the task up.
       () =>
         ctx.store.updateTask(scope, { taskId: task.id, status: "done", agentId: "B", expectedVersion: 1 }),
+      () => ctx.store.updateTask(scope, { taskId: "task-999", status: "done", agentId: "B" }),
     ];
     for (const refused of refusals)
       await expectRefusedUnchanged(ctx.store, scope, refused, "locked", message);

@@ -11,7 +11,12 @@ export async function openStore(config: Config, now: Clock = systemClock): Promi
   switch (config.store) {
     case "sqlite": {
       const { createSqliteStore } = await import("./sqlite/index.ts");
-      return createSqliteStore({ path: config.sqlitePath, now, limits });
+      return createSqliteStore({
+        path: config.sqlitePath,
+        now,
+        limits,
+        busyTimeoutMs: config.storeTimeoutMs,
+      });
     }
     case "redis": {
       const { createRedisStore, createTcpScriptClient } = await import("./redis/index.ts");

@@ -27,6 +27,12 @@ export interface SqliteStoreOptions {
   now?: Clock;
   /** Limits enforced inside the store's transactions; defaults to DEFAULT_STORE_LIMITS. */
   limits?: StoreLimits;
+  /**
+   * Longest wait for another process's write lock before an operation fails with "Store unavailable" (SQLite
+   * busy_timeout; bun:sqlite is synchronous, so this also bounds how long the event loop can stall). Default 5 s;
+   * roomd passes STORE_TIMEOUT_MS.
+   */
+  busyTimeoutMs?: number;
 }
 
 /** A RoomStore plus the maintenance hook the driver runs on its own timer. */
@@ -44,7 +50,7 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 /** Opens (and if needed creates) the database at options.path; throws when the file cannot be opened. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore {
   const now = options.now ?? systemClock;
-  const db = openDatabase(options.path);
+  const db = openDatabase(options.path, options.busyTimeoutMs);
   const rate = createRate(db, now);
   const rooms = createRooms(db, now, options.limits ?? DEFAULT_STORE_LIMITS, rate);
   const ctx: StoreContext = { db, now, rooms };

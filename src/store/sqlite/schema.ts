@@ -182,12 +182,12 @@ export const BUSY_TIMEOUT_MS = 5000;
  * Opens (creating if needed) the database file with the PRAGMAs every connection needs and creates the schema.
  * The busy timeout is set before anything else, so a second process opening the file mid-write waits.
  */
-export function openDatabase(path: string): Database {
+export function openDatabase(path: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Database {
   let db: Database | undefined;
   try {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     db = new Database(path, { create: true, strict: true });
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     db.exec("PRAGMA journal_mode = WAL");
     // NORMAL is durable across application crashes in WAL mode; only an OS crash may lose the last commits.
     db.exec("PRAGMA synchronous = NORMAL");

@@ -31,7 +31,11 @@ export interface GateOptions {
   config: Pick<Config, "rateLimitPerMinute" | "rateLimitFailOpen">;
 }
 
-export type Gate = (secret: string | null, bucket: Bucket) => Promise<Admission>;
+export interface Gate {
+  (secret: string | null, bucket: Bucket): Promise<Admission>;
+  /** True for an env key (operator or static): checked in memory, no store work. */
+  knows(secret: string): boolean;
+}
 
 const isOutage = (error: unknown) => error instanceof RoomError && error.kind === "store_unavailable";
 
@@ -44,7 +48,7 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
   const decide = (principal: Principal, rate?: RateDecision): Admission =>
     rate && !rate.allowed ? { ok: false, status: 429, rate, principal } : { ok: true, principal, rate };
 
-  return async (secret, bucket) => {
+  const admit = async (secret: string | null, bucket: Bucket): Promise<Admission> => {
     if (secret === null) return { ok: false, status: 401 };
     const rate = rateFor(bucket);
     const known = keys.resolve(secret);
@@ -90,4 +94,5 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
       throw error;
     }
   };
+  return Object.assign(admit, { knows: (secret: string) => keys.resolve(secret) !== null });
 }

@@ -11,8 +11,9 @@ import type { Principal } from "../mcp/tool.ts";
 import { RoomError } from "../protocol/errors.ts";
 import type { RateDecision, RateRequest } from "../store/access-types.ts";
 import type { RoomStore } from "../store/types.ts";
+import { sha256 } from "./digest.ts";
 import type { KeyRing } from "./keyring.ts";
-import { digestHex, roomOfInvite, teamOfKey } from "./secrets.ts";
+import { roomOfInvite, teamOfKey } from "./secrets.ts";
 
 export type Bucket = RateRequest["bucket"];
 
@@ -51,7 +52,9 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
   const admit = async (secret: string | null, bucket: Bucket): Promise<Admission> => {
     if (secret === null) return { ok: false, status: 401 };
     const rate = rateFor(bucket);
-    const known = keys.resolve(secret);
+    // Hashed once: the digest serves the in-memory env keys and the store lookup alike.
+    const digest = sha256(secret);
+    const known = keys.resolveDigest(digest);
     try {
       if (known) {
         // Env keys need no lookup; only the limiter touches the store, and it may fail open.
@@ -64,7 +67,7 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
       }
       const team = teamOfKey(secret);
       if (team) {
-        const { key, rate: decision } = await store.resolveKey(team, digestHex(secret), rate);
+        const { key, rate: decision } = await store.resolveKey(team, digest.toString("hex"), rate);
         if (!key) return { ok: false, status: 401 };
         const principal: Principal = {
           teamId: key.teamId,
@@ -76,7 +79,7 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
       }
       const room = roomOfInvite(secret);
       if (room) {
-        const { invite, rate: decision } = await store.resolveInvite(room, digestHex(secret), rate);
+        const { invite, rate: decision } = await store.resolveInvite(room, digest.toString("hex"), rate);
         if (!invite) return { ok: false, status: 401 };
         const principal: Principal = {
           teamId: invite.teamId,

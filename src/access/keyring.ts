@@ -14,6 +14,8 @@ interface Entry {
 export interface KeyRing {
   /** The principal of a bearer secret, or null. Costs no store round trip. */
   resolve(secret: string): Principal | null;
+  /** The same, for a secret already hashed with sha256 (so a request hashes its bearer once). */
+  resolveDigest(digest: Buffer): Principal | null;
   readonly size: number;
 }
 
@@ -35,17 +37,14 @@ export function createKeyRing(
       principal: { teamId: k.teamId, kind: "static" as const },
     })),
   ];
-  return {
-    size: entries.length,
-    resolve(secret) {
-      const digest = sha256(secret);
-      let match: Principal | null = null;
-      for (const entry of entries) {
-        // Evaluate every comparison; keep the first match (operator keys come first).
-        const equal = compare(entry.digest, digest);
-        if (equal && match === null) match = entry.principal;
-      }
-      return match;
-    },
+  const resolveDigest = (digest: Buffer): Principal | null => {
+    let match: Principal | null = null;
+    for (const entry of entries) {
+      // Evaluate every comparison; keep the first match (operator keys come first).
+      const equal = compare(entry.digest, digest);
+      if (equal && match === null) match = entry.principal;
+    }
+    return match;
   };
+  return { size: entries.length, resolve: (secret) => resolveDigest(sha256(secret)), resolveDigest };
 }

@@ -4,7 +4,7 @@
  */
 
 import { callTool, TOOLS } from "../src/mcp/registry.ts";
-import type { Principal } from "../src/mcp/tool.ts";
+import type { Principal } from "../src/protocol/principal.ts";
 import type { ScriptClient } from "../src/store/redis/index.ts";
 import { createRedisStore } from "../src/store/redis/index.ts";
 

@@ -7,8 +7,8 @@
  * store work.
  */
 import type { Config } from "../config.ts";
-import type { Principal } from "../mcp/tool.ts";
 import { RoomError } from "../protocol/errors.ts";
+import type { Principal } from "../protocol/principal.ts";
 import type { RateDecision, RateRequest } from "../store/access-types.ts";
 import type { RoomStore } from "../store/types.ts";
 import { sha256 } from "./digest.ts";

@@ -3,7 +3,7 @@
  * compared in constant time. Every configured key is compared on every attempt, with no early exit, so the
  * time taken does not reveal which key (or how much of one) matched.
  */
-import type { Principal } from "../mcp/tool.ts";
+import type { Principal } from "../protocol/principal.ts";
 import { sameDigest, sha256 } from "./digest.ts";
 
 interface Entry {

@@ -6,8 +6,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/bun";
 import type { Bucket, Gate } from "../access/gate.ts";
-import type { Principal } from "../mcp/tool.ts";
 import { STORE_UNAVAILABLE } from "../protocol/errors.ts";
+import type { Principal } from "../protocol/principal.ts";
 import type { RateDecision } from "../store/access-types.ts";
 import type { FailureLimiter } from "./auth-failures.ts";
 import type { RequestIdEnv } from "./request-id.ts";

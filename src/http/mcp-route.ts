@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Logger } from "../log.ts";
 import { handleMcp, readBody, rpcError } from "../mcp/server.ts";
-import type { Principal } from "../mcp/tool.ts";
+import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
 import { type AuthDeps, checkBearer, rateHeaders } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";

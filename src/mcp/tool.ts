@@ -3,18 +3,8 @@
  * output schema and a handler. JSON Schemas for tools/list are computed once, at module load.
  */
 import { z } from "zod";
+import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
-
-/** Who is calling: resolved by the HTTP layer before any tool runs. */
-export interface Principal {
-  teamId: string;
-  kind: "operator" | "static" | "dynamic" | "invite";
-  keyId?: string;
-  /** Set for keys bound to one agent: the tool layer forces this identity. */
-  boundAgentId?: string;
-  /** Set for invites: the one room this principal may touch. */
-  allowedRoomId?: string;
-}
 
 export interface ToolContext {
   store: RoomStore;

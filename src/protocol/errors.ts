@@ -36,10 +36,21 @@ export const errors = {
   planLocked: (holder: string, until: string) =>
     new RoomError("locked", `Plan is locked by ${holder} until ${until}; retry after it`),
   denied: () => new RoomError("denied", ACCESS_DENIED),
+  // The limits are configurable, so each message names its variable.
   roomLimit: (max: number) =>
     new RoomError(
       "limit",
-      `Room limit reached: a team may own at most ${max} rooms; delete one or ask an operator`,
+      `Room limit reached: a team may own at most ${max} rooms (ROOMS_PER_TEAM); delete one first`,
+    ),
+  keyLimit: (max: number) =>
+    new RoomError(
+      "limit",
+      `Key limit reached: a team may hold at most ${max} keys (KEYS_PER_TEAM); delete one first`,
+    ),
+  inviteLimit: (max: number) =>
+    new RoomError(
+      "limit",
+      `Invite limit reached: a room may have at most ${max} live invites (INVITES_PER_ROOM); revoke one first`,
     ),
   storeUnavailable: (cause?: unknown) => new RoomError("store_unavailable", STORE_UNAVAILABLE, { cause }),
 };

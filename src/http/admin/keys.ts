@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { digestHex, hintOf, newKeyId, newKeySecret } from "../../access/secrets.ts";
+import { errors } from "../../protocol/errors.ts";
 import { agentIdSchema, TEAM_ID } from "../../protocol/ids.ts";
 import { iso } from "../../protocol/time.ts";
 import type { KeyRecord, NewKey } from "../../store/access-types.ts";
@@ -72,12 +73,7 @@ export function keyRoutes(deps: AdminDeps): Hono<AuthEnv> {
       const { key, secret } = mintKey(deps, c.get("principal").teamId, body.data);
       const result = await deps.store.createKey(key, deps.limits.keysPerTeam);
       if (result === "limit") {
-        return c.json(
-          {
-            error: `Key limit reached: a team may hold at most ${deps.limits.keysPerTeam} keys (KEYS_PER_TEAM)`,
-          },
-          403,
-        );
+        return routeError(c, errors.keyLimit(deps.limits.keysPerTeam));
       }
       return c.json(created(result, secret), 201);
     } catch (error) {

@@ -3,7 +3,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { digestHex, hintOf, newInviteToken, newTokenId, shortId } from "../../access/secrets.ts";
-import { ACCESS_DENIED } from "../../protocol/errors.ts";
+import { ACCESS_DENIED, errors } from "../../protocol/errors.ts";
 import { agentIdSchema, isRoomId } from "../../protocol/ids.ts";
 import { iso } from "../../protocol/time.ts";
 import type { AuthEnv } from "../auth.ts";
@@ -43,12 +43,7 @@ export function roomRoutes(deps: AdminDeps): Hono<AuthEnv> {
     try {
       const result = await deps.store.createRoom(scopeOf(c, roomId));
       if (result === "limit") {
-        return c.json(
-          {
-            error: `Room limit reached: a team may own at most ${deps.limits.roomsPerTeam} rooms (ROOMS_PER_TEAM)`,
-          },
-          403,
-        );
+        return routeError(c, errors.roomLimit(deps.limits.roomsPerTeam));
       }
       return c.json({ roomId, teamId: c.get("principal").teamId }, 201);
     } catch (error) {
@@ -101,12 +96,7 @@ export function roomRoutes(deps: AdminDeps): Hono<AuthEnv> {
     try {
       const result = await deps.store.createInvite(invite, deps.limits.invitesPerRoom);
       if (result === "limit") {
-        return c.json(
-          {
-            error: `Invite limit reached: a room may have at most ${deps.limits.invitesPerRoom} live invites (INVITES_PER_ROOM)`,
-          },
-          403,
-        );
+        return routeError(c, errors.inviteLimit(deps.limits.invitesPerRoom));
       }
       const { tokenId, createdAt, expiresAt } = result;
       return c.json(

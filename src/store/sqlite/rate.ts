@@ -27,8 +27,6 @@ export const prefixRange = (prefix: string): [string, string] => [prefix, `${pre
 export function createRate(db: Database, now: Clock) {
   const forget = db.query<unknown, [string, number]>("DELETE FROM rate_hits WHERE bucket = ? AND at <= ?");
   const counted = db.query<{ n: number }, [string]>("SELECT n FROM rate_counts WHERE bucket = ?");
-  // Only for a bucket without a count row (a file written before rate_counts existed).
-  const countRows = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM rate_hits WHERE bucket = ?");
   const oldest = db.query<{ at: number }, [string]>(
     "SELECT at FROM rate_hits WHERE bucket = ? ORDER BY at LIMIT 1",
   );
@@ -54,7 +52,8 @@ export function createRate(db: Database, now: Clock) {
     const t = now();
     const expired = forget.run(bucket, t - rate.windowMs).changes;
     const row = counted.get(bucket);
-    const count = row ? row.n - expired : (countRows.get(bucket)?.n ?? 0);
+    // Hits and their count are written together, so a bucket without a count row has no hits either.
+    const count = (row?.n ?? 0) - expired;
     // The window has room again when its oldest hit leaves it; never report 0 while it is full.
     const resetMs = () => Math.max(1, (oldest.get(bucket)?.at ?? t) + rate.windowMs - t);
     if (count >= rate.limit) {

@@ -19,6 +19,8 @@ export const LIMITS = {
   varValueMax: 4096,
   dependsOnMax: 100,
   presenceOnlineMs: 120_000,
+  /** Event headers on the room summary page. */
+  summaryRecentEvents: 20,
   roomTtlMs: 30 * 24 * 60 * 60 * 1000,
 } as const;
 

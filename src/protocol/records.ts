@@ -1,4 +1,6 @@
 /** Record shapes of the Room Protocol (spec §3). Field names are part of the wire contract. */
+import { LIMITS } from "./limits.ts";
+import { iso } from "./time.ts";
 
 export const TASK_STATUSES = ["pending", "in_progress", "done", "blocked"] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -57,6 +59,25 @@ export interface Presence {
   status: "online" | "offline";
   lastSeen: string;
   statusText?: string;
+}
+
+/**
+ * A presence record from its stored parts: online when seen within LIMITS.presenceOnlineMs; an absent or empty
+ * status text is left out. The one definition both drivers use.
+ */
+export function presenceOf(
+  agentId: string,
+  lastSeenMs: number,
+  statusText: string | null | undefined,
+  now: number,
+): Presence {
+  const presence: Presence = {
+    agentId,
+    status: now - lastSeenMs < LIMITS.presenceOnlineMs ? "online" : "offline",
+    lastSeen: iso(lastSeenMs),
+  };
+  if (statusText) presence.statusText = statusText;
+  return presence;
 }
 
 export interface LockState {

@@ -8,9 +8,6 @@ import { type StoredPresence, toPresenceList } from "./records.ts";
 
 type AdminOps = Pick<AccessStore, "createRoom" | "listRooms" | "deleteRoom" | "roomStats" | "roomSummary">;
 
-/** How many event headers the summary shows. */
-const RECENT_EVENTS = 20;
-
 /**
  * A room's last use: meta last_used. A room written before the driver recorded it falls back to its meta key's
  * remaining TTL, which every use sets back to ROOM_TTL (PTTL counts on Redis' clock, so this is approximate).
@@ -78,7 +75,7 @@ export function adminOps({ claimable, open, index }: Bridge): AdminOps {
 
     async roomSummary(roomId, teamId) {
       const { value, now } = await open<StoredSummary | null>(roomId, teamId ?? "", "ROOM_SUMMARY", [
-        String(RECENT_EVENTS),
+        String(LIMITS.summaryRecentEvents),
       ]);
       if (!value) return null;
       const agents: Presence[] = toPresenceList(value.presence, now);

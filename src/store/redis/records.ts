@@ -1,7 +1,10 @@
-/** Turns script replies (stored JSON pieces) into protocol records with the exact field order and shapes. */
-import { LIMITS } from "../../protocol/limits.ts";
-import type { ContextEntry, Presence, RoomEvent, Task } from "../../protocol/records.ts";
-import { iso } from "../../protocol/time.ts";
+import {
+  type ContextEntry,
+  type Presence,
+  presenceOf,
+  type RoomEvent,
+  type Task,
+} from "../../protocol/records.ts";
 
 /** An entry as stored: JSON without payload ("m") and its payload ("p"). */
 export interface StoredEntry {
@@ -52,15 +55,8 @@ export function toEvent({ e, r }: StoredEvent): RoomEvent {
   return event;
 }
 
-export function toPresence(agentId: string, stored: StoredPresence, now: number): Presence {
-  const presence: Presence = {
-    agentId,
-    status: now - stored.lastSeen < LIMITS.presenceOnlineMs ? "online" : "offline",
-    lastSeen: iso(stored.lastSeen),
-  };
-  if (stored.statusText !== undefined) presence.statusText = stored.statusText;
-  return presence;
-}
+export const toPresence = (agentId: string, stored: StoredPresence, now: number): Presence =>
+  presenceOf(agentId, stored.lastSeen, stored.statusText, now);
 
 /** Every agent ever seen, ordered by agentId. */
 export function toPresenceList(stored: Record<string, StoredPresence>, now: number): Presence[] {

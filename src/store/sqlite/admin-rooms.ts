@@ -1,4 +1,5 @@
 /** Room administration and the read-only room views: create, list, delete, operator stats, public summary. */
+import { LIMITS } from "../../protocol/limits.ts";
 import type { Presence, TaskStatus } from "../../protocol/records.ts";
 import { TASK_STATUSES } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
@@ -7,9 +8,6 @@ import { liveAfter, type StoreContext } from "./rooms.ts";
 import { eventId } from "./rows.ts";
 
 type RoomTeam = { roomId: string; teamId: string };
-
-/** How many event headers the summary shows. */
-const RECENT_EVENTS = 20;
 
 export function createAdminRooms({ db, now, rooms }: StoreContext, presence: (roomId: string) => Presence[]) {
   const owned = db.query<{ room_id: string; created_at: number; last_activity: number }, [string, number]>(
@@ -89,7 +87,7 @@ export function createAdminRooms({ db, now, rooms }: StoreContext, presence: (ro
         taskCount: tasks.total,
         tasksByStatus: tasks.byStatus,
         contextCount: count(contexts, roomId),
-        recentEvents: recent.all(roomId, RECENT_EVENTS).map((row) => ({
+        recentEvents: recent.all(roomId, LIMITS.summaryRecentEvents).map((row) => ({
           id: eventId(row.seq),
           seq: row.seq,
           type: row.type,

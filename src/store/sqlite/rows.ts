@@ -1,6 +1,4 @@
-/** Row shapes of the SQLite tables and their mapping to protocol records. */
-import { LIMITS } from "../../protocol/limits.ts";
-import type { LockInfo, Presence, RoomEvent } from "../../protocol/records.ts";
+import { type LockInfo, type Presence, presenceOf, type RoomEvent } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 
 /** An events row joined with its read_by list (a JSON array, in insertion order). */
@@ -51,15 +49,8 @@ export interface PresenceRow {
 }
 
 /** Online while seen within LIMITS.presenceOnlineMs; an empty status text reads as none. */
-export function toPresence(row: PresenceRow, now: number): Presence {
-  const presence: Presence = {
-    agentId: row.agent_id,
-    status: now - row.last_seen < LIMITS.presenceOnlineMs ? "online" : "offline",
-    lastSeen: iso(row.last_seen),
-  };
-  if (row.status_text) presence.statusText = row.status_text;
-  return presence;
-}
+export const toPresence = (row: PresenceRow, now: number): Presence =>
+  presenceOf(row.agent_id, row.last_seen, row.status_text, now);
 
 export interface LockRow {
   resource: string;

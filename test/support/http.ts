@@ -5,6 +5,26 @@ export interface JsonResponse {
   headers: Headers;
 }
 
+/** POSTs one tools/call as raw JSON-RPC (no SDK) to a roomd at `base`; the caller reads the answer. */
+export function postTool(
+  base: string,
+  secret: string,
+  name: string,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<Response> {
+  return fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${secret}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+    signal,
+  });
+}
+
 export function httpClient(base: string) {
   const request = async (
     method: string,
@@ -29,20 +49,7 @@ export function httpClient(base: string) {
   };
   /** One tools/call as raw JSON-RPC (no SDK), returning the HTTP status, result and headers. */
   const tool = async (secret: string, name: string, args: Record<string, unknown>) => {
-    const res = await fetch(`${base}/mcp`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${secret}`,
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name, arguments: args },
-      }),
-    });
+    const res = await postTool(base, secret, name, args);
     const body = res.headers.get("content-type")?.includes("json")
       ? ((await res.json()) as any)
       : await res.text();

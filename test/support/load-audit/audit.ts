@@ -1,25 +1,12 @@
 /** The audit: reads the room after the load and checks it against the ledger. */
+import { postTool } from "../http.ts";
 import type { Json } from "./call.ts";
 import { compareVersions, countBy, lockOverlaps, splitMissing } from "./checks.ts";
 import type { Ledger } from "./ledger.ts";
 import { type AuditReport, errorKind } from "./report.ts";
 
 async function auditCall(url: string, secret: string, tool: string, args: Json): Promise<any> {
-  const res = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers: {
-      Authorization: `Bearer ${secret}`,
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: tool, arguments: args },
-    }),
-    signal: AbortSignal.timeout(30_000),
-  });
+  const res = await postTool(url, secret, tool, args, AbortSignal.timeout(30_000));
   const body = (await res.json()) as Json;
   const text: string = body?.result?.content?.[0]?.text ?? JSON.stringify(body);
   if (res.status !== 200 || body?.result?.isError)

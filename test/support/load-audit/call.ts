@@ -1,4 +1,5 @@
 /** The raw JSON-RPC tools/call the load makes, with its outcome classified as ok, error or unknown. */
+import { postTool } from "../http.ts";
 import type { CallRecord, Ledger } from "./ledger.ts";
 
 /** A parsed JSON object, as tools answer with and take. */
@@ -19,21 +20,7 @@ export async function callTool(
   const record: CallRecord = { agent, url, tool, startedAt: Date.now(), endedAt: 0, outcome: "unknown" };
   let result: CallResult;
   try {
-    const res = await fetch(`${url}/mcp`, {
-      method: "POST",
-      headers: {
-        Authorization: `Bearer ${options.secret}`,
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: tool, arguments: args },
-      }),
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
+    const res = await postTool(url, options.secret, tool, args, AbortSignal.timeout(options.timeoutMs));
     record.status = res.status;
     const body = (await res.json().catch(() => undefined)) as Json | undefined;
     const text: string | undefined = body?.result?.content?.[0]?.text;

@@ -41,18 +41,20 @@ export function transactions(db: Database, afterRead: () => void) {
         }
       };
     },
-    /** Runs fn in a deferred transaction (one consistent snapshot), then afterRead (the throttled touch). */
+    /**
+     * Runs fn in a deferred transaction (one consistent snapshot), then afterRead (the throttled touch) — also
+     * when fn throws (e.g. not found), so a touch it queued never leaks into the next, unrelated read.
+     */
     read<A extends unknown[], T>(fn: Fn<A, T>): (...args: A) => Promise<T> {
       const tx = db.transaction(fn);
       return async (...args: A) => {
-        let result: T;
         try {
-          result = tx.deferred(...args);
+          return tx.deferred(...args);
         } catch (error) {
           mapError(error);
+        } finally {
+          afterRead();
         }
-        afterRead();
-        return result;
       };
     },
   };

@@ -72,13 +72,20 @@ export function createEvents({ db, now, rooms }: StoreContext) {
    * only when something is delivered. Runs inside the caller's write transaction, which is what makes delivery
    * exactly-once across processes: BEGIN IMMEDIATE serialises every consumer of the file.
    */
-  function deliver(scope: RoomScope, room: RoomRow | null, agentId: string, limit: number): UnreadBatch {
+  /** Consumes for agentId; claims the room when it delivers something, unless the caller already did. */
+  function deliver(
+    scope: RoomScope,
+    room: RoomRow | null,
+    agentId: string,
+    limit: number,
+    claimed = false,
+  ): UnreadBatch {
     if (room === null) return { events: [], cursor: null, count: 0, remaining: 0 };
     const previous = cursorGet.get(room.room_id, agentId)?.seq ?? null;
     const rows = addressed.all({ room: room.room_id, after: previous ?? 0, agent: agentId, limit });
     const last = rows.at(-1);
     if (!last) return { events: [], cursor: previous, count: 0, remaining: 0 };
-    rooms.claim(scope);
+    if (!claimed) rooms.claim(scope);
     cursorSet.run(room.room_id, agentId, last.seq);
     const remaining = countAddressed.get({ room: room.room_id, after: last.seq, agent: agentId })?.c ?? 0;
     return { events: rows.map(toEvent), cursor: last.seq, count: rows.length, remaining };

@@ -79,7 +79,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     rooms.check(scope);
     const room = rooms.claim(scope);
     presence.beat(scope.roomId, agentId);
-    const unreadEvents = events.deliver(scope, room, agentId, limit);
+    const unreadEvents = events.deliver(scope, room, agentId, limit, true);
     const mark = contextMark.get(scope.roomId, agentId)?.ctx_mark ?? 0;
     const newContextCount = context.countChangedSince(scope.roomId, mark);
     markContext.run(scope.roomId, agentId, room.ctx_seq);

@@ -1,9 +1,11 @@
 /**
- * Counts store round trips per tool: every tool is called through the real tool layer (callTool) on a Redis
+ * Counts store round trips per tool: every tool of the catalog is called through the real call path on a Redis
  * store whose script client is wrapped to count calls. One evalsha (or eval) is one round trip.
  */
 
-import { callTool, TOOLS } from "../src/mcp/registry.ts";
+import { callTool } from "../src/mcp/call-path.ts";
+import { CATALOG } from "../src/mcp/catalog.ts";
+import type { ExampleRoom } from "../src/mcp/tool.ts";
 import type { Principal } from "../src/protocol/principal.ts";
 import type { ScriptClient } from "../src/store/redis/index.ts";
 import { createRedisStore } from "../src/store/redis/index.ts";
@@ -29,12 +31,6 @@ export function countingClient(inner: ScriptClient): CountingClient {
   return wrapped;
 }
 
-const contract = {
-  service: "auth",
-  version: "1",
-  endpoints: [{ method: "GET", path: "/me", response: {}, auth_required: true, description: "me" }],
-};
-
 export interface RoundTrips {
   /** First call of each tool on a fresh script cache (EVALSHA → NOSCRIPT → EVAL costs 2). */
   cold: Map<string, number>;
@@ -42,7 +38,10 @@ export interface RoundTrips {
   warm: Map<string, number>;
 }
 
-/** Round trips of each tool's own work, in tool order. Every call must succeed. */
+/**
+ * Round trips of each tool's own work, in catalog order: each tool's example runs in a room the team already owns
+ * (so no claim handshake), and only the tool's own call is counted. Every call must succeed.
+ */
 export async function measureRoundTrips(
   inner: ScriptClient,
   driver: "redis" | "upstash",
@@ -50,60 +49,20 @@ export async function measureRoundTrips(
   const client = countingClient(inner);
   const store = createRedisStore({ client, driver });
   const principal: Principal = { teamId: "bench", kind: "static" };
-  const roomId = `rt-${crypto.randomUUID().slice(0, 8)}`;
   const call = async (name: string, args: Record<string, unknown>) => {
-    const { result } = await callTool(name, { roomId, ...args }, { store, principal }, "bench");
+    const { result } = await callTool(CATALOG, name, args, { store, principal, requestId: "bench" });
     if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
     return JSON.parse((result.content[0] as { text: string }).text);
   };
-  // Set-up: a room with a task, a context entry and an event for the tools to work on.
-  const task = await call("add_task", { title: "a" });
-  const entry = await call("write_context", {
-    type: "api_contract",
-    summary: "s",
-    consuming_agents: ["b"],
-    payload: contract,
-    author: "a",
-  });
-  const event = await call("post_event", { type: "x", from: "a" });
-  const args: Record<string, Record<string, unknown>> = {
-    read_plan: {},
-    add_task: { title: "b", agentId: "a" },
-    update_task: { taskId: task.id, status: "in_progress", agentId: "a" },
-    get_task: { taskId: task.id },
-    get_unblocked_tasks: { agentId: "a" },
-    get_my_tasks: { agentId: "a" },
-    get_my_summary: { agentId: "a" },
-    write_context: {
-      type: "note",
-      summary: "s",
-      consuming_agents: ["b"],
-      payload: { text: "t" },
-      author: "a",
-    },
-    read_context: { id: entry.id },
-    list_context: {},
-    update_context: { id: entry.id, author: "a", payload: contract },
-    post_event: { type: "x", from: "a" },
-    read_events: {},
-    get_unread_events: { agentId: "b" },
-    mark_event_read: { eventId: event.id, agentId: "b" },
-    get_event_reads: { eventId: event.id },
-    reply_to_event: { replyToId: event.id, type: "y", from: "b" },
-    heartbeat: { agentId: "a" },
-    get_presence: {},
-    acquire_lock: { resource: "r", agentId: "a" },
-    release_lock: { resource: "r", agentId: "a" },
-    list_locks: {},
-    set_shared_var: { key: "k", value: "v", agentId: "a" },
-    get_shared_var: { key: "k" },
-    list_shared_vars: {},
-  };
   const pass = async () => {
     const counts = new Map<string, number>();
-    for (const tool of TOOLS) {
+    for (const tool of CATALOG.tools) {
+      const roomId = `rt-${crypto.randomUUID().slice(0, 8)}`;
+      await store.createRoom({ roomId, teamId: principal.teamId });
+      const room: ExampleRoom = { call: (name, args) => call(name, { roomId, ...args }) };
+      const args = await tool.example(room);
       const before = client.count;
-      await call(tool.name, args[tool.name] ?? {});
+      await call(tool.name, tool.room ? { roomId, ...args } : args);
       counts.set(tool.name, client.count - before);
     }
     return counts;

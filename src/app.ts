@@ -8,11 +8,14 @@ import { createKeyRing } from "./access/keyring.ts";
 import type { Config } from "./config.ts";
 import { adminRoutes } from "./http/admin/index.ts";
 import { createFailureLimiter, type FailureLimiter } from "./http/auth-failures.ts";
+import { roomErrorResponse } from "./http/errors.ts";
 import { healthRoutes } from "./http/health.ts";
 import { mcpRoutes } from "./http/mcp-route.ts";
 import { type RequestIdEnv, requestId } from "./http/request-id.ts";
 import { roomPageRoutes } from "./http/room-page.ts";
 import { describeError, type Logger } from "./log.ts";
+import { CATALOG, type Catalog } from "./mcp/catalog.ts";
+import { RoomError } from "./protocol/errors.ts";
 import type { Clock } from "./protocol/time.ts";
 import type { RoomStore } from "./store/types.ts";
 
@@ -22,6 +25,8 @@ export interface AppDeps {
   failures: FailureLimiter;
   logger: Logger;
   now: Clock;
+  /** The tools served (tests may pass a catalog of their own). */
+  catalog: Catalog;
   config: Pick<Config, "roomSummary" | "roomsPerTeam" | "keysPerTeam" | "invitesPerRoom">;
   /** Teams configured through the environment (provisioning them is a conflict). */
   staticTeams: ReadonlySet<string>;
@@ -36,7 +41,9 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   app.route("/", roomPageRoutes({ ...deps, visibility: deps.config.roomSummary }));
   app.route("/admin", adminRoutes({ ...deps, limits: deps.config }));
   app.notFound((c) => c.json({ error: "Not found" }, 404));
+  // The one place errors become HTTP answers: RoomErrors by kind, anything else a logged, generic 500.
   app.onError((error, c) => {
+    if (error instanceof RoomError) return roomErrorResponse(c, error);
     const id = c.get("requestId");
     deps.logger.log("error", "request failed", { requestId: id, path: c.req.path, ...describeError(error) });
     return c.json({ error: `Internal error (request ${id})` }, 500);
@@ -60,6 +67,7 @@ export function appDeps(
     failures: createFailureLimiter(),
     logger,
     now,
+    catalog: CATALOG,
     config,
     staticTeams: new Set([...operatorKeys, ...config.apiKeys].map((k) => k.teamId)),
   };

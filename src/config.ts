@@ -11,18 +11,36 @@ export interface StaticKey {
   secret: string;
 }
 
-export interface Config {
+/** Which store, with what it needs: one variant per driver, so no field is "present unless…". */
+export type StoreSettings =
+  | {
+      store: "sqlite";
+      /** Embedded store file. */
+      sqlitePath: string;
+    }
+  | {
+      store: "redis";
+      /** Redis over TCP. */
+      redisUrl: string;
+    }
+  | {
+      store: "upstash";
+      /** Upstash Redis over REST. */
+      upstashUrl: string;
+      upstashToken: string;
+    };
+
+/** What openStore needs: the driver's settings and the limits a store enforces itself. */
+export type StoreConfig = StoreSettings & {
+  /** Bound on any one store call before it counts as an outage. */
+  storeTimeoutMs: number;
+  /** Rooms one team may own (enforced atomically by the store). */
+  roomsPerTeam: number;
+};
+
+export type Config = StoreConfig & {
   /** HTTP port. */
   port: number;
-  /** Store driver in use. */
-  store: StoreDriver;
-  /** Embedded store file (STORE=sqlite). */
-  sqlitePath: string;
-  /** Redis over TCP (STORE=redis). */
-  redisUrl?: string;
-  /** Upstash Redis over REST (STORE=upstash). */
-  upstashUrl?: string;
-  upstashToken?: string;
   /** Static team keys. */
   apiKeys: StaticKey[];
   /** Operator keys. */
@@ -33,15 +51,11 @@ export interface Config {
   rateLimitFailOpen: boolean;
   /** Whether GET /room/:id needs a bearer. */
   roomSummary: "public" | "private";
-  /** Bound on any one store call before it counts as an outage. */
-  storeTimeoutMs: number;
-  /** Rooms one team may own. */
-  roomsPerTeam: number;
   /** Dynamic keys one team may hold. */
   keysPerTeam: number;
   /** Live invites one room may have. */
   invitesPerRoom: number;
-}
+};
 
 /** `teamId:secret,…` → keys; the message never contains the secret. */
 const keyList = z
@@ -113,6 +127,50 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
+type Env = Record<string, string | undefined>;
+const given = (v: string | undefined) => v !== undefined && v.trim() !== "";
+
+/**
+ * The rules across variables, on the raw environment so they are reported together with every other problem:
+ * which driver, and what it needs.
+ */
+function storeRules(env: Env): { store: StoreSettings["store"]; problems: string[] } {
+  const explicit = env.STORE === "sqlite" || env.STORE === "redis" || env.STORE === "upstash";
+  const store = explicit
+    ? (env.STORE as StoreSettings["store"])
+    : given(env.REDIS_URL)
+      ? "redis"
+      : given(env.UPSTASH_REDIS_REST_URL)
+        ? "upstash"
+        : "sqlite";
+  const problems: string[] = [];
+  if (store === "sqlite") return { store, problems };
+  // First-run keys exist only for the embedded store: a shared store needs configured keys.
+  if (!given(env.API_KEYS) && !given(env.OPERATOR_KEYS)) {
+    problems.push(
+      `API_KEYS or OPERATOR_KEYS: required with STORE=${store} (first-run keys exist only for the embedded store)`,
+    );
+  }
+  if (store === "redis" && !given(env.REDIS_URL)) problems.push("REDIS_URL: required when STORE=redis");
+  if (store === "upstash" && !given(env.UPSTASH_REDIS_REST_URL))
+    problems.push("UPSTASH_REDIS_REST_URL: required when STORE=upstash");
+  if (store === "upstash" && !given(env.UPSTASH_REDIS_REST_TOKEN))
+    problems.push("UPSTASH_REDIS_REST_TOKEN: required when STORE=upstash");
+  return { store, problems };
+}
+
+function storeSettings(store: StoreSettings["store"], e: z.output<typeof envSchema>): StoreSettings {
+  if (store === "redis") return { store, redisUrl: e.REDIS_URL ?? "" };
+  if (store === "upstash") {
+    return {
+      store,
+      upstashUrl: e.UPSTASH_REDIS_REST_URL ?? "",
+      upstashToken: e.UPSTASH_REDIS_REST_TOKEN ?? "",
+    };
+  }
+  return { store, sqlitePath: e.SQLITE_PATH ?? "./data/roomd.sqlite" };
+}
+
 /** Parses the environment; throws ConfigError listing every bad variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);
@@ -120,33 +178,23 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (!parsed.success) {
     for (const issue of parsed.error.issues) problems.push(`${String(issue.path[0])}: ${issue.message}`);
   }
+  const rules = storeRules(env);
+  problems.push(...rules.problems);
   const e = parsed.data;
-  if (e) {
-    const store = e.STORE ?? (e.REDIS_URL ? "redis" : e.UPSTASH_REDIS_REST_URL ? "upstash" : "sqlite");
-    if (store === "redis" && !e.REDIS_URL) problems.push("REDIS_URL: required when STORE=redis");
-    if (store === "upstash" && !e.UPSTASH_REDIS_REST_URL)
-      problems.push("UPSTASH_REDIS_REST_URL: required when STORE=upstash");
-    if (store === "upstash" && !e.UPSTASH_REDIS_REST_TOKEN)
-      problems.push("UPSTASH_REDIS_REST_TOKEN: required when STORE=upstash");
-    if (problems.length === 0) {
-      return {
-        port: e.PORT,
-        store,
-        sqlitePath: e.SQLITE_PATH ?? "./data/roomd.sqlite",
-        redisUrl: e.REDIS_URL,
-        upstashUrl: e.UPSTASH_REDIS_REST_URL,
-        upstashToken: e.UPSTASH_REDIS_REST_TOKEN,
-        apiKeys: e.API_KEYS,
-        operatorKeys: e.OPERATOR_KEYS,
-        rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
-        rateLimitFailOpen: e.RATE_LIMIT_FAIL_OPEN,
-        roomSummary: e.ROOM_SUMMARY ?? "public",
-        storeTimeoutMs: e.STORE_TIMEOUT_MS,
-        roomsPerTeam: e.ROOMS_PER_TEAM,
-        keysPerTeam: e.KEYS_PER_TEAM,
-        invitesPerRoom: e.INVITES_PER_ROOM,
-      };
-    }
+  if (e && problems.length === 0) {
+    return {
+      ...storeSettings(rules.store, e),
+      port: e.PORT,
+      apiKeys: e.API_KEYS,
+      operatorKeys: e.OPERATOR_KEYS,
+      rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      rateLimitFailOpen: e.RATE_LIMIT_FAIL_OPEN,
+      roomSummary: e.ROOM_SUMMARY ?? "public",
+      storeTimeoutMs: e.STORE_TIMEOUT_MS,
+      roomsPerTeam: e.ROOMS_PER_TEAM,
+      keysPerTeam: e.KEYS_PER_TEAM,
+      invitesPerRoom: e.INVITES_PER_ROOM,
+    };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
 }

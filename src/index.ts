@@ -19,15 +19,10 @@ function suggestedRoomId(): string {
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = stderrLogger;
-  const firstRun = config.apiKeys.length === 0 && config.operatorKeys.length === 0;
-  if (firstRun && config.store !== "sqlite") {
-    throw new ConfigError(
-      "Invalid configuration:\n  - API_KEYS or OPERATOR_KEYS: required with a Redis store (first-run keys exist only for the embedded store)",
-    );
-  }
   const store = await openStore(config);
   let banner: string | undefined;
-  if (firstRun) {
+  // loadConfig refuses a shared store without keys, so a first run is always on the embedded store.
+  if (config.store === "sqlite" && config.apiKeys.length === 0 && config.operatorKeys.length === 0) {
     const first = await ensureLocalKey(config.sqlitePath, store, systemClock());
     banner = first.created
       ? `A key for team "local" was created and saved to ${first.path} (mode 0600). It is shown only this once:\n\n  ${first.secret}\n`

@@ -14,11 +14,23 @@ describe("loadConfig", () => {
     });
   });
 
-  test("STORE follows the URL that is set", () => {
-    expect(loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" }).store).toBe("redis");
+  const KEYS = { API_KEYS: "team-a:0123456789abcdef" };
+
+  test("STORE follows the URL that is set, each driver with its own settings", () => {
+    expect(loadConfig({ ...KEYS, REDIS_URL: "redis://127.0.0.1:6379" })).toMatchObject({
+      store: "redis",
+      redisUrl: "redis://127.0.0.1:6379",
+    });
     expect(
-      loadConfig({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" }).store,
-    ).toBe("upstash");
+      loadConfig({ ...KEYS, UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" }),
+    ).toMatchObject({ store: "upstash", upstashUrl: "https://x.upstash.io", upstashToken: "t" });
+    expect(loadConfig({})).not.toHaveProperty("redisUrl");
+  });
+
+  test("a shared store without keys is refused in the same one message as everything else", () => {
+    expect(() => loadConfig({ REDIS_URL: "redis://127.0.0.1:6379", PORT: "x" })).toThrow(
+      /PORT: .*\n.*API_KEYS or OPERATOR_KEYS: required with STORE=redis/s,
+    );
   });
 
   test("parses key lists", () => {

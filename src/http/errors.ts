@@ -1,31 +1,41 @@
-/** Route errors: JSON {error} with a fitting status (spec protocol.md §5); RoomErrors keep their message. */
+/**
+ * Route errors: one mapping from domain errors to HTTP statuses (spec protocol.md §5), used by the app's one
+ * onError. Routes throw RoomErrors; anything else is a bug, logged with the request id and answered generically.
+ */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
 import { RoomError, type RoomErrorKind } from "../protocol/errors.ts";
+import { describeIssues } from "../protocol/validation.ts";
 
-const STATUS: Record<RoomErrorKind, ContentfulStatusCode> = {
+export const STATUS: Record<RoomErrorKind, ContentfulStatusCode> = {
   invalid: 400,
   not_found: 404,
   denied: 404, // another team's room answers exactly like a missing one
+  forbidden: 403,
   conflict: 409,
   locked: 409,
   limit: 403,
   store_unavailable: 503,
 };
 
-/** Answers a RoomError; anything else is rethrown to the app's onError (logged, generic 500). */
-export function routeError(c: Context, error: unknown): Response {
-  if (error instanceof RoomError) return c.json({ error: error.message }, STATUS[error.kind]);
-  throw error;
+/** The JSON answer of a RoomError. */
+export function roomErrorResponse(c: Context, error: RoomError): Response {
+  return c.json({ error: error.message }, STATUS[error.kind]);
 }
 
-/** The JSON body of a route, or null for a missing or malformed one (the caller answers 400). */
-export async function jsonBody(c: Context): Promise<unknown> {
+/** The route's JSON body checked against its schema; a missing body reads as {}. Throws RoomError("invalid"). */
+export async function parseBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
   const text = await c.req.text();
-  if (text.trim() === "") return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    return null;
+  let raw: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new RoomError("invalid", "Invalid JSON body");
+    }
   }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw new RoomError("invalid", describeIssues(parsed.error.issues));
+  return parsed.data;
 }

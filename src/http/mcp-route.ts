@@ -6,7 +6,10 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Logger } from "../log.ts";
+import type { Catalog } from "../mcp/catalog.ts";
 import { handleMcp, readBody, rpcError } from "../mcp/server.ts";
+import { PROFILES, type Profile } from "../mcp/tool.ts";
+import { errors } from "../protocol/errors.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
 import { type AuthDeps, checkBearer, rateHeaders } from "./auth.ts";
@@ -17,6 +20,7 @@ export const MAX_BODY_BYTES = 512 * 1024;
 
 export interface McpRouteDeps extends AuthDeps {
   store: RoomStore;
+  catalog: Catalog;
   logger: Logger;
   onToolCall?: (name: string, isError: boolean) => void;
 }
@@ -30,6 +34,10 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
       onError: () => rpcError(413, -32600, `Request body too large (max ${MAX_BODY_BYTES} bytes)`),
     }),
     async (c) => {
+      const profile = (c.req.query("profile") ?? "full") as Profile;
+      if (!PROFILES.includes(profile)) {
+        return rpcError(400, -32600, `Unknown profile: use ?profile= ${PROFILES.join(", ")}`);
+      }
       const parsed = await readBody(c.req.raw);
       if ("error" in parsed) return parsed.error;
       // One unit per tool call: a batch carrying several would be charged as one, so it is refused.
@@ -46,11 +54,16 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
         principal = admitted.principal;
       }
       const response = await handleMcp(c.req.raw, parsed.body, {
-        ctx: { store: deps.store, principal },
+        catalog: deps.catalog,
+        profile,
+        store: deps.store,
+        principal,
         logger: deps.logger,
         requestId: c.get("requestId"),
         onToolCall: deps.onToolCall,
-        rateLimited: "failure" in admitted,
+        ...("failure" in admitted
+          ? { rateLimited: errors.rateLimited(admitted.rate?.resetMs ?? 60_000).message }
+          : {}),
       });
       for (const [name, value] of Object.entries(rateHeaders(admitted.rate)))
         response.headers.set(name, value);

@@ -11,7 +11,6 @@ import { isRoomId } from "../protocol/ids.ts";
 import type { RoomSummaryView } from "../store/access-types.ts";
 import type { RoomStore } from "../store/types.ts";
 import { type AuthDeps, checkBearer } from "./auth.ts";
-import { routeError } from "./errors.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 
 export interface RoomPageDeps extends AuthDeps {
@@ -72,7 +71,7 @@ export function roomPageRoutes(deps: RoomPageDeps): Hono<RequestIdEnv> {
       teamId = principal.teamId;
     }
     if (!isRoomId(roomId)) return c.json({ error: ACCESS_DENIED }, 404);
-    try {
+    {
       const view = await deps.store.roomSummary(roomId, teamId);
       if (!view) return c.json({ error: ACCESS_DENIED }, 404);
       c.header("Cache-Control", "no-store");
@@ -85,8 +84,6 @@ export function roomPageRoutes(deps: RoomPageDeps): Hono<RequestIdEnv> {
       );
       c.header("Referrer-Policy", "no-referrer");
       return c.html(renderRoomPage(view, nonce));
-    } catch (error) {
-      return routeError(c, error);
     }
   });
   return app;

@@ -1,29 +1,47 @@
 /**
- * Zod building blocks shared by the tool files: identifiers, size-capped JSON payloads and the record shapes
- * used as output schemas. Everything here is built once at module load.
+ * Zod building blocks shared by the tool files: identifiers (each with its pattern), bounded JSON payloads and
+ * the record shapes used as output schemas. Everything here is built once at module load.
  */
 import { z } from "zod";
 import { agentIdSchema, roomIdSchema } from "../protocol/ids.ts";
-import { LIMITS } from "../protocol/limits.ts";
 import { CONTEXT_TYPES, TASK_STATUSES } from "../protocol/records.ts";
+import { jsonObject } from "../protocol/validation.ts";
 
 export const roomId = roomIdSchema.describe("Room id: 2-64 chars of a-z, 0-9, _ and -.");
-export const agentId = agentIdSchema.describe("Your agent id, unique in the room (e.g. backend-claude).");
 
-const encoder = new TextEncoder();
+/** An agent acting: the caller itself. Bound keys force it (and may leave it out). */
+export const actingAgentId = agentIdSchema.describe(
+  "Your agent id, unique in the room (e.g. backend-claude).",
+);
 
-/** Any JSON value whose serialised size is at most LIMITS.payloadBytesMax. */
-export const jsonPayload = z.unknown().superRefine((value, ctx) => {
-  const bytes = encoder.encode(JSON.stringify(value) ?? "").length;
-  if (bytes > LIMITS.payloadBytesMax) {
-    ctx.addIssue({ code: "custom", message: `too large: ${bytes} bytes (max ${LIMITS.payloadBytesMax})` });
-  }
-});
+/** An agent named as someone else (an addressee, a filter, a consumer): described by each use. */
+export const otherAgentId = agentIdSchema;
+
+/** Record ids minted by roomd ("task-3", "ctx-2", "evt-17"), or any id of the same shape. */
+const RECORD_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+export const recordId = (what: string) =>
+  z.string().regex(RECORD_ID, { error: `must be a ${what} id such as the ones roomd returns` });
+
+export const taskId = recordId("task").describe(
+  "Task id, as returned by add_task or read_plan (e.g. task-3).",
+);
+export const contextId = recordId("context").describe(
+  "Context entry id, as returned by write_context (e.g. ctx-2).",
+);
+export const eventId = recordId("event").describe(
+  "Event id, as returned in an event's id field (e.g. evt-17).",
+);
+
+/** An event payload: any JSON object up to 64 KB, 32 levels and 10,000 values. */
+export const eventPayload = jsonObject.describe(
+  "Any JSON object (at most 64 KB, 32 levels of nesting, 10,000 values). Default {}.",
+);
 
 export const taskStatus = z.enum(TASK_STATUSES);
 export const contextType = z.enum(CONTEXT_TYPES);
 
-const iso = z.string();
+const iso = z.string().describe("ISO 8601 time");
+const jsonValue = z.record(z.string(), z.unknown());
 
 export const taskShape = z.object({
   id: z.string(),
@@ -52,9 +70,9 @@ export const contextShape = z.object({
   timestamp: iso,
   summary: z.string(),
   consuming_agents: z.array(z.string()),
-  payload: z.unknown(),
+  payload: jsonValue,
   version: z.string(),
-  history: z.array(z.record(z.string(), z.unknown())).optional(),
+  history: z.array(jsonValue).optional(),
 });
 
 export const eventShape = z.object({
@@ -63,7 +81,7 @@ export const eventShape = z.object({
   type: z.string(),
   from: z.string(),
   to: z.string(),
-  payload: z.unknown(),
+  payload: jsonValue,
   timestamp: iso,
   read_by: z.array(z.string()),
   reply_to_id: z.string().optional(),

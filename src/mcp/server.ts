@@ -9,8 +9,11 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import pkg from "../../package.json" with { type: "json" };
 import type { Logger } from "../log.ts";
 import { describeError } from "../log.ts";
-import { callTool, TOOL_LISTING, toolError } from "./registry.ts";
-import type { ToolContext } from "./tool.ts";
+import type { Principal } from "../protocol/principal.ts";
+import type { RoomStore } from "../store/types.ts";
+import { callTool, toolError } from "./call-path.ts";
+import type { Catalog } from "./catalog.ts";
+import type { Profile } from "./tool.ts";
 
 export const SERVER_INFO = { name: "roomd", version: pkg.version } as const;
 
@@ -25,13 +28,17 @@ const INSTRUCTIONS =
   "roomd holds a room's shared state for coding agents: plan (tasks with dependencies), typed context, an event log with your own read cursor, presence, locks and shared variables. Start each session with get_my_summary; pick work with get_unblocked_tasks; take a task with update_task (owner + in_progress + expectedVersion); publish contracts with write_context and consuming_agents; consume events with get_unread_events once per turn; heartbeat about every 60 s.";
 
 export interface McpRequestDeps {
-  ctx: ToolContext;
+  catalog: Catalog;
+  /** Which tools tools/list shows (every tool stays callable). */
+  profile: Profile;
+  store: RoomStore;
+  principal: Principal;
   logger: Logger;
   requestId: string;
   /** Called once per tools/call, with the tool name and whether it failed. */
   onToolCall?: (name: string, isError: boolean) => void;
-  /** The caller's budget is spent: tool calls answer "Rate limit exceeded" without running. */
-  rateLimited?: boolean;
+  /** The caller's budget is spent: tool calls answer this refusal without running. */
+  rateLimited?: string;
 }
 
 /**
@@ -87,14 +94,19 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: VALIDATOR,
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LISTING as never }));
+  const tools = deps.catalog.listing(deps.profile);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as never }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
-    if (deps.rateLimited) return toolError("Rate limit exceeded");
+    if (deps.rateLimited !== undefined) return toolError(deps.rateLimited);
     const { result, unexpected, storeFailure } = await callTool(
+      deps.catalog,
       req.params.name,
       req.params.arguments,
-      deps.ctx,
-      deps.requestId,
+      {
+        store: deps.store,
+        principal: deps.principal,
+        requestId: deps.requestId,
+      },
     );
     if (unexpected !== undefined) {
       deps.logger.log("error", "tool failed", {

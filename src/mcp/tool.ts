@@ -1,61 +1,158 @@
 /**
- * Tools are data: each is a name, a description written for the model, a strict zod input schema, an optional
- * output schema and a handler. JSON Schemas for tools/list are computed once, at module load.
+ * Tools are data. Each tool is one definition: name, title, a description written for the model, zod input and
+ * output schemas, its effect (which gives the MCP annotations), which arguments name the acting agent and which
+ * only filter, the profiles that list it, what it documents (events, errors) and the handler. The call path
+ * (call-path.ts) enforces identity, refreshes presence, applies idempotency and maps errors from these
+ * declarations, so no handler can forget them; the catalog-iterated tests check every definition the same way.
  */
 import { z } from "zod";
 import type { Principal } from "../protocol/principal.ts";
-import type { RoomStore } from "../store/types.ts";
+import type { RoomScope, RoomStore } from "../store/types.ts";
 
-export interface ToolContext {
+/** Tool lists a client can ask for (`?profile=` on the MCP URL). */
+export const PROFILES = ["full", "compact", "agentroom"] as const;
+export type Profile = (typeof PROFILES)[number];
+
+/**
+ * read: changes nothing. write: adds or changes state. destructive: may delete or overwrite what others made
+ * (MCP destructiveHint). Anything but read is a mutating tool: it takes an `idempotencyKey`.
+ */
+export type Effect = "read" | "write" | "destructive";
+
+/** What every handler receives besides its parsed arguments. */
+export interface ToolCall {
   store: RoomStore;
   principal: Principal;
+  /** The acting agent after identity enforcement (the first declared acting argument), if the tool has one. */
+  agent: string | undefined;
+  requestId: string;
 }
 
+/** A room tool's handler also receives the room scope the call path built (team, claim right, actor, idempotency). */
+export interface RoomToolCall extends ToolCall {
+  scope: RoomScope;
+}
+
+/**
+ * The example of a tool: arguments (without roomId) for a call that succeeds in a fresh room, acting as agent
+ * "alice" with an unbound team key. It may first create what it needs through `room.call`. Catalog-iterated tests
+ * (cross-team, invites, bound identity, bad input, round trips) and the reference use it.
+ */
+export type Example = (room: ExampleRoom) => Promise<Record<string, unknown>>;
+
+export interface ExampleRoom {
+  /** Calls a tool in the example's room (roomId filled in) and returns its parsed result (a record with an id). */
+  call(name: string, args: Record<string, unknown>): Promise<{ id: string } & Record<string, unknown>>;
+}
+
+/** A tool as the catalog keeps it; built by defineTool. */
 export interface ToolDefinition {
   name: string;
+  title: string;
   description: string;
+  /** The strict input schema, with `idempotencyKey` added for mutating tools. */
   input: z.ZodObject;
-  /** Declared when the result is a JSON object; returned as structuredContent too. */
+  /** Declared when the result is a JSON object; the result is returned as structuredContent too. */
   output?: z.ZodObject;
-  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
-  handler(args: never, ctx: ToolContext): Promise<unknown>;
+  effect: Effect;
+  /** True for tools that change nothing when called twice with the same arguments (MCP idempotentHint). */
+  idempotent: boolean;
+  /** Arguments naming the acting agent: a bound key forces them (and fills them in when required). */
+  acting: readonly string[];
+  /** Arguments naming an agent only to filter what is read: never forced or filled in. */
+  filters: readonly string[];
+  /** Arguments naming other agents as recipients (an event's `to`, a context entry's consumers): never forced. */
+  addressees: readonly string[];
+  /** False for tools that work on no room (no roomId argument). */
+  room: boolean;
+  profiles: readonly Profile[];
+  /** Event types the tool may append (reference). */
+  events: readonly string[];
+  /** Refusals the tool may answer besides argument and access errors (reference; templates with <id>). */
+  errors: readonly string[];
+  /** Redis round trips of the tool's own work once scripts are cached (checked by a test). */
+  roundTrips: number;
+  example: Example;
+  handler(args: never, call: RoomToolCall): Promise<unknown>;
 }
 
-export interface ListedTool {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: ToolDefinition["annotations"];
-}
+const mutates = (effect: Effect) => effect !== "read";
+export const isMutating = (tool: Pick<ToolDefinition, "effect">): boolean => mutates(tool.effect);
 
-/** Typed constructor: the handler receives the parsed input of its own schema. */
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefined = undefined>(tool: {
+/** 1–128 chars of [A-Za-z0-9_.:-] (spec revisions §1.5). */
+export const idempotencyKey = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, { error: "must be 1-128 chars of A-Z, a-z, 0-9, _ . : -" })
+  .describe(
+    "Optional. Any unique string for this write (e.g. a UUID). If the call times out or the store is unavailable, retry with the same key: the write is applied at most once and the retry returns the first result with replayed=true.",
+  );
+
+type Keys<I extends z.ZodObject> = Extract<keyof z.input<I>, string>;
+
+interface Common<I extends z.ZodObject, O extends z.ZodObject | undefined> {
   name: string;
+  title: string;
   description: string;
   input: I;
   output?: O;
-  annotations?: ToolDefinition["annotations"];
-  handler(args: z.output<I>, ctx: ToolContext): Promise<O extends z.ZodObject ? z.input<O> : unknown>;
-}): ToolDefinition {
-  return tool as unknown as ToolDefinition;
+  effect: Effect;
+  /** Default: true for reads, false for writes. */
+  idempotent?: boolean;
+  acting?: readonly Keys<I>[];
+  filters?: readonly Keys<I>[];
+  addressees?: readonly Keys<I>[];
+  /** Default ["full"]. */
+  profiles?: readonly Profile[];
+  events?: readonly string[];
+  errors?: readonly string[];
+  /** Default 1. */
+  roundTrips?: number;
+  example: Example;
 }
 
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
-  return rest;
+type Result<O> = O extends z.ZodObject ? z.input<O> : unknown;
+
+/** A tool that works in one room: its input has `roomId`, and the handler gets the scope. */
+export interface RoomToolSpec<I extends z.ZodObject, O extends z.ZodObject | undefined> extends Common<I, O> {
+  room?: true;
+  handler(args: z.output<I>, call: RoomToolCall): Promise<Result<O>>;
 }
 
-/** The tools/list entry of a tool; call once per tool at module load. */
-export function listing(tool: ToolDefinition): ListedTool {
+/** A tool that works on no room (whoami, list_rooms, …). */
+export interface TeamToolSpec<I extends z.ZodObject, O extends z.ZodObject | undefined> extends Common<I, O> {
+  room: false;
+  handler(args: z.output<I>, call: ToolCall): Promise<Result<O>>;
+}
+
+/** Typed constructor: the handler receives the parsed input of its own schema. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefined = undefined>(
+  spec: RoomToolSpec<I, O> | TeamToolSpec<I, O>,
+): ToolDefinition {
+  const writes = mutates(spec.effect);
+  const input = writes ? spec.input.extend({ idempotencyKey: idempotencyKey.optional() }) : spec.input;
+  const output =
+    writes && spec.output
+      ? spec.output.extend({
+          replayed: z.boolean().optional().describe("true when this is the kept result of an earlier call"),
+        })
+      : spec.output;
   return {
-    name: tool.name,
-    description: tool.description,
-    inputSchema: jsonSchema(tool.input, "input"),
-    ...(tool.output ? { outputSchema: jsonSchema(tool.output, "output") } : {}),
-    ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    input,
+    ...(output ? { output } : {}),
+    effect: spec.effect,
+    idempotent: spec.idempotent ?? !writes,
+    acting: spec.acting ?? [],
+    filters: spec.filters ?? [],
+    addressees: spec.addressees ?? [],
+    room: spec.room !== false,
+    profiles: spec.profiles ?? ["full"],
+    events: spec.events ?? [],
+    errors: spec.errors ?? [],
+    roundTrips: spec.roundTrips ?? 1,
+    example: spec.example,
+    handler: spec.handler as ToolDefinition["handler"],
   };
 }

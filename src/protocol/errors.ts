@@ -8,6 +8,7 @@ export type RoomErrorKind =
   | "conflict"
   | "locked"
   | "denied"
+  | "forbidden"
   | "limit"
   | "store_unavailable";
 
@@ -22,12 +23,17 @@ export class RoomError extends Error {
   }
 }
 
+/**
+ * Kinds: invalid (bad input), not_found, denied (another team's or an unknown room: reads as missing), forbidden
+ * (this principal may not do this: wrong key type, a bound identity), conflict, locked, limit,
+ * store_unavailable. Each maps to one HTTP status (http/errors.ts) and to a tool error.
+ */
 export const ACCESS_DENIED = "Room not found or access denied";
 export const STORE_UNAVAILABLE = "Store unavailable, retry shortly";
 
 export const errors = {
   taskNotFound: (id: string) => new RoomError("not_found", `Task not found: ${id}`),
-  contextNotFound: (id: string) => new RoomError("not_found", `ContextEntry not found: ${id}`),
+  contextNotFound: (id: string) => new RoomError("not_found", `Context entry not found: ${id}`),
   eventNotFound: (id: string) => new RoomError("not_found", `Event not found: ${id}`),
   taskVersionConflict: (id: string, version: number) =>
     new RoomError("conflict", `Version conflict: task ${id} is at version ${version}`),
@@ -36,6 +42,8 @@ export const errors = {
   planLocked: (holder: string, until: string) =>
     new RoomError("locked", `Plan is locked by ${holder} until ${until}; retry after it`),
   denied: () => new RoomError("denied", ACCESS_DENIED),
+  idempotencyMismatch: (key: string) =>
+    new RoomError("conflict", `Idempotency key ${key} was used with different arguments`),
   // The limits are configurable, so each message names its variable.
   roomLimit: (max: number) =>
     new RoomError(
@@ -52,5 +60,10 @@ export const errors = {
       "limit",
       `Invite limit reached: a room may have at most ${max} live invites (INVITES_PER_ROOM); revoke one first`,
     ),
+  /** Over the rate limit: the message says how long to wait (whole seconds, at least 1). */
+  rateLimited: (resetMs: number) =>
+    new RoomError("limit", `Rate limit exceeded; retry in ${Math.max(1, Math.ceil(resetMs / 1000))} s`),
+  teamExists: (teamId: string) =>
+    new RoomError("conflict", `Team ${teamId} already exists: provisioning never touches an existing team`),
   storeUnavailable: (cause?: unknown) => new RoomError("store_unavailable", STORE_UNAVAILABLE, { cause }),
 };

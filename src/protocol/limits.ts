@@ -6,6 +6,10 @@ export const LIMITS = {
   summaryMax: 4000,
   consumingAgentsMax: 50,
   payloadBytesMax: 64 * 1024,
+  /** Levels of nested arrays/objects in a JSON payload (revisions §1.2). */
+  payloadDepthMax: 32,
+  /** Values (scalars and containers) in one JSON payload (revisions §1.2). */
+  payloadValuesMax: 10_000,
   eventTypeMax: 64,
   readEventsDefault: 20,
   readEventsMax: 100,
@@ -22,6 +26,8 @@ export const LIMITS = {
   /** Event headers on the room summary page. */
   summaryRecentEvents: 20,
   roomTtlMs: 30 * 24 * 60 * 60 * 1000,
+  /** How long the result of a write with an idempotencyKey is kept (revisions §1.5). */
+  idempotencyKeepMs: 24 * 60 * 60 * 1000,
 } as const;
 
 /** Name of the resource that doubles as the advisory plan lock (spec §4). */

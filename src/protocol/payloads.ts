@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RoomError } from "./errors.ts";
 import type { ContextType } from "./records.ts";
+import { requiredOr } from "./validation.ts";
 
 /** Payload schemas per context type (spec §3). Extra fields are allowed: consumers rely on the named ones. */
 const endpoint = z.looseObject({
@@ -43,11 +44,6 @@ export const PAYLOAD_SCHEMAS: Record<ContextType, z.ZodType> = {
     references: z.array(z.string()).optional(),
   }),
 };
-
-/** zod says "Invalid input: expected string, received undefined" for a missing field; a model reads "required". */
-export function requiredOr(message: string): string {
-  return message.replace(/^Invalid input: expected (\w+), received undefined$/, "required ($1)");
-}
 
 /** Validates a payload for its context type; throws a RoomError naming the first bad path. */
 export function validatePayload(type: ContextType, payload: unknown): void {

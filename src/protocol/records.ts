@@ -27,6 +27,9 @@ export interface Plan {
   tasks: Task[];
 }
 
+/** A JSON object: every payload (context, event) is one. */
+export type JsonObject = Record<string, unknown>;
+
 export const CONTEXT_TYPES = ["api_contract", "arch_decision", "task", "change_request", "note"] as const;
 export type ContextType = (typeof CONTEXT_TYPES)[number];
 
@@ -37,7 +40,7 @@ export interface ContextEntry {
   timestamp: string;
   summary: string;
   consuming_agents: string[];
-  payload: unknown;
+  payload: JsonObject;
   /** "1.0", "1.1", … "1.10": the minor number counts updates. */
   version: string;
 }
@@ -48,7 +51,7 @@ export interface RoomEvent {
   type: string;
   from: string;
   to: string;
-  payload: unknown;
+  payload: JsonObject;
   timestamp: string;
   read_by: string[];
   reply_to_id?: string;

@@ -92,8 +92,6 @@ export interface RoomSummaryView {
   recentEvents: Pick<RoomEvent, "id" | "seq" | "type" | "from" | "to" | "timestamp">[];
 }
 
-export type Limited<T> = T | "limit";
-
 export interface AccessStore {
   // ── keys (team slot) ──────────────────────────────────────────────────────────────────────────────────
   /**
@@ -107,15 +105,15 @@ export interface AccessStore {
     rate?: RateRequest,
   ): Promise<{ key: KeyRecord | null; rate?: RateDecision }>;
   /**
-   * Stores a key unless the team already has `maxKeys` dynamic keys ("limit"). Operator-kind keys do not count
-   * towards the limit. Concurrent creations never exceed the limit.
+   * Stores a key unless the team already has `maxKeys` dynamic keys (errors.keyLimit(maxKeys)). Operator-kind
+   * keys do not count towards the limit. Concurrent creations never exceed the limit.
    */
-  createKey(key: NewKey, maxKeys: number): Promise<Limited<KeyRecord>>;
+  createKey(key: NewKey, maxKeys: number): Promise<KeyRecord>;
   /**
-   * Provisioning: stores the first key of a team that has no key yet; "exists" when the team already has one
-   * (dynamic or operator). Atomic: two concurrent provisions of one team → one winner.
+   * Provisioning: stores the first key of a team that has no key yet; errors.teamExists when the team already
+   * has one (dynamic or operator). Atomic: two concurrent provisions of one team → one winner.
    */
-  provisionTeam(key: NewKey): Promise<KeyRecord | "exists">;
+  provisionTeam(key: NewKey): Promise<KeyRecord>;
   /** The team's keys (dynamic and operator kind), oldest first. */
   listKeys(teamId: string): Promise<KeyRecord[]>;
   /** Deletes the key when it belongs to `teamId`; false when there is no such key of that team. */
@@ -132,9 +130,10 @@ export interface AccessStore {
   // ── invites (room slot) ───────────────────────────────────────────────────────────────────────────────
   /**
    * Stores an invite for a room owned by invite.teamId: RoomError "denied" (ACCESS_DENIED) when another team
-   * owns it or it is unowned; "limit" when the room has `maxInvites` live (unexpired) invites. Never claims.
+   * owns it or it is unowned; errors.inviteLimit(maxInvites) when the room has `maxInvites` live (unexpired)
+   * invites. Never claims.
    */
-  createInvite(invite: NewInvite, maxInvites: number): Promise<Limited<InviteRecord>>;
+  createInvite(invite: NewInvite, maxInvites: number): Promise<InviteRecord>;
   /**
    * Auth and rate limit in one atomic step: the invite of `roomId` with this digest, only if it is unexpired and
    * its team still owns the room; when valid and `rate` is given, charges the invite's own bucket. Otherwise
@@ -145,7 +144,7 @@ export interface AccessStore {
     digest: string,
     rate?: RateRequest,
   ): Promise<{ invite: InviteRecord | null; rate?: RateDecision }>;
-  /** Live invites of a room, oldest first; RoomError "denied" unless scope.teamId owns the room. */
+  /** Live invites of a room, oldest first (creation order within one millisecond); RoomError "denied" unless scope.teamId owns the room. */
   listInvites(scope: { roomId: string; teamId: string }): Promise<InviteRecord[]>;
   /** Revokes; false when no such invite. RoomError "denied" unless scope.teamId owns the room. */
   deleteInvite(scope: { roomId: string; teamId: string }, tokenId: string): Promise<boolean>;
@@ -153,10 +152,10 @@ export interface AccessStore {
   // ── rooms ─────────────────────────────────────────────────────────────────────────────────────────────
   /**
    * POST /admin/rooms: claims an unowned room for scope.teamId ({created: true}), or confirms it is already
-   * the team's ({created: false}). RoomError "denied" when another team owns it; "limit" when claiming would
-   * give the team more than the store's roomsPerTeam.
+   * the team's ({created: false}). RoomError "denied" when another team owns it; errors.roomLimit when claiming
+   * would give the team more than the store's roomsPerTeam.
    */
-  createRoom(scope: { roomId: string; teamId: string }): Promise<Limited<{ created: boolean }>>;
+  createRoom(scope: { roomId: string; teamId: string }): Promise<{ created: boolean }>;
   /** The team's live rooms, oldest first. */
   listRooms(teamId: string): Promise<RoomListing[]>;
   /**

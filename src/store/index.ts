@@ -2,11 +2,11 @@
  * openStore(config): picks the driver. Drivers are imported dynamically so a process never loads a client it
  * does not use.
  */
-import type { Config } from "../config.ts";
+import type { StoreConfig } from "../config.ts";
 import { type Clock, systemClock } from "../protocol/time.ts";
 import type { RoomStore } from "./types.ts";
 
-export async function openStore(config: Config, now: Clock = systemClock): Promise<RoomStore> {
+export async function openStore(config: StoreConfig, now: Clock = systemClock): Promise<RoomStore> {
   const limits = { roomsPerTeam: config.roomsPerTeam };
   switch (config.store) {
     case "sqlite": {
@@ -20,12 +20,12 @@ export async function openStore(config: Config, now: Clock = systemClock): Promi
     }
     case "redis": {
       const { createRedisStore, createTcpScriptClient } = await import("./redis/index.ts");
-      const client = createTcpScriptClient(config.redisUrl ?? "", { timeoutMs: config.storeTimeoutMs });
+      const client = createTcpScriptClient(config.redisUrl, { timeoutMs: config.storeTimeoutMs });
       return createRedisStore({ client, driver: "redis", now, timeoutMs: config.storeTimeoutMs, limits });
     }
     case "upstash": {
       const { createRedisStore, createUpstashScriptClient } = await import("./redis/index.ts");
-      const client = createUpstashScriptClient(config.upstashUrl ?? "", config.upstashToken ?? "");
+      const client = createUpstashScriptClient(config.upstashUrl, config.upstashToken);
       return createRedisStore({ client, driver: "upstash", now, timeoutMs: config.storeTimeoutMs, limits });
     }
   }

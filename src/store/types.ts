@@ -23,6 +23,7 @@
 import type {
   ContextEntry,
   ContextType,
+  JsonObject,
   LockInfo,
   LockState,
   Plan,
@@ -46,6 +47,29 @@ export interface RoomScope {
    * errors.denied() instead of claiming (reads still see an empty room). Default true.
    */
   mayClaim?: boolean;
+  /**
+   * The acting agent of the call. A successful operation on a room the team owns (after claiming it, for a write)
+   * records this agent's presence (lastSeen = now, status text kept) in the same atomic step, so any call that
+   * names the agent keeps it online (revisions §3.10).
+   */
+  actor?: string;
+  /** Set by mutating calls that carry an idempotencyKey (revisions §1.5); see Idempotency. */
+  idempotency?: Idempotency;
+}
+
+/**
+ * At-most-once writes. Inside the operation's atomic step, the driver looks (room, key) up among the results kept
+ * for 24 h: a kept result with the same fingerprint is returned as it was (and `replayed` set to true) without
+ * applying anything; with another fingerprint the operation throws errors.idempotencyMismatch(key); otherwise the
+ * operation runs and, when it succeeds, its result is kept with the fingerprint. A failed operation keeps nothing.
+ */
+export interface Idempotency {
+  /** 1–128 chars of [A-Za-z0-9_.:-], chosen by the client. */
+  key: string;
+  /** sha256 hex of the tool name and its canonical arguments. */
+  fingerprint: string;
+  /** Set by the driver when the kept result was returned. */
+  replayed?: boolean;
 }
 
 export interface NewTask {
@@ -74,7 +98,7 @@ export interface NewContext {
   summary: string;
   consuming_agents: string[];
   /** Already validated against the type's schema and size-checked by the caller. */
-  payload: unknown;
+  payload: JsonObject;
   author: string;
 }
 
@@ -87,7 +111,7 @@ export interface ContextUpdate {
    * Size-checked by the caller; the store MUST validate it against the entry's (unchanged) type with
    * protocol/payloads.ts validatePayload and refuse it with that RoomError, changing nothing.
    */
-  payload?: unknown;
+  payload?: JsonObject;
   /** "1.N": when given and not the current version → RoomError("conflict") via errors.contextVersionConflict. */
   expectedVersion?: string;
 }
@@ -104,7 +128,7 @@ export interface NewEvent {
   type: string;
   from: string;
   to: string;
-  payload: unknown;
+  payload: JsonObject;
   /** When set, the event MUST exist (errors.eventNotFound otherwise) and the new event carries reply_to_id. */
   replyToId?: string;
 }

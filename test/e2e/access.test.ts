@@ -3,7 +3,6 @@
  * failed-bearer limiting, the room page, and a scan of the store for any plaintext secret.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TOOLS } from "../../src/mcp/registry.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { httpClient } from "../support/http.ts";
 import { type RunningServer, startInProcess, TEAM_A, TEAM_B } from "../support/server.ts";
@@ -19,7 +18,7 @@ for (const make of E2E_STORES) {
     let http: ReturnType<typeof httpClient>;
     const issued: string[] = [TEAM_A.secret, TEAM_B.secret];
     beforeAll(async () => {
-      store = await e2e.open(() => clock);
+      store = await e2e.open({ now: () => clock });
       server = startInProcess(store, undefined, {}, () => clock);
       http = httpClient(server.url);
     });
@@ -28,52 +27,22 @@ for (const make of E2E_STORES) {
       await store.close();
     });
 
-    test("a key bound to an agent forces that identity in every tool", async () => {
+    // Refusal of every other agent in every tool is checked catalog-wide (test/e2e/catalog.test.ts); this test
+    // covers what a bound key may do: omit its identity, name itself, and read with filters.
+    test("a key bound to an agent acts as that agent, and filters stay filters", async () => {
       const roomId = newRoomId();
       const key = await http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" });
       issued.push(key.body.secret);
       const k = key.body.secret as string;
       await http.tool(TEAM_A.secret, "acquire_lock", { roomId, resource: "r", agentId: "bob" });
-      const event = JSON.parse(
-        (await http.tool(TEAM_A.secret, "post_event", { roomId, type: "x", from: "bob" })).text,
-      );
-      const task = JSON.parse((await http.tool(TEAM_A.secret, "add_task", { roomId, title: "t" })).text);
-      const ctx = JSON.parse(
-        (
-          await http.tool(TEAM_A.secret, "write_context", {
-            roomId,
-            type: "note",
-            summary: "s",
-            consuming_agents: [],
-            payload: { text: "x" },
-            author: "bob",
-          })
-        ).text,
-      );
-      const impersonations: [string, Record<string, unknown>][] = [
-        ["add_task", { title: "x", agentId: "bob" }],
-        ["update_task", { taskId: task.id, status: "done", agentId: "bob" }],
-        ["update_task", { taskId: task.id, owner: "bob", agentId: "alice" }],
-        ["get_my_summary", { agentId: "bob" }],
-        [
-          "write_context",
-          { type: "note", summary: "s", consuming_agents: [], payload: { text: "x" }, author: "bob" },
-        ],
-        ["update_context", { id: ctx.id, author: "bob", summary: "s2" }],
-        ["post_event", { type: "x", from: "bob" }],
-        ["get_unread_events", { agentId: "bob" }],
-        ["mark_event_read", { eventId: event.id, agentId: "bob" }],
-        ["reply_to_event", { replyToId: event.id, type: "x", from: "bob" }],
-        ["heartbeat", { agentId: "bob" }],
-        ["acquire_lock", { resource: "r2", agentId: "bob" }],
-        ["release_lock", { resource: "r", agentId: "bob" }],
-        ["set_shared_var", { key: "k", value: "v", agentId: "bob" }],
-      ];
-      for (const [name, args] of impersonations) {
-        expect((await http.tool(k, name, { roomId, ...args })).text, name).toBe(
-          "Error: This key is bound to agent alice",
-        );
-      }
+      await http.tool(TEAM_A.secret, "write_context", {
+        roomId,
+        type: "note",
+        summary: "s",
+        consuming_agents: [],
+        payload: { text: "x" },
+        author: "bob",
+      });
       // Omitting the identity means the bound agent, even where unbound keys must name one; naming it is fine.
       expect(JSON.parse((await http.tool(k, "heartbeat", { roomId })).text).agentId).toBe("alice");
       expect(
@@ -120,11 +89,7 @@ for (const make of E2E_STORES) {
       expect((await http.tool(token, "heartbeat", { roomId: roomA, agentId: "someone" })).text).toBe(
         `Error: This key is bound to agent ${agent}`,
       );
-      // Every tool on room B (owned by the same team) is denied exactly like a missing room.
-      for (const tool of TOOLS) {
-        const result = await http.tool(token, tool.name, { roomId: roomB });
-        expect(result.text, tool.name).toMatch(/^Error: (Room not found or access denied|Invalid arguments)/);
-      }
+      // Every tool on room B is denied like a missing room: checked catalog-wide in test/e2e/catalog.test.ts.
       expect((await http.tool(token, "read_plan", { roomId: roomB })).text).toBe(
         "Error: Room not found or access denied",
       );
@@ -240,7 +205,7 @@ for (const make of E2E_STORES) {
           ),
         );
         const ok = results.filter((r) => !r.isError);
-        const refused = results.filter((r) => r.text === "Error: Rate limit exceeded");
+        const refused = results.filter((r) => /^Error: Rate limit exceeded; retry in \d+ s$/.test(r.text));
         expect(ok).toHaveLength(20);
         expect(refused).toHaveLength(30);
         expect(refused[0]?.headers.get("retry-after")).toMatch(/^\d+$/);

@@ -3,7 +3,7 @@
  * arguments; unknown ids; malformed JSON-RPC; oversized bodies; wrong keys.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { TOOLS } from "../../src/mcp/registry.ts";
+import { CATALOG } from "../../src/mcp/catalog.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { connect, errorText, type RoomClient, roomSnapshot } from "../support/mcp-client.ts";
 import { type RunningServer, startInProcess, TEAM_A } from "../support/server.ts";
@@ -15,7 +15,6 @@ let store: RoomStore;
 let server: RunningServer;
 let c: RoomClient;
 const roomId = newRoomId();
-let valid: Record<string, Json>;
 
 const snapshot = () => roomSnapshot(c, roomId);
 
@@ -23,52 +22,8 @@ beforeAll(async () => {
   store = await sqliteE2e().open();
   server = startInProcess(store);
   c = await connect(server.url, TEAM_A.secret);
-  const task = await c.call<Json>("add_task", { roomId, title: "t" });
-  const entry = await c.call<Json>("write_context", {
-    roomId,
-    type: "note",
-    summary: "s",
-    consuming_agents: ["b"],
-    payload: { text: "x" },
-    author: "a",
-  });
-  const event = await c.call<Json>("post_event", { roomId, type: "x", from: "a" });
-  await c.call("acquire_lock", { roomId, resource: "r", agentId: "a", ttlSeconds: 300 });
+  await c.call("add_task", { roomId, title: "t" });
   await c.call("heartbeat", { roomId, agentId: "a" });
-  valid = {
-    read_plan: { roomId },
-    add_task: { roomId, title: "new" },
-    update_task: { roomId, taskId: task.id, status: "done" },
-    get_task: { roomId, taskId: task.id },
-    get_unblocked_tasks: { roomId },
-    get_my_tasks: { roomId, agentId: "a" },
-    get_my_summary: { roomId, agentId: "a" },
-    write_context: {
-      roomId,
-      type: "note",
-      summary: "s",
-      consuming_agents: [],
-      payload: { text: "y" },
-      author: "a",
-    },
-    read_context: { roomId, id: entry.id },
-    list_context: { roomId },
-    update_context: { roomId, id: entry.id, author: "a", summary: "s2" },
-    post_event: { roomId, type: "x", from: "a" },
-    read_events: { roomId },
-    get_unread_events: { roomId, agentId: "a" },
-    mark_event_read: { roomId, eventId: event.id, agentId: "a" },
-    get_event_reads: { roomId, eventId: event.id },
-    reply_to_event: { roomId, replyToId: event.id, type: "x", from: "a" },
-    heartbeat: { roomId, agentId: "a" },
-    get_presence: { roomId },
-    acquire_lock: { roomId, resource: "r2", agentId: "a" },
-    release_lock: { roomId, resource: "r", agentId: "a" },
-    list_locks: { roomId },
-    set_shared_var: { roomId, key: "k", value: "v", agentId: "a" },
-    get_shared_var: { roomId, key: "k" },
-    list_shared_vars: { roomId },
-  };
 });
 
 afterAll(async () => {
@@ -77,56 +32,24 @@ afterAll(async () => {
   await store.close();
 });
 
-const huge = "x".repeat(70_000);
-
-/** The first string argument other than roomId, made too long (tools with none: roomId), and its name. */
-function oversized(args: Json): [Json, string] {
-  const field = Object.keys(args).find((k) => k !== "roomId" && typeof args[k] === "string") ?? "roomId";
-  return [{ ...args, [field]: huge }, field];
-}
-
-describe("every tool refuses bad arguments with a clear error and changes nothing", () => {
-  test("the table covers all 25 tools", () => {
-    expect(Object.keys(valid).sort()).toEqual(TOOLS.map((t) => t.name).sort());
-  });
-  for (const tool of TOOLS) {
-    test(tool.name, async () => {
-      const before = await snapshot();
-      const args = valid[tool.name] as Json;
-      const [big, field] = oversized(args);
-      const cases: [string, Json, RegExp][] = [
-        ["missing", {}, /^Error: (Invalid arguments: \w+: |Invalid roomId)/],
-        ["wrong-typed", { ...args, roomId: 42 }, /^Error: Invalid roomId/],
-        [
-          "oversized",
-          big,
-          field === "roomId"
-            ? /^Error: Invalid roomId: /
-            : new RegExp(`^Error: Invalid arguments: ${field}: `),
-        ],
-        ["unknown", { ...args, bogus: 1 }, /^Error: Invalid arguments: arguments: Unrecognized key: "bogus"/],
-      ];
-      for (const [label, bad, pattern] of cases) {
-        const result = await c.raw(tool.name, bad);
-        expect(result.isError, `${tool.name} ${label}`).toBe(true);
-        expect(errorText(result), `${tool.name} ${label}`).toMatch(pattern);
-      }
-      expect(await snapshot()).toBe(before);
-    });
-  }
-
+describe("bad arguments beyond the catalog-wide cases (test/e2e/catalog.test.ts)", () => {
   test("payloads over 64 KB are refused by every tool that takes one", async () => {
-    const before = await snapshot();
     const big = { text: "y".repeat(66_000) };
-    for (const [name, extra] of [
-      ["write_context", {}],
-      ["update_context", {}],
-      ["post_event", {}],
-      ["reply_to_event", {}],
-    ] as const) {
-      const result = await c.raw(name, { ...valid[name], ...extra, payload: big });
-      expect(errorText(result)).toMatch(
-        /^Error: Invalid arguments: payload: too large: \d+ bytes \(max 65536\)/,
+    const takers = CATALOG.tools.filter((t) => "payload" in t.input.shape);
+    expect(takers.map((t) => t.name)).toEqual([
+      "write_context",
+      "update_context",
+      "post_event",
+      "reply_to_event",
+    ]);
+    const room = { call: (name: string, a: Json) => c.call<any>(name, { roomId, ...a }) };
+    const examples = [];
+    for (const tool of takers) examples.push({ tool, args: await tool.example(room) });
+    const before = await snapshot();
+    for (const { tool, args } of examples) {
+      const result = await c.raw(tool.name, { roomId, ...args, payload: big });
+      expect(errorText(result), tool.name).toMatch(
+        /^Error: Invalid arguments: payload: Payload too large: \d+ bytes \(max 65536\)/,
       );
     }
     expect(await snapshot()).toBe(before);
@@ -138,10 +61,10 @@ describe("every tool refuses bad arguments with a clear error and changes nothin
       "Error: Task not found: task-9",
     );
     expect(errorText(await c.raw("read_context", { roomId, id: "ctx-9" }))).toBe(
-      "Error: ContextEntry not found: ctx-9",
+      "Error: Context entry not found: ctx-9",
     );
     expect(errorText(await c.raw("update_context", { roomId, id: "ctx-9", author: "a", summary: "s" }))).toBe(
-      "Error: ContextEntry not found: ctx-9",
+      "Error: Context entry not found: ctx-9",
     );
     expect(
       errorText(await c.raw("reply_to_event", { roomId, replyToId: "evt-99", type: "x", from: "a" })),
@@ -167,7 +90,9 @@ describe("every tool refuses bad arguments with a clear error and changes nothin
   test("an unknown tool is refused", async () => {
     const result = await c.raw("drop_everything", { roomId });
     expect(result.isError).toBe(true);
-    expect(errorText(result)).toBe("Error: Unknown tool: drop_everything");
+    expect(errorText(result)).toBe(
+      "Error: Unknown tool: drop_everything; call tools/list for the tools roomd offers",
+    );
   });
 });
 

@@ -39,7 +39,11 @@ test("store down: bounded tool errors and 503 health; store back: both recover",
     c.raw("read_plan", { roomId }),
     c.raw("get_unread_events", { roomId, agentId: "a" }),
   ]);
-  for (const result of results) expect(errorText(result)).toBe("Error: Store unavailable, retry shortly");
+  expect(results.map(errorText)).toEqual([
+    "Error: Store unavailable, retry shortly (the write may have been applied: check before retrying, and pass an idempotencyKey to make retries safe)",
+    "Error: Store unavailable, retry shortly",
+    "Error: Store unavailable, retry shortly (the write may have been applied: check before retrying, and pass an idempotencyKey to make retries safe)",
+  ]);
   const health = await fetch(`${server.url}/health`);
   expect(health.status).toBe(503);
   expect(await health.json()).toMatchObject({ ok: false, store: "redis" });

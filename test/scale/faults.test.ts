@@ -89,7 +89,8 @@ describe("Redis outage under three roomd processes", () => {
     // Every call made wholly inside the outage failed with exactly the documented text: no 500, no hang.
     const during = ledger.calls.filter((c) => c.startedAt >= downAt && c.endedAt <= upAt);
     expect(during.length).toBeGreaterThan(32);
-    expect(describeCalls(during.filter((c) => c.error !== STORE_UNAVAILABLE))).toEqual([]);
+    // Writes add that they may have been applied (and how to retry safely); the text starts the same.
+    expect(describeCalls(during.filter((c) => !c.error?.startsWith(STORE_UNAVAILABLE)))).toEqual([]);
     expect(describeCalls(ledger.calls.filter((c) => c.outcome === "unknown"))).toEqual([]);
 
     for (const url of urls) await waitFor(`${url}/health 200`, async () => (await healthStatus(url)) === 200);

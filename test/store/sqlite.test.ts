@@ -3,16 +3,18 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createSqliteStore } from "../../src/store/sqlite/index.ts";
+import { openWith } from "../support/stores.ts";
 import { runConformance } from "./conformance.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "roomd-conformance-"));
 const path = join(dir, "roomd.sqlite");
+const open = (now: () => number, options?: { limits?: { roomsPerTeam: number } }) =>
+  openWith({ store: "sqlite", sqlitePath: path }, { now, limits: options?.limits });
 
 runConformance("sqlite", {
   driver: "sqlite",
-  open: async (now, options) => createSqliteStore({ path, now, limits: options?.limits }),
-  openSecond: async (now, options) => createSqliteStore({ path, now, limits: options?.limits }),
+  open,
+  openSecond: open,
   lacks: { outage: "embedded file in this process: there is no server to become unreachable" },
   cleanup: async () => rmSync(dir, { recursive: true, force: true }),
 });
@@ -56,7 +58,7 @@ describe("sqlite driver: several processes on one file", () => {
           return out;
         }),
       );
-      const store = createSqliteStore({ path: file });
+      const store = await openWith({ store: "sqlite", sqlitePath: file });
       const plan = await store.readPlan(scope);
       expect(plan.tasks).toHaveLength(400);
       const rest = [];

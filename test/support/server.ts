@@ -8,6 +8,7 @@ import { type Subprocess, spawn } from "bun";
 import { appDeps, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
+import type { Catalog } from "../../src/mcp/catalog.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { freePort } from "./redis-server.ts";
 
@@ -27,13 +28,15 @@ export function startInProcess(
   logger: Logger = silentLogger,
   env: Record<string, string> = {},
   now: () => number = Date.now,
+  catalog?: Catalog,
 ): RunningServer {
   const config = loadConfig({
     API_KEYS: [TEAM_A, TEAM_B].map((k) => `${k.teamId}:${k.secret}`).join(","),
     OPERATOR_KEYS: `${OPERATOR.teamId}:${OPERATOR.secret}`,
     ...env,
   });
-  const app = createApp(appDeps(config, store, logger, now));
+  const deps = appDeps(config, store, logger, now);
+  const app = createApp(catalog ? { ...deps, catalog } : deps);
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
   return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
 }

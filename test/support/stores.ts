@@ -1,42 +1,83 @@
-/** Real stores for end-to-end tests: SQLite in a temp dir and the shared real redis-server. */
+/**
+ * The one store-wiring helper of the tests: each backing (a SQLite file in a temp dir, the shared real
+ * redis-server, the Upstash-compatible front over it) gives store settings, and every store a test opens is built
+ * by roomd's own openStore from them, exactly as the server builds it. A separate roomd process gets the same
+ * backing through env().
+ */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RoomStore } from "../../src/store/types.ts";
-import { sharedRedis } from "./redis-server.ts";
+import type { StoreSettings } from "../../src/config.ts";
+import type { Clock } from "../../src/protocol/time.ts";
+import type { StoreLimits } from "../../src/store/access-types.ts";
+import { openStore } from "../../src/store/index.ts";
+import type { RoomStore, StoreDriver } from "../../src/store/types.ts";
+import { freePort, sharedRedis } from "./redis-server.ts";
 import { startUpstashFront } from "./upstash-front.ts";
 
+export interface OpenOptions {
+  /** The store's clock; tests move it instead of sleeping. */
+  now?: Clock;
+  limits?: StoreLimits;
+  /** STORE_TIMEOUT_MS. Default 5000. */
+  timeoutMs?: number;
+}
+
 export interface E2eStore {
-  name: "sqlite" | "redis" | "upstash";
-  /** A store on this backing; `now` drives its clock (TTL and expiry tests move it instead of sleeping). */
-  open(now?: () => number): Promise<RoomStore>;
+  name: StoreDriver;
+  /** Settings pointing at this backing. */
+  settings(): Promise<StoreSettings>;
+  /** A new, independent store instance (own connection or Database handle) on this backing. */
+  open(options?: OpenOptions): Promise<RoomStore>;
+  /** Settings of the same kind whose server cannot be reached (none for the embedded store). */
+  unreachable?(): Promise<StoreSettings>;
   /** Environment for a separate roomd process on the same backing store. */
   env(): Promise<Record<string, string>>;
 }
 
+/** roomd's own wiring (openStore) for the given settings. */
+export function openWith(settings: StoreSettings, options: OpenOptions = {}): Promise<RoomStore> {
+  return openStore(
+    {
+      ...settings,
+      storeTimeoutMs: options.timeoutMs ?? 5000,
+      roomsPerTeam: options.limits?.roomsPerTeam ?? 100,
+    },
+    options.now ?? Date.now,
+  );
+}
+
+function backing(
+  name: StoreDriver,
+  settings: () => Promise<StoreSettings>,
+  env: () => Promise<Record<string, string>>,
+) {
+  return {
+    name,
+    settings,
+    open: async (options?: OpenOptions) => openWith(await settings(), options),
+    env,
+  };
+}
+
 export function sqliteE2e(): E2eStore {
   const path = join(mkdtempSync(join(tmpdir(), "roomd-e2e-")), "roomd.sqlite");
-  return {
-    name: "sqlite",
-    open: async (now = Date.now) =>
-      (await import("../../src/store/sqlite/index.ts")).createSqliteStore({ path, now }),
-    env: async () => ({ STORE: "sqlite", SQLITE_PATH: path }),
-  };
+  return backing(
+    "sqlite",
+    async () => ({ store: "sqlite", sqlitePath: path }),
+    async () => ({ STORE: "sqlite", SQLITE_PATH: path }),
+  );
 }
 
 export function redisE2e(): E2eStore {
   return {
-    name: "redis",
-    open: async (now = Date.now) => {
-      const { url } = await sharedRedis();
-      const { createRedisStore, createTcpScriptClient } = await import("../../src/store/redis/index.ts");
-      return createRedisStore({
-        client: createTcpScriptClient(url, { timeoutMs: 2000 }),
-        driver: "redis",
-        now,
-      });
-    },
-    env: async () => ({ STORE: "redis", REDIS_URL: (await sharedRedis()).url }),
+    ...backing(
+      "redis",
+      async () => ({ store: "redis", redisUrl: (await sharedRedis()).url }),
+      async () => ({ STORE: "redis", REDIS_URL: (await sharedRedis()).url }),
+    ),
+    // A loopback port nothing listens on.
+    unreachable: async () => ({ store: "redis", redisUrl: `redis://127.0.0.1:${await freePort()}` }),
   };
 }
 
@@ -49,16 +90,23 @@ export async function sharedUpstashFront() {
 
 export function upstashE2e(): E2eStore {
   return {
-    name: "upstash",
-    open: async (now = Date.now) => {
-      const { url, token } = await sharedUpstashFront();
-      const { createRedisStore, createUpstashScriptClient } = await import("../../src/store/redis/index.ts");
-      return createRedisStore({ client: createUpstashScriptClient(url, token), driver: "upstash", now });
-    },
-    env: async () => {
-      const { url, token } = await sharedUpstashFront();
-      return { STORE: "upstash", UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token };
-    },
+    ...backing(
+      "upstash",
+      async () => {
+        const { url, token } = await sharedUpstashFront();
+        return { store: "upstash", upstashUrl: url, upstashToken: token };
+      },
+      async () => {
+        const { url, token } = await sharedUpstashFront();
+        return { STORE: "upstash", UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token };
+      },
+    ),
+    // A REST endpoint nothing listens on.
+    unreachable: async () => ({
+      store: "upstash",
+      upstashUrl: `http://127.0.0.1:${await freePort()}`,
+      upstashToken: "token",
+    }),
   };
 }
 

@@ -2,13 +2,13 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { digestHex, hintOf, newKeyId, newKeySecret } from "../../access/secrets.ts";
-import { errors } from "../../protocol/errors.ts";
+import { errors, RoomError } from "../../protocol/errors.ts";
 import { agentIdSchema, TEAM_ID } from "../../protocol/ids.ts";
 import { iso } from "../../protocol/time.ts";
 import type { KeyRecord, NewKey } from "../../store/access-types.ts";
 import type { AuthEnv } from "../auth.ts";
-import { routeError } from "../errors.ts";
-import { type AdminDeps, parseBody } from "./shared.ts";
+import { parseBody } from "../errors.ts";
+import type { AdminDeps } from "./shared.ts";
 
 const keyBody = z.strictObject({
   note: z.string().max(200).optional(),
@@ -50,63 +50,42 @@ function created(record: KeyRecord, secret: string) {
   };
 }
 
+const keyNotFound = () => new RoomError("not_found", "Key not found");
+export const operatorOnly = () => new RoomError("forbidden", "Operator key required");
+
+/** Routes throw RoomErrors; the app's onError answers them with their status (http/errors.ts). */
 export function keyRoutes(deps: AdminDeps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   app.post("/keys/provision", async (c) => {
-    if (c.get("principal").kind !== "operator") return c.json({ error: "Operator key required" }, 403);
+    if (c.get("principal").kind !== "operator") throw operatorOnly();
     const body = await parseBody(c, provisionBody);
-    if ("response" in body) return body.response;
-    try {
-      const { key, secret } = mintKey(deps, body.data.teamId, body.data);
-      const isStatic = deps.staticTeams.has(body.data.teamId);
-      const result = isStatic ? "exists" : await deps.store.provisionTeam(key);
-      if (result === "exists") return c.json({ error: `Team ${body.data.teamId} already exists` }, 409);
-      return c.json(created(result, secret), 201);
-    } catch (error) {
-      return routeError(c, error);
-    }
+    // Provisioning creates a team; it never reaches into an existing one (revisions §3.12).
+    if (deps.staticTeams.has(body.teamId)) throw errors.teamExists(body.teamId);
+    const { key, secret } = mintKey(deps, body.teamId, body);
+    return c.json(created(await deps.store.provisionTeam(key), secret), 201);
   });
   app.post("/keys", async (c) => {
     const body = await parseBody(c, keyBody);
-    if ("response" in body) return body.response;
-    try {
-      const { key, secret } = mintKey(deps, c.get("principal").teamId, body.data);
-      const result = await deps.store.createKey(key, deps.limits.keysPerTeam);
-      if (result === "limit") {
-        return routeError(c, errors.keyLimit(deps.limits.keysPerTeam));
-      }
-      return c.json(created(result, secret), 201);
-    } catch (error) {
-      return routeError(c, error);
-    }
+    const { key, secret } = mintKey(deps, c.get("principal").teamId, body);
+    return c.json(created(await deps.store.createKey(key, deps.limits.keysPerTeam), secret), 201);
   });
   app.get("/keys", async (c) => {
-    try {
-      const keys = await deps.store.listKeys(c.get("principal").teamId);
-      return c.json({ keys: keys.filter((k) => k.kind === "dynamic").map(({ kind: _kind, ...k }) => k) });
-    } catch (error) {
-      return routeError(c, error);
-    }
+    const keys = await deps.store.listKeys(c.get("principal").teamId);
+    return c.json({ keys: keys.filter((k) => k.kind === "dynamic").map(({ kind: _kind, ...k }) => k) });
   });
   app.delete("/keys/:keyId", async (c) => {
     const principal = c.get("principal");
     const keyId = c.req.param("keyId");
     const team = KEY_ID.exec(keyId)?.[1];
     // Another team's key is answered exactly like a missing one, unless the caller is an operator.
-    if (!team || (team !== principal.teamId && principal.kind !== "operator")) {
-      return c.json({ error: "Key not found" }, 404);
+    if (!team || (team !== principal.teamId && principal.kind !== "operator")) throw keyNotFound();
+    // The first-run operator key is not listed to teams; only an operator may revoke it.
+    if (principal.kind !== "operator") {
+      const target = (await deps.store.listKeys(team)).find((k) => k.keyId === keyId);
+      if (!target || target.kind === "operator") throw keyNotFound();
     }
-    try {
-      // The first-run operator key is not listed to teams; only an operator may revoke it.
-      if (principal.kind !== "operator") {
-        const target = (await deps.store.listKeys(team)).find((k) => k.keyId === keyId);
-        if (!target || target.kind === "operator") return c.json({ error: "Key not found" }, 404);
-      }
-      if (!(await deps.store.deleteKey(team, keyId))) return c.json({ error: "Key not found" }, 404);
-      return c.json({ ok: true, keyId });
-    } catch (error) {
-      return routeError(c, error);
-    }
+    if (!(await deps.store.deleteKey(team, keyId))) throw keyNotFound();
+    return c.json({ ok: true, keyId });
   });
   return app;
 }

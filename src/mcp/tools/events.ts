@@ -1,16 +1,25 @@
-/** Event tools (spec §3, 6 tools): the append-only log and each agent's read cursor. */
+/** Event tools (6): the append-only log and each agent's read cursor. */
 import { z } from "zod";
 import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { BROADCAST } from "../../protocol/records.ts";
+import { line } from "../../protocol/validation.ts";
 import type { NewEvent } from "../../store/types.ts";
-import { actingAgent, scope } from "../identity.ts";
-import { agentId, eventShape, jsonPayload, roomId, unreadShape } from "../schemas.ts";
-import { defineTool, type ToolContext } from "../tool.ts";
+import {
+  actingAgentId,
+  eventId,
+  eventPayload,
+  eventShape,
+  otherAgentId,
+  roomId,
+  unreadShape,
+} from "../schemas.ts";
+import { defineTool, type ExampleRoom } from "../tool.ts";
 
-const eventId = z.string().min(1).max(100).describe("Event id, as returned in an event's id field.");
-const eventType = z.string().min(1).max(LIMITS.eventTypeMax).describe("Open string, e.g. task_blocked.");
-const recipient = z.union([z.literal(BROADCAST), agentId]).describe('"all" (default) or one agent id.');
+const eventType = line(1, LIMITS.eventTypeMax).describe(
+  "Event type, an open string such as task_blocked or review_requested.",
+);
+const recipient = otherAgentId.describe('The addressee: one agent id, or "all" (the default) for everyone.');
 const seq = z.number().int().min(0);
 
 /** `since` is an event seq (digits) or an ISO time; anything else is refused. */
@@ -31,39 +40,61 @@ function parseSince(since: string | number | undefined): { sinceSeq?: number; si
 /** What post_event and reply_to_event both take. */
 const eventFields = {
   type: eventType,
-  from: agentId,
+  from: actingAgentId,
   to: recipient.optional(),
-  payload: jsonPayload.optional(),
+  payload: eventPayload.optional(),
 };
 
-type EventArgs = { type: string; from: string; to?: string; payload?: unknown };
+type EventArgs = { type: string; from: string; to?: string; payload?: Record<string, unknown> };
 
-function newEvent(a: EventArgs, ctx: ToolContext): NewEvent {
-  return { type: a.type, from: actingAgent(ctx, a.from), to: a.to ?? BROADCAST, payload: a.payload ?? {} };
-}
+const newEvent = (a: EventArgs): NewEvent => ({
+  type: a.type,
+  from: a.from,
+  to: a.to ?? BROADCAST,
+  payload: a.payload ?? {},
+});
+
+const postedEvent = (room: ExampleRoom) =>
+  room.call("post_event", { type: "build_failed", from: "alice", payload: { job: 42 } });
+
+const EVENT_NOT_FOUND = "Event not found: <id>";
 
 export const eventTools = [
   defineTool({
     name: "post_event",
+    title: "Post an event",
     description:
       "Append an event to the room's log, to every agent (to='all', default) or to one agent. For ephemeral signals (e.g. task_blocked); durable requests belong in change_request context.",
     input: z.strictObject({ roomId, ...eventFields }),
     output: eventShape,
-    handler: (a, ctx) => ctx.store.postEvent(scope(ctx, a.roomId), newEvent(a, ctx)),
+    effect: "write",
+    acting: ["from"],
+    addressees: ["to"],
+    events: ["<type>"],
+    example: async () => ({ type: "task_blocked", from: "alice", to: "bob", payload: { taskId: "task-1" } }),
+    handler: (a, call) => call.store.postEvent(call.scope, newEvent(a)),
   }),
   defineTool({
     name: "read_events",
+    title: "Browse the event log",
     description:
       "Browse the event log, newest first, without consuming anything. since: an event seq or ISO time (only later events); before: an event seq (only earlier events) to page back through the whole log; limit 1-100 (default 20).",
     input: z.strictObject({
       roomId,
-      since: z.union([z.string().min(1).max(40), seq]).optional(),
-      before: seq.optional(),
-      limit: z.number().int().min(1).max(LIMITS.readEventsMax).optional(),
+      since: z
+        .union([z.string().min(1).max(40), seq])
+        .optional()
+        .describe("Only events after this event seq or ISO time."),
+      before: seq.optional().describe("Only events with a lower seq (to page back)."),
+      limit: z.number().int().min(1).max(LIMITS.readEventsMax).optional().describe("Default 20."),
     }),
-    annotations: { readOnlyHint: true },
-    handler: (a, ctx) =>
-      ctx.store.readEvents(scope(ctx, a.roomId), {
+    effect: "read",
+    example: async (room) => {
+      await postedEvent(room);
+      return { limit: 10 };
+    },
+    handler: (a, call) =>
+      call.store.readEvents(call.scope, {
         ...parseSince(a.since),
         beforeSeq: a.before,
         limit: a.limit ?? LIMITS.readEventsDefault,
@@ -71,50 +102,73 @@ export const eventTools = [
   }),
   defineTool({
     name: "get_unread_events",
+    title: "Consume my unread events",
     description:
       "Consume your unread events (addressed to 'all' or to you), oldest first, and advance your cursor past them: each event is delivered to you exactly once. remaining tells how many are still waiting. Call once per turn.",
     input: z.strictObject({
       roomId,
-      agentId,
+      agentId: actingAgentId,
       limit: z.number().int().min(1).max(LIMITS.unreadMax).optional().describe("Default 50."),
     }),
     output: unreadShape,
-    handler: (a, ctx) =>
-      ctx.store.consumeEvents(
-        scope(ctx, a.roomId),
-        actingAgent(ctx, a.agentId),
-        a.limit ?? LIMITS.unreadDefault,
-      ),
+    effect: "write",
+    acting: ["agentId"],
+    example: async (room) => {
+      await postedEvent(room);
+      return { agentId: "alice" };
+    },
+    handler: (a, call) => call.store.consumeEvents(call.scope, a.agentId, a.limit ?? LIMITS.unreadDefault),
   }),
   defineTool({
     name: "mark_event_read",
+    title: "Acknowledge an event",
     description: "Acknowledge an event: you are added to its read_by list.",
-    input: z.strictObject({ roomId, eventId, agentId }),
+    input: z.strictObject({ roomId, eventId, agentId: actingAgentId }),
     output: z.object({ eventId: z.string(), agentId: z.string(), ok: z.literal(true) }),
-    annotations: { idempotentHint: true },
-    handler: async (a, ctx) => {
-      const agent = actingAgent(ctx, a.agentId);
-      await ctx.store.markEventRead(scope(ctx, a.roomId), a.eventId, agent);
-      return { eventId: a.eventId, agentId: agent, ok: true as const };
+    effect: "write",
+    idempotent: true,
+    acting: ["agentId"],
+    errors: [EVENT_NOT_FOUND],
+    example: async (room) => ({ eventId: (await postedEvent(room)).id, agentId: "alice" }),
+    handler: async (a, call) => {
+      await call.store.markEventRead(call.scope, a.eventId, a.agentId);
+      return { eventId: a.eventId, agentId: a.agentId, ok: true as const };
     },
   }),
   defineTool({
     name: "get_event_reads",
+    title: "Who acknowledged an event",
     description: "Who has acknowledged an event (mark_event_read).",
     input: z.strictObject({ roomId, eventId }),
     output: z.object({ eventId: z.string(), readBy: z.array(z.string()) }),
-    annotations: { readOnlyHint: true },
-    handler: async (a, ctx) => ({
+    effect: "read",
+    errors: [EVENT_NOT_FOUND],
+    example: async (room) => ({ eventId: (await postedEvent(room)).id }),
+    handler: async (a, call) => ({
       eventId: a.eventId,
-      readBy: await ctx.store.getEventReads(scope(ctx, a.roomId), a.eventId),
+      readBy: await call.store.getEventReads(call.scope, a.eventId),
     }),
   }),
   defineTool({
     name: "reply_to_event",
+    title: "Reply to an event",
     description: "Post an event that answers an earlier one (reply_to_id links them); to defaults to 'all'.",
-    input: z.strictObject({ roomId, replyToId: eventId, ...eventFields }),
+    input: z.strictObject({
+      roomId,
+      replyToId: eventId.describe("Id of the event this one answers (e.g. evt-17)."),
+      ...eventFields,
+    }),
     output: eventShape,
-    handler: (a, ctx) =>
-      ctx.store.postEvent(scope(ctx, a.roomId), { ...newEvent(a, ctx), replyToId: a.replyToId }),
+    effect: "write",
+    acting: ["from"],
+    addressees: ["to"],
+    events: ["<type>"],
+    errors: [EVENT_NOT_FOUND],
+    example: async (room) => ({
+      replyToId: (await postedEvent(room)).id,
+      type: "build_fixed",
+      from: "alice",
+    }),
+    handler: (a, call) => call.store.postEvent(call.scope, { ...newEvent(a), replyToId: a.replyToId }),
   }),
 ];

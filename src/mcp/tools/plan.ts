@@ -1,13 +1,20 @@
-/** Plan tools (spec §3, 7 tools): the task list with dependencies, owners and versions. */
+/** Plan tools (7): the task list with dependencies, owners and versions, and the session-start summary. */
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
 import type { Task } from "../../protocol/records.ts";
-import { actingAgent, scope } from "../identity.ts";
-import { agentId, eventShape, planShape, presenceShape, roomId, taskShape, taskStatus } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
-
-const taskId = z.string().min(1).max(100).describe("Task id, as returned by add_task or read_plan.");
-const readOnly = { readOnlyHint: true } as const;
+import { line } from "../../protocol/validation.ts";
+import {
+  actingAgentId,
+  eventShape,
+  otherAgentId,
+  planShape,
+  presenceShape,
+  roomId,
+  taskId,
+  taskShape,
+  taskStatus,
+} from "../schemas.ts";
+import { defineTool, type ExampleRoom } from "../tool.ts";
 
 /** Pending tasks whose every dependency exists and is done, by priority (null last) then plan order. */
 export function unblockedTasks(tasks: Task[], agent?: string): Task[] {
@@ -25,52 +32,82 @@ export function unblockedTasks(tasks: Task[], agent?: string): Task[] {
     .map((x) => x.task);
 }
 
+const PLAN_LOCKED = "Plan is locked by <agent> until <time>; retry after it";
+const addedTask = (room: ExampleRoom) =>
+  room.call("add_task", { title: "Write the login endpoint", agentId: "alice" });
+
 export const planTools = [
   defineTool({
     name: "read_plan",
+    title: "Read the plan",
     description:
       "Read the room's whole plan: every task with status, owner, dependencies, priority and version, in plan order. An empty plan is returned for a room with none.",
     input: z.strictObject({ roomId }),
     output: planShape,
-    annotations: readOnly,
-    handler: (a, ctx) => ctx.store.readPlan(scope(ctx, a.roomId)),
+    effect: "read",
+    example: async () => ({}),
+    handler: (_a, call) => call.store.readPlan(call.scope),
   }),
   defineTool({
     name: "add_task",
+    title: "Add a task",
     description:
       "Add a task to the plan (status pending, no owner). Use depends_on to name tasks that must be done first. Posts a task_added event. Fails fast if another agent holds the 'plan' lock.",
     input: z.strictObject({
       roomId,
-      title: z.string().min(1).max(LIMITS.titleMax),
-      description: z.string().max(LIMITS.descriptionMax).optional(),
-      depends_on: z.array(taskId).max(LIMITS.dependsOnMax).optional(),
+      title: line(1, LIMITS.titleMax).describe("Short imperative title, e.g. 'Add POST /login'."),
+      description: z.string().max(LIMITS.descriptionMax).optional().describe("Details; default empty."),
+      depends_on: z
+        .array(taskId)
+        .max(LIMITS.dependsOnMax)
+        .optional()
+        .describe("Ids of tasks that must be done before this one can start."),
       priority: z.number().int().min(-1_000_000).max(1_000_000).optional().describe("Lower runs first."),
-      agentId: agentId.optional(),
+      agentId: actingAgentId.optional(),
     }),
     output: taskShape,
-    handler: (a, ctx) =>
-      ctx.store.addTask(scope(ctx, a.roomId), {
+    effect: "write",
+    acting: ["agentId"],
+    events: ["task_added"],
+    errors: [PLAN_LOCKED],
+    example: async () => ({ title: "Write the login page", agentId: "alice" }),
+    handler: (a, call) =>
+      call.store.addTask(call.scope, {
         title: a.title,
         description: a.description ?? "",
         depends_on: a.depends_on ?? [],
         priority: a.priority ?? null,
-        agentId: actingAgent(ctx, a.agentId),
+        agentId: a.agentId,
       }),
   }),
   defineTool({
     name: "update_task",
+    title: "Update a task",
     description:
       "Change a task's status, owner (null to unassign) or description, optionally with a progress note (kept in the event, not in the task). To take a task: owner=<you>, status=in_progress, expectedVersion=<version you read>; a stale version fails with a version conflict so two agents never take the same task. Posts a task_updated event.",
     input: z
       .strictObject({
         roomId,
         taskId,
-        status: taskStatus.optional(),
-        owner: agentId.nullable().optional(),
-        description: z.string().max(LIMITS.descriptionMax).optional(),
-        note: z.string().min(1).max(LIMITS.noteMax).optional(),
-        agentId: agentId.optional(),
-        expectedVersion: z.number().int().min(1).optional(),
+        status: taskStatus.optional().describe("New status."),
+        owner: otherAgentId
+          .nullable()
+          .optional()
+          .describe("New owner: your own agent id to take the task, null to unassign."),
+        description: z.string().max(LIMITS.descriptionMax).optional().describe("New description."),
+        note: z
+          .string()
+          .min(1)
+          .max(LIMITS.noteMax)
+          .optional()
+          .describe("Progress note, kept in the task_updated event."),
+        agentId: actingAgentId.optional(),
+        expectedVersion: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe("The version you read; the update is refused if the task changed since."),
       })
       .refine(
         (a) =>
@@ -81,57 +118,76 @@ export const planTools = [
         { error: "give at least one of status, owner, description or note" },
       ),
     output: taskShape,
-    handler: (a, ctx) => {
-      const agent = actingAgent(ctx, a.agentId);
-      // A bound key may only assign tasks to its own agent (or unassign).
-      if (a.owner !== undefined && a.owner !== null) actingAgent(ctx, a.owner);
-      return ctx.store.updateTask(scope(ctx, a.roomId), {
+    effect: "write",
+    // A bound key may assign a task only to its own agent (or unassign it).
+    acting: ["agentId", "owner"],
+    events: ["task_updated"],
+    errors: ["Task not found: <id>", "Version conflict: task <id> is at version <n>", PLAN_LOCKED],
+    example: async (room) => {
+      const task = await addedTask(room);
+      return { taskId: task.id, status: "in_progress", owner: "alice", agentId: "alice" };
+    },
+    handler: (a, call) =>
+      call.store.updateTask(call.scope, {
         taskId: a.taskId,
         status: a.status,
         owner: a.owner,
         description: a.description,
         note: a.note,
-        agentId: agent,
+        agentId: a.agentId,
         expectedVersion: a.expectedVersion,
-      });
-    },
+      }),
   }),
   defineTool({
     name: "get_task",
+    title: "Read a task",
     description: "Read one task by id: its status, owner, dependencies, priority and version.",
     input: z.strictObject({ roomId, taskId }),
     output: taskShape,
-    annotations: readOnly,
-    handler: (a, ctx) => ctx.store.getTask(scope(ctx, a.roomId), a.taskId),
+    effect: "read",
+    errors: ["Task not found: <id>"],
+    example: async (room) => ({ taskId: (await addedTask(room)).id }),
+    handler: (a, call) => call.store.getTask(call.scope, a.taskId),
   }),
   defineTool({
     name: "get_unblocked_tasks",
+    title: "List tasks ready to start",
     description:
-      "List pending tasks you can start now: every dependency exists and is done (a dependency on a missing task counts as unmet). With agentId, only unowned tasks and your own. Ordered by priority (lower first, none last), then plan order.",
-    input: z.strictObject({ roomId, agentId: agentId.optional() }),
-    annotations: readOnly,
-    handler: async (a, ctx) => {
-      const plan = await ctx.store.readPlan(scope(ctx, a.roomId));
-      return unblockedTasks(plan.tasks, a.agentId);
+      "List pending tasks you can start now: every dependency exists and is done (a dependency on a missing task counts as unmet). With agentId, only unowned tasks and that agent's own. Ordered by priority (lower first, none last), then plan order.",
+    input: z.strictObject({
+      roomId,
+      agentId: otherAgentId
+        .optional()
+        .describe("Only tasks this agent may take: unowned ones and its own (usually your agent id)."),
+    }),
+    effect: "read",
+    filters: ["agentId"],
+    example: async (room) => {
+      await addedTask(room);
+      return { agentId: "alice" };
     },
+    handler: async (a, call) => unblockedTasks((await call.store.readPlan(call.scope)).tasks, a.agentId),
   }),
   defineTool({
     name: "get_my_tasks",
-    description: "List the tasks owned by agentId, in plan order.",
-    input: z.strictObject({ roomId, agentId }),
-    annotations: readOnly,
-    handler: async (a, ctx) => {
-      const plan = await ctx.store.readPlan(scope(ctx, a.roomId));
-      return plan.tasks.filter((t) => t.owner === a.agentId);
-    },
+    title: "List my tasks",
+    description:
+      "List the tasks you own (owner = your agent id), in plan order, with their status and version.",
+    input: z.strictObject({ roomId, agentId: actingAgentId }),
+    effect: "read",
+    acting: ["agentId"],
+    example: async () => ({ agentId: "alice" }),
+    handler: async (a, call) =>
+      (await call.store.readPlan(call.scope)).tasks.filter((t) => t.owner === a.agentId),
   }),
   defineTool({
     name: "get_my_summary",
+    title: "Start a session: my summary",
     description:
       "Start every session with this one call: your tasks, your unread events (consumed, exactly as get_unread_events), how many context entries were written or updated since your previous summary, and who is online. Also records a heartbeat for you.",
     input: z.strictObject({
       roomId,
-      agentId,
+      agentId: actingAgentId,
       limit: z
         .number()
         .int()
@@ -154,6 +210,9 @@ export const planTools = [
       presence: z.array(presenceShape),
       cursor: z.number().int().nullable(),
     }),
-    handler: (a, ctx) => ctx.store.summary(scope(ctx, a.roomId), actingAgent(ctx, a.agentId), a.limit ?? 20),
+    effect: "write",
+    acting: ["agentId"],
+    example: async () => ({ agentId: "alice" }),
+    handler: (a, call) => call.store.summary(call.scope, a.agentId, a.limit ?? 20),
   }),
 ];

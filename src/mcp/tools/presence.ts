@@ -1,29 +1,44 @@
-/** Presence tools (spec §3, 2 tools): who is working in the room, and on what. */
+/** Presence tools (2): who is working in the room, and on what. */
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
-import { actingAgent, scope } from "../identity.ts";
-import { agentId, presenceShape, roomId } from "../schemas.ts";
+import { stripControls } from "../../protocol/validation.ts";
+import { actingAgentId, presenceShape, roomId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 
 export const presenceTools = [
   defineTool({
     name: "heartbeat",
+    title: "Say I am alive",
     description:
-      "Say you are alive (online for 120 s), optionally with what you are doing. Call about every 60 s while working.",
-    input: z.strictObject({ roomId, agentId, status: z.string().max(LIMITS.presenceStatusMax).optional() }),
+      "Say you are alive (online for 120 s), optionally with what you are doing. Any other call that names you also keeps you online; call this about every 60 s while working quietly.",
+    input: z.strictObject({
+      roomId,
+      agentId: actingAgentId,
+      status: z
+        .string()
+        .max(LIMITS.presenceStatusMax)
+        .optional()
+        .describe("What you are doing, one line (at most 200 chars; control characters are removed)."),
+    }),
     output: z.object({ agentId: z.string(), presence: presenceShape }),
-    handler: async (a, ctx) => {
-      const agent = actingAgent(ctx, a.agentId);
-      const presence = await ctx.store.heartbeat(scope(ctx, a.roomId), agent, a.status);
-      return { agentId: agent, presence };
+    effect: "write",
+    idempotent: true,
+    acting: ["agentId"],
+    example: async () => ({ agentId: "alice", status: "writing the login endpoint" }),
+    handler: async (a, call) => {
+      const status = a.status === undefined ? undefined : stripControls(a.status);
+      const presence = await call.store.heartbeat(call.scope, a.agentId, status);
+      return { agentId: a.agentId, presence };
     },
   }),
   defineTool({
     name: "get_presence",
+    title: "Who is here",
     description:
-      "Every agent ever seen in the room: online (heartbeat within 120 s) or offline, last seen, status text.",
+      "Every agent ever seen in the room: online (seen within 120 s) or offline, last seen, status text.",
     input: z.strictObject({ roomId }),
-    annotations: { readOnlyHint: true },
-    handler: (a, ctx) => ctx.store.getPresence(scope(ctx, a.roomId)),
+    effect: "read",
+    example: async () => ({}),
+    handler: (_a, call) => call.store.getPresence(call.scope),
   }),
 ];

@@ -1,43 +1,61 @@
-/** Shared variable tools (spec §3, 3 tools): small untyped facts such as a port or a staging URL. */
+/** Shared variable tools (3): small untyped facts such as a port or a staging URL. */
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
-import { actingAgent, scope } from "../identity.ts";
-import { agentId, roomId } from "../schemas.ts";
+import { line } from "../../protocol/validation.ts";
+import { actingAgentId, roomId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 
-const key = z.string().min(1).max(LIMITS.varKeyMax);
+const key = line(1, LIMITS.varKeyMax).describe("Variable name, e.g. staging_url.");
 
 export const varTools = [
   defineTool({
     name: "set_shared_var",
+    title: "Set a shared variable",
     description:
       "Set a shared variable (string value, at most 4096 chars) for facts too small for a context entry, e.g. a chosen port. Posts a shared_var_set event.",
-    input: z.strictObject({ roomId, key, value: z.string().max(LIMITS.varValueMax), agentId }),
+    input: z.strictObject({
+      roomId,
+      key,
+      value: z.string().max(LIMITS.varValueMax).describe("The value, kept byte for byte."),
+      agentId: actingAgentId,
+    }),
     output: z.object({ key: z.string(), value: z.string() }),
-    handler: async (a, ctx) => {
-      await ctx.store.setVar(scope(ctx, a.roomId), a.key, a.value, actingAgent(ctx, a.agentId));
+    effect: "destructive",
+    idempotent: true,
+    acting: ["agentId"],
+    events: ["shared_var_set"],
+    example: async () => ({ key: "staging_port", value: "8080", agentId: "alice" }),
+    handler: async (a, call) => {
+      await call.store.setVar(call.scope, a.key, a.value, a.agentId);
       return { key: a.key, value: a.value };
     },
   }),
   defineTool({
     name: "get_shared_var",
+    title: "Read a shared variable",
     description: "Read a shared variable; value is null and found false when it is not set.",
     input: z.strictObject({ roomId, key }),
     output: z.object({ key: z.string(), value: z.string().nullable(), found: z.boolean() }),
-    annotations: { readOnlyHint: true },
-    handler: async (a, ctx) => {
-      const value = await ctx.store.getVar(scope(ctx, a.roomId), a.key);
+    effect: "read",
+    example: async (room) => {
+      await room.call("set_shared_var", { key: "staging_port", value: "8080", agentId: "alice" });
+      return { key: "staging_port" };
+    },
+    handler: async (a, call) => {
+      const value = await call.store.getVar(call.scope, a.key);
       return { key: a.key, value, found: value !== null };
     },
   }),
   defineTool({
     name: "list_shared_vars",
-    description: "All shared variables of the room.",
+    title: "List shared variables",
+    description: "All shared variables of the room, as a key → value map with their count.",
     input: z.strictObject({ roomId }),
     output: z.object({ vars: z.record(z.string(), z.string()), count: z.number().int() }),
-    annotations: { readOnlyHint: true },
-    handler: async (a, ctx) => {
-      const vars = await ctx.store.listVars(scope(ctx, a.roomId));
+    effect: "read",
+    example: async () => ({}),
+    handler: async (_a, call) => {
+      const vars = await call.store.listVars(call.scope);
       return { vars, count: Object.keys(vars).length };
     },
   }),

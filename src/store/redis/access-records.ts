@@ -38,19 +38,12 @@ export function storedInvite(invite: NewInvite): string {
   return JSON.stringify({ ...toInviteRecord(invite), digest: invite.digest, expiresMs });
 }
 
-/** Creation order (ISO strings compare chronologically), then id, so listings are stable. */
-export const byCreatedAt =
-  <R extends { createdAt: string }>(id: (r: R) => string) =>
-  (a: R, b: R): number =>
-    a.createdAt < b.createdAt
-      ? -1
-      : a.createdAt > b.createdAt
-        ? 1
-        : id(a) < id(b)
-          ? -1
-          : id(a) > id(b)
-            ? 1
-            : 0;
+/** As stored: the record with its creation number (scripts splice in "n"; absent on older records). */
+export type Numbered<R> = R & { n?: number };
+
+/** Creation order: createdAt (ISO strings compare chronologically), then the store's creation number. */
+export const byCreation = <R extends { createdAt: string }>(a: Numbered<R>, b: Numbered<R>): number =>
+  a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : (a.n ?? 0) - (b.n ?? 0);
 
 /** The ARGV of an optional charge: bucket, limit, window ("" for each when nothing is charged). */
 export const rateArgs = (rate?: RateRequest): string[] =>

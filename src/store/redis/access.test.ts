@@ -137,7 +137,7 @@ describe("key layout", () => {
     await store.addTask(s, task);
     await store.consumeRate(s.teamId, { bucket: "tools", limit: 5, windowMs: 60_000 });
     await store.consumeRate(s.teamId, { bucket: "meta", limit: 5, windowMs: 30_000 });
-    const parts = ["key_digests", "keys", "rl:meta", "rl:tools", "rooms"];
+    const parts = ["key_digests", "keys", "meta", "rl:meta", "rl:tools", "rooms"];
     expect(await keysOf(`team:{${s.teamId}}:*`)).toEqual(parts.map((p) => `team:{${s.teamId}}:${p}`));
     const ttl = (key: string) => raw.send("PTTL", [`team:{${s.teamId}}:${key}`]) as Promise<number>;
     expect(await ttl("rl:tools")).toBeWithin(55_000, 60_001);

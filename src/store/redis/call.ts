@@ -11,14 +11,8 @@ import type { StoreLimits } from "../access-types.ts";
 import type { RoomScope } from "../types.ts";
 import { roomKeys, teamKeys } from "./keys.ts";
 import { createRoomIndex, type RoomIndex } from "./room-index.ts";
-import { type RunOptions, runScript, ScriptRefusal } from "./run.ts";
+import { type Ran, type RunOptions, runScript, ScriptRefusal } from "./run.ts";
 import { ROOM_SCRIPTS, type RoomScriptName, TEAM_SCRIPTS, type TeamScriptName } from "./scripts.ts";
-
-/** A script's `ok` value and the instant it ran with, so callers derive time-based fields from the same clock. */
-export interface Ran<T> {
-  value: T;
-  now: number;
-}
 
 /**
  * Runs the named room script for a scope with the operation's ARGV (from ARGV[5]) and returns its `ok` value.
@@ -54,10 +48,17 @@ export interface Bridge {
 const MAY_NOT_CLAIM = "0";
 const MAY_CLAIM = "1";
 
+/**
+ * The ARGV every room script ends with, before the claim mode (lua-prelude.ts ACTOR, IDEM_KEY, IDEM_FP): the
+ * acting agent whose presence a successful call records, and the idempotency key with its fingerprint.
+ */
+function scopeTail(scope: RoomScope | undefined): string[] {
+  return [scope?.actor ?? "", scope?.idempotency?.key ?? "", scope?.idempotency?.fingerprint ?? ""];
+}
+
 export function createBridge(run: RunOptions, clock: Clock, limits: StoreLimits): Bridge {
   async function runRoom<T>(
-    roomId: string,
-    team: string,
+    room: { roomId: string; teamId: string; scope?: RoomScope },
     name: RoomScriptName,
     args: string[],
     mode: string,
@@ -65,16 +66,18 @@ export function createBridge(run: RunOptions, clock: Clock, limits: StoreLimits)
     extraKeys: string[] = [],
   ): Promise<Ran<T>> {
     const now = clock();
-    const common = [team, String(now), iso(now), String(LIMITS.roomTtlMs)];
-    const keys = [...roomKeys(roomId), ...extraKeys];
-    const value = await runScript<T>(run, ROOM_SCRIPTS[name], keys, [...common, ...args, mode], handled);
-    return { value, now };
+    const common = [room.teamId, String(now), iso(now), String(LIMITS.roomTtlMs)];
+    const keys = [...roomKeys(room.roomId), ...extraKeys];
+    const argv = [...common, ...args, ...scopeTail(room.scope), mode];
+    const { ok, replayed } = await runScript<T>(run, ROOM_SCRIPTS[name], keys, argv, handled);
+    if (replayed && room.scope?.idempotency) room.scope.idempotency.replayed = true;
+    return { value: ok, now, replayed };
   }
 
   async function team<T>(teamId: string, name: TeamScriptName, args: string[]): Promise<Ran<T>> {
     const now = clock();
-    const value = await runScript<T>(run, TEAM_SCRIPTS[name], teamKeys(teamId), [String(now), ...args]);
-    return { value, now };
+    const { ok } = await runScript<T>(run, TEAM_SCRIPTS[name], teamKeys(teamId), [String(now), ...args]);
+    return { value: ok, now };
   }
 
   const open = <T>(
@@ -83,7 +86,7 @@ export function createBridge(run: RunOptions, clock: Clock, limits: StoreLimits)
     name: RoomScriptName,
     args: string[],
     extraKeys?: string[],
-  ) => runRoom<T>(roomId, teamId, name, args, MAY_NOT_CLAIM, [], extraKeys);
+  ) => runRoom<T>({ roomId, teamId }, name, args, MAY_NOT_CLAIM, [], extraKeys);
 
   const index = createRoomIndex({ team, open, limits, graceMs: 2 * run.timeoutMs });
 
@@ -99,8 +102,9 @@ export function createBridge(run: RunOptions, clock: Clock, limits: StoreLimits)
     args: string[],
     handled: string[] = [],
   ): Promise<Ran<T> | "limit"> {
+    const room = { roomId: scope.roomId, teamId: scope.teamId, scope };
     try {
-      return await runRoom<T>(scope.roomId, scope.teamId, name, args, MAY_NOT_CLAIM, [...handled, "claim"]);
+      return await runRoom<T>(room, name, args, MAY_NOT_CLAIM, [...handled, "claim"]);
     } catch (err) {
       if (!(err instanceof ScriptRefusal && err.reply.err === "claim")) throw err;
     }
@@ -108,7 +112,7 @@ export function createBridge(run: RunOptions, clock: Clock, limits: StoreLimits)
     const place = await index.reserve(scope);
     if (place === "limit") return "limit";
     try {
-      return await runRoom<T>(scope.roomId, scope.teamId, name, args, MAY_CLAIM, handled);
+      return await runRoom<T>(room, name, args, MAY_CLAIM, handled);
     } catch (err) {
       if (place.added) await index.release(scope, place.score);
       throw err;

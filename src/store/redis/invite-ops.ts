@@ -1,6 +1,7 @@
 /** Invites of the Redis store: room-slot scripts, one round trip each; invites never claim a room. */
+import { errors } from "../../protocol/errors.ts";
 import type { AccessStore, InviteRecord, NewInvite, RateDecision } from "../access-types.ts";
-import { byCreatedAt, storedInvite, toInviteRecord } from "./access-records.ts";
+import { byCreation, type Numbered, storedInvite, toInviteRecord } from "./access-records.ts";
 import type { Bridge } from "./call.ts";
 import { inviteRateKey } from "./keys.ts";
 
@@ -12,7 +13,8 @@ export function inviteOps({ call, open }: Bridge): InviteOps {
       const scope = { roomId: invite.roomId, teamId: invite.teamId, mayClaim: false };
       const args = [invite.tokenId, invite.digest, storedInvite(invite), String(maxInvites)];
       const { value } = await call<NewInvite | "limit">(scope, "CREATE_INVITE", args);
-      return value === "limit" ? value : toInviteRecord(value);
+      if (value === "limit") throw errors.inviteLimit(maxInvites);
+      return toInviteRecord(value);
     },
 
     async resolveInvite(roomId, digest, rate) {
@@ -35,8 +37,8 @@ export function inviteOps({ call, open }: Bridge): InviteOps {
     },
 
     async listInvites(scope) {
-      const { value } = await call<NewInvite[]>({ ...scope, mayClaim: false }, "LIST_INVITES", []);
-      return value.map(toInviteRecord).sort(byCreatedAt((i: InviteRecord) => i.tokenId));
+      const { value } = await call<Numbered<NewInvite>[]>({ ...scope, mayClaim: false }, "LIST_INVITES", []);
+      return value.sort(byCreation).map(toInviteRecord);
     },
 
     async deleteInvite(scope, tokenId) {

@@ -1,6 +1,7 @@
 /** Keys and rate limiting of the Redis store: team-slot scripts, one round trip each. */
-import type { AccessStore, KeyRecord, NewKey, RateDecision, RateRequest } from "../access-types.ts";
-import { byCreatedAt, rateArgs, storedKey, toKeyRecord } from "./access-records.ts";
+import { errors } from "../../protocol/errors.ts";
+import type { AccessStore, NewKey, RateDecision, RateRequest } from "../access-types.ts";
+import { byCreation, type Numbered, rateArgs, storedKey, toKeyRecord } from "./access-records.ts";
 import type { Bridge } from "./call.ts";
 
 type KeyOps = Pick<
@@ -18,8 +19,6 @@ function checked(rate?: RateRequest): RateRequest | undefined {
 
 export function keyOps({ team }: Bridge): KeyOps {
   const keyArgs = (key: NewKey) => [key.keyId, key.digest, storedKey(key)];
-  const stored = (value: NewKey | "limit" | "exists") =>
-    typeof value === "string" ? value : toKeyRecord(value);
 
   return {
     async resolveKey(teamId, digest, rate) {
@@ -33,20 +32,20 @@ export function keyOps({ team }: Bridge): KeyOps {
 
     async createKey(key, maxKeys) {
       const args = [...keyArgs(key), String(maxKeys)];
-      return stored((await team<NewKey | "limit">(key.teamId, "CREATE_KEY", args)).value) as
-        | KeyRecord
-        | "limit";
+      const { value } = await team<NewKey | "limit">(key.teamId, "CREATE_KEY", args);
+      if (value === "limit") throw errors.keyLimit(maxKeys);
+      return toKeyRecord(value);
     },
 
     async provisionTeam(key) {
-      return stored((await team<NewKey | "exists">(key.teamId, "PROVISION_TEAM", keyArgs(key))).value) as
-        | KeyRecord
-        | "exists";
+      const { value } = await team<NewKey | "exists">(key.teamId, "PROVISION_TEAM", keyArgs(key));
+      if (value === "exists") throw errors.teamExists(key.teamId);
+      return toKeyRecord(value);
     },
 
     async listKeys(teamId) {
-      const { value } = await team<NewKey[]>(teamId, "LIST_KEYS", []);
-      return value.map(toKeyRecord).sort(byCreatedAt((k) => k.keyId));
+      const { value } = await team<Numbered<NewKey>[]>(teamId, "LIST_KEYS", []);
+      return value.sort(byCreation).map(toKeyRecord);
     },
 
     async deleteKey(teamId, keyId) {

@@ -26,6 +26,8 @@ export const ROOM_KEY_PARTS = [
   "vars", // hash: shared variable key → value string
   "invites", // hash: token id → invite JSON (with digest and expiresMs, which TS strips)
   "invite_digests", // hash: sha256(token) → token id
+  "idem", // hash: idempotency key → "<at ms> <fingerprint> <result JSON>", kept 24 h
+  "idem_at", // zset: idempotency key scored by its time, so old keys are dropped a few at a time
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];
@@ -55,6 +57,7 @@ export const TEAM_KEY_PARTS = [
   "rooms", // zset: room id → claim time (ms); the room-limit index
   "rl:tools", // zset: sliding-window log of the "tools" bucket (member unique, score ms)
   "rl:meta", // zset: sliding-window log of the "meta" bucket
+  "meta", // hash: key_n (creation counter, so keys created in one millisecond still list in order)
 ] as const;
 
 /** The full KEYS list of a team, in TEAM_KEY_PARTS order. */

@@ -33,7 +33,9 @@ if live >= max then
   touch()
   return ok('"limit"')
 end
-redis.call("HSET", K_INVITES, id, invite)
+-- The creation number "n" is spliced in: listings sort by createdAt, then n.
+local n = redis.call("HINCRBY", K_META, "invite_n", 1)
+redis.call("HSET", K_INVITES, id, string.sub(invite, 1, -2) .. ',"n":' .. n .. '}')
 redis.call("HSET", K_INVITE_DIGESTS, digest, id)
 touch()
 return ok(invite)

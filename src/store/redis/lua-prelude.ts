@@ -1,3 +1,4 @@
+import { LIMITS } from "../../protocol/limits.ts";
 import { ROOM_KEY_PARTS } from "./keys.ts";
 
 /**
@@ -26,14 +27,21 @@ local K_FENCES = KEYS[14]       -- hash: resource -> fencing token
 local K_VARS = KEYS[15]         -- hash: key -> value
 local K_INVITES = KEYS[16]      -- hash: token id -> invite JSON (with digest and expiresMs)
 local K_INVITE_DIGESTS = KEYS[17] -- hash: sha256(token) -> token id
+local K_IDEM = KEYS[18]         -- hash: idempotency key -> "<at ms> <fingerprint> <result JSON>"
+local K_IDEM_AT = KEYS[19]      -- zset: idempotency key scored by its time
 -- ARGV common to every script (operation arguments start at ARGV[5]):
 local TEAM = ARGV[1]            -- team acting on the room
 local NOW = tonumber(ARGV[2])   -- injected clock, ms since epoch (never Redis TIME, so tests can move time)
 local NOW_ISO = ARGV[3]         -- the same instant as an ISO string
 local ROOM_TTL = ARGV[4]        -- ms a room lives after its last use
--- ARGV[#ARGV], common to every script and last so operation ARGV keep their numbers: the claim mode, "1" when
--- the team's room index has a place reserved for this room (call.ts), so a write may claim an unowned room.
+-- The last four ARGV, common to every script and last so operation ARGV keep their numbers (call.ts scopeTail):
+local ACTOR = ARGV[#ARGV - 3]   -- acting agent: a successful call on an owned room records its presence ("" none)
+local IDEM_KEY = ARGV[#ARGV - 2] -- idempotency key of a mutating call ("" none)
+local IDEM_FP = ARGV[#ARGV - 1] -- sha256 of the tool and its arguments, compared with a kept result's
+-- the claim mode, "1" when the team's room index has a place reserved for this room (call.ts), so a write may
+-- claim an unowned room.
 local CLAIM_OK = ARGV[#ARGV] == "1"
+local IDEM_KEEP = ${LIMITS.idempotencyKeepMs} -- ms a kept result lives
 
 local OWNER = redis.call("HGET", K_META, "owner")
 local OWNED = OWNER == TEAM
@@ -49,8 +57,32 @@ end
 local function val(v) if v == cjson.null then return nil end return v end
 local function opt_str(s) if s == nil then return "null" end return str(s) end
 local function strs(list) if #list == 0 then return "[]" end return cjson.encode(list) end
-local function ok(json) return '{"ok":' .. json .. '}' end
 local function optional(s) if s == "" then return nil end return s end
+
+-- The actor's presence: lastSeen = NOW, status text kept.
+local function seen(agent)
+  local old = redis.call("HGET", K_PRESENCE, agent)
+  local text = old and val(cjson.decode(old).statusText)
+  redis.call("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. (text and (',"statusText":' .. str(text)) or "") .. '}')
+end
+-- Keeps a write's result for IDEM_KEY, and drops a few keys past IDEM_KEEP so the hash stays bounded.
+local function remember(json)
+  redis.call("HSET", K_IDEM, IDEM_KEY, num(NOW) .. " " .. IDEM_FP .. " " .. json)
+  redis.call("ZADD", K_IDEM_AT, NOW, IDEM_KEY)
+  local old = redis.call("ZRANGEBYSCORE", K_IDEM_AT, "-inf", NOW - IDEM_KEEP, "LIMIT", 0, 8)
+  if #old > 0 then
+    redis.call("HDEL", K_IDEM, unpack(old))
+    redis.call("ZREM", K_IDEM_AT, unpack(old))
+  end
+end
+-- Every successful reply: on a room the team owns, the actor's presence and the kept result go with it.
+local function ok(json)
+  if OWNED then
+    if ACTOR ~= "" then seen(ACTOR) end
+    if IDEM_KEY ~= "" then remember(json) end
+  end
+  return '{"ok":' .. json .. '}'
+end
 
 -- Records the room's last use (meta last_used, ms; listRooms and roomStats report it) and refreshes its TTL: a
 -- fixed number of keys, so the refresh costs the same whatever the room holds. Lock and presence expiry live
@@ -140,7 +172,20 @@ local function plan_locked(agent)
 end
 `;
 
-/** Appended to PRELUDE by every script that acts for TEAM: a room owned by another team is refused first. */
+/**
+ * Appended to PRELUDE by every script that acts for TEAM: a room owned by another team is refused first; then a
+ * kept result of the call's idempotency key is returned as it was (or the key refused for other arguments).
+ */
 export const GUARD = `
 if OWNER and not OWNED then return '{"err":"denied"}' end
+if IDEM_KEY ~= "" and OWNED then
+  local kept = redis.call("HGET", K_IDEM, IDEM_KEY)
+  if kept then
+    local at, fp, json = string.match(kept, "^(%d+) (%x+) (.*)$")
+    if tonumber(at) > NOW - IDEM_KEEP then
+      if fp ~= IDEM_FP then return '{"err":"idemMismatch","key":' .. str(IDEM_KEY) .. '}' end
+      return '{"ok":' .. json .. ',"replayed":true}'
+    end
+  end
+end
 `;

@@ -12,6 +12,7 @@ local K_KEY_DIGESTS = KEYS[2]   -- hash: sha256(secret) -> key id
 local K_ROOMS = KEYS[3]         -- zset: room id -> claim time (ms), the room-limit index
 local K_RL_TOOLS = KEYS[4]      -- zset: sliding-window log of the "tools" bucket
 local K_RL_META = KEYS[5]       -- zset: sliding-window log of the "meta" bucket
+local K_TEAM_META = KEYS[6]     -- hash: key_n, the key creation counter
 -- ARGV common to every team script (operation arguments start at ARGV[2]):
 local NOW = tonumber(ARGV[1])   -- injected clock, ms since epoch
 
@@ -22,8 +23,10 @@ local function num(n)
 end
 local function ok(json) return '{"ok":' .. json .. '}' end
 local function bucket_key(bucket) if bucket == "meta" then return K_RL_META end return K_RL_TOOLS end
+-- Stores a key JSON with its creation number "n" spliced in (listings sort by createdAt, then n).
 local function store_key(id, digest, key)
-  redis.call("HSET", K_KEYS, id, key)
+  local n = redis.call("HINCRBY", K_TEAM_META, "key_n", 1)
+  redis.call("HSET", K_KEYS, id, string.sub(key, 1, -2) .. ',"n":' .. n .. '}')
   redis.call("HSET", K_KEY_DIGESTS, digest, id)
 end
 ${RATE_LUA}`;

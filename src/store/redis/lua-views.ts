@@ -2,6 +2,7 @@
  * Lua bodies of the room-slot scripts that act for no team (prepended with PRELUDE but not GUARD): invite
  * resolution, the room-index check, and the read-only views. None refreshes a TTL or writes room state.
  */
+import { ROOM_KEY_PARTS } from "./keys.ts";
 import { RATE_LUA } from "./lua-rate.ts";
 
 /**
@@ -9,7 +10,7 @@ import { RATE_LUA } from "./lua-rate.ts";
  * a limit is given, charges the invite's own window. Replies {ok: {invite: JSON|null, rate?}}.
  */
 export const RESOLVE_INVITE = `${RATE_LUA}
-local K_RATE = KEYS[18]         -- zset: this invite's sliding-window log for the bucket (keys.ts inviteRateKey)
+local K_RATE = KEYS[${ROOM_KEY_PARTS.length + 1}] -- zset: this invite's sliding-window log for the bucket (keys.ts inviteRateKey)
 local digest = ARGV[5]          -- sha256(token), lowercase hex
 local limit = tonumber(ARGV[6]) -- requests allowed per window, "" to charge nothing
 local window = tonumber(ARGV[7]) -- window length in ms (when charging)

@@ -1,5 +1,6 @@
 import {
   type ContextEntry,
+  type JsonObject,
   type Presence,
   presenceOf,
   type RoomEvent,
@@ -9,7 +10,7 @@ import {
 /** An entry as stored: JSON without payload ("m") and its payload ("p"). */
 export interface StoredEntry {
   m: Omit<ContextEntry, "payload">;
-  p: unknown;
+  p: JsonObject;
 }
 
 /** An event as stored (without read_by) and its readers. */

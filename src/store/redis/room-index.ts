@@ -6,7 +6,7 @@
  * are listed; those steps read several slots and are not atomic, which only ever delays a freed place.
  */
 import type { StoreLimits } from "../access-types.ts";
-import type { Ran } from "./call.ts";
+import type { Ran } from "./run.ts";
 import type { RoomScriptName, TeamScriptName } from "./scripts.ts";
 
 /** What RESERVE_ROOM answers when it gave a place: whether the room is new to the index, and its score. */

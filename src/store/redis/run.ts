@@ -49,6 +49,8 @@ function refusal(reply: { err: string; [detail: string]: unknown }): RoomError {
       return errors.contextVersionConflict(id, String(reply.version));
     case "eventNotFound":
       return errors.eventNotFound(id);
+    case "idemMismatch":
+      return errors.idempotencyMismatch(String(reply.key));
     default:
       return errors.storeUnavailable(new Error(`unknown script refusal: ${reply.err}`));
   }
@@ -66,9 +68,17 @@ export interface RunOptions {
   timeoutMs: number;
 }
 
+/** A script's `ok` value and the instant it ran with, so callers derive time-based fields from the same clock. */
+export interface Ran<T> {
+  value: T;
+  now: number;
+  /** True when the script returned the kept result of an idempotency key instead of writing. */
+  replayed?: boolean;
+}
+
 /**
- * Runs `script` and returns its `ok` value. Refusals listed in `handled` come back as ScriptRefusal for the
- * caller; every other refusal is thrown as its RoomError.
+ * Runs `script` and returns its `ok` value (and whether it was a kept result). Refusals listed in `handled` come
+ * back as ScriptRefusal for the caller; every other refusal is thrown as its RoomError.
  */
 export async function runScript<T>(
   options: RunOptions,
@@ -76,7 +86,7 @@ export async function runScript<T>(
   keys: string[],
   args: string[],
   handled: string[] = [],
-): Promise<T> {
+): Promise<{ ok: T; replayed: boolean }> {
   const deadline = performance.now() + options.timeoutMs;
   let raw: unknown;
   try {
@@ -90,8 +100,8 @@ export async function runScript<T>(
     throw errors.storeUnavailable(err);
   }
   if (typeof raw !== "string") throw errors.storeUnavailable(new Error(`${script.name}: non-string reply`));
-  const reply = JSON.parse(raw) as { ok?: T; err?: string; [detail: string]: unknown };
-  if (reply.err === undefined) return reply.ok as T;
+  const reply = JSON.parse(raw) as { ok?: T; err?: string; replayed?: boolean; [detail: string]: unknown };
+  if (reply.err === undefined) return { ok: reply.ok as T, replayed: reply.replayed === true };
   const refused = { ...reply, err: reply.err };
   if (handled.includes(refused.err)) throw new ScriptRefusal(refused);
   throw refusal(refused);

@@ -155,7 +155,7 @@ describe("key layout", () => {
     await store.markEventRead(s, event.id, "a");
     await store.summary(s, "a", 10);
     await store.acquireLock(s, "r", "a", 30_000);
-    await store.setVar(s, "k", "v", "a");
+    await store.setVar({ ...s, idempotency: { key: "k-1", fingerprint: "ab12" } }, "k", "v", "a");
     const invite = { tokenId: "i_00000000", roomId: s.roomId, teamId: s.teamId, hint: "****abcd" };
     const [createdAt, expiresAt] = [new Date(t).toISOString(), new Date(t + 60_000).toISOString()];
     await store.createInvite({ ...invite, createdAt, expiresAt, digest: "0".repeat(64) }, 50);

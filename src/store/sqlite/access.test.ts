@@ -81,7 +81,7 @@ describe("sqlite store: room limit and mayClaim", () => {
     expect(count(path, "rooms")).toBe(2);
     expect(count(path, "vars")).toBe(0);
     await store.addTask(scope, task);
-    expect(await store.createRoom({ ...scope, roomId: "room-3" })).toBe("limit");
+    expect(await store.createRoom({ ...scope, roomId: "room-3" }).catch((e) => e.kind)).toBe("limit");
     t += LIMITS.roomTtlMs;
     expect(await store.createRoom({ ...scope, roomId: "room-3" })).toEqual({ created: true });
   });

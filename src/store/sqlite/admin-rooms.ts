@@ -3,7 +3,7 @@ import { LIMITS } from "../../protocol/limits.ts";
 import type { Presence, TaskStatus } from "../../protocol/records.ts";
 import { TASK_STATUSES } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
-import type { Limited, RoomListing, RoomStats, RoomSummaryView } from "../access-types.ts";
+import type { RoomListing, RoomStats, RoomSummaryView } from "../access-types.ts";
 import { liveAfter, type StoreContext } from "./rooms.ts";
 import { eventId } from "./rows.ts";
 
@@ -41,13 +41,12 @@ export function createAdminRooms({ db, now, rooms }: StoreContext, presence: (ro
 
   return {
     /** Claims an unowned (or expired) room, or confirms (and refreshes) the team's own. */
-    createRoom(scope: RoomTeam): Limited<{ created: boolean }> {
+    createRoom(scope: RoomTeam): { created: boolean } {
       if (rooms.check(scope)) {
         rooms.claim(scope);
         return { created: false };
       }
-      if (rooms.atLimit(scope.teamId)) return "limit";
-      rooms.claim(scope);
+      rooms.claim(scope); // throws errors.roomLimit at the team's limit
       return { created: true };
     },
     listRooms(teamId: string): RoomListing[] {

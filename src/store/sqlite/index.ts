@@ -2,6 +2,7 @@
  * The embedded SQLite driver: one file, any number of roomd processes. Each RoomStore operation is one
  * transaction (BEGIN IMMEDIATE for writes), built from the per-area modules next to this file.
  */
+import { LIMITS } from "../../protocol/limits.ts";
 import type { Summary } from "../../protocol/records.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
@@ -15,9 +16,10 @@ import { createLocks } from "./locks.ts";
 import { createPlan } from "./plan.ts";
 import { createPresence } from "./presence.ts";
 import { createRate } from "./rate.ts";
+import { roomTransactions } from "./room-tx.ts";
 import { createRooms, type StoreContext } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
-import { mapError, transactions } from "./tx.ts";
+import { mapError } from "./tx.ts";
 import { createVars } from "./vars.ts";
 
 export interface SqliteStoreOptions {
@@ -63,7 +65,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const presence = createPresence(ctx);
   const vars = createVars(ctx, events);
   const admin = createAdminRooms(ctx, presence.list);
-  const { read, write } = transactions(db, rooms.flushReadTouch);
+  const room = roomTransactions(db, now, rooms.flushReadTouch);
+  const { read, write } = room.plain;
+  const pruneKept = db.query<unknown, [number]>(
+    "DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE at < ? LIMIT 500)",
+  );
 
   const markContext = db.query<unknown, [string, string, number]>(
     `INSERT INTO cursors (room_id, agent_id, seq, ctx_mark) VALUES (?1, ?2, NULL, ?3)
@@ -102,7 +108,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   ];
 
   const sweepBatch = write(rooms.sweepBatch);
-  const pruneBatches = [write(invites.pruneBatch), write(rate.pruneBatch)];
+  const pruneBatches = [
+    write(invites.pruneBatch),
+    write(rate.pruneBatch),
+    write(() => pruneKept.run(now() - LIMITS.idempotencyKeepMs).changes),
+  ];
   async function sweepExpired(): Promise<number> {
     let total = 0;
     // Batches keep each write transaction short, so other processes are never blocked for long.
@@ -115,29 +125,29 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
 
   return {
     driver: "sqlite",
-    readPlan: read(plan.readPlan),
-    addTask: write(plan.addTask),
-    updateTask: write(plan.updateTask),
-    getTask: read(plan.getTask),
-    summary: write(summary),
-    writeContext: write(context.writeContext),
-    readContext: read(context.readContext),
-    contextHistory: read(context.contextHistory),
-    listContext: read(context.listContext),
-    updateContext: write(context.updateContext),
-    postEvent: write(events.postEvent),
-    readEvents: read(events.readEvents),
-    consumeEvents: write(events.consumeEvents),
-    markEventRead: write(events.markEventRead),
-    getEventReads: read(events.getEventReads),
-    heartbeat: write(presence.heartbeat),
-    getPresence: read(presence.getPresence),
-    acquireLock: write(locks.acquireLock),
-    releaseLock: write(locks.releaseLock),
-    listLocks: read(locks.listLocks),
-    setVar: write(vars.setVar),
-    getVar: read(vars.getVar),
-    listVars: read(vars.listVars),
+    readPlan: room.read(plan.readPlan),
+    addTask: room.write(plan.addTask),
+    updateTask: room.write(plan.updateTask),
+    getTask: room.read(plan.getTask),
+    summary: room.write(summary),
+    writeContext: room.write(context.writeContext),
+    readContext: room.read(context.readContext),
+    contextHistory: room.read(context.contextHistory),
+    listContext: room.read(context.listContext),
+    updateContext: room.write(context.updateContext),
+    postEvent: room.write(events.postEvent),
+    readEvents: room.read(events.readEvents),
+    consumeEvents: room.write(events.consumeEvents),
+    markEventRead: room.write(events.markEventRead),
+    getEventReads: room.read(events.getEventReads),
+    heartbeat: room.write(presence.heartbeat),
+    getPresence: room.read(presence.getPresence),
+    acquireLock: room.write(locks.acquireLock),
+    releaseLock: room.write(locks.releaseLock),
+    listLocks: room.read(locks.listLocks),
+    setVar: room.write(vars.setVar),
+    getVar: room.read(vars.getVar),
+    listVars: room.read(vars.listVars),
     resolveKey: (teamId, digest, request) =>
       (request ? resolveKeyCharged : resolveKeyRead)(teamId, digest, request),
     createKey: write(keys.createKey),

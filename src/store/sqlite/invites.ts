@@ -2,8 +2,10 @@
  * Invites of a room, stored by digest only. An invite works while it is unexpired and its issuing team still owns
  * the (live) room; invites never claim a room.
  */
+
+import { errors } from "../../protocol/errors.ts";
 import { iso } from "../../protocol/time.ts";
-import type { InviteRecord, Limited, NewInvite, RateDecision, RateRequest } from "../access-types.ts";
+import type { InviteRecord, NewInvite, RateDecision, RateRequest } from "../access-types.ts";
 import { inviteBucket, invitePrefix, type Rate } from "./rate.ts";
 import type { StoreContext } from "./rooms.ts";
 import { toMs } from "./rows.ts";
@@ -65,12 +67,12 @@ export function createInvites({ db, now, rooms }: StoreContext, rate: Rate) {
     pruneBatch(): number {
       return pruneBatch.run(now(), 500).changes;
     },
-    createInvite(invite: NewInvite, maxInvites: number): Limited<InviteRecord> {
+    createInvite(invite: NewInvite, maxInvites: number): InviteRecord {
       rooms.owned(invite);
       const t = now();
       // Expired invites can never work again; dropping them here keeps the table from growing between sweeps.
       forgetExpired.run(invite.roomId, t);
-      if ((countLive.get(invite.roomId, t)?.c ?? 0) >= maxInvites) return "limit";
+      if ((countLive.get(invite.roomId, t)?.c ?? 0) >= maxInvites) throw errors.inviteLimit(maxInvites);
       const row = insert.get(
         invite.roomId,
         invite.tokenId,

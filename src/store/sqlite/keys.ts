@@ -1,7 +1,9 @@
 /** Dynamic and operator keys of a team, stored by digest only; resolveKey also charges the team's rate window. */
+
 import type { Database } from "bun:sqlite";
+import { errors } from "../../protocol/errors.ts";
 import { iso } from "../../protocol/time.ts";
-import type { KeyRecord, Limited, NewKey, RateDecision, RateRequest } from "../access-types.ts";
+import type { KeyRecord, NewKey, RateDecision, RateRequest } from "../access-types.ts";
 import { type Rate, teamBucket } from "./rate.ts";
 import { toMs } from "./rows.ts";
 
@@ -78,12 +80,13 @@ export function createKeys(db: Database, rate: Rate) {
       const key = toKey(row);
       return request ? { key, rate: rate.charge(teamBucket(teamId, request.bucket), request) } : { key };
     },
-    createKey(key: NewKey, maxKeys: number): Limited<KeyRecord> {
-      if ((countKind.get(key.teamId, "dynamic")?.c ?? 0) >= maxKeys) return "limit";
+    createKey(key: NewKey, maxKeys: number): KeyRecord {
+      if ((countKind.get(key.teamId, "dynamic")?.c ?? 0) >= maxKeys) throw errors.keyLimit(maxKeys);
       return store(key);
     },
-    provisionTeam(key: NewKey): KeyRecord | "exists" {
-      return anyKey.get(key.teamId) ? "exists" : store(key);
+    provisionTeam(key: NewKey): KeyRecord {
+      if (anyKey.get(key.teamId)) throw errors.teamExists(key.teamId);
+      return store(key);
     },
     listKeys(teamId: string): KeyRecord[] {
       return list.all(teamId).map(toKey);

@@ -20,6 +20,8 @@
  *   locks          (room_id, resource) PK, holder (NULL once released), expires_at (ms), fence. The row is kept
  *                  after release or expiry so the fence only grows.
  *   vars           (room_id, key) PK, value (TEXT, byte for byte).
+ *   idempotency    (room_id, key) PK, fingerprint (sha256 hex of tool + arguments), result (the operation's
+ *                  result as JSON), at (ms); kept 24 h (LIMITS.idempotencyKeepMs), then ignored and swept.
  *   invites        (room_id, token_id) PK, team_id (issuer), digest (sha256 hex of the token), created_at and
  *                  expires_at (ms), agent_id (NULL = bound to "invite:<tokenId>"), hint. Index (room_id, digest).
  *
@@ -124,6 +126,15 @@ CREATE TABLE IF NOT EXISTS vars (
   value TEXT NOT NULL,
   PRIMARY KEY (room_id, key)
 ) STRICT;
+CREATE TABLE IF NOT EXISTS idempotency (
+  room_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  result TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  PRIMARY KEY (room_id, key)
+) STRICT;
+CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (at);
 CREATE TABLE IF NOT EXISTS invites (
   room_id TEXT NOT NULL,
   token_id TEXT NOT NULL,
@@ -171,6 +182,7 @@ export const ROOM_TABLES = [
   "presence",
   "locks",
   "vars",
+  "idempotency",
   "invites",
   "rooms",
 ] as const;

@@ -17,6 +17,7 @@ import {
   newTeam,
   ownedRoom,
   randomId8,
+  settle,
   toolsRate,
 } from "./harness.ts";
 
@@ -156,12 +157,12 @@ export function inviteTests(ctx: Ctx): void {
     expect(await ctx.store.createInvite(shortLived, 2)).toEqual(inviteRecord(shortLived));
     expect(await ctx.second.createInvite(longLived, 2)).toEqual(inviteRecord(longLived));
     const third = newInvite(ctx, scope);
-    expect(await ctx.store.createInvite(third, 2)).toBe("limit");
+    expect(await settle(ctx.store.createInvite(third, 2))).toBe("limit");
     expect(await ctx.store.resolveInvite(scope.roomId, third.digest)).toEqual({ invite: null });
     ctx.clock.advance(1_001);
     const fourth = newInvite(ctx, scope);
     expect(await ctx.second.createInvite(fourth, 2)).toEqual(inviteRecord(fourth));
-    expect(await ctx.store.createInvite(newInvite(ctx, scope), 2)).toBe("limit");
+    expect(await settle(ctx.store.createInvite(newInvite(ctx, scope), 2))).toBe("limit");
     expect(await ctx.store.listInvites(scope)).toEqual([inviteRecord(longLived), inviteRecord(fourth)]);
   });
 
@@ -169,7 +170,7 @@ export function inviteTests(ctx: Ctx): void {
     const scope = await ownedRoom(ctx.store);
     const invites = Array.from({ length: 12 }, () => newInvite(ctx, scope));
     const results = await Promise.all(
-      invites.map((invite, i) => (i % 2 === 0 ? ctx.store : ctx.second).createInvite(invite, 4)),
+      invites.map((invite, i) => settle((i % 2 === 0 ? ctx.store : ctx.second).createInvite(invite, 4))),
     );
     expect(results.filter((r) => r !== "limit")).toHaveLength(4);
     expect(await ctx.store.listInvites(scope)).toHaveLength(4);

@@ -4,7 +4,7 @@
  */
 import { expect, test } from "bun:test";
 import type { KeyRecord } from "../../../src/store/access-types.ts";
-import { type Ctx, fieldsOf, instanceFor, keyRecord, newDigest, newKey, newTeam } from "./harness.ts";
+import { type Ctx, fieldsOf, instanceFor, keyRecord, newDigest, newKey, newTeam, settle } from "./harness.ts";
 
 const times = (n: number) => Array.from({ length: n }, (_, i) => i);
 
@@ -74,20 +74,20 @@ export function keyTests(ctx: Ctx): void {
     const keys = times(3).map(() => newKey(ctx, teamId));
     for (const key of keys) expect(await ctx.store.createKey(key, 3)).toEqual(keyRecord(key));
     const refused = newKey(ctx, teamId);
-    expect(await ctx.second.createKey(refused, 3)).toBe("limit");
+    expect(await settle(ctx.second.createKey(refused, 3))).toBe("limit");
     expect(await ctx.store.resolveKey(teamId, refused.digest)).toEqual({ key: null });
     expect(await ctx.store.listKeys(teamId)).toHaveLength(4);
 
     expect(await ctx.store.deleteKey(teamId, keys[1]!.keyId)).toBe(true);
     expect(await ctx.second.createKey(refused, 3)).toEqual(keyRecord(refused));
-    expect(await ctx.store.createKey(newKey(ctx, teamId), 3)).toBe("limit");
+    expect(await settle(ctx.store.createKey(newKey(ctx, teamId), 3))).toBe("limit");
   });
 
   test("20 concurrent createKey with maxKeys 5: exactly 5 stored", async () => {
     const teamId = newTeam();
     const keys = times(20).map(() => newKey(ctx, teamId));
-    const results = await Promise.all(keys.map((key, i) => instanceFor(ctx, i).createKey(key, 5)));
-    const stored = results.filter((r): r is KeyRecord => r !== "limit");
+    const results = await Promise.all(keys.map((key, i) => settle(instanceFor(ctx, i).createKey(key, 5))));
+    const stored = results.filter((r): r is KeyRecord => typeof r !== "string");
     expect(stored).toHaveLength(5);
     expect(results.filter((r) => r === "limit")).toHaveLength(15);
     const listed = await ctx.store.listKeys(teamId);
@@ -133,7 +133,7 @@ export function provisionTests(ctx: Ctx): void {
     expect(await ctx.store.resolveKey(teamId, key.digest)).toEqual({ key: keyRecord(key) });
 
     const again = newKey(ctx, teamId);
-    expect(await ctx.second.provisionTeam(again)).toBe("exists");
+    expect(await settle(ctx.second.provisionTeam(again))).toBe("conflict");
     expect(await ctx.store.resolveKey(teamId, again.digest)).toEqual({ key: null });
     expect(await ctx.store.listKeys(teamId)).toEqual([keyRecord(key)]);
   });
@@ -141,20 +141,20 @@ export function provisionTests(ctx: Ctx): void {
   test("provisionTeam → 'exists' when the team already has a dynamic key or an operator key", async () => {
     const dynamicTeam = newTeam();
     await ctx.store.createKey(newKey(ctx, dynamicTeam), 50);
-    expect(await ctx.store.provisionTeam(newKey(ctx, dynamicTeam))).toBe("exists");
+    expect(await settle(ctx.store.provisionTeam(newKey(ctx, dynamicTeam)))).toBe("conflict");
     expect(await ctx.store.listKeys(dynamicTeam)).toHaveLength(1);
 
     const operatorTeam = newTeam();
     await ctx.store.provisionTeam(newKey(ctx, operatorTeam, { kind: "operator" }));
-    expect(await ctx.second.provisionTeam(newKey(ctx, operatorTeam))).toBe("exists");
+    expect(await settle(ctx.second.provisionTeam(newKey(ctx, operatorTeam)))).toBe("conflict");
     expect(await ctx.store.listKeys(operatorTeam)).toHaveLength(1);
   });
 
   test("10 concurrent provisions of one fresh team: exactly one record", async () => {
     const teamId = newTeam();
     const keys = times(10).map(() => newKey(ctx, teamId));
-    const results = await Promise.all(keys.map((key, i) => instanceFor(ctx, i).provisionTeam(key)));
-    const won = results.filter((r): r is KeyRecord => r !== "exists");
+    const results = await Promise.all(keys.map((key, i) => settle(instanceFor(ctx, i).provisionTeam(key))));
+    const won = results.filter((r): r is KeyRecord => typeof r !== "string");
     expect(won).toHaveLength(1);
     expect(await ctx.store.listKeys(teamId)).toEqual(won);
   });

@@ -210,7 +210,7 @@ export function contextTests(ctx: Ctx): void {
   test("an unknown context id is not found and changes nothing", async () => {
     const scope = newScope();
     await ctx.store.writeContext(scope, note("n"));
-    const message = "ContextEntry not found: nope";
+    const message = "Context entry not found: nope";
     await expectRoomError(ctx.store.readContext(scope, "nope"), "not_found", message);
     await expectRoomError(ctx.store.contextHistory(scope, "nope"), "not_found", message);
     await expectRefusedUnchanged(

@@ -113,6 +113,17 @@ export const apiContractPayload = () => ({
 });
 
 /** Awaits `call` and asserts it throws a RoomError of `kind` whose message is `message` (or matches it). */
+/**
+ * The value, or the kind of the RoomError it was refused with ("limit", "conflict", …): for operations whose
+ * refusal is part of what a test counts (limits, provisioning races).
+ */
+export function settle<T>(promise: Promise<T>): Promise<T | RoomErrorKind> {
+  return promise.catch((error: unknown) => {
+    if (error instanceof RoomError) return error.kind;
+    throw error;
+  });
+}
+
 export async function expectRoomError(
   call: Promise<unknown>,
   kind: RoomErrorKind,

@@ -100,8 +100,8 @@ export function ownershipTests(ctx: Ctx): void {
     expect(await store.getVar(reader, "k")).toBeNull();
     expect(await store.releaseLock(reader, "r", "a")).toBe(false);
     await expectRoomError(store.getTask(reader, "t1"), "not_found", "Task not found: t1");
-    await expectRoomError(store.readContext(reader, "c1"), "not_found", "ContextEntry not found: c1");
-    await expectRoomError(store.contextHistory(reader, "c1"), "not_found", "ContextEntry not found: c1");
+    await expectRoomError(store.readContext(reader, "c1"), "not_found", "Context entry not found: c1");
+    await expectRoomError(store.contextHistory(reader, "c1"), "not_found", "Context entry not found: c1");
     await expectRoomError(store.getEventReads(reader, "e1"), "not_found", "Event not found: e1");
 
     const claimer = { roomId: reader.roomId, teamId: newTeam() };
@@ -121,7 +121,7 @@ export function ownershipTests(ctx: Ctx): void {
     await expectRoomError(
       store.updateContext(failing, { id: "c1", author: "a", summary: "x" }),
       "not_found",
-      "ContextEntry not found: c1",
+      "Context entry not found: c1",
     );
     await expectRoomError(store.markEventRead(failing, "e1", "a"), "not_found", "Event not found: e1");
     await expectRoomError(

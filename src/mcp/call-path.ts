@@ -1,0 +1,156 @@
+/**
+ * The one call path every tools/call takes, driven by the tool's declarations (tool.ts):
+ * look up → well-formed Unicode → bound identity filled in → schema → identity enforced → room scope (invites
+ * confined, the actor for presence, the idempotency key) → handler → result (structuredContent, replayed) or an
+ * error written for the model. Handlers only do their own work.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { errors, RoomError, STORE_UNAVAILABLE } from "../protocol/errors.ts";
+import type { Principal } from "../protocol/principal.ts";
+import { describeIssues, findIllFormed } from "../protocol/validation.ts";
+import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
+import type { Catalog } from "./catalog.ts";
+import { isMutating, type RoomToolCall, type ToolDefinition } from "./tool.ts";
+
+export interface CallDeps {
+  store: RoomStore;
+  principal: Principal;
+  requestId: string;
+}
+
+/** Outcome of one call, for logging and metrics by the caller. */
+export interface CallOutcome {
+  result: CallToolResult;
+  /** Set when the failure was not an expected RoomError: the caller logs it. */
+  unexpected?: unknown;
+  /**
+   * Set when the store could not be reached: the name of the underlying error, for the log. Only the name: store
+   * client messages can echo script arguments (digests, records).
+   */
+  storeFailure?: string;
+}
+
+export function toolError(message: string): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: `Error: ${message}` }] };
+}
+
+/** What a mutating tool's client is told when the store did not answer: the write may have happened. */
+export function unknownOutcome(keyed: boolean): string {
+  return keyed
+    ? `${STORE_UNAVAILABLE} (the write may have been applied: retry with the same idempotencyKey and it is applied at most once)`
+    : `${STORE_UNAVAILABLE} (the write may have been applied: check before retrying, and pass an idempotencyKey to make retries safe)`;
+}
+
+const boundMessage = (bound: string) => `This key is bound to agent ${bound}`;
+
+/** Acting arguments the schema requires: a bound key may leave them out (the bound id is filled in). */
+const requiredActing = new WeakMap<ToolDefinition, string[]>();
+function requiredActingOf(tool: ToolDefinition): string[] {
+  let fields = requiredActing.get(tool);
+  if (!fields) {
+    fields = tool.acting.filter((field) => {
+      const schema = tool.input.shape[field];
+      return schema !== undefined && !schema.safeParse(undefined).success;
+    });
+    requiredActing.set(tool, fields);
+  }
+  return fields;
+}
+
+/** JSON with sorted keys, so equal arguments give equal fingerprints whatever their key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+function fingerprint(tool: string, args: Record<string, unknown>): string {
+  return new Bun.CryptoHasher("sha256").update(`${tool}\n${canonical(args)}`).digest("hex");
+}
+
+/** Refusals that are not worth a handler: each is an expected RoomError. */
+function prepare(tool: ToolDefinition, raw: unknown, deps: CallDeps) {
+  if (raw !== undefined && (raw === null || typeof raw !== "object" || Array.isArray(raw))) {
+    throw new RoomError("invalid", "Invalid arguments: arguments: expected an object");
+  }
+  const given: Record<string, unknown> = { ...(raw as Record<string, unknown> | undefined) };
+  const bad = findIllFormed(given);
+  if (bad) {
+    const where = bad.path === "roomId" ? "Invalid roomId" : `Invalid arguments: ${bad.path}`;
+    throw new RoomError(
+      "invalid",
+      `${where}: contains invalid Unicode (a lone surrogate); send well-formed text`,
+    );
+  }
+  const bound = deps.principal.boundAgentId;
+  if (bound !== undefined) for (const field of requiredActingOf(tool)) given[field] ??= bound;
+  const parsed = tool.input.safeParse(given);
+  if (!parsed.success) throw new RoomError("invalid", describeIssues(parsed.error.issues));
+  const { idempotencyKey, ...args } = parsed.data as Record<string, unknown> & { idempotencyKey?: string };
+  // The room first: an invite's call on another room must read exactly like a missing room.
+  const scope = tool.room ? roomScope(deps.principal, args.roomId as string) : undefined;
+  if (bound !== undefined) {
+    for (const field of tool.acting) {
+      const value = args[field];
+      if (typeof value === "string" && value !== bound) throw new RoomError("forbidden", boundMessage(bound));
+    }
+  }
+  const first = tool.acting[0];
+  const agent = first !== undefined && typeof args[first] === "string" ? (args[first] as string) : undefined;
+  const idempotency: Idempotency | undefined =
+    idempotencyKey !== undefined && isMutating(tool)
+      ? { key: idempotencyKey, fingerprint: fingerprint(tool.name, args) }
+      : undefined;
+  if (scope && agent !== undefined) scope.actor = agent;
+  if (scope && idempotency) scope.idempotency = idempotency;
+  return { args, agent, idempotency, scope };
+}
+
+/** The room a call works on: an invite reaches only its own room (any other reads as missing) and never claims. */
+function roomScope(principal: Principal, roomId: string): RoomScope {
+  const { allowedRoomId, teamId } = principal;
+  if (allowedRoomId === undefined) return { roomId, teamId };
+  if (roomId !== allowedRoomId) throw errors.denied();
+  return { roomId, teamId, mayClaim: false };
+}
+
+/** Runs a tool of the catalog. Expected failures become tool errors; unknown ones a generic error with the request id. */
+export async function callTool(
+  catalog: Catalog,
+  name: string,
+  raw: unknown,
+  deps: CallDeps,
+): Promise<CallOutcome> {
+  const tool = catalog.get(name);
+  if (!tool)
+    return { result: toolError(`Unknown tool: ${name}; call tools/list for the tools roomd offers`) };
+  let keyed = false;
+  try {
+    const { args, agent, idempotency, scope } = prepare(tool, raw, deps);
+    keyed = idempotency !== undefined;
+    const call = { store: deps.store, principal: deps.principal, agent, requestId: deps.requestId };
+    const value = await tool.handler(args as never, { ...call, scope } as RoomToolCall);
+    const replayed = scope?.idempotency?.replayed === true;
+    const shaped = replayed && isObject(value) ? { ...value, replayed: true } : value;
+    const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(shaped) }] };
+    if (tool.output) result.structuredContent = shaped as Record<string, unknown>;
+    return { result };
+  } catch (error) {
+    if (!(error instanceof RoomError)) {
+      return {
+        result: toolError(`Internal error (request ${deps.requestId}); retry, and report it if it persists`),
+        unexpected: error,
+      };
+    }
+    if (error.kind !== "store_unavailable") return { result: toolError(error.message) };
+    const cause = error.cause instanceof Error ? error.cause.name : "unknown";
+    const message = isMutating(tool) ? unknownOutcome(keyed) : error.message;
+    return { result: toolError(message), storeFailure: cause };
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);

@@ -1,0 +1,106 @@
+/**
+ * The tool catalog: every tool definition, looked up by name, and each profile's tools/list answer, computed once
+ * at module load (per request only a server and a transport are made). Tests build catalogs of their own (e.g.
+ * with a deliberately broken tool) through createCatalog.
+ */
+import { z } from "zod";
+import { PROFILES, type Profile, type ToolDefinition } from "./tool.ts";
+import { contextTools } from "./tools/context.ts";
+import { eventTools } from "./tools/events.ts";
+import { lockTools } from "./tools/locks.ts";
+import { planTools } from "./tools/plan.ts";
+import { presenceTools } from "./tools/presence.ts";
+import { varTools } from "./tools/vars.ts";
+
+/** A tools/list entry. */
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations: {
+    title: string;
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+}
+
+export interface Catalog {
+  readonly tools: readonly ToolDefinition[];
+  get(name: string): ToolDefinition | undefined;
+  /** The tools/list result of a profile, built once. */
+  listing(profile: Profile): readonly ListedTool[];
+}
+
+/**
+ * `{}` (any value) as additionalProperties or propertyNames `{type: string}` add nothing a client can use, and
+ * some clients warn on untyped schemas; they are dropped from the published JSON Schema.
+ */
+function tidy(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(tidy);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "$schema") continue;
+    if (key === "propertyNames") continue;
+    if (key === "additionalProperties" && value !== false && isEmpty(value)) continue;
+    out[key] = tidy(value);
+  }
+  return out;
+}
+const isEmpty = (value: unknown) =>
+  value !== null && typeof value === "object" && Object.keys(value as object).length === 0;
+
+export function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  return tidy(z.toJSONSchema(schema, { io, unrepresentable: "any" })) as Record<string, unknown>;
+}
+
+/** The tools/list entry of a tool. */
+export function listing(tool: ToolDefinition): ListedTool {
+  const readOnly = tool.effect === "read";
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: jsonSchema(tool.input, "input"),
+    ...(tool.output ? { outputSchema: jsonSchema(tool.output, "output") } : {}),
+    annotations: {
+      title: tool.title,
+      readOnlyHint: readOnly,
+      destructiveHint: tool.effect === "destructive",
+      idempotentHint: tool.idempotent,
+      openWorldHint: false,
+    },
+  };
+}
+
+/** Indexes the tools and builds every profile's listing; a duplicate name is a programming error. */
+export function createCatalog(tools: readonly ToolDefinition[]): Catalog {
+  const byName = new Map<string, ToolDefinition>();
+  for (const tool of tools) {
+    if (byName.has(tool.name)) throw new Error(`catalog: tool ${tool.name} is defined twice`);
+    byName.set(tool.name, tool);
+  }
+  const listings = new Map<Profile, readonly ListedTool[]>();
+  for (const profile of PROFILES) {
+    listings.set(profile, tools.filter((t) => t.profiles.includes(profile)).map(listing));
+  }
+  return {
+    tools,
+    get: (name) => byName.get(name),
+    listing: (profile) => listings.get(profile) ?? [],
+  };
+}
+
+/** Every tool roomd serves. */
+export const CATALOG: Catalog = createCatalog([
+  ...planTools,
+  ...contextTools,
+  ...eventTools,
+  ...presenceTools,
+  ...lockTools,
+  ...varTools,
+]);

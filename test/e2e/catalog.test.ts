@@ -1,0 +1,132 @@
+/**
+ * Every tool of the catalog, on every store, through real HTTP: another team is denied like a missing room, an
+ * invite for another room likewise, a bound key cannot act as anyone else, and bad arguments get a clear error
+ * and change nothing. The tools come from the catalog and their arguments from their own examples, so a new
+ * tool is covered without editing this file.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { z } from "zod";
+import { CATALOG, createCatalog } from "../../src/mcp/catalog.ts";
+import { defineTool } from "../../src/mcp/tool.ts";
+import { agentIdSchema } from "../../src/protocol/ids.ts";
+import type { RoomStore } from "../../src/store/types.ts";
+import {
+  badCases,
+  type CheckEnv,
+  crossTeamProblems,
+  foreignInviteProblems,
+  impersonationProblems,
+  prepared,
+  snapshot,
+} from "../support/catalog-check.ts";
+import { httpClient } from "../support/http.ts";
+import { type RunningServer, startInProcess, TEAM_A, TEAM_B } from "../support/server.ts";
+import { E2E_STORES, newRoomId } from "../support/stores.ts";
+
+for (const make of E2E_STORES) {
+  describe(`the catalog on ${make().name}`, () => {
+    let store: RoomStore;
+    let server: RunningServer;
+    let env: CheckEnv;
+    let boundToAlice: string;
+    let foreignInvite: string;
+    beforeAll(async () => {
+      store = await make().open({ limits: { roomsPerTeam: 1_000_000 } });
+      server = startInProcess(store, undefined, {
+        RATE_LIMIT_PER_MINUTE: "1000000",
+        ROOMS_PER_TEAM: "1000000",
+      });
+      env = { http: httpClient(server.url), teamKey: TEAM_A.secret, otherTeamKey: TEAM_B.secret };
+      boundToAlice = (await env.http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" })).body
+        .secret;
+      const elsewhere = newRoomId();
+      await env.http.post("/admin/rooms", TEAM_A.secret, { roomId: elsewhere });
+      foreignInvite = (await env.http.post(`/admin/rooms/${elsewhere}/invite`, TEAM_A.secret, {})).body.token;
+    });
+    afterAll(async () => {
+      await server.stop();
+      await store.close();
+    });
+
+    for (const tool of CATALOG.tools) {
+      describe(tool.name, () => {
+        test("another team is denied like a missing room, nothing changes", async () => {
+          expect(await crossTeamProblems(tool, env, newRoomId())).toEqual([]);
+        });
+        test("an invite for another room is denied like a missing room, nothing changes", async () => {
+          expect(await foreignInviteProblems(tool, env, newRoomId(), foreignInvite)).toEqual([]);
+        });
+        test("a key bound to alice cannot act as another agent", async () => {
+          expect(await impersonationProblems(tool, env, newRoomId(), boundToAlice)).toEqual([]);
+        });
+        test("bad arguments: a clear error naming the field, nothing changes", async () => {
+          const roomId = newRoomId();
+          const valid = await prepared(tool, env, roomId);
+          const before = await snapshot(env, roomId);
+          for (const bad of badCases(tool, valid)) {
+            const result = await env.http.tool(TEAM_A.secret, tool.name, bad.args);
+            expect(result.isError, `${bad.label}: ${result.text}`).toBe(true);
+            expect(result.text, bad.label).toMatch(bad.expect);
+          }
+          expect(await snapshot(env, roomId)).toBe(before);
+          // The example itself succeeds.
+          const ok = await env.http.tool(TEAM_A.secret, tool.name, valid);
+          expect(ok.isError, ok.text).toBe(false);
+        });
+      });
+    }
+  });
+}
+
+describe("the checks catch a tool that escapes identity enforcement", () => {
+  // Declares its acting agent as a mere filter: the call path then neither forces nor refuses it.
+  const rogue = defineTool({
+    name: "rogue_post",
+    title: "Rogue post",
+    description: "A deliberately broken tool: posts an event as whatever agent the caller names.",
+    input: z.strictObject({
+      roomId: z.string(),
+      agentId: agentIdSchema.describe("The agent the event comes from."),
+    }),
+    effect: "write",
+    filters: ["agentId"],
+    example: async () => ({ agentId: "alice" }),
+    handler: (a, call) =>
+      call.store.postEvent(call.scope, { type: "rogue", from: a.agentId, to: "all", payload: {} }),
+  });
+  // Names its acting agent in an argument it does not declare at all.
+  const undeclared = defineTool({
+    name: "undeclared_post",
+    title: "Undeclared post",
+    description: "A deliberately broken tool: its agent argument is declared neither acting nor filter.",
+    input: z.strictObject({ roomId: z.string(), by: agentIdSchema.describe("Who posts.") }),
+    effect: "write",
+    example: async () => ({ by: "alice" }),
+    handler: (a, call) =>
+      call.store.postEvent(call.scope, { type: "rogue", from: a.by, to: "all", payload: {} }),
+  });
+
+  test("the impersonation check fails both", async () => {
+    const make = E2E_STORES[0] as (typeof E2E_STORES)[number];
+    const store = await make().open();
+    const server = startInProcess(
+      store,
+      undefined,
+      {},
+      Date.now,
+      createCatalog([...CATALOG.tools, rogue, undeclared]),
+    );
+    try {
+      const env = { http: httpClient(server.url), teamKey: TEAM_A.secret, otherTeamKey: TEAM_B.secret };
+      const bound = (await env.http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" })).body
+        .secret;
+      const found = await impersonationProblems(rogue, env, newRoomId(), bound);
+      expect(found.join("\n")).toContain("filter agentId let a bound key act as mallory-impostor");
+      const missing = await impersonationProblems(undeclared, env, newRoomId(), bound);
+      expect(missing.join("\n")).toContain("agent argument by is not declared");
+    } finally {
+      await server.stop();
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,220 @@
+/**
+ * Checks that iterate the tool catalog, never a hand-kept list: each takes a tool definition and a running roomd,
+ * runs the tool's own example, and returns the problems it found (an empty list when the tool behaves). Returning
+ * problems instead of asserting lets a test prove a check can fail (a deliberately broken tool must be caught).
+ */
+import { jsonSchema } from "../../src/mcp/catalog.ts";
+import type { ExampleRoom, ToolDefinition } from "../../src/mcp/tool.ts";
+import { AGENT_ID } from "../../src/protocol/ids.ts";
+import type { httpClient } from "./http.ts";
+
+type Json = Record<string, any>;
+type Http = ReturnType<typeof httpClient>;
+
+export interface CheckEnv {
+  http: Http;
+  /** An unbound key of the team owning the rooms (acts as "alice" in examples). */
+  teamKey: string;
+  /** A key of another team. */
+  otherTeamKey: string;
+}
+
+/** A room for examples: calls go through real HTTP with the team key, roomId filled in. */
+export function exampleRoom(env: CheckEnv, roomId: string, key = env.teamKey): ExampleRoom {
+  return {
+    async call(name, args) {
+      const result = await env.http.tool(key, name, { roomId, ...args });
+      if (result.isError || result.status !== 200) {
+        throw new Error(`example set-up ${name} failed: ${result.status} ${result.text}`);
+      }
+      return JSON.parse(result.text);
+    },
+  };
+}
+
+/** Everything observable about a room through the read tools, to prove a refused call changed nothing. */
+export async function snapshot(env: CheckEnv, roomId: string): Promise<string> {
+  const reads = await Promise.all(
+    [
+      ["read_plan", {}],
+      ["list_context", {}],
+      ["read_events", { limit: 100 }],
+      ["list_locks", {}],
+      ["list_shared_vars", {}],
+      ["get_presence", {}],
+    ].map(([name, args]) => env.http.tool(env.teamKey, name as string, { roomId, ...(args as Json) })),
+  );
+  return JSON.stringify(reads.map((r) => r.text));
+}
+
+/** The tool's example arguments in a fresh room of the team (with roomId for room tools). */
+export async function prepared(tool: ToolDefinition, env: CheckEnv, roomId: string): Promise<Json> {
+  const created = await env.http.post("/admin/rooms", env.teamKey, { roomId });
+  if (created.status !== 201)
+    throw new Error(`creating ${roomId}: ${created.status} ${JSON.stringify(created.body)}`);
+  const args = await tool.example(exampleRoom(env, roomId));
+  return tool.room ? { roomId, ...args } : args;
+}
+
+const DENIED = "Error: Room not found or access denied";
+
+/** Another team calling the tool on the room: denied exactly like a missing room, nothing changed. */
+export async function crossTeamProblems(tool: ToolDefinition, env: CheckEnv, roomId: string) {
+  const problems: string[] = [];
+  if (!tool.room) return problems;
+  const args = await prepared(tool, env, roomId);
+  const before = await snapshot(env, roomId);
+  const result = await env.http.tool(env.otherTeamKey, tool.name, args);
+  if (result.text !== DENIED) problems.push(`${tool.name}: another team got ${result.text.slice(0, 120)}`);
+  if ((await snapshot(env, roomId)) !== before)
+    problems.push(`${tool.name}: another team's call changed the room`);
+  return problems;
+}
+
+/** An invite for another room of the same team: denied exactly like a missing room, nothing changed. */
+export async function foreignInviteProblems(
+  tool: ToolDefinition,
+  env: CheckEnv,
+  roomId: string,
+  inviteForOtherRoom: string,
+) {
+  const problems: string[] = [];
+  if (!tool.room) return problems;
+  const args = await prepared(tool, env, roomId);
+  const before = await snapshot(env, roomId);
+  const result = await env.http.tool(inviteForOtherRoom, tool.name, args);
+  if (result.text !== DENIED)
+    problems.push(`${tool.name}: a foreign invite got ${result.text.slice(0, 120)}`);
+  if ((await snapshot(env, roomId)) !== before)
+    problems.push(`${tool.name}: a foreign invite changed the room`);
+  return problems;
+}
+
+const IMPOSTOR = "mallory-impostor";
+
+/**
+ * A key bound to "alice": naming another agent in an acting argument is refused and changes nothing; naming one
+ * in a filter is allowed but the impostor never appears in the room's state; and every argument typed as an agent
+ * id is declared acting, filter or addressee (an undeclared one would escape enforcement).
+ */
+export async function impersonationProblems(
+  tool: ToolDefinition,
+  env: CheckEnv,
+  roomId: string,
+  boundToAlice: string,
+) {
+  const problems: string[] = [];
+  const declared = new Set([...tool.acting, ...tool.filters, ...tool.addressees]);
+  for (const field of agentTypedFields(tool)) {
+    if (!declared.has(field)) problems.push(`${tool.name}: agent argument ${field} is not declared`);
+  }
+  const args = await prepared(tool, env, roomId);
+  for (const field of [...tool.acting, ...tool.filters]) {
+    const before = await snapshot(env, roomId);
+    const result = await env.http.tool(boundToAlice, tool.name, { ...args, [field]: IMPOSTOR });
+    const after = await snapshot(env, roomId);
+    if (tool.acting.includes(field)) {
+      if (result.text !== "Error: This key is bound to agent alice") {
+        problems.push(`${tool.name}: bound key named ${IMPOSTOR} in ${field}: ${result.text.slice(0, 120)}`);
+      }
+      if (after !== before) problems.push(`${tool.name}: a refused impersonation changed the room`);
+    } else if (after.includes(IMPOSTOR)) {
+      problems.push(`${tool.name}: filter ${field} let a bound key act as ${IMPOSTOR}`);
+    }
+  }
+  return problems;
+}
+
+/** Top-level arguments whose schema is an agent id (the agent-id pattern, or an array of them). */
+export function agentTypedFields(tool: ToolDefinition): string[] {
+  const schema = jsonSchema(tool.input, "input") as { properties: Record<string, Json> };
+  const isAgent = (s: Json | undefined): boolean =>
+    s !== undefined &&
+    (s.pattern === AGENT_PATTERN ||
+      isAgent(s.items) ||
+      (Array.isArray(s.anyOf) && s.anyOf.some((x: Json) => isAgent(x))));
+  return Object.entries(schema.properties)
+    .filter(([, s]) => isAgent(s))
+    .map(([name]) => name);
+}
+
+const AGENT_PATTERN = AGENT_ID.source;
+
+export interface BadCase {
+  label: string;
+  args: Json;
+  /** What the error must start with. */
+  expect: RegExp;
+}
+
+/** A value of none of the JSON Schema types a property allows (its own type, or its anyOf branches'). */
+function wrongFor(s: Json): unknown {
+  const allowed = new Set<string>(
+    [s.type, ...((s.anyOf ?? []) as Json[]).map((b) => b.type)].filter(Boolean),
+  );
+  if (allowed.has("integer")) allowed.add("number");
+  const candidates: [string, unknown][] = [
+    ["boolean", true],
+    ["string", "not-this-type"],
+    ["number", 12345],
+    ["array", ["x"]],
+    ["object", { x: 1 }],
+  ];
+  return (candidates.find(([type]) => !allowed.has(type)) as [string, unknown])[1];
+}
+
+/**
+ * Bad variants of valid arguments, derived from the tool's published input schema: nothing at all, each
+ * property wrong-typed, each bounded string or list one past its bound, a lone surrogate in each string, an
+ * unknown property.
+ */
+export function badCases(tool: ToolDefinition, valid: Json): BadCase[] {
+  const schema = jsonSchema(tool.input, "input") as { properties: Record<string, Json>; required?: string[] };
+  const field = (name: string) =>
+    name === "roomId" ? /^Error: Invalid roomId/ : new RegExp(`^Error: Invalid arguments: ${name}`);
+  const cases: BadCase[] = [
+    {
+      label: "unknown property",
+      args: { ...valid, bogus: 1 },
+      expect: /^Error: Invalid arguments: arguments: Unrecognized key: "bogus"/,
+    },
+  ];
+  if ((schema.required ?? []).length > 0) {
+    cases.push({
+      label: "no arguments",
+      args: {},
+      expect: /^Error: (Invalid arguments: \w+: |Invalid roomId)/,
+    });
+  }
+  for (const [name, prop] of Object.entries(schema.properties)) {
+    const typed = prop.type !== undefined ? prop : (prop.anyOf?.find((x: Json) => x.type !== "null") ?? prop);
+    cases.push({
+      label: `${name} wrong-typed`,
+      args: { ...valid, [name]: wrongFor(typed) },
+      expect: field(name),
+    });
+    if (typed.type === "string" && typeof typed.maxLength === "number") {
+      cases.push({
+        label: `${name} too long`,
+        args: { ...valid, [name]: "x".repeat(typed.maxLength + 1) },
+        expect: field(name),
+      });
+    }
+    if (typed.type === "array" && typeof typed.maxItems === "number") {
+      const item = Array.isArray(valid[name]) && valid[name].length > 0 ? valid[name][0] : "a";
+      cases.push({
+        label: `${name} too many`,
+        args: { ...valid, [name]: Array(typed.maxItems + 1).fill(item) },
+        expect: field(name),
+      });
+    }
+    if (typed.type === "string") {
+      cases.push({
+        label: `${name} lone surrogate`,
+        args: { ...valid, [name]: "ok\ud800" },
+        expect: field(name),
+      });
+    }
+  }
+  return cases;
+}

@@ -29,6 +29,7 @@ import { lockTests } from "./conformance/locks.ts";
 import { ownershipTests } from "./conformance/ownership.ts";
 import { planLockTests, planTests } from "./conformance/plan.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
+import { actorTests, idempotencyTests } from "./conformance/scope.ts";
 import { varTests } from "./conformance/vars.ts";
 
 export type { Capability, OpenOptions, StoreFactory } from "./conformance/harness.ts";
@@ -98,6 +99,8 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("ownership", () => ownershipTests(ctx));
     describe("isolation and fidelity", () => isolationTests(ctx));
     describe("concurrency", () => concurrencyTests(ctx));
+    describe("idempotency keys", () => idempotencyTests(ctx));
+    describe("the acting agent's presence", () => actorTests(ctx));
     describe("access: keys", () => keyTests(ctx));
     describe("access: provisionTeam", () => provisionTests(ctx));
     describe("access: rate limiting", () => rateTests(ctx));

@@ -4,7 +4,6 @@
  */
 import { z } from "zod";
 import { TEAM_ID } from "./protocol/ids.ts";
-import type { StoreDriver } from "./store/types.ts";
 
 export interface StaticKey {
   teamId: string;

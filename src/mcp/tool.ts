@@ -50,6 +50,8 @@ export interface ToolDefinition {
   name: string;
   title: string;
   description: string;
+  /** What a successful call returns, in a few words (reference): "Task", "Event[], newest first", … */
+  returns: string;
   /** The strict input schema, with `idempotencyKey` added for mutating tools. */
   input: z.ZodObject;
   /** Declared when the result is a JSON object; the result is returned as structuredContent too. */
@@ -93,6 +95,7 @@ interface Common<I extends z.ZodObject, O extends z.ZodObject | undefined> {
   name: string;
   title: string;
   description: string;
+  returns: string;
   input: I;
   output?: O;
   effect: Effect;
@@ -140,6 +143,7 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
     name: spec.name,
     title: spec.title,
     description: spec.description,
+    returns: spec.returns,
     input,
     ...(output ? { output } : {}),
     effect: spec.effect,

@@ -84,6 +84,7 @@ describe("the checks catch a tool that escapes identity enforcement", () => {
     name: "rogue_post",
     title: "Rogue post",
     description: "A deliberately broken tool: posts an event as whatever agent the caller names.",
+    returns: "Event",
     input: z.strictObject({
       roomId: z.string(),
       agentId: agentIdSchema.describe("The agent the event comes from."),
@@ -99,6 +100,7 @@ describe("the checks catch a tool that escapes identity enforcement", () => {
     name: "undeclared_post",
     title: "Undeclared post",
     description: "A deliberately broken tool: its agent argument is declared neither acting nor filter.",
+    returns: "Event",
     input: z.strictObject({ roomId: z.string(), by: agentIdSchema.describe("Who posts.") }),
     effect: "write",
     example: async () => ({ by: "alice" }),

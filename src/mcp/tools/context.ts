@@ -48,6 +48,7 @@ export const contextTools = [
     title: "Publish a context entry",
     description:
       "Publish a typed context entry (version 1.0) that other agents build against: an API contract, an architecture decision, a task brief, a change request or a note. Use change_request (not an event) for durable requests to another agent. Consumers listed in consuming_agents get a context_available event.",
+    returns: 'ContextEntry (version "1.0")',
     input: z.strictObject({
       roomId,
       type: contextType.describe("api_contract, arch_decision, task, change_request or note."),
@@ -97,6 +98,7 @@ export const contextTools = [
     title: "Read a context entry",
     description:
       "Read one context entry by id (its current version). With includeHistory, also the earlier versions, oldest first.",
+    returns: "ContextEntry (with history when asked)",
     input: z.strictObject({
       roomId,
       id: contextId,
@@ -117,6 +119,7 @@ export const contextTools = [
     name: "list_context",
     title: "List context entries",
     description: "List context entries, oldest first, optionally only one type and/or one author.",
+    returns: "ContextEntry[], oldest first",
     input: z.strictObject({
       roomId,
       type: contextType.optional().describe("Only entries of this type."),
@@ -135,6 +138,7 @@ export const contextTools = [
     title: "Revise a context entry",
     description:
       "Revise a context entry in place (same id and type, version 1.0 → 1.1 → …); the previous version is kept in history. The payload is re-validated against the entry's type. Pass expectedVersion to refuse the update if someone revised it first. Consumers get a context_updated event.",
+    returns: "ContextEntry (the new version)",
     input: z
       .strictObject({
         roomId,

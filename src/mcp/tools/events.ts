@@ -65,6 +65,7 @@ export const eventTools = [
     title: "Post an event",
     description:
       "Append an event to the room's log, to every agent (to='all', default) or to one agent. For ephemeral signals (e.g. task_blocked); durable requests belong in change_request context.",
+    returns: "Event",
     input: z.strictObject({ roomId, ...eventFields }),
     output: eventShape,
     effect: "write",
@@ -79,6 +80,7 @@ export const eventTools = [
     title: "Browse the event log",
     description:
       "Browse the event log, newest first, without consuming anything. since: an event seq or ISO time (only later events); before: an event seq (only earlier events) to page back through the whole log; limit 1-100 (default 20).",
+    returns: "Event[], newest first",
     input: z.strictObject({
       roomId,
       since: z
@@ -105,6 +107,7 @@ export const eventTools = [
     title: "Consume my unread events",
     description:
       "Consume your unread events (addressed to 'all' or to you), oldest first, and advance your cursor past them: each event is delivered to you exactly once. remaining tells how many are still waiting. Call once per turn.",
+    returns: "UnreadBatch {events (oldest first), cursor, count, remaining}",
     input: z.strictObject({
       roomId,
       agentId: actingAgentId,
@@ -123,6 +126,7 @@ export const eventTools = [
     name: "mark_event_read",
     title: "Acknowledge an event",
     description: "Acknowledge an event: you are added to its read_by list.",
+    returns: "{eventId, agentId, ok: true}",
     input: z.strictObject({ roomId, eventId, agentId: actingAgentId }),
     output: z.object({ eventId: z.string(), agentId: z.string(), ok: z.literal(true) }),
     effect: "write",
@@ -139,6 +143,7 @@ export const eventTools = [
     name: "get_event_reads",
     title: "Who acknowledged an event",
     description: "Who has acknowledged an event (mark_event_read).",
+    returns: "{eventId, readBy}",
     input: z.strictObject({ roomId, eventId }),
     output: z.object({ eventId: z.string(), readBy: z.array(z.string()) }),
     effect: "read",
@@ -153,6 +158,7 @@ export const eventTools = [
     name: "reply_to_event",
     title: "Reply to an event",
     description: "Post an event that answers an earlier one (reply_to_id links them); to defaults to 'all'.",
+    returns: "Event (with reply_to_id)",
     input: z.strictObject({
       roomId,
       replyToId: eventId.describe("Id of the event this one answers (e.g. evt-17)."),

@@ -15,6 +15,7 @@ export const lockTools = [
     title: "Take a lock",
     description:
       'Try to take a lock; never waits. Returns acquired=false with the real holder when someone else has it. Acquire again to renew (only the holder can extend it). fence grows every time the resource changes hands: pass it along to detect stale holders. While you hold "plan", other agents\' plan writes fail fast.',
+    returns: "{acquired, resource, holder, expiresAt, fence}",
     input: z.strictObject({
       roomId,
       resource,
@@ -49,6 +50,7 @@ export const lockTools = [
     name: "release_lock",
     title: "Release a lock",
     description: "Release a lock you hold. released=false when you are not the holder (nothing changes).",
+    returns: "{released}",
     input: z.strictObject({ roomId, resource, agentId: actingAgentId }),
     output: z.object({ released: z.boolean() }),
     effect: "write",
@@ -66,6 +68,7 @@ export const lockTools = [
     name: "list_locks",
     title: "List live locks",
     description: "Live locks in the room: resource, owner, expiry and fence.",
+    returns: "Lock[] {resource, owner, expiresAt, fence}, by resource",
     input: z.strictObject({ roomId }),
     effect: "read",
     example: async (room) => {

@@ -42,6 +42,7 @@ export const planTools = [
     title: "Read the plan",
     description:
       "Read the room's whole plan: every task with status, owner, dependencies, priority and version, in plan order. An empty plan is returned for a room with none.",
+    returns: "Plan",
     input: z.strictObject({ roomId }),
     output: planShape,
     effect: "read",
@@ -53,6 +54,7 @@ export const planTools = [
     title: "Add a task",
     description:
       "Add a task to the plan (status pending, no owner). Use depends_on to name tasks that must be done first. Posts a task_added event. Fails fast if another agent holds the 'plan' lock.",
+    returns: "Task (the new one)",
     input: z.strictObject({
       roomId,
       title: line(1, LIMITS.titleMax).describe("Short imperative title, e.g. 'Add POST /login'."),
@@ -85,6 +87,7 @@ export const planTools = [
     title: "Update a task",
     description:
       "Change a task's status, owner (null to unassign) or description, optionally with a progress note (kept in the event, not in the task). To take a task: owner=<you>, status=in_progress, expectedVersion=<version you read>; a stale version fails with a version conflict so two agents never take the same task. Posts a task_updated event.",
+    returns: "Task (as updated)",
     input: z
       .strictObject({
         roomId,
@@ -142,6 +145,7 @@ export const planTools = [
     name: "get_task",
     title: "Read a task",
     description: "Read one task by id: its status, owner, dependencies, priority and version.",
+    returns: "Task",
     input: z.strictObject({ roomId, taskId }),
     output: taskShape,
     effect: "read",
@@ -154,6 +158,7 @@ export const planTools = [
     title: "List tasks ready to start",
     description:
       "List pending tasks you can start now: every dependency exists and is done (a dependency on a missing task counts as unmet). With agentId, only unowned tasks and that agent's own. Ordered by priority (lower first, none last), then plan order.",
+    returns: "Task[], by priority then plan order",
     input: z.strictObject({
       roomId,
       agentId: otherAgentId
@@ -173,6 +178,7 @@ export const planTools = [
     title: "List my tasks",
     description:
       "List the tasks you own (owner = your agent id), in plan order, with their status and version.",
+    returns: "Task[], in plan order",
     input: z.strictObject({ roomId, agentId: actingAgentId }),
     effect: "read",
     acting: ["agentId"],
@@ -185,6 +191,7 @@ export const planTools = [
     title: "Start a session: my summary",
     description:
       "Start every session with this one call: your tasks, your unread events (consumed, exactly as get_unread_events), how many context entries were written or updated since your previous summary, and who is online. Also records a heartbeat for you.",
+    returns: "{agentId, roomId, myTasks, unreadEvents, newContextCount, presence, cursor}",
     input: z.strictObject({
       roomId,
       agentId: actingAgentId,

@@ -11,6 +11,7 @@ export const presenceTools = [
     title: "Say I am alive",
     description:
       "Say you are alive (online for 120 s), optionally with what you are doing. Any other call that names you also keeps you online; call this about every 60 s while working quietly.",
+    returns: "{agentId, presence}",
     input: z.strictObject({
       roomId,
       agentId: actingAgentId,
@@ -36,6 +37,7 @@ export const presenceTools = [
     title: "Who is here",
     description:
       "Every agent ever seen in the room: online (seen within 120 s) or offline, last seen, status text.",
+    returns: "Presence[], by agent id",
     input: z.strictObject({ roomId }),
     effect: "read",
     example: async () => ({}),

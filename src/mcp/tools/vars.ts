@@ -13,6 +13,7 @@ export const varTools = [
     title: "Set a shared variable",
     description:
       "Set a shared variable (string value, at most 4096 chars) for facts too small for a context entry, e.g. a chosen port. Posts a shared_var_set event.",
+    returns: "{key, value}",
     input: z.strictObject({
       roomId,
       key,
@@ -34,6 +35,7 @@ export const varTools = [
     name: "get_shared_var",
     title: "Read a shared variable",
     description: "Read a shared variable; value is null and found false when it is not set.",
+    returns: "{key, value, found}",
     input: z.strictObject({ roomId, key }),
     output: z.object({ key: z.string(), value: z.string().nullable(), found: z.boolean() }),
     effect: "read",
@@ -50,6 +52,7 @@ export const varTools = [
     name: "list_shared_vars",
     title: "List shared variables",
     description: "All shared variables of the room, as a key → value map with their count.",
+    returns: "{vars, count}",
     input: z.strictObject({ roomId }),
     output: z.object({ vars: z.record(z.string(), z.string()), count: z.number().int() }),
     effect: "read",

@@ -1,6 +1,6 @@
 /** Invites of the Redis store: room-slot scripts, one round trip each; invites never claim a room. */
 import { errors } from "../../protocol/errors.ts";
-import type { AccessStore, InviteRecord, NewInvite, RateDecision } from "../access-types.ts";
+import type { AccessStore, NewInvite, RateDecision } from "../access-types.ts";
 import { byCreation, type Numbered, storedInvite, toInviteRecord } from "./access-records.ts";
 import type { Bridge } from "./call.ts";
 import { inviteRateKey } from "./keys.ts";

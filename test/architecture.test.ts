@@ -1,0 +1,112 @@
+/**
+ * The import graph of src/: layers only import downwards (http → mcp → protocol / store contract), only
+ * store/index.ts picks a driver, and no module imports itself through a cycle. Checked from the source text, so a
+ * violation fails here rather than in a code review.
+ */
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const SRC = resolve(import.meta.dir, "../src");
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return files(path);
+    return path.endsWith(".ts") && !path.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+/** Module → the src modules it imports (type-only imports included: they couple layers too). */
+const graph = new Map<string, string[]>();
+for (const file of files(SRC)) {
+  const text = readFileSync(file, "utf8");
+  const targets = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+["'](\.[^"']+)["']/g)].map(
+    (m) => relative(SRC, resolve(dirname(file), m[1] as string)),
+  );
+  graph.set(relative(SRC, file), targets);
+}
+
+const layer = (module: string) => module.split("/")[0] as string;
+
+/** Which top-level areas each area may import (besides itself). */
+const ALLOWED: Record<string, string[]> = {
+  protocol: [],
+  store: ["protocol", "config.ts"],
+  access: ["protocol", "store", "config.ts"],
+  mcp: ["protocol", "store", "log.ts", "config.ts"],
+  live: ["protocol", "store", "log.ts", "config.ts"],
+  http: ["protocol", "store", "mcp", "access", "live", "log.ts", "config.ts"],
+  web: ["protocol", "store", "http", "mcp", "live", "access", "log.ts", "config.ts"],
+  cli: ["protocol", "mcp", "log.ts"],
+  "config.ts": ["protocol", "store"],
+  "log.ts": [],
+  "clients.ts": ["protocol"],
+  "app.ts": ["protocol", "store", "http", "mcp", "access", "live", "web", "log.ts", "config.ts"],
+  "index.ts": [
+    "protocol",
+    "store",
+    "http",
+    "mcp",
+    "access",
+    "live",
+    "web",
+    "log.ts",
+    "config.ts",
+    "app.ts",
+    "clients.ts",
+  ],
+};
+
+describe("the import graph of src/", () => {
+  test("every area imports only the areas below it", () => {
+    const problems: string[] = [];
+    for (const [module, targets] of graph) {
+      const from = layer(module);
+      const allowed = ALLOWED[from];
+      if (!allowed) {
+        problems.push(`${module}: area ${from} has no rule in this test`);
+        continue;
+      }
+      for (const target of targets) {
+        if (target === "../package.json") continue; // the version, readable from anywhere
+        const to = layer(target);
+        if (to !== from && !allowed.includes(to)) problems.push(`${module} → ${target}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test("only store/index.ts imports a driver, and store/types.ts imports only types of the protocol", () => {
+    const problems: string[] = [];
+    for (const [module, targets] of graph) {
+      for (const target of targets) {
+        const driver = /^store\/(sqlite|redis|postgres)\//.exec(target)?.[1];
+        const sameDriver = driver !== undefined && module.startsWith(`store/${driver}/`);
+        if (driver && !sameDriver && module !== "store/index.ts") problems.push(`${module} → ${target}`);
+      }
+    }
+    for (const target of graph.get("store/types.ts") ?? []) {
+      if (!target.startsWith("protocol/") && target !== "store/access-types.ts")
+        problems.push(`store/types.ts → ${target}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test("no import cycles", () => {
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const visit = (module: string, path: string[]) => {
+      if (state.get(module) === "done") return;
+      if (state.get(module) === "open") {
+        cycles.push([...path.slice(path.indexOf(module)), module].join(" → "));
+        return;
+      }
+      state.set(module, "open");
+      for (const target of graph.get(module) ?? []) visit(target, [...path, module]);
+      state.set(module, "done");
+    };
+    for (const module of graph.keys()) visit(module, []);
+    expect(cycles).toEqual([]);
+  });
+});

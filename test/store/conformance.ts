@@ -15,13 +15,13 @@ import { concurrencyTests } from "./conformance/concurrency.ts";
 import { contextTests } from "./conformance/context.ts";
 import { consumeTests, eventTests } from "./conformance/events.ts";
 import {
-  type Ctx,
   createTestClock,
   expectRoomError,
   newScope,
   newTask,
   ROOMS_PER_TEAM,
   type StoreFactory,
+  type Suite,
   testWith,
 } from "./conformance/harness.ts";
 import { isolationTests } from "./conformance/isolation.ts";
@@ -39,23 +39,23 @@ const OUTAGE_BOUND_MS = 15_000;
 
 export function runConformance(name: string, factory: StoreFactory): void {
   describe(`RoomStore conformance: ${name}`, () => {
-    const ctx = { clock: createTestClock(), factory } as Ctx;
+    const suite = { clock: createTestClock(), factory } as Suite;
     const opened: RoomStore[] = [];
 
     beforeAll(async () => {
-      ctx.store = await factory.open(ctx.clock.now);
-      opened.push(ctx.store);
+      suite.store = await factory.open(suite.clock.now);
+      opened.push(suite.store);
       const limits = { roomsPerTeam: ROOMS_PER_TEAM };
-      ctx.limited = await factory.open(ctx.clock.now, { limits });
-      opened.push(ctx.limited);
+      suite.limited = await factory.open(suite.clock.now, { limits });
+      opened.push(suite.limited);
       if (factory.lacks?.secondInstance) {
-        ctx.second = ctx.store;
-        ctx.limitedSecond = ctx.limited;
+        suite.second = suite.store;
+        suite.limitedSecond = suite.limited;
       } else {
-        ctx.second = await factory.openSecond(ctx.clock.now);
-        opened.push(ctx.second);
-        ctx.limitedSecond = await factory.openSecond(ctx.clock.now, { limits });
-        opened.push(ctx.limitedSecond);
+        suite.second = await factory.openSecond(suite.clock.now);
+        opened.push(suite.second);
+        suite.limitedSecond = await factory.openSecond(suite.clock.now, { limits });
+        opened.push(suite.limitedSecond);
       }
     });
 
@@ -65,50 +65,55 @@ export function runConformance(name: string, factory: StoreFactory): void {
     });
 
     test("reports its driver and answers ping", async () => {
-      expect(ctx.store.driver).toBe(factory.driver);
-      expect(ctx.second.driver).toBe(factory.driver);
-      await ctx.store.ping();
-      await ctx.second.ping();
+      expect(suite.store.driver).toBe(factory.driver);
+      expect(suite.second.driver).toBe(factory.driver);
+      await suite.store.ping();
+      await suite.second.ping();
     });
 
-    testWith(ctx, "outage", "an unreachable store fails with store_unavailable in bounded time", async () => {
-      const store = await factory.openUnreachable?.(ctx.clock.now);
-      if (!store) throw new Error("the factory neither declares lacks.outage nor provides openUnreachable");
-      const scope = newScope();
-      const started = performance.now();
-      try {
-        await expectRoomError(store.ping(), "store_unavailable", STORE_UNAVAILABLE);
-        await expectRoomError(store.readPlan(scope), "store_unavailable", STORE_UNAVAILABLE);
-        await expectRoomError(store.addTask(scope, newTask("t")), "store_unavailable", STORE_UNAVAILABLE);
-        await expectRoomError(store.consumeEvents(scope, "a", 10), "store_unavailable", STORE_UNAVAILABLE);
-      } finally {
-        await store.close().catch(() => {});
-      }
-      expect(performance.now() - started).toBeLessThan(OUTAGE_BOUND_MS);
-    });
+    testWith(
+      suite,
+      "outage",
+      "an unreachable store fails with store_unavailable in bounded time",
+      async () => {
+        const store = await factory.openUnreachable?.(suite.clock.now);
+        if (!store) throw new Error("the factory neither declares lacks.outage nor provides openUnreachable");
+        const scope = newScope();
+        const started = performance.now();
+        try {
+          await expectRoomError(store.ping(), "store_unavailable", STORE_UNAVAILABLE);
+          await expectRoomError(store.readPlan(scope), "store_unavailable", STORE_UNAVAILABLE);
+          await expectRoomError(store.addTask(scope, newTask("t")), "store_unavailable", STORE_UNAVAILABLE);
+          await expectRoomError(store.consumeEvents(scope, "a", 10), "store_unavailable", STORE_UNAVAILABLE);
+        } finally {
+          await store.close().catch(() => {});
+        }
+        expect(performance.now() - started).toBeLessThan(OUTAGE_BOUND_MS);
+      },
+    );
 
-    describe("plan", () => planTests(ctx));
-    describe("plan lock", () => planLockTests(ctx));
-    describe("context", () => contextTests(ctx));
-    describe("events", () => eventTests(ctx));
-    describe("consumeEvents", () => consumeTests(ctx));
-    describe("summary", () => summaryTests(ctx));
-    describe("presence", () => presenceTests(ctx));
-    describe("locks", () => lockTests(ctx));
-    describe("shared variables", () => varTests(ctx));
-    describe("ownership", () => ownershipTests(ctx));
-    describe("isolation and fidelity", () => isolationTests(ctx));
-    describe("concurrency", () => concurrencyTests(ctx));
-    describe("idempotency keys", () => idempotencyTests(ctx));
-    describe("the acting agent's presence", () => actorTests(ctx));
-    describe("access: keys", () => keyTests(ctx));
-    describe("access: provisionTeam", () => provisionTests(ctx));
-    describe("access: rate limiting", () => rateTests(ctx));
-    describe("access: invites", () => inviteTests(ctx));
-    describe("access: mayClaim false (invite scopes)", () => mayClaimTests(ctx));
-    describe("access: room administration", () => roomAdminTests(ctx));
-    describe("access: room limit", () => roomLimitTests(ctx));
-    describe("access: roomStats", () => roomStatsTests(ctx));
-    describe("access: roomSummary", () => roomSummaryTests(ctx));
+    describe("plan", () => planTests(suite));
+    describe("plan lock", () => planLockTests(suite));
+    describe("context", () => contextTests(suite));
+    describe("events", () => eventTests(suite));
+    describe("consumeEvents", () => consumeTests(suite));
+    describe("summary", () => summaryTests(suite));
+    describe("presence", () => presenceTests(suite));
+    describe("locks", () => lockTests(suite));
+    describe("shared variables", () => varTests(suite));
+    describe("ownership", () => ownershipTests(suite));
+    describe("isolation and fidelity", () => isolationTests(suite));
+    describe("concurrency", () => concurrencyTests(suite));
+    describe("idempotency keys", () => idempotencyTests(suite));
+    describe("the acting agent's presence", () => actorTests(suite));
+    describe("access: keys", () => keyTests(suite));
+    describe("access: provisionTeam", () => provisionTests(suite));
+    describe("access: rate limiting", () => rateTests(suite));
+    describe("access: invites", () => inviteTests(suite));
+    describe("access: mayClaim false (invite scopes)", () => mayClaimTests(suite));
+    describe("access: room administration", () => roomAdminTests(suite));
+    describe("access: room limit", () => roomLimitTests(suite));
+    describe("access: roomStats", () => roomStatsTests(suite));
+    describe("access: roomSummary", () => roomSummaryTests(suite));
   });
 }

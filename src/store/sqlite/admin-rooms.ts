@@ -4,12 +4,12 @@ import type { Presence, TaskStatus } from "../../protocol/records.ts";
 import { TASK_STATUSES } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomListing, RoomStats, RoomSummaryView } from "../access-types.ts";
-import { liveAfter, type StoreContext } from "./rooms.ts";
+import { liveAfter, type StoreParts } from "./rooms.ts";
 import { eventId } from "./rows.ts";
 
 type RoomTeam = { roomId: string; teamId: string };
 
-export function createAdminRooms({ db, now, rooms }: StoreContext, presence: (roomId: string) => Presence[]) {
+export function createAdminRooms({ db, now, rooms }: StoreParts, presence: (roomId: string) => Presence[]) {
   const owned = db.query<{ room_id: string; created_at: number; last_activity: number }, [string, number]>(
     `SELECT room_id, created_at, last_activity FROM rooms
      WHERE owner = ? AND last_activity > ? ORDER BY created_at, room_id`,

@@ -5,7 +5,7 @@ import { BROADCAST, type ContextEntry } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { ContextFilter, ContextUpdate, ContextVersion, NewContext, RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
-import type { StoreContext } from "./rooms.ts";
+import type { StoreParts } from "./rooms.ts";
 
 const parse = <T>(row: { json: string }): T => JSON.parse(row.json);
 
@@ -16,7 +16,7 @@ const minor = (version: string): number => Number(version.slice(version.indexOf(
 const addressee = (consumers: string[]): string | null =>
   consumers.length === 0 ? null : consumers.length === 1 ? (consumers[0] ?? BROADCAST) : BROADCAST;
 
-export function createContext({ db, now, rooms }: StoreContext, events: Events) {
+export function createContext({ db, now, rooms }: StoreParts, events: Events) {
   const insert = db.query<unknown, [string, string, number, string, string, number, string]>(
     `INSERT INTO contexts (room_id, id, n, type, author, changed_seq, json)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,

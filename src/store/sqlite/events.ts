@@ -2,14 +2,14 @@
 import { errors } from "../../protocol/errors.ts";
 import { BROADCAST, type RoomEvent, type UnreadBatch } from "../../protocol/records.ts";
 import type { EventQuery, NewEvent, RoomScope } from "../types.ts";
-import type { RoomRow, StoreContext } from "./rooms.ts";
+import type { RoomRow, StoreParts } from "./rooms.ts";
 import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
 
 /** Bounds that stand in for "no filter", so one prepared statement serves every query as a PK range scan. */
 const NO_LOWER = -1;
 const NO_UPPER = Number.MAX_SAFE_INTEGER;
 
-export function createEvents({ db, now, rooms }: StoreContext) {
+export function createEvents({ db, now, rooms }: StoreParts) {
   const insert = db.query<unknown, [string, number, string, string, string, number, string, string | null]>(
     `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,

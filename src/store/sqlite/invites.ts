@@ -7,7 +7,7 @@ import { errors } from "../../protocol/errors.ts";
 import { iso } from "../../protocol/time.ts";
 import type { InviteRecord, NewInvite, RateDecision, RateRequest } from "../access-types.ts";
 import { inviteBucket, invitePrefix, type Rate } from "./rate.ts";
-import type { StoreContext } from "./rooms.ts";
+import type { StoreParts } from "./rooms.ts";
 import { toMs } from "./rows.ts";
 
 interface InviteRow {
@@ -37,7 +37,7 @@ function toInvite(row: InviteRow): InviteRecord {
 
 type RoomTeam = { roomId: string; teamId: string };
 
-export function createInvites({ db, now, rooms }: StoreContext, rate: Rate) {
+export function createInvites({ db, now, rooms }: StoreParts, rate: Rate) {
   const insert = db.query<InviteRow, [string, string, string, string, number, number, string | null, string]>(
     `INSERT INTO invites (room_id, token_id, team_id, digest, created_at, expires_at, agent_id, hint)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,

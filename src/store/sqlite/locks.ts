@@ -4,10 +4,10 @@ import { PLAN_LOCK } from "../../protocol/limits.ts";
 import type { LockInfo, LockState } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
-import type { StoreContext } from "./rooms.ts";
+import type { StoreParts } from "./rooms.ts";
 import { isLive, type LockRow, toLockInfo } from "./rows.ts";
 
-export function createLocks({ db, now, rooms }: StoreContext) {
+export function createLocks({ db, now, rooms }: StoreParts) {
   const get = db.query<LockRow, [string, string]>(
     "SELECT resource, holder, expires_at, fence FROM locks WHERE room_id = ? AND resource = ?",
   );

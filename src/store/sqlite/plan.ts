@@ -5,14 +5,14 @@ import { iso } from "../../protocol/time.ts";
 import type { NewTask, RoomScope, TaskUpdate } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Locks } from "./locks.ts";
-import type { StoreContext } from "./rooms.ts";
+import type { StoreParts } from "./rooms.ts";
 
 /** The fields of a TaskUpdate that count as changes (and are echoed in the task_updated event). */
 const CHANGE_FIELDS = ["status", "owner", "description", "note"] as const;
 
 const parse = (row: { json: string }): Task => JSON.parse(row.json);
 
-export function createPlan({ db, now, rooms }: StoreContext, events: Events, locks: Locks) {
+export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks: Locks) {
   const insert = db.query<unknown, [string, string, number, string]>(
     "INSERT INTO tasks (room_id, id, n, owner, json) VALUES (?1, ?2, ?3, NULL, ?4)",
   );

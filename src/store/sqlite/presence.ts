@@ -1,10 +1,10 @@
 /** Presence: heartbeats keep an agent online for LIMITS.presenceOnlineMs; every agent ever seen is listed. */
 import type { Presence } from "../../protocol/records.ts";
 import type { RoomScope } from "../types.ts";
-import type { StoreContext } from "./rooms.ts";
+import type { StoreParts } from "./rooms.ts";
 import { type PresenceRow, toPresence } from "./rows.ts";
 
-export function createPresence({ db, now, rooms }: StoreContext) {
+export function createPresence({ db, now, rooms }: StoreParts) {
   // A NULL status_text (none given) keeps the previous text; "" replaces it (and reads as none).
   const upsert = db.query<PresenceRow, [string, string, number, string | null]>(
     `INSERT INTO presence (room_id, agent_id, last_seen, status_text) VALUES (?1, ?2, ?3, ?4)

@@ -177,7 +177,7 @@ export function createRooms(db: Database, now: Clock, limits: StoreLimits, rate:
 export type Rooms = ReturnType<typeof createRooms>;
 
 /** What every operation module needs: the connection, the clock and the room gate. */
-export interface StoreContext {
+export interface StoreParts {
   db: Database;
   now: Clock;
   rooms: Rooms;

@@ -2,9 +2,9 @@
 import { BROADCAST } from "../../protocol/records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
-import type { StoreContext } from "./rooms.ts";
+import type { StoreParts } from "./rooms.ts";
 
-export function createVars({ db, rooms }: StoreContext, events: Events) {
+export function createVars({ db, rooms }: StoreParts, events: Events) {
   const put = db.query<unknown, [string, string, string]>(
     `INSERT INTO vars (room_id, key, value) VALUES (?1, ?2, ?3)
      ON CONFLICT (room_id, key) DO UPDATE SET value = excluded.value`,

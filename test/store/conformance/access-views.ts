@@ -7,7 +7,7 @@ import { ACCESS_DENIED } from "../../../src/protocol/errors.ts";
 import type { RoomEvent } from "../../../src/protocol/records.ts";
 import { iso } from "../../../src/protocol/time.ts";
 import type { RoomScope } from "../../../src/store/types.ts";
-import { type Ctx, expectRoomError, newScope, newTask, newTeam, notePayload } from "./harness.ts";
+import { expectRoomError, newScope, newTask, newTeam, notePayload, type Suite } from "./harness.ts";
 
 const header = (e: RoomEvent) => ({
   id: e.id,
@@ -21,9 +21,9 @@ const header = (e: RoomEvent) => ({
 const HEADER_FIELDS = ["from", "id", "seq", "timestamp", "to", "type"];
 
 /** Known activity: 4 tasks (1 in progress, 1 done), 2 context entries, 3 agents, 28 events. */
-async function busyRoom(ctx: Ctx): Promise<{ scope: RoomScope; lastWriteAt: number }> {
+async function busyRoom(suite: Suite): Promise<{ scope: RoomScope; lastWriteAt: number }> {
   const scope = newScope();
-  const store = ctx.store;
+  const store = suite.store;
   const tasks = [];
   for (let i = 0; i < 4; i++) tasks.push(await store.addTask(scope, newTask(`t${i}`)));
   await store.updateTask(scope, { taskId: tasks[1]!.id, status: "in_progress", owner: "a" });
@@ -38,31 +38,31 @@ async function busyRoom(ctx: Ctx): Promise<{ scope: RoomScope; lastWriteAt: numb
     });
   }
   await store.heartbeat(scope, "a", "working");
-  ctx.clock.advance(1_000);
+  suite.clock.advance(1_000);
   await store.heartbeat(scope, "b");
   const first = await store.postEvent(scope, { type: "ping", from: "a", to: "b", payload: { secret: "x" } });
   for (let i = 0; i < 20; i++) {
-    await ctx.second.postEvent(scope, { type: "e", from: "b", to: "all", payload: { i, note: "private" } });
+    await suite.second.postEvent(scope, { type: "e", from: "b", to: "all", payload: { i, note: "private" } });
   }
   await store.markEventRead(scope, first.id, "b");
-  ctx.clock.advance(1_000);
+  suite.clock.advance(1_000);
   await store.postEvent(scope, { type: "reply", from: "b", to: "a", payload: {}, replyToId: first.id });
-  const lastWriteAt = ctx.clock.advance(1_000);
+  const lastWriteAt = suite.clock.advance(1_000);
   await store.heartbeat(scope, "c");
   return { scope, lastWriteAt };
 }
 
-export function roomStatsTests(ctx: Ctx): void {
+export function roomStatsTests(suite: Suite): void {
   test("roomStats of an unowned room → null, and it does not claim", async () => {
     const scope = newScope();
-    expect(await ctx.store.roomStats(scope.roomId)).toBeNull();
-    await ctx.second.addTask(scope, newTask("t"));
-    expect((await ctx.store.roomStats(scope.roomId))?.owner).toBe(scope.teamId);
+    expect(await suite.store.roomStats(scope.roomId)).toBeNull();
+    await suite.second.addTask(scope, newTask("t"));
+    expect((await suite.store.roomStats(scope.roomId))?.owner).toBe(scope.teamId);
   });
 
   test("roomStats counts known activity", async () => {
-    const { scope, lastWriteAt } = await busyRoom(ctx);
-    expect(await ctx.second.roomStats(scope.roomId)).toEqual({
+    const { scope, lastWriteAt } = await busyRoom(suite);
+    expect(await suite.second.roomStats(scope.roomId)).toEqual({
       roomId: scope.roomId,
       owner: scope.teamId,
       taskCount: 4,
@@ -76,9 +76,9 @@ export function roomStatsTests(ctx: Ctx): void {
 
   test("roomStats of a room just claimed: zeros but the claiming write", async () => {
     const scope = newScope();
-    const at = ctx.clock.now();
-    await ctx.store.createRoom(scope);
-    expect(await ctx.store.roomStats(scope.roomId)).toEqual({
+    const at = suite.clock.now();
+    await suite.store.createRoom(scope);
+    expect(await suite.store.roomStats(scope.roomId)).toEqual({
       roomId: scope.roomId,
       owner: scope.teamId,
       taskCount: 0,
@@ -91,35 +91,35 @@ export function roomStatsTests(ctx: Ctx): void {
   });
 }
 
-export function roomSummaryTests(ctx: Ctx): void {
+export function roomSummaryTests(suite: Suite): void {
   test("roomSummary of an unowned room → null, with or without a team, and it does not claim", async () => {
     const scope = newScope();
-    expect(await ctx.store.roomSummary(scope.roomId)).toBeNull();
-    expect(await ctx.store.roomSummary(scope.roomId, scope.teamId)).toBeNull();
-    expect(await ctx.store.roomStats(scope.roomId)).toBeNull();
+    expect(await suite.store.roomSummary(scope.roomId)).toBeNull();
+    expect(await suite.store.roomSummary(scope.roomId, scope.teamId)).toBeNull();
+    expect(await suite.store.roomStats(scope.roomId)).toBeNull();
     // Not claimed by the team that asked: any team's first write claims normally.
     const claimer = { roomId: scope.roomId, teamId: newTeam() };
-    await ctx.second.addTask(claimer, newTask("mine"));
-    expect((await ctx.store.roomStats(scope.roomId))?.owner).toBe(claimer.teamId);
-    await expectRoomError(ctx.store.readPlan(scope), "denied", ACCESS_DENIED);
+    await suite.second.addTask(claimer, newTask("mine"));
+    expect((await suite.store.roomStats(scope.roomId))?.owner).toBe(claimer.teamId);
+    await expectRoomError(suite.store.readPlan(scope), "denied", ACCESS_DENIED);
   });
 
   test("roomSummary with another team's id → null; with the owner's id or none → the view", async () => {
     const scope = newScope();
-    await ctx.store.addTask(scope, newTask("t"));
-    expect(await ctx.store.roomSummary(scope.roomId, newTeam())).toBeNull();
-    const mine = await ctx.second.roomSummary(scope.roomId, scope.teamId);
+    await suite.store.addTask(scope, newTask("t"));
+    expect(await suite.store.roomSummary(scope.roomId, newTeam())).toBeNull();
+    const mine = await suite.second.roomSummary(scope.roomId, scope.teamId);
     expect(mine).not.toBeNull();
-    expect(await ctx.store.roomSummary(scope.roomId)).toEqual(mine);
+    expect(await suite.store.roomSummary(scope.roomId)).toEqual(mine);
   });
 
   test("roomSummary: presence, task counts by status, context count, the 20 newest event headers", async () => {
-    const { scope } = await busyRoom(ctx);
-    const view = await ctx.store.roomSummary(scope.roomId, scope.teamId);
-    const newest = await ctx.store.readEvents(scope, { limit: 20 });
+    const { scope } = await busyRoom(suite);
+    const view = await suite.store.roomSummary(scope.roomId, scope.teamId);
+    const newest = await suite.store.readEvents(scope, { limit: 20 });
     expect(view).toEqual({
       roomId: scope.roomId,
-      agents: await ctx.store.getPresence(scope),
+      agents: await suite.store.getPresence(scope),
       taskCount: 4,
       tasksByStatus: { pending: 2, in_progress: 1, done: 1, blocked: 0 },
       contextCount: 2,
@@ -140,9 +140,9 @@ export function roomSummaryTests(ctx: Ctx): void {
 
   test("roomSummary of a room with few events lists them all, newest first; an empty plan counts zeros", async () => {
     const scope = newScope();
-    const e1 = await ctx.store.postEvent(scope, { type: "a", from: "x", to: "all", payload: { p: 1 } });
-    const e2 = await ctx.store.postEvent(scope, { type: "b", from: "x", to: "y", payload: { p: 2 } });
-    expect(await ctx.second.roomSummary(scope.roomId)).toEqual({
+    const e1 = await suite.store.postEvent(scope, { type: "a", from: "x", to: "all", payload: { p: 1 } });
+    const e2 = await suite.store.postEvent(scope, { type: "b", from: "x", to: "y", payload: { p: 2 } });
+    expect(await suite.second.roomSummary(scope.roomId)).toEqual({
       roomId: scope.roomId,
       agents: [],
       taskCount: 0,

@@ -6,52 +6,54 @@ import { expect, test } from "bun:test";
 import { ACCESS_DENIED, RoomError } from "../../../src/protocol/errors.ts";
 import {
   allEvents,
-  type Ctx,
   expectRoomError,
   instanceFor,
   newScope,
   newTask,
   newTeam,
   notePayload,
+  type Suite,
   testWith,
 } from "./harness.ts";
 
 const times = (n: number) => Array.from({ length: n }, (_, i) => i);
 
-export function concurrencyTests(ctx: Ctx): void {
-  testWith(ctx, "secondInstance", "the two instances see one backing store", async () => {
+export function concurrencyTests(suite: Suite): void {
+  testWith(suite, "secondInstance", "the two instances see one backing store", async () => {
     const scope = newScope();
-    const task = await ctx.store.addTask(scope, newTask("t"));
-    expect(await ctx.second.getTask(scope, task.id)).toEqual(task);
-    await ctx.second.setVar(scope, "k", "v", "a");
-    expect(await ctx.store.getVar(scope, "k")).toBe("v");
-    expect((await ctx.store.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} })).seq).toBe(3);
+    const task = await suite.store.addTask(scope, newTask("t"));
+    expect(await suite.second.getTask(scope, task.id)).toEqual(task);
+    await suite.second.setVar(scope, "k", "v", "a");
+    expect(await suite.store.getVar(scope, "k")).toBe("v");
+    expect((await suite.store.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} })).seq).toBe(
+      3,
+    );
   });
 
   test("32 agents adding 5 tasks each concurrently: 160 tasks, distinct ids, none lost (defect 13)", async () => {
     const scope = newScope();
     const results = await Promise.all(
       times(160).map((i) =>
-        instanceFor(ctx, i).addTask(scope, newTask(`t${i}`, { agentId: `agent-${i % 32}` })),
+        instanceFor(suite, i).addTask(scope, newTask(`t${i}`, { agentId: `agent-${i % 32}` })),
       ),
     );
-    const plan = await ctx.store.readPlan(scope);
+    const plan = await suite.store.readPlan(scope);
     expect(plan.tasks).toHaveLength(160);
     expect(new Set(plan.tasks.map((t) => t.id)).size).toBe(160);
     expect(new Set(plan.tasks.map((t) => t.title))).toEqual(new Set(times(160).map((i) => `t${i}`)));
     expect(new Set(results.map((t) => t.id))).toEqual(new Set(plan.tasks.map((t) => t.id)));
-    const events = await allEvents(ctx.store, scope);
+    const events = await allEvents(suite.store, scope);
     expect(events.map((e) => e.seq)).toEqual(times(160).map((i) => i + 1));
     expect(new Set(events.map((e) => e.id)).size).toBe(160);
   });
 
   test("concurrent updates without expectedVersion all apply, on distinct tasks and on one task", async () => {
     const scope = newScope();
-    const tasks = await Promise.all(times(32).map((i) => ctx.store.addTask(scope, newTask(`own ${i}`))));
-    const shared = await ctx.store.addTask(scope, newTask("shared"));
+    const tasks = await Promise.all(times(32).map((i) => suite.store.addTask(scope, newTask(`own ${i}`))));
+    const shared = await suite.store.addTask(scope, newTask("shared"));
     await Promise.all(
       times(32).map(async (i) => {
-        const store = instanceFor(ctx, i);
+        const store = instanceFor(suite, i);
         const own = tasks[i]?.id ?? "";
         for (let k = 0; k < 6; k++) {
           await Promise.all([
@@ -61,19 +63,19 @@ export function concurrencyTests(ctx: Ctx): void {
         }
       }),
     );
-    const plan = await ctx.store.readPlan(scope);
+    const plan = await suite.store.readPlan(scope);
     for (const task of plan.tasks.slice(0, 32)) expect(task.version).toBe(7);
     expect(plan.tasks[32]?.version).toBe(1 + 32 * 6);
-    const updates = (await allEvents(ctx.store, scope)).filter((e) => e.type === "task_updated");
+    const updates = (await allEvents(suite.store, scope)).filter((e) => e.type === "task_updated");
     expect(updates).toHaveLength(2 * 32 * 6);
   });
 
   test("concurrent updates with the same expectedVersion: exactly one wins, the rest conflict", async () => {
     const scope = newScope();
-    const task = await ctx.store.addTask(scope, newTask("t"));
+    const task = await suite.store.addTask(scope, newTask("t"));
     const settled = await Promise.allSettled(
       times(16).map((i) =>
-        instanceFor(ctx, i).updateTask(scope, { taskId: task.id, owner: `a${i}`, expectedVersion: 1 }),
+        instanceFor(suite, i).updateTask(scope, { taskId: task.id, owner: `a${i}`, expectedVersion: 1 }),
       ),
     );
     const won = settled.filter((r) => r.status === "fulfilled");
@@ -84,17 +86,17 @@ export function concurrencyTests(ctx: Ctx): void {
         expect((r.reason as RoomError).message).toBe(`Version conflict: task ${task.id} is at version 2`);
       }
     }
-    expect((await ctx.store.getTask(scope, task.id)).version).toBe(2);
+    expect((await suite.store.getTask(scope, task.id)).version).toBe(2);
   });
 
   test("8 concurrent consumers of one agent's cursor get 400 events exactly once (defect 13)", async () => {
     const scope = newScope();
     for (let i = 0; i < 400; i++)
-      await ctx.store.postEvent(scope, { type: "e", from: "p", to: "all", payload: { i } });
+      await suite.store.postEvent(scope, { type: "e", from: "p", to: "all", payload: { i } });
     const delivered: number[] = [];
     await Promise.all(
       times(8).map(async (w) => {
-        const store = instanceFor(ctx, w);
+        const store = instanceFor(suite, w);
         for (;;) {
           const batch = await store.consumeEvents(scope, "x", 7 + w * 3);
           if (batch.count === 0) return;
@@ -106,7 +108,7 @@ export function concurrencyTests(ctx: Ctx): void {
     );
     expect(delivered).toHaveLength(400);
     expect(new Set(delivered).size).toBe(400);
-    expect(await ctx.store.consumeEvents(scope, "x", 100)).toEqual({
+    expect(await suite.store.consumeEvents(scope, "x", 100)).toEqual({
       events: [],
       cursor: 400,
       count: 0,
@@ -120,7 +122,7 @@ export function concurrencyTests(ctx: Ctx): void {
     const delivered: number[] = [];
     const producers = Promise.all(
       times(4).map(async (p) => {
-        const store = instanceFor(ctx, p);
+        const store = instanceFor(suite, p);
         for (let i = 0; i < 50; i++)
           await store.postEvent(scope, { type: "e", from: `p${p}`, to: "all", payload: {} });
       }),
@@ -129,7 +131,7 @@ export function concurrencyTests(ctx: Ctx): void {
     });
     const consumers = Promise.all(
       times(4).map(async (w) => {
-        const store = instanceFor(ctx, w + 1);
+        const store = instanceFor(suite, w + 1);
         for (;;) {
           const done = !producing;
           const batch = await store.consumeEvents(scope, "x", 5);
@@ -145,7 +147,7 @@ export function concurrencyTests(ctx: Ctx): void {
 
   test("20 concurrent updateContext calls: version 1.20 and 20 history entries (defect 5)", async () => {
     const scope = newScope();
-    const entry = await ctx.store.writeContext(scope, {
+    const entry = await suite.store.writeContext(scope, {
       type: "note",
       summary: "v0",
       consuming_agents: [],
@@ -154,13 +156,13 @@ export function concurrencyTests(ctx: Ctx): void {
     });
     const results = await Promise.all(
       times(20).map((i) =>
-        instanceFor(ctx, i).updateContext(scope, { id: entry.id, author: `u${i}`, summary: `s${i}` }),
+        instanceFor(suite, i).updateContext(scope, { id: entry.id, author: `u${i}`, summary: `s${i}` }),
       ),
     );
     expect(new Set(results.map((r) => r.version)).size).toBe(20);
-    const current = await ctx.store.readContext(scope, entry.id);
+    const current = await suite.store.readContext(scope, entry.id);
     expect(current.version).toBe("1.20");
-    const history = await ctx.store.contextHistory(scope, entry.id);
+    const history = await suite.store.contextHistory(scope, entry.id);
     expect(history.map((h) => h.version)).toEqual(times(20).map((i) => `1.${i}`));
     const summaries = [...history.map((h) => h.summary), current.summary];
     expect(new Set(summaries)).toEqual(new Set(["v0", ...times(20).map((i) => `s${i}`)]));
@@ -168,16 +170,16 @@ export function concurrencyTests(ctx: Ctx): void {
 
   test("concurrent setVar on distinct keys keeps every one", async () => {
     const scope = newScope();
-    await Promise.all(times(64).map((i) => instanceFor(ctx, i).setVar(scope, `k${i}`, String(i), `a${i}`)));
-    const vars = await ctx.store.listVars(scope);
+    await Promise.all(times(64).map((i) => instanceFor(suite, i).setVar(scope, `k${i}`, String(i), `a${i}`)));
+    const vars = await suite.store.listVars(scope);
     expect(vars).toEqual(Object.fromEntries(times(64).map((i) => [`k${i}`, String(i)])));
-    expect(await allEvents(ctx.store, scope)).toHaveLength(64);
+    expect(await allEvents(suite.store, scope)).toHaveLength(64);
   });
 
   test("16 agents racing for one lock: exactly one acquires, the others see it as holder", async () => {
     const scope = newScope();
     const results = await Promise.all(
-      times(16).map((i) => instanceFor(ctx, i).acquireLock(scope, "deploy", `a${i}`, 30_000)),
+      times(16).map((i) => instanceFor(suite, i).acquireLock(scope, "deploy", `a${i}`, 30_000)),
     );
     const winners = results.filter((r) => r.acquired);
     expect(winners).toHaveLength(1);
@@ -185,7 +187,7 @@ export function concurrencyTests(ctx: Ctx): void {
     for (const r of results)
       expect(r).toEqual({ acquired: r.acquired, resource: "deploy", holder, expiresAt, fence });
     expect(holder).toBe(`a${results.findIndex((r) => r.acquired)}`);
-    expect(await ctx.second.listLocks(scope)).toEqual([
+    expect(await suite.second.listLocks(scope)).toEqual([
       { resource: "deploy", owner: holder, expiresAt, fence },
     ]);
   });
@@ -193,7 +195,7 @@ export function concurrencyTests(ctx: Ctx): void {
   test("one team's concurrent first writes on a fresh room all succeed (defect 12)", async () => {
     const scope = newScope();
     const calls = times(20).map((i) => {
-      const store = instanceFor(ctx, i);
+      const store = instanceFor(suite, i);
       if (i % 4 === 0) return store.addTask(scope, newTask(`t${i}`));
       if (i % 4 === 1) return store.setVar(scope, `k${i}`, "v", "a");
       if (i % 4 === 2) return store.heartbeat(scope, `a${i}`);
@@ -201,7 +203,7 @@ export function concurrencyTests(ctx: Ctx): void {
     });
     const settled = await Promise.allSettled(calls);
     expect(settled.filter((r) => r.status === "rejected")).toEqual([]);
-    expect(await allEvents(ctx.store, scope)).toHaveLength(15);
+    expect(await allEvents(suite.store, scope)).toHaveLength(15);
   });
 
   test("two teams racing to claim a fresh room: one team's writes all succeed, the other's are all denied", async () => {
@@ -209,7 +211,7 @@ export function concurrencyTests(ctx: Ctx): void {
     const teams = [newTeam(), newTeam()];
     const settled = await Promise.allSettled(
       times(24).map((i) =>
-        instanceFor(ctx, i >> 1).addTask(
+        instanceFor(suite, i >> 1).addTask(
           { roomId, teamId: teams[i % 2] ?? "" },
           newTask(`team${i % 2}-${i}`),
         ),
@@ -223,11 +225,11 @@ export function concurrencyTests(ctx: Ctx): void {
       expect(r.status).toBe("rejected");
       if (r.status === "rejected") expect((r.reason as RoomError).message).toBe(ACCESS_DENIED);
     }
-    const plan = await ctx.store.readPlan({ roomId, teamId: teams[winner] ?? "" });
+    const plan = await suite.store.readPlan({ roomId, teamId: teams[winner] ?? "" });
     expect(plan.tasks).toHaveLength(12);
     expect(plan.tasks.every((t) => t.title.startsWith(`team${winner}-`))).toBe(true);
     await expectRoomError(
-      ctx.store.readPlan({ roomId, teamId: teams[1 - winner] ?? "" }),
+      suite.store.readPlan({ roomId, teamId: teams[1 - winner] ?? "" }),
       "denied",
       ACCESS_DENIED,
     );

@@ -7,11 +7,11 @@ import type { NewContext } from "../../../src/store/types.ts";
 import {
   allEvents,
   apiContractPayload,
-  type Ctx,
   expectRefusedUnchanged,
   expectRoomError,
   newScope,
   notePayload,
+  type Suite,
 } from "./harness.ts";
 
 const note = (summary: string, extra: Partial<NewContext> = {}): NewContext => ({
@@ -33,12 +33,12 @@ function invalidMessage(payload: unknown): string {
   throw new Error("fixture payload is valid");
 }
 
-export function contextTests(ctx: Ctx): void {
+export function contextTests(suite: Suite): void {
   test("writeContext stores version 1.0 and readContext returns it", async () => {
     const scope = newScope();
-    const now = ctx.clock.now();
+    const now = suite.clock.now();
     const payload = apiContractPayload();
-    const entry = await ctx.store.writeContext(scope, {
+    const entry = await suite.store.writeContext(scope, {
       type: "api_contract",
       summary: "users API",
       consuming_agents: [],
@@ -55,18 +55,18 @@ export function contextTests(ctx: Ctx): void {
       payload,
       version: "1.0",
     });
-    expect(await ctx.store.readContext(scope, entry.id)).toEqual(entry);
-    expect(await ctx.store.contextHistory(scope, entry.id)).toEqual([]);
-    expect(await allEvents(ctx.store, scope)).toEqual([]);
+    expect(await suite.store.readContext(scope, entry.id)).toEqual(entry);
+    expect(await suite.store.contextHistory(scope, entry.id)).toEqual([]);
+    expect(await allEvents(suite.store, scope)).toEqual([]);
   });
 
   test("context_available only with consumers: to the single consumer, or all", async () => {
     const scope = newScope();
-    await ctx.store.writeContext(scope, note("nobody"));
-    expect(await allEvents(ctx.store, scope)).toEqual([]);
-    const one = await ctx.store.writeContext(scope, note("for b", { consuming_agents: ["b"] }));
-    const two = await ctx.store.writeContext(scope, note("for b and c", { consuming_agents: ["b", "c"] }));
-    const events = await allEvents(ctx.store, scope);
+    await suite.store.writeContext(scope, note("nobody"));
+    expect(await allEvents(suite.store, scope)).toEqual([]);
+    const one = await suite.store.writeContext(scope, note("for b", { consuming_agents: ["b"] }));
+    const two = await suite.store.writeContext(scope, note("for b and c", { consuming_agents: ["b", "c"] }));
+    const events = await allEvents(suite.store, scope);
     expect(events.map((e) => [e.seq, e.type, e.from, e.to])).toEqual([
       [1, "context_available", "a", "b"],
       [2, "context_available", "a", "all"],
@@ -87,36 +87,36 @@ export function contextTests(ctx: Ctx): void {
 
   test("listContext is oldest first and filters by type and by author", async () => {
     const scope = newScope();
-    const n1 = await ctx.store.writeContext(scope, note("n1"));
-    ctx.clock.advance(1000);
-    const api = await ctx.store.writeContext(scope, {
+    const n1 = await suite.store.writeContext(scope, note("n1"));
+    suite.clock.advance(1000);
+    const api = await suite.store.writeContext(scope, {
       type: "api_contract",
       summary: "api",
       consuming_agents: [],
       payload: apiContractPayload(),
       author: "b",
     });
-    ctx.clock.advance(1000);
-    const n2 = await ctx.store.writeContext(scope, note("n2", { author: "b" }));
+    suite.clock.advance(1000);
+    const n2 = await suite.store.writeContext(scope, note("n2", { author: "b" }));
     const ids = (list: { id: string }[]) => list.map((e) => e.id);
-    expect(ids(await ctx.store.listContext(scope, {}))).toEqual([n1.id, api.id, n2.id]);
-    expect(ids(await ctx.store.listContext(scope, { type: "note" }))).toEqual([n1.id, n2.id]);
-    expect(ids(await ctx.store.listContext(scope, { author: "b" }))).toEqual([api.id, n2.id]);
-    expect(ids(await ctx.store.listContext(scope, { type: "note", author: "b" }))).toEqual([n2.id]);
-    expect(await ctx.store.listContext(scope, { type: "task" })).toEqual([]);
+    expect(ids(await suite.store.listContext(scope, {}))).toEqual([n1.id, api.id, n2.id]);
+    expect(ids(await suite.store.listContext(scope, { type: "note" }))).toEqual([n1.id, n2.id]);
+    expect(ids(await suite.store.listContext(scope, { author: "b" }))).toEqual([api.id, n2.id]);
+    expect(ids(await suite.store.listContext(scope, { type: "note", author: "b" }))).toEqual([n2.id]);
+    expect(await suite.store.listContext(scope, { type: "task" })).toEqual([]);
     // The filter is on the current author: an update by "c" moves n1 to c.
-    await ctx.store.updateContext(scope, { id: n1.id, author: "c", summary: "n1'" });
-    expect(ids(await ctx.store.listContext(scope, { author: "c" }))).toEqual([n1.id]);
-    expect(ids(await ctx.store.listContext(scope, { author: "a" }))).toEqual([]);
+    await suite.store.updateContext(scope, { id: n1.id, author: "c", summary: "n1'" });
+    expect(ids(await suite.store.listContext(scope, { author: "c" }))).toEqual([n1.id]);
+    expect(ids(await suite.store.listContext(scope, { author: "a" }))).toEqual([]);
   });
 
   test("updateContext bumps 1.0 → 1.1 → … → 1.10 → 1.11, keeping id and type", async () => {
     const scope = newScope();
-    const entry = await ctx.store.writeContext(scope, note("v0"));
+    const entry = await suite.store.writeContext(scope, note("v0"));
     const versions: string[] = [];
     for (let i = 1; i <= 11; i++) {
-      const at = ctx.clock.advance(1000);
-      const updated = await ctx.store.updateContext(scope, {
+      const at = suite.clock.advance(1000);
+      const updated = await suite.store.updateContext(scope, {
         id: entry.id,
         author: `u${i}`,
         summary: `v${i}`,
@@ -125,41 +125,41 @@ export function contextTests(ctx: Ctx): void {
       versions.push(updated.version);
     }
     expect(versions).toEqual(["1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11"]);
-    const current = await ctx.store.readContext(scope, entry.id);
+    const current = await suite.store.readContext(scope, entry.id);
     expect(current).toMatchObject({
       id: entry.id,
       version: "1.11",
       summary: "v11",
       payload: notePayload("v0"),
     });
-    expect(await ctx.store.listContext(scope, {})).toEqual([current]);
+    expect(await suite.store.listContext(scope, {})).toEqual([current]);
   });
 
   test("contextHistory returns the earlier versions oldest first", async () => {
     const scope = newScope();
-    const v0 = await ctx.store.writeContext(scope, note("first", { consuming_agents: ["b"] }));
-    ctx.clock.advance(1000);
-    const v1 = await ctx.store.updateContext(scope, {
+    const v0 = await suite.store.writeContext(scope, note("first", { consuming_agents: ["b"] }));
+    suite.clock.advance(1000);
+    const v1 = await suite.store.updateContext(scope, {
       id: v0.id,
       author: "b",
       summary: "second",
       payload: notePayload("p1"),
       consuming_agents: ["c"],
     });
-    ctx.clock.advance(1000);
-    await ctx.store.updateContext(scope, { id: v0.id, author: "c", summary: "third" });
-    const history = await ctx.store.contextHistory(scope, v0.id);
+    suite.clock.advance(1000);
+    await suite.store.updateContext(scope, { id: v0.id, author: "c", summary: "third" });
+    const history = await suite.store.contextHistory(scope, v0.id);
     expect(history).toHaveLength(2);
     const { id: _i0, type: _t0, ...rest0 } = v0;
     const { id: _i1, type: _t1, ...rest1 } = v1;
     expect(history[0]).toMatchObject(rest0);
     expect(history[1]).toMatchObject(rest1);
-    expect((await ctx.store.readContext(scope, v0.id)).consuming_agents).toEqual(["c"]);
+    expect((await suite.store.readContext(scope, v0.id)).consuming_agents).toEqual(["c"]);
   });
 
   test("updateContext re-validates the payload against the type; an invalid one changes nothing", async () => {
     const scope = newScope();
-    const entry = await ctx.store.writeContext(scope, {
+    const entry = await suite.store.writeContext(scope, {
       type: "api_contract",
       summary: "api",
       consuming_agents: ["b"],
@@ -170,22 +170,23 @@ export function contextTests(ctx: Ctx): void {
       const message = invalidMessage(bad);
       expect(message.startsWith('Invalid payload for context type "api_contract": ')).toBe(true);
       await expectRefusedUnchanged(
-        ctx.store,
+        suite.store,
         scope,
-        () => ctx.store.updateContext(scope, { id: entry.id, author: "b", summary: "broken", payload: bad }),
+        () =>
+          suite.store.updateContext(scope, { id: entry.id, author: "b", summary: "broken", payload: bad }),
         "invalid",
         message,
       );
     }
     const good = { ...apiContractPayload(), base_url: "https://x" };
-    const updated = await ctx.store.updateContext(scope, { id: entry.id, author: "b", payload: good });
+    const updated = await suite.store.updateContext(scope, { id: entry.id, author: "b", payload: good });
     expect(updated).toMatchObject({ version: "1.1", type: "api_contract", payload: good, summary: "api" });
   });
 
   test("expectedVersion: a match applies, a mismatch is a conflict that changes nothing", async () => {
     const scope = newScope();
-    const entry = await ctx.store.writeContext(scope, note("n", { consuming_agents: ["b"] }));
-    const v1 = await ctx.store.updateContext(scope, {
+    const entry = await suite.store.writeContext(scope, note("n", { consuming_agents: ["b"] }));
+    const v1 = await suite.store.updateContext(scope, {
       id: entry.id,
       author: "a",
       summary: "m",
@@ -193,10 +194,10 @@ export function contextTests(ctx: Ctx): void {
     });
     expect(v1.version).toBe("1.1");
     await expectRefusedUnchanged(
-      ctx.store,
+      suite.store,
       scope,
       () =>
-        ctx.store.updateContext(scope, {
+        suite.store.updateContext(scope, {
           id: entry.id,
           author: "b",
           summary: "lost",
@@ -209,14 +210,14 @@ export function contextTests(ctx: Ctx): void {
 
   test("an unknown context id is not found and changes nothing", async () => {
     const scope = newScope();
-    await ctx.store.writeContext(scope, note("n"));
+    await suite.store.writeContext(scope, note("n"));
     const message = "Context entry not found: nope";
-    await expectRoomError(ctx.store.readContext(scope, "nope"), "not_found", message);
-    await expectRoomError(ctx.store.contextHistory(scope, "nope"), "not_found", message);
+    await expectRoomError(suite.store.readContext(scope, "nope"), "not_found", message);
+    await expectRoomError(suite.store.contextHistory(scope, "nope"), "not_found", message);
     await expectRefusedUnchanged(
-      ctx.store,
+      suite.store,
       scope,
-      () => ctx.store.updateContext(scope, { id: "nope", author: "a", summary: "x" }),
+      () => suite.store.updateContext(scope, { id: "nope", author: "a", summary: "x" }),
       "not_found",
       message,
     );
@@ -224,24 +225,24 @@ export function contextTests(ctx: Ctx): void {
 
   test("context_updated {contextId, contextType, summary, previousVersion, version} only with consumers", async () => {
     const scope = newScope();
-    const entry = await ctx.store.writeContext(scope, note("n"));
-    await ctx.store.updateContext(scope, { id: entry.id, author: "a", summary: "quiet" });
-    expect(await allEvents(ctx.store, scope)).toEqual([]);
-    await ctx.store.updateContext(scope, {
+    const entry = await suite.store.writeContext(scope, note("n"));
+    await suite.store.updateContext(scope, { id: entry.id, author: "a", summary: "quiet" });
+    expect(await allEvents(suite.store, scope)).toEqual([]);
+    await suite.store.updateContext(scope, {
       id: entry.id,
       author: "b",
       summary: "to c",
       consuming_agents: ["c"],
     });
     // consuming_agents is kept when an update omits it.
-    await ctx.store.updateContext(scope, { id: entry.id, author: "b", summary: "still c" });
-    await ctx.store.updateContext(scope, {
+    await suite.store.updateContext(scope, { id: entry.id, author: "b", summary: "still c" });
+    await suite.store.updateContext(scope, {
       id: entry.id,
       author: "c",
       summary: "all",
       consuming_agents: ["a", "d"],
     });
-    const events = await allEvents(ctx.store, scope);
+    const events = await allEvents(suite.store, scope);
     expect(events.map((e) => [e.seq, e.type, e.from, e.to])).toEqual([
       [1, "context_updated", "b", "c"],
       [2, "context_updated", "b", "c"],

@@ -69,7 +69,7 @@ export function createTestClock(): TestClock {
 }
 
 /** Filled by runConformance's beforeAll; every test reads it at run time. */
-export interface Ctx {
+export interface Suite {
   store: RoomStore;
   /** The second instance on the same backing store (the first one again when the driver lacks it). */
   second: RoomStore;
@@ -80,7 +80,7 @@ export interface Ctx {
   factory: StoreFactory;
 }
 
-/** roomsPerTeam of ctx.limited and ctx.limitedSecond. */
+/** roomsPerTeam of suite.limited and suite.limitedSecond. */
 export const ROOMS_PER_TEAM = 3;
 
 const shortId = () => crypto.randomUUID().slice(0, 8);
@@ -192,14 +192,14 @@ export async function expectRefusedUnchanged(
  * `test`, or a skipped test whose name carries the driver's reason when it lacks `capability`, so a skip is
  * never silent.
  */
-export function testWith(ctx: Ctx, capability: Capability, name: string, fn: () => Promise<void>): void {
-  const reason = ctx.factory.lacks?.[capability];
+export function testWith(suite: Suite, capability: Capability, name: string, fn: () => Promise<void>): void {
+  const reason = suite.factory.lacks?.[capability];
   if (reason) test.skip(`${name} [skipped: ${reason}]`, fn);
   else test(name, fn);
 }
 
 /** The instance to use for worker `i`: half the load goes to the second instance. */
-export const instanceFor = (ctx: Ctx, i: number): RoomStore => (i % 2 === 0 ? ctx.store : ctx.second);
+export const instanceFor = (suite: Suite, i: number): RoomStore => (i % 2 === 0 ? suite.store : suite.second);
 
 // ── access (keys, invites, rate) ──────────────────────────────────────────────────────────────────────────
 
@@ -214,12 +214,12 @@ export const newDigest = (): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => b.toString(16).padStart(2, "0")).join("");
 
 /** A dynamic key of teamId created now (by the suite's clock); `extra` overrides any field. */
-export function newKey(ctx: Ctx, teamId: string, extra: Partial<NewKey> = {}): NewKey {
+export function newKey(suite: Suite, teamId: string, extra: Partial<NewKey> = {}): NewKey {
   return {
     keyId: `k_${teamId}_${randomId8()}`,
     teamId,
     kind: "dynamic",
-    createdAt: iso(ctx.clock.now()),
+    createdAt: iso(suite.clock.now()),
     hint: `****${randomId8().slice(0, 4)}`,
     digest: newDigest(),
     ...extra,
@@ -234,12 +234,12 @@ export function keyRecord(key: NewKey): KeyRecord {
 
 /** An invite of scope's team for scope's room, created now and expiring `ttlMs` later. */
 export function newInvite(
-  ctx: Ctx,
+  suite: Suite,
   scope: RoomScope,
   ttlMs = 3_600_000,
   extra: Partial<NewInvite> = {},
 ): NewInvite {
-  const now = ctx.clock.now();
+  const now = suite.clock.now();
   return {
     tokenId: `i_${randomId8()}`,
     roomId: scope.roomId,

@@ -4,7 +4,7 @@
  */
 import { expect, test } from "bun:test";
 import type { RoomScope, RoomStore } from "../../../src/store/types.ts";
-import { allEvents, type Ctx, newScope, newTask, snapshot } from "./harness.ts";
+import { allEvents, newScope, newTask, type Suite, snapshot } from "./harness.ts";
 
 /** Writes one of everything into a room, labelled so a leak shows which room it came from. */
 async function populate(store: RoomStore, scope: RoomScope, label: string): Promise<void> {
@@ -37,21 +37,22 @@ const trickyPayload = {
   numericString: "8080",
 };
 
-export function isolationTests(ctx: Ctx): void {
+export function isolationTests(suite: Suite): void {
   test("rooms are isolated, even when one room id is a prefix of another", async () => {
     const base = newScope();
     const ids = [base.roomId, `${base.roomId}-2`, `${base.roomId}_`, `${base.roomId}2`];
     const scopes = ids.map((roomId) => ({ roomId, teamId: base.teamId }));
-    for (const [i, scope] of scopes.entries()) await populate(i % 2 ? ctx.second : ctx.store, scope, `L${i}`);
+    for (const [i, scope] of scopes.entries())
+      await populate(i % 2 ? suite.second : suite.store, scope, `L${i}`);
     for (const [i, scope] of scopes.entries()) {
-      const snap = await snapshot(ctx.store, scope);
+      const snap = await snapshot(suite.store, scope);
       expect(snap.plan.tasks.map((t) => t.title)).toEqual([`task L${i}`]);
       expect(snap.context.map((c) => c.summary)).toEqual([`L${i}`]);
       expect(snap.vars).toEqual({ k: `L${i}` });
       expect(snap.locks.map((l) => l.owner)).toEqual([`holder-L${i}`]);
       expect(snap.presence.map((p) => p.agentId)).toEqual([`agent-L${i}`]);
       expect(snap.events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-      const batch = await ctx.store.consumeEvents(scope, "b", 100);
+      const batch = await suite.store.consumeEvents(scope, "b", 100);
       expect(batch.events.map((e) => e.payload)).toEqual([
         { task: snap.plan.tasks[0] },
         { contextId: snap.context[0]?.id, contextType: "note", summary: `L${i}`, consuming_agents: ["b"] },
@@ -64,21 +65,21 @@ export function isolationTests(ctx: Ctx): void {
   test("keys, resources and agent ids with separators and braces are kept apart and verbatim", async () => {
     const scope = newScope();
     const names = ["a:b", "a", "a:b:c", "{a}", "a}", "room:{x}:vars", "a b", "ключ", "*", "plan:x"];
-    for (const [i, name] of names.entries()) await ctx.store.setVar(scope, name, `v${i}`, `agent.${i}:x`);
-    expect(await ctx.store.listVars(scope)).toEqual(Object.fromEntries(names.map((n, i) => [n, `v${i}`])));
+    for (const [i, name] of names.entries()) await suite.store.setVar(scope, name, `v${i}`, `agent.${i}:x`);
+    expect(await suite.store.listVars(scope)).toEqual(Object.fromEntries(names.map((n, i) => [n, `v${i}`])));
     for (const [i, name] of names.entries()) {
-      expect(await ctx.store.acquireLock(scope, name, `agent.${i}:x`, 60_000)).toMatchObject({
+      expect(await suite.store.acquireLock(scope, name, `agent.${i}:x`, 60_000)).toMatchObject({
         acquired: true,
       });
     }
-    const locks = await ctx.store.listLocks(scope);
+    const locks = await suite.store.listLocks(scope);
     expect(new Map(locks.map((l) => [l.resource, l.owner]))).toEqual(
       new Map(names.map((n, i) => [n, `agent.${i}:x`])),
     );
     // "plan:x" is not the plan lock: anyone may still write the plan.
-    expect((await ctx.store.addTask(scope, newTask("t", { agentId: "other" }))).version).toBe(1);
-    for (const [i, name] of names.entries()) await ctx.store.heartbeat(scope, name, `s${i}`);
-    const presence = await ctx.store.getPresence(scope);
+    expect((await suite.store.addTask(scope, newTask("t", { agentId: "other" }))).version).toBe(1);
+    for (const [i, name] of names.entries()) await suite.store.heartbeat(scope, name, `s${i}`);
+    const presence = await suite.store.getPresence(scope);
     expect(new Map(presence.map((p) => [p.agentId, p.statusText]))).toEqual(
       new Map(names.map((n, i) => [n, `s${i}`])),
     );
@@ -86,41 +87,41 @@ export function isolationTests(ctx: Ctx): void {
 
   test("JSON payloads and text fields round-trip exactly", async () => {
     const scope = newScope();
-    const event = await ctx.store.postEvent(scope, {
+    const event = await suite.store.postEvent(scope, {
       type: "t",
       from: "a",
       to: "all",
       payload: trickyPayload,
     });
     expect(event.payload).toEqual(trickyPayload);
-    expect((await allEvents(ctx.store, scope))[0]?.payload).toEqual(trickyPayload);
-    expect((await ctx.store.consumeEvents(scope, "a", 10)).events[0]?.payload).toEqual(trickyPayload);
+    expect((await allEvents(suite.store, scope))[0]?.payload).toEqual(trickyPayload);
+    expect((await suite.store.consumeEvents(scope, "a", 10)).events[0]?.payload).toEqual(trickyPayload);
 
     const big = { text: "é✓".repeat(10_000), references: ["x"] };
-    const entry = await ctx.store.writeContext(scope, {
+    const entry = await suite.store.writeContext(scope, {
       type: "note",
       summary: trickyPayload.text,
       consuming_agents: [],
       payload: { ...big, extra: trickyPayload },
       author: "a",
     });
-    expect(await ctx.store.readContext(scope, entry.id)).toEqual(entry);
+    expect(await suite.store.readContext(scope, entry.id)).toEqual(entry);
     expect(entry.payload).toEqual({ ...big, extra: trickyPayload });
-    await ctx.store.updateContext(scope, {
+    await suite.store.updateContext(scope, {
       id: entry.id,
       author: "b",
       payload: { text: "new", extra: trickyPayload },
     });
-    expect((await ctx.store.contextHistory(scope, entry.id))[0]?.payload).toEqual({
+    expect((await suite.store.contextHistory(scope, entry.id))[0]?.payload).toEqual({
       ...big,
       extra: trickyPayload,
     });
-    expect((await ctx.store.readContext(scope, entry.id)).payload).toEqual({
+    expect((await suite.store.readContext(scope, entry.id)).payload).toEqual({
       text: "new",
       extra: trickyPayload,
     });
 
-    const task = await ctx.store.addTask(
+    const task = await suite.store.addTask(
       scope,
       newTask(trickyPayload.text, {
         description: trickyPayload.text,
@@ -128,7 +129,7 @@ export function isolationTests(ctx: Ctx): void {
         depends_on: ["a:b"],
       }),
     );
-    expect(await ctx.store.getTask(scope, task.id)).toEqual(task);
+    expect(await suite.store.getTask(scope, task.id)).toEqual(task);
     expect(task).toMatchObject({ title: trickyPayload.text, priority: 2 ** 31 - 1, depends_on: ["a:b"] });
   });
 }

@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { ACCESS_DENIED } from "../../../src/protocol/errors.ts";
 import type { RoomScope, RoomStore } from "../../../src/store/types.ts";
-import { type Ctx, expectRoomError, newScope, newTask, newTeam, notePayload, snapshot } from "./harness.ts";
+import { expectRoomError, newScope, newTask, newTeam, notePayload, type Suite, snapshot } from "./harness.ts";
 
 /** Every operation, as a call on behalf of `scope`, naming existing ids where it needs one. */
 function everyOperation(
@@ -48,38 +48,38 @@ function everyOperation(
   };
 }
 
-export function ownershipTests(ctx: Ctx): void {
+export function ownershipTests(suite: Suite): void {
   test("another team is denied every read and write on an owned room, and changes nothing", async () => {
     const owner = newScope();
-    const task = await ctx.store.addTask(owner, newTask("t"));
-    const entry = await ctx.store.writeContext(owner, {
+    const task = await suite.store.addTask(owner, newTask("t"));
+    const entry = await suite.store.writeContext(owner, {
       type: "note",
       summary: "s",
       consuming_agents: [],
       payload: notePayload(),
       author: "a",
     });
-    const event = await ctx.store.postEvent(owner, { type: "e", from: "a", to: "all", payload: {} });
-    await ctx.store.acquireLock(owner, "r", "a", 30_000);
-    await ctx.store.setVar(owner, "k", "v", "a");
-    await ctx.store.heartbeat(owner, "a");
-    const before = await snapshot(ctx.store, owner);
+    const event = await suite.store.postEvent(owner, { type: "e", from: "a", to: "all", payload: {} });
+    await suite.store.acquireLock(owner, "r", "a", 30_000);
+    await suite.store.setVar(owner, "k", "v", "a");
+    await suite.store.heartbeat(owner, "a");
+    const before = await snapshot(suite.store, owner);
 
     const intruder = { roomId: owner.roomId, teamId: newTeam() };
-    const ops = everyOperation(ctx.second, intruder, { task: task.id, context: entry.id, event: event.id });
+    const ops = everyOperation(suite.second, intruder, { task: task.id, context: entry.id, event: event.id });
     for (const [name, call] of Object.entries(ops)) {
       await expectRoomError(call(), "denied", ACCESS_DENIED).catch((e: unknown) => {
         throw new Error(`${name}: ${e instanceof Error ? e.message : String(e)}`);
       });
     }
-    expect(await snapshot(ctx.store, owner)).toEqual(before);
+    expect(await snapshot(suite.store, owner)).toEqual(before);
     // The intruder's consumeEvents as "a" moved nothing: a still gets all three events.
-    expect(await ctx.store.consumeEvents(owner, "a", 100)).toMatchObject({ count: 3, cursor: 3 });
+    expect(await suite.store.consumeEvents(owner, "a", 100)).toMatchObject({ count: 3, cursor: 3 });
   });
 
   test("reads on a fresh room see an empty room and do not claim it", async () => {
     const reader = newScope();
-    const store = ctx.store;
+    const store = suite.store;
     expect(await store.readPlan(reader)).toEqual({
       project: reader.roomId,
       created_at: null,
@@ -105,14 +105,14 @@ export function ownershipTests(ctx: Ctx): void {
     await expectRoomError(store.getEventReads(reader, "e1"), "not_found", "Event not found: e1");
 
     const claimer = { roomId: reader.roomId, teamId: newTeam() };
-    await ctx.second.addTask(claimer, newTask("claimed"));
+    await suite.second.addTask(claimer, newTask("claimed"));
     await expectRoomError(store.readPlan(reader), "denied", ACCESS_DENIED);
     expect((await store.readPlan(claimer)).tasks).toHaveLength(1);
   });
 
   test("a failed write does not claim the room", async () => {
     const failing = newScope();
-    const store = ctx.store;
+    const store = suite.store;
     await expectRoomError(
       store.updateTask(failing, { taskId: "t1", status: "done" }),
       "not_found",
@@ -130,7 +130,7 @@ export function ownershipTests(ctx: Ctx): void {
       "Event not found: e1",
     );
     const claimer = { roomId: failing.roomId, teamId: newTeam() };
-    await ctx.second.setVar(claimer, "k", "v", "b");
+    await suite.second.setVar(claimer, "k", "v", "b");
     expect(await store.getVar(claimer, "k")).toBe("v");
     await expectRoomError(store.getVar(failing, "k"), "denied", ACCESS_DENIED);
     expect(await store.readEvents(claimer, { limit: 100 })).toHaveLength(1);

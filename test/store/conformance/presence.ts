@@ -2,36 +2,36 @@
 import { expect, test } from "bun:test";
 import type { Presence } from "../../../src/protocol/records.ts";
 import { iso } from "../../../src/protocol/time.ts";
-import { type Ctx, newScope, newTask, notePayload } from "./harness.ts";
+import { newScope, newTask, notePayload, type Suite } from "./harness.ts";
 
 const byAgent = (list: Presence[]) => [...list].sort((x, y) => x.agentId.localeCompare(y.agentId));
 
-export function summaryTests(ctx: Ctx): void {
+export function summaryTests(suite: Suite): void {
   test("returns my tasks, the agent online in presence, and consumes unread events like consumeEvents", async () => {
     const scope = newScope();
-    const mine = await ctx.store.addTask(scope, newTask("mine"));
-    const theirs = await ctx.store.addTask(scope, newTask("theirs"));
-    await ctx.store.addTask(scope, newTask("nobody's"));
-    const owned = await ctx.store.updateTask(scope, { taskId: mine.id, owner: "a", status: "in_progress" });
-    await ctx.store.updateTask(scope, { taskId: theirs.id, owner: "b" });
-    await ctx.store.postEvent(scope, { type: "to-b", from: "c", to: "b", payload: {} });
-    await ctx.store.postEvent(scope, { type: "to-a", from: "c", to: "a", payload: {} });
-    const now = ctx.clock.advance(1000);
+    const mine = await suite.store.addTask(scope, newTask("mine"));
+    const theirs = await suite.store.addTask(scope, newTask("theirs"));
+    await suite.store.addTask(scope, newTask("nobody's"));
+    const owned = await suite.store.updateTask(scope, { taskId: mine.id, owner: "a", status: "in_progress" });
+    await suite.store.updateTask(scope, { taskId: theirs.id, owner: "b" });
+    await suite.store.postEvent(scope, { type: "to-b", from: "c", to: "b", payload: {} });
+    await suite.store.postEvent(scope, { type: "to-a", from: "c", to: "a", payload: {} });
+    const now = suite.clock.advance(1000);
 
-    const summary = await ctx.store.summary(scope, "a", 3);
+    const summary = await suite.store.summary(scope, "a", 3);
     expect(summary).toMatchObject({ agentId: "a", roomId: scope.roomId, myTasks: [owned] });
     expect(summary.unreadEvents.events.map((e) => e.seq)).toEqual([1, 2, 3]);
     expect(summary.unreadEvents).toMatchObject({ cursor: 3, count: 3, remaining: 3 });
     expect(summary.cursor).toBe(3);
     expect(summary.presence).toContainEqual({ agentId: "a", status: "online", lastSeen: iso(now) });
 
-    const rest = await ctx.store.consumeEvents(scope, "a", 100);
+    const rest = await suite.store.consumeEvents(scope, "a", 100);
     expect(rest.events.map((e) => [e.seq, e.type])).toEqual([
       [4, "task_updated"],
       [5, "task_updated"],
       [7, "to-a"],
     ]);
-    const again = await ctx.store.summary(scope, "a", 100);
+    const again = await suite.store.summary(scope, "a", 100);
     expect(again.unreadEvents).toEqual({ events: [], cursor: 7, count: 0, remaining: 0 });
     expect(again.cursor).toBe(7);
   });
@@ -39,17 +39,17 @@ export function summaryTests(ctx: Ctx): void {
   test("a summary's unread events are not repeated by a later consumeEvents", async () => {
     const scope = newScope();
     for (let i = 0; i < 4; i++)
-      await ctx.store.postEvent(scope, { type: "e", from: "x", to: "all", payload: {} });
-    const summary = await ctx.store.summary(scope, "a", 100);
+      await suite.store.postEvent(scope, { type: "e", from: "x", to: "all", payload: {} });
+    const summary = await suite.store.summary(scope, "a", 100);
     expect(summary.unreadEvents.events.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-    expect(await ctx.store.consumeEvents(scope, "a", 100)).toEqual({
+    expect(await suite.store.consumeEvents(scope, "a", 100)).toEqual({
       events: [],
       cursor: 4,
       count: 0,
       remaining: 0,
     });
-    await ctx.store.postEvent(scope, { type: "e", from: "x", to: "all", payload: {} });
-    expect((await ctx.store.summary(scope, "a", 100)).unreadEvents.events.map((e) => e.seq)).toEqual([5]);
+    await suite.store.postEvent(scope, { type: "e", from: "x", to: "all", payload: {} });
+    expect((await suite.store.summary(scope, "a", 100)).unreadEvents.events.map((e) => e.seq)).toEqual([5]);
   });
 
   test("newContextCount counts entries written or updated since the agent's previous summary", async () => {
@@ -57,7 +57,7 @@ export function summaryTests(ctx: Ctx): void {
     const entries = [];
     for (let i = 0; i < 3; i++) {
       entries.push(
-        await ctx.store.writeContext(scope, {
+        await suite.store.writeContext(scope, {
           type: "note",
           summary: `n${i}`,
           consuming_agents: [],
@@ -66,73 +66,73 @@ export function summaryTests(ctx: Ctx): void {
         }),
       );
     }
-    ctx.clock.advance(1000);
-    expect((await ctx.store.summary(scope, "a", 10)).newContextCount).toBe(3);
-    expect((await ctx.store.summary(scope, "a", 10)).newContextCount).toBe(0);
-    ctx.clock.advance(1000);
-    await ctx.store.updateContext(scope, { id: entries[1]?.id ?? "", author: "b", summary: "changed" });
-    ctx.clock.advance(1000);
-    expect((await ctx.store.summary(scope, "a", 10)).newContextCount).toBe(1);
+    suite.clock.advance(1000);
+    expect((await suite.store.summary(scope, "a", 10)).newContextCount).toBe(3);
+    expect((await suite.store.summary(scope, "a", 10)).newContextCount).toBe(0);
+    suite.clock.advance(1000);
+    await suite.store.updateContext(scope, { id: entries[1]?.id ?? "", author: "b", summary: "changed" });
+    suite.clock.advance(1000);
+    expect((await suite.store.summary(scope, "a", 10)).newContextCount).toBe(1);
     // Another agent's first summary counts everything.
-    expect((await ctx.store.summary(scope, "c", 10)).newContextCount).toBe(3);
+    expect((await suite.store.summary(scope, "c", 10)).newContextCount).toBe(3);
   });
 
   test("summary records a heartbeat that keeps the agent's status text", async () => {
     const scope = newScope();
-    await ctx.store.heartbeat(scope, "a", "writing tests");
-    const now = ctx.clock.advance(200_000);
-    const summary = await ctx.store.summary(scope, "a", 10);
+    await suite.store.heartbeat(scope, "a", "writing tests");
+    const now = suite.clock.advance(200_000);
+    const summary = await suite.store.summary(scope, "a", 10);
     expect(summary.presence).toContainEqual({
       agentId: "a",
       status: "online",
       lastSeen: iso(now),
       statusText: "writing tests",
     });
-    expect(await ctx.store.getPresence(scope)).toEqual(summary.presence);
+    expect(await suite.store.getPresence(scope)).toEqual(summary.presence);
   });
 }
 
-export function presenceTests(ctx: Ctx): void {
+export function presenceTests(suite: Suite): void {
   test("heartbeat marks the agent online; 121 s later it is offline", async () => {
     const scope = newScope();
-    const seen = ctx.clock.now();
-    const entry = await ctx.store.heartbeat(scope, "a", "idle");
+    const seen = suite.clock.now();
+    const entry = await suite.store.heartbeat(scope, "a", "idle");
     expect(entry).toEqual({ agentId: "a", status: "online", lastSeen: iso(seen), statusText: "idle" });
-    expect(await ctx.store.getPresence(scope)).toEqual([entry]);
-    ctx.clock.advance(60_000);
-    expect(await ctx.store.getPresence(scope)).toEqual([entry]);
-    ctx.clock.advance(61_000);
-    expect(await ctx.store.getPresence(scope)).toEqual([{ ...entry, status: "offline" }]);
+    expect(await suite.store.getPresence(scope)).toEqual([entry]);
+    suite.clock.advance(60_000);
+    expect(await suite.store.getPresence(scope)).toEqual([entry]);
+    suite.clock.advance(61_000);
+    expect(await suite.store.getPresence(scope)).toEqual([{ ...entry, status: "offline" }]);
   });
 
   test("statusText is kept when a later heartbeat omits it and replaced when given", async () => {
     const scope = newScope();
-    await ctx.store.heartbeat(scope, "a", "planning");
-    const later = ctx.clock.advance(5000);
-    expect(await ctx.store.heartbeat(scope, "a")).toEqual({
+    await suite.store.heartbeat(scope, "a", "planning");
+    const later = suite.clock.advance(5000);
+    expect(await suite.store.heartbeat(scope, "a")).toEqual({
       agentId: "a",
       status: "online",
       lastSeen: iso(later),
       statusText: "planning",
     });
-    expect(await ctx.store.heartbeat(scope, "a", "coding")).toMatchObject({ statusText: "coding" });
-    expect(await ctx.store.getPresence(scope)).toEqual([
+    expect(await suite.store.heartbeat(scope, "a", "coding")).toMatchObject({ statusText: "coding" });
+    expect(await suite.store.getPresence(scope)).toEqual([
       { agentId: "a", status: "online", lastSeen: iso(later), statusText: "coding" },
     ]);
-    const plain = await ctx.store.heartbeat(scope, "b");
+    const plain = await suite.store.heartbeat(scope, "b");
     expect(plain).toEqual({ agentId: "b", status: "online", lastSeen: iso(later) });
   });
 
   test("getPresence lists every agent ever seen, by heartbeat or summary", async () => {
     const scope = newScope();
-    expect(await ctx.store.getPresence(scope)).toEqual([]);
-    const early = ctx.clock.now();
-    await ctx.store.heartbeat(scope, "a", "x");
-    await ctx.store.heartbeat(scope, "b");
-    await ctx.store.summary(scope, "c", 10);
-    const late = ctx.clock.advance(600_000);
-    await ctx.store.heartbeat(scope, "d");
-    expect(byAgent(await ctx.store.getPresence(scope))).toEqual([
+    expect(await suite.store.getPresence(scope)).toEqual([]);
+    const early = suite.clock.now();
+    await suite.store.heartbeat(scope, "a", "x");
+    await suite.store.heartbeat(scope, "b");
+    await suite.store.summary(scope, "c", 10);
+    const late = suite.clock.advance(600_000);
+    await suite.store.heartbeat(scope, "d");
+    expect(byAgent(await suite.store.getPresence(scope))).toEqual([
       { agentId: "a", status: "offline", lastSeen: iso(early), statusText: "x" },
       { agentId: "b", status: "offline", lastSeen: iso(early) },
       { agentId: "c", status: "offline", lastSeen: iso(early) },

@@ -1,18 +1,18 @@
 /** Shared variables: strings in, strings out (defect 14), and the shared_var_set event. */
 import { expect, test } from "bun:test";
-import { allEvents, type Ctx, newScope } from "./harness.ts";
+import { allEvents, newScope, type Suite } from "./harness.ts";
 
-export function varTests(ctx: Ctx): void {
+export function varTests(suite: Suite): void {
   test("setVar, getVar and listVars; an absent key is null", async () => {
     const scope = newScope();
-    expect(await ctx.store.listVars(scope)).toEqual({});
-    expect(await ctx.store.getVar(scope, "port")).toBeNull();
-    await ctx.store.setVar(scope, "port", "8080", "a");
-    await ctx.store.setVar(scope, "host", "db.internal", "b");
-    await ctx.store.setVar(scope, "port", "9090", "b");
-    expect(await ctx.store.getVar(scope, "port")).toBe("9090");
-    expect(await ctx.store.getVar(scope, "missing")).toBeNull();
-    expect(await ctx.store.listVars(scope)).toEqual({ port: "9090", host: "db.internal" });
+    expect(await suite.store.listVars(scope)).toEqual({});
+    expect(await suite.store.getVar(scope, "port")).toBeNull();
+    await suite.store.setVar(scope, "port", "8080", "a");
+    await suite.store.setVar(scope, "host", "db.internal", "b");
+    await suite.store.setVar(scope, "port", "9090", "b");
+    expect(await suite.store.getVar(scope, "port")).toBe("9090");
+    expect(await suite.store.getVar(scope, "missing")).toBeNull();
+    expect(await suite.store.listVars(scope)).toEqual({ port: "9090", host: "db.internal" });
   });
 
   test("values are kept byte for byte as strings (defect 14)", async () => {
@@ -31,20 +31,20 @@ export function varTests(ctx: Ctx): void {
       unicode: "héllo ✓ 日本",
       newline: "a\nb\r\n",
     };
-    for (const [key, value] of Object.entries(values)) await ctx.store.setVar(scope, key, value, "a");
+    for (const [key, value] of Object.entries(values)) await suite.store.setVar(scope, key, value, "a");
     for (const [key, value] of Object.entries(values)) {
-      const got = await ctx.store.getVar(scope, key);
+      const got = await suite.store.getVar(scope, key);
       expect(typeof got).toBe("string");
       expect(got).toBe(value);
     }
-    expect(await ctx.store.listVars(scope)).toEqual(values);
+    expect(await suite.store.listVars(scope)).toEqual(values);
   });
 
   test("setVar appends shared_var_set {key} from the agent to all", async () => {
     const scope = newScope();
-    await ctx.store.setVar(scope, "port", "8080", "a");
-    await ctx.store.setVar(scope, "port", "8081", "b");
-    const events = await allEvents(ctx.store, scope);
+    await suite.store.setVar(scope, "port", "8080", "a");
+    await suite.store.setVar(scope, "port", "8081", "b");
+    const events = await allEvents(suite.store, scope);
     expect(events.map((e) => [e.seq, e.type, e.from, e.to, e.payload])).toEqual([
       [1, "shared_var_set", "a", "all", { key: "port" }],
       [2, "shared_var_set", "b", "all", { key: "port" }],

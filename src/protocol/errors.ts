@@ -35,10 +35,16 @@ export const errors = {
   taskNotFound: (id: string) => new RoomError("not_found", `Task not found: ${id}`),
   contextNotFound: (id: string) => new RoomError("not_found", `Context entry not found: ${id}`),
   eventNotFound: (id: string) => new RoomError("not_found", `Event not found: ${id}`),
-  taskVersionConflict: (id: string, version: number) =>
-    new RoomError("conflict", `Version conflict: task ${id} is at version ${version}`),
-  contextVersionConflict: (id: string, version: string) =>
-    new RoomError("conflict", `Version conflict: context ${id} is at version ${version}`),
+  taskVersionConflict: (task: { id: string; version: number; status: string; owner: string | null }) =>
+    new RoomError(
+      "conflict",
+      `Version conflict: task ${task.id} is at version ${task.version} (${task.status}, ${task.owner === null ? "no owner" : `owned by ${task.owner}`}); read it again before changing it`,
+    ),
+  contextVersionConflict: (entry: { id: string; version: string; author: string }) =>
+    new RoomError(
+      "conflict",
+      `Version conflict: context ${entry.id} is at version ${entry.version} (last written by ${entry.author}); read it again before changing it`,
+    ),
   planLocked: (holder: string, until: string) =>
     new RoomError("locked", `Plan is locked by ${holder} until ${until}; retry after it`),
   denied: () => new RoomError("denied", ACCESS_DENIED),

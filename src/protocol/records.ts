@@ -112,12 +112,31 @@ export interface UnreadBatch {
 export interface Summary {
   agentId: string;
   roomId: string;
+  /** False for a room with no state yet (the summary never creates one). */
+  roomExists: boolean;
   myTasks: Task[];
   unreadEvents: UnreadBatch;
   newContextCount: number;
   presence: Presence[];
   cursor: number | null;
 }
+
+/** What a heartbeat recorded, or would have: a heartbeat never creates a room. */
+export interface Heartbeat {
+  presence: Presence;
+  roomExists: boolean;
+}
+
+/** A release: released, or (when another agent holds the lock) who holds it and until when. */
+export interface Release {
+  released: boolean;
+  holder?: string;
+  expiresAt?: string;
+}
+
+/** Told to an agent naming a room that has no state yet (a typo in a room id no longer creates a room). */
+export const roomHint = (roomId: string): string =>
+  `Room ${roomId} has no state yet: it is created by the first add_task, write_context, post_event or POST /admin/rooms`;
 
 /** Address meaning "every agent" in an event's `to`. */
 export const BROADCAST = "all";

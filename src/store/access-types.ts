@@ -110,8 +110,8 @@ export interface AccessStore {
    */
   createKey(key: NewKey, maxKeys: number): Promise<KeyRecord>;
   /**
-   * Provisioning: stores the first key of a team that has no key yet; errors.teamExists when the team already
-   * has one (dynamic or operator). Atomic: two concurrent provisions of one team → one winner.
+   * Provisioning: stores the first key of a team that has no key and no room yet; errors.teamExists when the team
+   * already has a key (dynamic or operator) or a room. Atomic: two concurrent provisions of one team → one winner.
    */
   provisionTeam(key: NewKey): Promise<KeyRecord>;
   /** The team's keys (dynamic and operator kind), oldest first. */

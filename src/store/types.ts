@@ -23,11 +23,13 @@
 import type {
   ContextEntry,
   ContextType,
+  Heartbeat,
   JsonObject,
   LockInfo,
   LockState,
   Plan,
   Presence,
+  Release,
   RoomEvent,
   Summary,
   Task,
@@ -86,7 +88,12 @@ export interface TaskUpdate {
   status?: TaskStatus;
   /** null unassigns. */
   owner?: string | null;
+  title?: string;
   description?: string;
+  /** Replaces the dependencies (same rules as addTask: known tasks, no cycle). */
+  depends_on?: string[];
+  /** null clears it. */
+  priority?: number | null;
   /** Kept in the task_updated event only; never erases the description. */
   note?: string;
   agentId?: string;
@@ -112,7 +119,7 @@ export interface ContextUpdate {
    * protocol/payloads.ts validatePayload and refuse it with that RoomError, changing nothing.
    */
   payload?: JsonObject;
-  /** "1.N": when given and not the current version → RoomError("conflict") via errors.contextVersionConflict. */
+  /** "1.N": when given and not the current version → errors.contextVersionConflict. */
   expectedVersion?: string;
 }
 
@@ -153,13 +160,16 @@ export interface RoomStore extends AccessStore {
   /**
    * Appends a pending, unowned task (version 1) and the event `task_added` {task} (to "all").
    * Plan lock: when the `plan` lock is live and held by someone other than `agentId` → errors.planLocked.
+   * depends_on (duplicates dropped) must name tasks of the room (planErrors.unknownDependency).
    */
   addTask(scope: RoomScope, input: NewTask): Promise<Task>;
   /**
    * Applies the given fields, bumps `version` by 1 and `updated_at`, appends `task_updated`
    * {task, previousStatus, changes} where `changes` holds the supplied fields (and `note`).
-   * Unknown task → errors.taskNotFound; expectedVersion ≠ current → errors.taskVersionConflict;
-   * plan lock as in addTask. Checks run in this order: plan lock, task existence, version.
+   * Checks, in this order: plan lock (errors.planLocked), existence (errors.taskNotFound), version
+   * (errors.taskVersionConflict), ownership (protocol/plan-rules.ts checkOwnership: another agent's task needs
+   * expectedVersion), dependencies (checkDependencies: known tasks, no cycle), status (checkStatus: in_progress
+   * or done only when every dependency — the new ones when depends_on changes — is done).
    */
   updateTask(scope: RoomScope, input: TaskUpdate): Promise<Task>;
   /** errors.taskNotFound when absent. */
@@ -167,7 +177,8 @@ export interface RoomStore extends AccessStore {
   /**
    * get_my_summary in one atomic step: records a heartbeat for agentId (keeping its status text),
    * consumes up to `limit` unread events exactly like consumeEvents, and counts the context entries written or
-   * updated since this agent's previous summary (all of them on its first).
+   * updated since this agent's previous summary (all of them on its first). On a room the team does not own yet
+   * it writes nothing and claims nothing: the empty summary with roomExists false.
    */
   summary(scope: RoomScope, agentId: string, limit: number): Promise<Summary>;
 
@@ -211,7 +222,8 @@ export interface RoomStore extends AccessStore {
 
   // ── presence ──────────────────────────────────────────────────────────────────────────────────────────
   /** Records lastSeen = now; statusText replaces the previous one when given, else is kept. */
-  heartbeat(scope: RoomScope, agentId: string, statusText?: string): Promise<Presence>;
+  /** On a room the team does not own yet: records nothing, claims nothing (roomExists false). */
+  heartbeat(scope: RoomScope, agentId: string, statusText?: string): Promise<Heartbeat>;
   /** Every agent ever seen in the room (by heartbeat or summary), online when seen within 120 s. */
   getPresence(scope: RoomScope): Promise<Presence[]>;
 
@@ -222,8 +234,11 @@ export interface RoomStore extends AccessStore {
    * Held by another → {acquired: false, holder, expiresAt, fence} of the real holder, nothing changed.
    */
   acquireLock(scope: RoomScope, resource: string, agentId: string, ttlMs: number): Promise<LockState>;
-  /** Atomic compare-and-delete: true only when agentId holds a live lock on resource. */
-  releaseLock(scope: RoomScope, resource: string, agentId: string): Promise<boolean>;
+  /**
+   * Atomic compare-and-delete: released only when agentId holds a live lock on resource; otherwise nothing
+   * changes and, when another agent holds it, the answer names the holder and its expiry.
+   */
+  releaseLock(scope: RoomScope, resource: string, agentId: string): Promise<Release>;
   /** Live locks only. */
   listLocks(scope: RoomScope): Promise<LockInfo[]>;
 

@@ -28,8 +28,9 @@ import { isolationTests } from "./conformance/isolation.ts";
 import { lockTests } from "./conformance/locks.ts";
 import { ownershipTests } from "./conformance/ownership.ts";
 import { planLockTests, planTests } from "./conformance/plan.ts";
+import { planRuleTests } from "./conformance/plan-rules.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
-import { actorTests, idempotencyTests } from "./conformance/scope.ts";
+import { actorTests, idempotencyTests, noClaimTests } from "./conformance/scope.ts";
 import { varTests } from "./conformance/vars.ts";
 
 export type { Capability, OpenOptions, StoreFactory } from "./conformance/harness.ts";
@@ -94,6 +95,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
 
     describe("plan", () => planTests(suite));
     describe("plan lock", () => planLockTests(suite));
+    describe("plan rules", () => planRuleTests(suite));
     describe("context", () => contextTests(suite));
     describe("events", () => eventTests(suite));
     describe("consumeEvents", () => consumeTests(suite));
@@ -106,6 +108,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("concurrency", () => concurrencyTests(suite));
     describe("idempotency keys", () => idempotencyTests(suite));
     describe("the acting agent's presence", () => actorTests(suite));
+    describe("calls that only record presence", () => noClaimTests(suite));
     describe("access: keys", () => keyTests(suite));
     describe("access: provisionTeam", () => provisionTests(suite));
     describe("access: rate limiting", () => rateTests(suite));

@@ -49,10 +49,15 @@ export const lockTools = [
   defineTool({
     name: "release_lock",
     title: "Release a lock",
-    description: "Release a lock you hold. released=false when you are not the holder (nothing changes).",
-    returns: "{released}",
+    description:
+      "Release a lock you hold. released=false when you are not the holder (nothing changes); then holder and expiresAt say who holds it and until when.",
+    returns: "{released, holder?, expiresAt?}",
     input: z.strictObject({ roomId, resource, agentId: actingAgentId }),
-    output: z.object({ released: z.boolean() }),
+    output: z.object({
+      released: z.boolean(),
+      holder: z.string().optional().describe("Who holds the lock, when someone else does."),
+      expiresAt: z.string().optional().describe("When their hold expires unless renewed."),
+    }),
     effect: "write",
     idempotent: true,
     acting: ["agentId"],
@@ -60,9 +65,7 @@ export const lockTools = [
       await room.call("acquire_lock", { resource: "src/auth.ts", agentId: "alice" });
       return { resource: "src/auth.ts", agentId: "alice" };
     },
-    handler: async (a, call) => ({
-      released: await call.store.releaseLock(call.scope, a.resource, a.agentId),
-    }),
+    handler: (a, call) => call.store.releaseLock(call.scope, a.resource, a.agentId),
   }),
   defineTool({
     name: "list_locks",

@@ -1,7 +1,7 @@
 /** Plan tools (7): the task list with dependencies, owners and versions, and the session-start summary. */
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
-import type { Task } from "../../protocol/records.ts";
+import { roomHint, type Task } from "../../protocol/records.ts";
 import { line } from "../../protocol/validation.ts";
 import {
   actingAgentId,
@@ -190,7 +190,7 @@ export const planTools = [
     name: "get_my_summary",
     title: "Start a session: my summary",
     description:
-      "Start every session with this one call: your tasks, your unread events (consumed, exactly as get_unread_events), how many context entries were written or updated since your previous summary, and who is online. Also records a heartbeat for you.",
+      "Start every session with this one call: your tasks, your unread events (consumed, exactly as get_unread_events), how many context entries were written or updated since your previous summary, and who is online. Also records a heartbeat for you. A room with no state yet answers roomExists=false with a hint (check the room id) and is not created.",
     returns: "{agentId, roomId, myTasks, unreadEvents, newContextCount, presence, cursor}",
     input: z.strictObject({
       roomId,
@@ -206,6 +206,8 @@ export const planTools = [
     output: z.object({
       agentId: z.string(),
       roomId: z.string(),
+      roomExists: z.boolean().describe("false when the room has no state yet (a summary never creates one)."),
+      hint: z.string().optional(),
       myTasks: z.array(taskShape),
       unreadEvents: z.object({
         events: z.array(eventShape),
@@ -220,6 +222,9 @@ export const planTools = [
     effect: "write",
     acting: ["agentId"],
     example: async () => ({ agentId: "alice" }),
-    handler: (a, call) => call.store.summary(call.scope, a.agentId, a.limit ?? 20),
+    handler: async (a, call) => {
+      const summary = await call.store.summary(call.scope, a.agentId, a.limit ?? 20);
+      return summary.roomExists ? summary : { ...summary, hint: roomHint(a.roomId) };
+    },
   }),
 ];

@@ -1,6 +1,7 @@
 /** Presence tools (2): who is working in the room, and on what. */
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
+import { roomHint } from "../../protocol/records.ts";
 import { stripControls } from "../../protocol/validation.ts";
 import { actingAgentId, presenceShape, roomId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
@@ -10,7 +11,7 @@ export const presenceTools = [
     name: "heartbeat",
     title: "Say I am alive",
     description:
-      "Say you are alive (online for 120 s), optionally with what you are doing. Any other call that names you also keeps you online; call this about every 60 s while working quietly.",
+      "Say you are alive (online for 120 s), optionally with what you are doing. Any other call that names you also keeps you online; call this about every 60 s while working quietly. In a room with no state yet it records nothing (roomExists false, with a hint).",
     returns: "{agentId, presence}",
     input: z.strictObject({
       roomId,
@@ -21,15 +22,25 @@ export const presenceTools = [
         .optional()
         .describe("What you are doing, one line (at most 200 chars; control characters are removed)."),
     }),
-    output: z.object({ agentId: z.string(), presence: presenceShape }),
+    output: z.object({
+      agentId: z.string(),
+      presence: presenceShape,
+      roomExists: z.boolean().describe("false when the room has no state yet: nothing was recorded."),
+      hint: z.string().optional(),
+    }),
     effect: "write",
     idempotent: true,
     acting: ["agentId"],
     example: async () => ({ agentId: "alice", status: "writing the login endpoint" }),
     handler: async (a, call) => {
       const status = a.status === undefined ? undefined : stripControls(a.status);
-      const presence = await call.store.heartbeat(call.scope, a.agentId, status);
-      return { agentId: a.agentId, presence };
+      const { presence, roomExists } = await call.store.heartbeat(call.scope, a.agentId, status);
+      return {
+        agentId: a.agentId,
+        presence,
+        roomExists,
+        ...(roomExists ? {} : { hint: roomHint(a.roomId) }),
+      };
     },
   }),
   defineTool({

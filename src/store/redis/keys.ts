@@ -28,6 +28,7 @@ export const ROOM_KEY_PARTS = [
   "invite_digests", // hash: sha256(token) → token id
   "idem", // hash: idempotency key → "<at ms> <fingerprint> <result JSON>", kept 24 h
   "idem_at", // zset: idempotency key scored by its time, so old keys are dropped a few at a time
+  "event_addr", // zset (score 0): "<to> <seq, 12 digits>" per event, so an addressee's events are a lex range
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];

@@ -30,14 +30,12 @@ for i = 1, #all, 2 do
   end
 end
 if live >= max then
-  touch()
   return ok('"limit"')
 end
 -- The creation number "n" is spliced in: listings sort by createdAt, then n.
-local n = redis.call("HINCRBY", K_META, "invite_n", 1)
-redis.call("HSET", K_INVITES, id, string.sub(invite, 1, -2) .. ',"n":' .. n .. '}')
-redis.call("HSET", K_INVITE_DIGESTS, digest, id)
-touch()
+local n = W("HINCRBY", K_META, "invite_n", 1)
+W("HSET", K_INVITES, id, string.sub(invite, 1, -2) .. ',"n":' .. n .. '}')
+W("HSET", K_INVITE_DIGESTS, digest, id)
 return ok(invite)
 `;
 
@@ -47,7 +45,6 @@ local out = {}
 for _, raw in ipairs(redis.call("HVALS", K_INVITES)) do
   if cjson.decode(raw).expiresMs > NOW then out[#out + 1] = raw end
 end
-touch()
 return ok("[" .. table.concat(out, ",") .. "]")
 `;
 
@@ -59,7 +56,6 @@ if not raw then return ok("false") end
 local invite = cjson.decode(raw)
 redis.call("HDEL", K_INVITES, id)
 if redis.call("HGET", K_INVITE_DIGESTS, invite.digest) == id then redis.call("HDEL", K_INVITE_DIGESTS, invite.digest) end
-touch()
 -- An expired invite was already gone as far as listInvites is concerned: no such invite.
 return ok(invite.expiresMs > NOW and "true" or "false")
 `;
@@ -67,7 +63,6 @@ return ok(invite.expiresMs > NOW and "true" or "false")
 /** createRoom: claims an unowned room (once the team index has its place) or confirms it is ours. Replies {ok: {created}}. */
 export const CREATE_ROOM = `
 if OWNED then
-  touch()
   return ok('{"created":false}')
 end
 if not CLAIM_OK then return CLAIM end
@@ -78,5 +73,5 @@ return ok('{"created":true}')
 /** deleteRoom: every key of the room's fixed list (invites included). Replies {ok: true}. */
 export const DELETE_ROOM = `${OWNER_ONLY}
 redis.call("DEL", unpack(KEYS))
-return ok("true")
+return reply("true")
 `;

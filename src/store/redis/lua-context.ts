@@ -16,7 +16,7 @@ local function notify(etype, author, agents, payload)
   append_event(etype, author, #agents == 1 and agents[1] or "all", payload)
 end
 local function changed(id)
-  redis.call("ZADD", K_CTX_CHANGES, redis.call("HINCRBY", K_META, "ctx_seq", 1), id)
+  W("ZADD", K_CTX_CHANGES, W("HINCRBY", K_META, "ctx_seq", 1), id)
 end
 `;
 
@@ -28,11 +28,11 @@ local summary = ARGV[7]         -- summary
 local agents_json = ARGV[8]     -- consuming_agents as a JSON array of strings
 local payload = ARGV[9]         -- payload JSON, validated by the caller
 if not OWNED and not CLAIM_OK then return CLAIM end
-local id = "ctx-" .. redis.call("HINCRBY", K_META, "ctx_n", 1)
+local id = "ctx-" .. W("HINCRBY", K_META, "ctx_n", 1)
 local entry = entry_json({ id = id, type = ctype, author = author, timestamp = NOW_ISO, summary = summary,
   version = "1.0" }, agents_json)
-redis.call("HSET", K_CTX, id, entry)
-redis.call("HSET", K_CTX_PAYLOAD, id, payload)
+W("HSET", K_CTX, id, entry)
+W("HSET", K_CTX_PAYLOAD, id, payload)
 changed(id)
 notify("context_available", author, cjson.decode(agents_json), '{"contextId":' .. str(id) .. ',"contextType":'
   .. str(ctype) .. ',"summary":' .. str(summary) .. ',"consuming_agents":' .. agents_json .. '}')
@@ -45,7 +45,6 @@ export const READ_CONTEXT = `
 local id = ARGV[5]              -- context id
 local entry = OWNED and redis.call("HGET", K_CTX, id)
 if not entry then return '{"err":"contextNotFound","id":' .. str(id) .. '}' end
-touch()
 return ok('{"m":' .. entry .. ',"p":' .. redis.call("HGET", K_CTX_PAYLOAD, id) .. '}')
 `;
 
@@ -55,7 +54,6 @@ local id = ARGV[5]              -- context id
 if not (OWNED and redis.call("HEXISTS", K_CTX, id) == 1) then
   return '{"err":"contextNotFound","id":' .. str(id) .. '}'
 end
-touch()
 return ok(redis.call("HGET", K_CTX_HIST, id) or "[]")
 `;
 
@@ -78,7 +76,6 @@ if #ids > 0 then
   local payloads = redis.call("HMGET", K_CTX_PAYLOAD, unpack(ids))
   for i = 1, #ids do out[i] = '{"m":' .. entries[i] .. ',"p":' .. payloads[i] .. '}' end
 end
-touch()
 return ok("[" .. table.concat(out, ",") .. "]")
 `;
 
@@ -97,7 +94,7 @@ local raw = OWNED and redis.call("HGET", K_CTX, id)
 if not raw then return '{"err":"contextNotFound","id":' .. str(id) .. '}' end
 local m = cjson.decode(raw)
 if expected ~= "" and expected ~= m.version then
-  return '{"err":"contextVersion","id":' .. str(id) .. ',"version":' .. str(m.version) .. '}'
+  return '{"err":"contextVersion","id":' .. str(id) .. ',"version":' .. str(m.version) .. ',"author":' .. str(m.author) .. '}'
 end
 if payload ~= "" and not string.find(" " .. valid_for .. " ", " " .. m.type .. " ", 1, true) then
   return '{"err":"payload","type":' .. str(m.type) .. '}'
@@ -107,7 +104,7 @@ local earlier = '{"author":' .. str(m.author) .. ',"timestamp":' .. str(m.timest
   .. str(m.summary) .. ',"consuming_agents":' .. strs(m.consuming_agents) .. ',"payload":' .. old_payload
   .. ',"version":' .. str(m.version) .. '}'
 local hist = redis.call("HGET", K_CTX_HIST, id)
-redis.call("HSET", K_CTX_HIST, id, hist and (string.sub(hist, 1, -2) .. "," .. earlier .. "]") or ("[" .. earlier .. "]"))
+W("HSET", K_CTX_HIST, id, hist and (string.sub(hist, 1, -2) .. "," .. earlier .. "]") or ("[" .. earlier .. "]"))
 local f = cjson.decode(fields)
 if f.summary ~= nil then m.summary = f.summary end
 if f.consuming_agents ~= nil then m.consuming_agents = f.consuming_agents end
@@ -118,8 +115,8 @@ m.author = author
 m.timestamp = NOW_ISO
 local entry = entry_json(m, strs(m.consuming_agents))
 if payload == "" then payload = old_payload end
-redis.call("HSET", K_CTX, id, entry)
-redis.call("HSET", K_CTX_PAYLOAD, id, payload)
+W("HSET", K_CTX, id, entry)
+W("HSET", K_CTX_PAYLOAD, id, payload)
 changed(id)
 notify("context_updated", author, m.consuming_agents, '{"contextId":' .. str(id) .. ',"contextType":'
   .. str(m.type) .. ',"summary":' .. str(m.summary) .. ',"previousVersion":' .. str(previous)

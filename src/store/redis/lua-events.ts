@@ -43,7 +43,6 @@ while high > since_seq and #picked < limit do
   end
   high = low - 1
 end
-touch()
 return ok(events_json(picked))
 `;
 
@@ -53,7 +52,6 @@ local agent = ARGV[5]           -- consuming agent
 local limit = tonumber(ARGV[6]) -- max events to deliver
 if not OWNED then return ok('{"events":[],"cursor":null,"remaining":0}') end
 local batch = consume(agent, limit)
-touch()
 return ok(batch)
 `;
 
@@ -67,12 +65,11 @@ local raw = redis.call("HGET", K_EVENT_READS, seq)
 local readers = raw and cjson.decode(raw) or {}
 for _, r in ipairs(readers) do
   if r == agent then
-    touch()
     return ok("true")
   end
 end
 readers[#readers + 1] = agent
-redis.call("HSET", K_EVENT_READS, seq, strs(readers))
+W("HSET", K_EVENT_READS, seq, strs(readers))
 commit()
 return ok("true")
 `;
@@ -82,6 +79,5 @@ export const GET_EVENT_READS = `
 local id = ARGV[5]              -- event id
 local seq = OWNED and event_seq_of(id)
 if not seq then return '{"err":"eventNotFound","id":' .. str(id) .. '}' end
-touch()
 return ok(redis.call("HGET", K_EVENT_READS, seq) or "[]")
 `;

@@ -1,63 +1,182 @@
-/** Lua bodies of the plan operations (each is prepended with PRELUDE, which binds KEYS and ARGV[1..4]). */
+/**
+ * Lua bodies of the plan operations (each is prepended with PRELUDE and LOG). The plan's rules are those of
+ * protocol/plan-rules.ts, in the same order and with the same answers (the conformance suite holds both drivers
+ * to them): plan lock, existence, version, ownership, dependencies (known, acyclic), status.
+ */
+
+/** Helpers of the plan scripts: task JSON, the plan lock, the kept task counts and the plan's rules. */
+const PLAN_HELPERS = `
+local function task_json(t, deps_json)
+  return '{"id":' .. str(t.id) .. ',"title":' .. str(t.title) .. ',"description":' .. str(t.description)
+    .. ',"status":' .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. ',"depends_on":' .. deps_json
+    .. ',"priority":' .. (val(t.priority) and num(t.priority) or "null") .. ',"version":' .. num(t.version)
+    .. ',"created_at":' .. str(t.created_at) .. ',"updated_at":' .. str(t.updated_at) .. '}'
+end
+local function plan_locked(agent)
+  local raw = redis.call("HGET", K_LOCKS, "plan")
+  if not raw then return nil end
+  local lock = cjson.decode(raw)
+  if lock.expiresAt > NOW and lock.holder ~= agent then
+    return '{"err":"planLocked","holder":' .. str(lock.holder) .. ',"expiresAt":' .. num(lock.expiresAt) .. '}'
+  end
+  return nil
+end
+-- Task counts by status live in meta (n_<status>), so the summary costs O(1); rooms written before they did get
+-- them counted once, on their first plan write (flag counted).
+local function ensure_counts()
+  if META[4] == "1" then return end
+  local n = { pending = 0, in_progress = 0, done = 0, blocked = 0 }
+  for _, raw in ipairs(redis.call("HVALS", K_TASKS)) do
+    local s = cjson.decode(raw).status
+    n[s] = (n[s] or 0) + 1
+  end
+  W("HSET", K_META, "n_pending", n.pending, "n_in_progress", n.in_progress, "n_done", n.done,
+    "n_blocked", n.blocked, "counted", "1")
+  META[4] = "1"
+end
+local function moved(from, to)
+  if from == to then return end
+  if from then W("HINCRBY", K_META, "n_" .. from, -1) end
+  if to then W("HINCRBY", K_META, "n_" .. to, 1) end
+end
+local function deps_of(id)
+  local raw = redis.call("HGET", K_TASKS, id)
+  return raw and cjson.decode(raw).depends_on or nil
+end
+local function unknown_dep(deps, except)
+  for _, dep in ipairs(deps) do
+    if dep ~= except and redis.call("HEXISTS", K_TASKS, dep) == 0 then
+      return '{"err":"unknownDependency","id":' .. str(dep) .. '}'
+    end
+  end
+  return nil
+end
+-- Depth first from each new dependency, in order, children in their order: reaching id again closes a cycle,
+-- reported as the path from id back to itself (iterative, like plan-rules.ts, so no chain is too long).
+local function cycle_through(id, deps)
+  local seen = {}
+  for _, start in ipairs(deps) do
+    local stack = { { id = start, i = 0 } }
+    while #stack > 0 do
+      local top = stack[#stack]
+      if top.children == nil then
+        if top.id == id then
+          local path = { id }
+          for k = 1, #stack do path[#path + 1] = stack[k].id end
+          return '{"err":"cycle","path":' .. strs(path) .. '}'
+        end
+        if seen[top.id] then
+          stack[#stack] = nil
+        else
+          seen[top.id] = true
+          top.children = deps_of(top.id) or {}
+        end
+      else
+        top.i = top.i + 1
+        if top.i > #top.children then stack[#stack] = nil else stack[#stack + 1] = { id = top.children[top.i], i = 0 } end
+      end
+    end
+  end
+  return nil
+end
+-- Moving to in_progress or done needs every dependency done; the blockers as "id (status)", in order.
+local function blocked(id, status, deps)
+  if status ~= "in_progress" and status ~= "done" then return nil end
+  local blockers = {}
+  for _, dep in ipairs(deps) do
+    local raw = redis.call("HGET", K_TASKS, dep)
+    local s = raw and cjson.decode(raw).status or "missing"
+    if s ~= "done" then blockers[#blockers + 1] = dep .. " (" .. s .. ")" end
+  end
+  if #blockers == 0 then return nil end
+  return '{"err":"blocked","id":' .. str(id) .. ',"blockers":' .. strs(blockers) .. '}'
+end
+`;
 
 /** readPlan. Replies {ok: {created_at, updated_at, tasks: [Task JSON…]}} (tasks unordered; sorted in TS). */
 export const READ_PLAN = `
 if not OWNED then return ok('{"created_at":null,"updated_at":null,"tasks":[]}') end
 local meta = redis.call("HMGET", K_META, "plan_created_at", "plan_updated_at")
 local tasks = redis.call("HVALS", K_TASKS)
-touch()
 return ok('{"created_at":' .. opt_str(meta[1] or nil) .. ',"updated_at":' .. opt_str(meta[2] or nil)
   .. ',"tasks":[' .. table.concat(tasks, ",") .. ']}')
 `;
 
-/** addTask. Replies {ok: Task} or {err: "planLocked"}. */
-export const ADD_TASK = `
+/** addTask. Replies {ok: Task} or {err: "planLocked" | "unknownDependency"}. */
+export const ADD_TASK = `${PLAN_HELPERS}
 local agent = ARGV[5]           -- acting agent ("" when absent): plan-lock identity
 local title = ARGV[6]           -- title
 local description = ARGV[7]     -- description
-local deps_json = ARGV[8]       -- depends_on as a JSON array of strings
+local deps_json = ARGV[8]       -- depends_on as a JSON array of distinct strings
 local priority = ARGV[9]        -- priority as a number, "" for null
 local from = ARGV[10]           -- the event's from (agent or "system")
-if not OWNED and not CLAIM_OK then return CLAIM end
-local locked = plan_locked(agent)
+local locked = OWNED and plan_locked(agent)
 if locked then return locked end
-local id = "task-" .. redis.call("HINCRBY", K_META, "task_n", 1)
+local unknown = unknown_dep(cjson.decode(deps_json))
+if unknown then return unknown end
+if not OWNED and not CLAIM_OK then return CLAIM end
+ensure_counts()
+local id = "task-" .. W("HINCRBY", K_META, "task_n", 1)
 local task = task_json({ id = id, title = title, description = description, status = "pending",
   priority = tonumber(priority), version = 1, created_at = NOW_ISO, updated_at = NOW_ISO }, deps_json)
-redis.call("HSET", K_TASKS, id, task)
-redis.call("HSETNX", K_META, "plan_created_at", NOW_ISO)
-redis.call("HSET", K_META, "plan_updated_at", NOW_ISO)
+W("HSET", K_TASKS, id, task)
+moved(nil, "pending")
+W("HSETNX", K_META, "plan_created_at", NOW_ISO)
+W("HSET", K_META, "plan_updated_at", NOW_ISO)
 append_event("task_added", from, "all", '{"task":' .. task .. '}')
 commit()
 return ok(task)
 `;
 
-/** updateTask. Replies {ok: Task} or {err: "planLocked" | "taskNotFound" | "taskVersion"}. */
-export const UPDATE_TASK = `
-local agent = ARGV[5]           -- acting agent ("" when absent): plan-lock identity
+/**
+ * updateTask. Replies {ok: Task} or {err: "planLocked" | "taskNotFound" | "taskVersion" | "ownedByOther" |
+ * "unknownDependency" | "cycle" | "blocked"}.
+ */
+export const UPDATE_TASK = `${PLAN_HELPERS}
+local agent = ARGV[5]           -- acting agent ("" when absent): plan-lock and ownership identity
 local id = ARGV[6]              -- task id
 local expected = ARGV[7]        -- expected version, "" for any
-local fields = ARGV[8]          -- JSON {status?, owner? (string or null), description?} to apply
+local fields = ARGV[8]          -- JSON {status?, owner? (string|null), title?, description?, depends_on?, priority? (number|null)}
 local changes = ARGV[9]         -- JSON of the supplied fields and note, for the event
 local from = ARGV[10]           -- the event's from (agent or "system")
-local locked = plan_locked(agent)
+local locked = OWNED and plan_locked(agent)
 if locked then return locked end
-local raw = redis.call("HGET", K_TASKS, id)
+local raw = OWNED and redis.call("HGET", K_TASKS, id)
 if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
 local t = cjson.decode(raw)
 if expected ~= "" and tonumber(expected) ~= t.version then
-  return '{"err":"taskVersion","id":' .. str(id) .. ',"version":' .. num(t.version) .. '}'
+  return '{"err":"taskVersion","id":' .. str(id) .. ',"version":' .. num(t.version) .. ',"status":'
+    .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
+end
+if val(t.owner) and t.owner ~= agent and expected == "" then
+  return '{"err":"ownedByOther","id":' .. str(id) .. ',"owner":' .. str(t.owner) .. '}'
+end
+local f = cjson.decode(fields)
+local deps = t.depends_on
+if f.depends_on ~= nil then
+  deps = f.depends_on
+  local refused = unknown_dep(deps, id) or cycle_through(id, deps)
+  if refused then return refused end
 end
 local previous = t.status
-local f = cjson.decode(fields)
-if f.status ~= nil then t.status = f.status end
+local status = f.status ~= nil and f.status or previous
+if f.status ~= nil or f.depends_on ~= nil then
+  local refused = blocked(id, status, deps)
+  if refused then return refused end
+end
+ensure_counts()
+t.status = status
+t.depends_on = deps
 if f.owner ~= nil then t.owner = f.owner end
+if f.title ~= nil then t.title = f.title end
 if f.description ~= nil then t.description = f.description end
+if f.priority ~= nil then t.priority = f.priority end
 t.version = t.version + 1
 t.updated_at = NOW_ISO
 local task = task_json(t, strs(t.depends_on))
-redis.call("HSET", K_TASKS, id, task)
-redis.call("HSET", K_META, "plan_updated_at", NOW_ISO)
+W("HSET", K_TASKS, id, task)
+moved(previous, status)
+W("HSET", K_META, "plan_updated_at", NOW_ISO)
 append_event("task_updated", from, "all",
   '{"task":' .. task .. ',"previousStatus":' .. str(previous) .. ',"changes":' .. changes .. '}')
 commit()
@@ -69,27 +188,26 @@ export const GET_TASK = `
 local id = ARGV[5]              -- task id
 local raw = OWNED and redis.call("HGET", K_TASKS, id)
 if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
-touch()
 return ok(raw)
 `;
 
 /**
- * summary: heartbeat (status text kept), consume like consumeEvents, count context changes since the previous
- * summary, the agent's tasks and everyone's presence. Replies
- * {ok: {tasks: [Task…], unread: {events, cursor, remaining}, newContextCount, presence: {agent: {lastSeen, statusText?}}}}.
+ * summary: on a room the team owns, records the agent's presence (status text kept), consumes like
+ * consumeEvents, counts context changes since the previous summary, the agent's tasks and everyone's presence.
+ * On an unowned room it writes nothing (it never claims one: revisions §3.11). Replies {ok: {exists, tasks,
+ * unread: {events, cursor, remaining}, newContextCount, presence: {agent: {lastSeen, statusText?}}}}.
  */
 export const SUMMARY = `
 local agent = ARGV[5]           -- agent asking for its summary
 local limit = tonumber(ARGV[6]) -- max events to consume
-if not OWNED and not CLAIM_OK then return CLAIM end
-local old = redis.call("HGET", K_PRESENCE, agent)
-local status = old and val(cjson.decode(old).statusText)
-redis.call("HSET", K_PRESENCE, agent,
-  '{"lastSeen":' .. num(NOW) .. (status and (',"statusText":' .. str(status)) or "") .. '}')
+if not OWNED then
+  return ok('{"exists":false,"tasks":[],"unread":{"events":[],"cursor":null,"remaining":0},"newContextCount":0,"presence":{}}')
+end
+seen(agent)
 local unread = consume(agent, limit)
 local mark = redis.call("HGET", K_CTX_MARKS, agent) or "0"
 local fresh = redis.call("ZCOUNT", K_CTX_CHANGES, "(" .. mark, "+inf")
-redis.call("HSET", K_CTX_MARKS, agent, redis.call("HGET", K_META, "ctx_seq") or "0")
+W("HSET", K_CTX_MARKS, agent, redis.call("HGET", K_META, "ctx_seq") or "0")
 local mine = {}
 for _, raw in ipairs(redis.call("HVALS", K_TASKS)) do
   if cjson.decode(raw).owner == agent then mine[#mine + 1] = raw end
@@ -97,7 +215,6 @@ end
 local presence = redis.call("HGETALL", K_PRESENCE)
 local people = {}
 for i = 1, #presence, 2 do people[#people + 1] = str(presence[i]) .. ":" .. presence[i + 1] end
-commit()
-return ok('{"tasks":[' .. table.concat(mine, ",") .. '],"unread":' .. unread .. ',"newContextCount":' .. fresh
-  .. ',"presence":{' .. table.concat(people, ",") .. '}}')
+return ok('{"exists":true,"tasks":[' .. table.concat(mine, ",") .. '],"unread":' .. unread .. ',"newContextCount":'
+  .. fresh .. ',"presence":{' .. table.concat(people, ",") .. '}}')
 `;

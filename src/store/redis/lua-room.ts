@@ -1,19 +1,19 @@
 /** Lua bodies of presence, locks and shared variables (each is prepended with PRELUDE). */
 
-/** heartbeat. Replies {ok: {lastSeen, statusText?}}. */
+/** heartbeat. Replies {ok: {exists, p: {lastSeen, statusText?}}}; writes nothing on a room not owned yet. */
 export const HEARTBEAT = `
 local agent = ARGV[5]           -- agent
 local status = ARGV[6]          -- new status text (used only when ARGV[7] is "1")
 local has_status = ARGV[7]      -- "1" to replace the status text, "0" to keep it
-if not OWNED and not CLAIM_OK then return CLAIM end
 if has_status ~= "1" then
-  local old = redis.call("HGET", K_PRESENCE, agent)
+  local old = OWNED and redis.call("HGET", K_PRESENCE, agent)
   status = old and val(cjson.decode(old).statusText)
 end
 local p = '{"lastSeen":' .. num(NOW) .. (status and (',"statusText":' .. str(status)) or "") .. '}'
-redis.call("HSET", K_PRESENCE, agent, p)
-commit()
-return ok(p)
+-- A heartbeat never creates a room (revisions §3.11): on an unowned one it records nothing.
+if not OWNED then return ok('{"exists":false,"p":' .. p .. '}') end
+W("HSET", K_PRESENCE, agent, p)
+return ok('{"exists":true,"p":' .. p .. '}')
 `;
 
 /** getPresence. Replies {ok: {agent: {lastSeen, statusText?}…}}. */
@@ -22,7 +22,6 @@ if not OWNED then return ok("{}") end
 local all = redis.call("HGETALL", K_PRESENCE)
 local out = {}
 for i = 1, #all, 2 do out[#out + 1] = str(all[i]) .. ":" .. all[i + 1] end
-touch()
 return ok("{" .. table.concat(out, ",") .. "}")
 `;
 
@@ -38,31 +37,33 @@ local fence
 if lock and lock.expiresAt > NOW then
   fence = tonumber(redis.call("HGET", K_FENCES, resource)) or 0
   if lock.holder ~= agent then
-    touch()
     return ok('{"acquired":false,"holder":' .. str(lock.holder) .. ',"expiresAt":' .. num(lock.expiresAt)
       .. ',"fence":' .. num(fence) .. '}')
   end
 else
   -- Free or expired: the resource changes hands (even back to the same agent), so the fence grows.
-  fence = redis.call("HINCRBY", K_FENCES, resource, 1)
+  fence = W("HINCRBY", K_FENCES, resource, 1)
 end
 local expires = NOW + ttl
-redis.call("HSET", K_LOCKS, resource, '{"holder":' .. str(agent) .. ',"expiresAt":' .. num(expires) .. '}')
+W("HSET", K_LOCKS, resource, '{"holder":' .. str(agent) .. ',"expiresAt":' .. num(expires) .. '}')
 commit()
 return ok('{"acquired":true,"holder":' .. str(agent) .. ',"expiresAt":' .. num(expires) .. ',"fence":'
   .. num(fence) .. '}')
 `;
 
-/** releaseLock: compare-and-delete. Replies {ok: true|false}. */
+/** releaseLock: compare-and-delete. Replies {ok: {released, holder?, expiresAt? (ms)}} (holder when another holds it). */
 export const RELEASE_LOCK = `
 local resource = ARGV[5]        -- resource name
 local agent = ARGV[6]           -- the caller; only a live holder releases
 local raw = OWNED and redis.call("HGET", K_LOCKS, resource)
 local lock = raw and cjson.decode(raw)
-if not (lock and lock.holder == agent and lock.expiresAt > NOW) then return ok("false") end
+if not (lock and lock.expiresAt > NOW) then return ok('{"released":false}') end
+if lock.holder ~= agent then
+  return ok('{"released":false,"holder":' .. str(lock.holder) .. ',"expiresAt":' .. num(lock.expiresAt) .. '}')
+end
 redis.call("HDEL", K_LOCKS, resource)
 commit()
-return ok("true")
+return ok('{"released":true}')
 `;
 
 /** listLocks: live locks only. Replies {ok: [{resource, owner, expiresAt (ms), fence}…]} (unordered). */
@@ -77,7 +78,6 @@ for i = 1, #all, 2 do
       .. num(lock.expiresAt) .. ',"fence":' .. (redis.call("HGET", K_FENCES, all[i]) or "0") .. '}'
   end
 end
-touch()
 return ok("[" .. table.concat(out, ",") .. "]")
 `;
 
@@ -87,7 +87,7 @@ local key = ARGV[5]             -- variable name
 local value = ARGV[6]           -- value, stored byte for byte
 local agent = ARGV[7]           -- setter, the event's from
 if not OWNED and not CLAIM_OK then return CLAIM end
-redis.call("HSET", K_VARS, key, value)
+W("HSET", K_VARS, key, value)
 append_event("shared_var_set", agent, "all", '{"key":' .. str(key) .. '}')
 commit()
 return ok("true")
@@ -98,7 +98,6 @@ export const GET_VAR = `
 local key = ARGV[5]             -- variable name
 if not OWNED then return ok("null") end
 local value = redis.call("HGET", K_VARS, key)
-touch()
 return ok(value and str(value) or "null")
 `;
 
@@ -108,6 +107,5 @@ if not OWNED then return ok("{}") end
 local all = redis.call("HGETALL", K_VARS)
 local out = {}
 for i = 1, #all, 2 do out[#out + 1] = str(all[i]) .. ":" .. str(all[i + 1]) end
-touch()
 return ok("{" .. table.concat(out, ",") .. "}")
 `;

@@ -72,7 +72,8 @@ export const PROVISION_TEAM = `
 local id = ARGV[2]              -- key id
 local digest = ARGV[3]          -- sha256(secret)
 local key = ARGV[4]             -- key JSON as stored (with digest)
-if redis.call("HLEN", K_KEYS) > 0 then return ok('"exists"') end
+-- A team with keys or with rooms exists: provisioning never reaches into it (revisions §3.12).
+if redis.call("HLEN", K_KEYS) > 0 or redis.call("ZCARD", K_ROOMS) > 0 then return ok('"exists"') end
 store_key(id, digest, key)
 return ok(key)
 `;

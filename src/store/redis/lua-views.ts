@@ -17,9 +17,9 @@ local window = tonumber(ARGV[7]) -- window length in ms (when charging)
 local id = redis.call("HGET", K_INVITE_DIGESTS, digest)
 local raw = id and redis.call("HGET", K_INVITES, id)
 local invite = raw and cjson.decode(raw)
-if not invite or invite.expiresMs <= NOW or OWNER ~= invite.teamId then return ok('{"invite":null}') end
-if not limit then return ok('{"invite":' .. raw .. '}') end
-return ok('{"invite":' .. raw .. ',"rate":' .. charge(K_RATE, limit, window) .. '}')
+if not invite or invite.expiresMs <= NOW or OWNER ~= invite.teamId then return reply('{"invite":null}') end
+if not limit then return reply('{"invite":' .. raw .. '}') end
+return reply('{"invite":' .. raw .. ',"rate":' .. charge(K_RATE, limit, window) .. '}')
 `;
 
 /** When the room was last used: meta last_used (ms), or "null" for a room that predates it. */
@@ -33,17 +33,28 @@ local last_used = redis.call("HGET", K_META, "last_used") or "null"
  */
 export const ROOM_INFO = `${LAST_USED}
 local created = redis.call("HGET", K_META, "created_at")
-return ok('{"owner":' .. opt_str(OWNER or nil) .. ',"createdAt":' .. opt_str(created or nil) .. ',"lastUsed":'
+return reply('{"owner":' .. opt_str(OWNER or nil) .. ',"createdAt":' .. opt_str(created or nil) .. ',"lastUsed":'
   .. last_used .. ',"pttl":' .. redis.call("PTTL", K_META) .. '}')
 `;
 
-/** Counts of the room's tasks by status, from their JSON. */
+/**
+ * Counts of the room's tasks by status: kept in meta (n_<status>) by the plan scripts, so O(1); counted from the
+ * tasks only for a room whose plan has not been written since counts were kept (flag counted).
+ */
 const TASK_COUNTS = `
-local tasks = redis.call("HVALS", K_TASKS)
 local by_status = {}
-for _, raw in ipairs(tasks) do
-  local status = cjson.decode(raw).status
-  by_status[status] = (by_status[status] or 0) + 1
+local task_count = 0
+if META[4] == "1" then
+  local n = redis.call("HMGET", K_META, "n_pending", "n_in_progress", "n_done", "n_blocked")
+  by_status = { pending = tonumber(n[1]) or 0, in_progress = tonumber(n[2]) or 0, done = tonumber(n[3]) or 0,
+    blocked = tonumber(n[4]) or 0 }
+  task_count = by_status.pending + by_status.in_progress + by_status.done + by_status.blocked
+else
+  for _, raw in ipairs(redis.call("HVALS", K_TASKS)) do
+    local status = cjson.decode(raw).status
+    by_status[status] = (by_status[status] or 0) + 1
+    task_count = task_count + 1
+  end
 end
 `;
 
@@ -52,9 +63,9 @@ end
  * pttl}}.
  */
 export const ROOM_STATS = `
-if not OWNER then return ok("null") end
+if not OWNER then return reply("null") end
 ${TASK_COUNTS}${LAST_USED}
-return ok('{"owner":' .. str(OWNER) .. ',"taskCount":' .. #tasks .. ',"doneTasks":' .. (by_status.done or 0)
+return reply('{"owner":' .. str(OWNER) .. ',"taskCount":' .. task_count .. ',"doneTasks":' .. (by_status.done or 0)
   .. ',"contextCount":' .. redis.call("HLEN", K_CTX) .. ',"agentCount":' .. redis.call("HLEN", K_PRESENCE)
   .. ',"eventCount":' .. (redis.call("HGET", K_META, "event_seq") or "0") .. ',"lastUsed":' .. last_used
   .. ',"pttl":' .. redis.call("PTTL", K_META) .. '}')
@@ -69,7 +80,7 @@ return ok('{"owner":' .. str(OWNER) .. ',"taskCount":' .. #tasks .. ',"doneTasks
  */
 export const ROOM_SUMMARY = `
 local recent = tonumber(ARGV[5]) -- most event headers to return
-if not OWNER or (TEAM ~= "" and not OWNED) then return ok("null") end
+if not OWNER or (TEAM ~= "" and not OWNED) then return reply("null") end
 ${TASK_COUNTS}
 local statuses = {}
 for status, n in pairs(by_status) do statuses[#statuses + 1] = str(status) .. ":" .. n end
@@ -91,7 +102,7 @@ while high >= 1 and #headers < recent do
   end
   high = seqs[#seqs] - 1
 end
-return ok('{"presence":{' .. table.concat(people, ",") .. '},"byStatus":{' .. table.concat(statuses, ",")
-  .. '},"taskCount":' .. #tasks .. ',"contextCount":' .. redis.call("HLEN", K_CTX) .. ',"events":['
+return reply('{"presence":{' .. table.concat(people, ",") .. '},"byStatus":{' .. table.concat(statuses, ",")
+  .. '},"taskCount":' .. task_count .. ',"contextCount":' .. redis.call("HLEN", K_CTX) .. ',"events":['
   .. table.concat(headers, ",") .. ']}')
 `;

@@ -1,4 +1,5 @@
 /** Plan operations and the summary of the Redis store. */
+import { uniqueDependencies } from "../../protocol/plan-rules.ts";
 import type { Plan, Summary, Task } from "../../protocol/records.ts";
 import type { RoomStore, TaskUpdate } from "../types.ts";
 import type { Call } from "./call.ts";
@@ -17,7 +18,10 @@ function updateFields(input: TaskUpdate) {
   const fields: Record<string, unknown> = {};
   if (input.status !== undefined) fields.status = input.status;
   if (input.owner !== undefined) fields.owner = input.owner;
+  if (input.title !== undefined) fields.title = input.title;
   if (input.description !== undefined) fields.description = input.description;
+  if (input.depends_on !== undefined) fields.depends_on = uniqueDependencies(input.depends_on);
+  if (input.priority !== undefined) fields.priority = input.priority;
   const changes = input.note === undefined ? fields : { ...fields, note: input.note };
   return { fields, changes };
 }
@@ -39,7 +43,7 @@ export function planOps(call: Call): PlanOps {
         input.agentId ?? "",
         input.title,
         input.description,
-        JSON.stringify(input.depends_on),
+        JSON.stringify(uniqueDependencies(input.depends_on)),
         input.priority === null ? "" : String(input.priority),
         input.agentId ?? "system",
       ]);
@@ -65,6 +69,7 @@ export function planOps(call: Call): PlanOps {
 
     async summary(scope, agentId, limit) {
       const { value, now } = await call<{
+        exists: boolean;
         tasks: Task[];
         unread: StoredBatch;
         newContextCount: number;
@@ -75,6 +80,7 @@ export function planOps(call: Call): PlanOps {
       return {
         agentId,
         roomId: scope.roomId,
+        roomExists: value.exists,
         myTasks: sortTasks(value.tasks),
         unreadEvents: { events, cursor, count: events.length, remaining: value.unread.remaining },
         newContextCount: value.newContextCount,

@@ -20,12 +20,12 @@ interface StoredLock {
 export function roomOps(call: Call): RoomOps {
   return {
     async heartbeat(scope, agentId, statusText) {
-      const { value, now } = await call<StoredPresence>(scope, "HEARTBEAT", [
+      const { value, now } = await call<{ exists: boolean; p: StoredPresence }>(scope, "HEARTBEAT", [
         agentId,
         statusText ?? "",
         statusText === undefined ? "0" : "1",
       ]);
-      return toPresence(agentId, value, now);
+      return { presence: toPresence(agentId, value.p, now), roomExists: value.exists };
     },
 
     async getPresence(scope) {
@@ -45,7 +45,13 @@ export function roomOps(call: Call): RoomOps {
     },
 
     async releaseLock(scope, resource, agentId) {
-      return (await call<boolean>(scope, "RELEASE_LOCK", [resource, agentId])).value;
+      const { value } = await call<{ released: boolean; holder?: string; expiresAt?: number }>(
+        scope,
+        "RELEASE_LOCK",
+        [resource, agentId],
+      );
+      if (value.holder === undefined || value.expiresAt === undefined) return { released: value.released };
+      return { released: false, holder: value.holder, expiresAt: iso(value.expiresAt) };
     },
 
     async listLocks(scope) {

@@ -5,6 +5,7 @@
  * the same RoomErrors the other drivers throw.
  */
 import { errors, type RoomError } from "../../protocol/errors.ts";
+import { planErrors } from "../../protocol/plan-rules.ts";
 import { iso } from "../../protocol/time.ts";
 import { isNoScript, type ScriptClient } from "./client.ts";
 import type { LuaScript } from "./scripts.ts";
@@ -40,15 +41,32 @@ function refusal(reply: { err: string; [detail: string]: unknown }): RoomError {
     case "taskNotFound":
       return errors.taskNotFound(id);
     case "taskVersion":
-      return errors.taskVersionConflict(id, Number(reply.version));
+      return errors.taskVersionConflict({
+        id,
+        version: Number(reply.version),
+        status: String(reply.status),
+        owner: typeof reply.owner === "string" ? reply.owner : null,
+      });
     case "planLocked":
       return errors.planLocked(String(reply.holder), iso(Number(reply.expiresAt)));
     case "contextNotFound":
       return errors.contextNotFound(id);
     case "contextVersion":
-      return errors.contextVersionConflict(id, String(reply.version));
+      return errors.contextVersionConflict({
+        id,
+        version: String(reply.version),
+        author: String(reply.author),
+      });
     case "eventNotFound":
       return errors.eventNotFound(id);
+    case "unknownDependency":
+      return planErrors.unknownDependency(id);
+    case "cycle":
+      return planErrors.cycle(reply.path as string[]);
+    case "blocked":
+      return planErrors.blocked(id, reply.blockers as string[]);
+    case "ownedByOther":
+      return planErrors.ownedByOther(id, String(reply.owner));
     case "idemMismatch":
       return errors.idempotencyMismatch(String(reply.key));
     default:

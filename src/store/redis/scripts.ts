@@ -6,6 +6,7 @@
 import * as admin from "./lua-admin.ts";
 import * as context from "./lua-context.ts";
 import * as events from "./lua-events.ts";
+import { LOG } from "./lua-log.ts";
 import * as plan from "./lua-plan.ts";
 import { GUARD, PRELUDE } from "./lua-prelude.ts";
 import * as room from "./lua-room.ts";
@@ -33,9 +34,9 @@ function defineAll<B extends Record<string, string>>(bodies: B, prelude: string)
 const { TEAM_PRELUDE, ...teamBodies } = team;
 
 /** Room-slot scripts acting for a team: another team's room is refused first (GUARD). */
-const GUARDED = defineAll({ ...plan, ...context, ...events, ...room, ...admin }, PRELUDE + GUARD);
+const GUARDED = defineAll({ ...plan, ...context, ...events, ...room, ...admin }, PRELUDE + LOG + GUARD);
 /** Room-slot scripts acting for no team: invite resolution and the read-only views. */
-const OPEN = defineAll(views, PRELUDE);
+const OPEN = defineAll(views, PRELUDE + LOG);
 /** Team-slot scripts: keys, rate limiting, the room index. */
 export const TEAM_SCRIPTS = defineAll(teamBodies, TEAM_PRELUDE);
 

@@ -74,12 +74,12 @@ describe("sqlite store: room limit and mayClaim", () => {
   test("a claim over the limit changes nothing; writes to owned rooms and expired rooms' slots still work", async () => {
     const { store, path } = open(2);
     await store.addTask(scope, task);
-    await store.heartbeat({ ...scope, roomId: "room-2" }, "a");
+    await store.setVar({ ...scope, roomId: "room-2" }, "k", "v", "a");
     await expect(store.setVar({ ...scope, roomId: "room-3" }, "k", "v", "a")).rejects.toMatchObject({
       kind: "limit",
     });
     expect(count(path, "rooms")).toBe(2);
-    expect(count(path, "vars")).toBe(0);
+    expect(count(path, "vars")).toBe(1);
     await store.addTask(scope, task);
     expect(await store.createRoom({ ...scope, roomId: "room-3" }).catch((e) => e.kind)).toBe("limit");
     t += LIMITS.roomTtlMs;
@@ -89,7 +89,7 @@ describe("sqlite store: room limit and mayClaim", () => {
   test("mayClaim false: writes to an unowned room are denied and leave no row; the owned room works", async () => {
     const { store, path } = open();
     const guest = { ...scope, mayClaim: false };
-    await expect(store.heartbeat(guest, "invite:i_1")).rejects.toMatchObject({ kind: "denied" });
+    await expect(store.setVar(guest, "k", "v", "invite:i_1")).rejects.toMatchObject({ kind: "denied" });
     expect((await store.readPlan(guest)).tasks).toEqual([]);
     expect(count(path, "rooms")).toBe(0);
     await store.createRoom(scope);

@@ -4,7 +4,7 @@ import type { Presence, TaskStatus } from "../../protocol/records.ts";
 import { TASK_STATUSES } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomListing, RoomStats, RoomSummaryView } from "../access-types.ts";
-import { liveAfter, type StoreParts } from "./rooms.ts";
+import { liveAfter, type RoomRow, type StoreParts } from "./rooms.ts";
 import { eventId } from "./rows.ts";
 
 type RoomTeam = { roomId: string; teamId: string };
@@ -14,30 +14,24 @@ export function createAdminRooms({ db, now, rooms }: StoreParts, presence: (room
     `SELECT room_id, created_at, last_activity FROM rooms
      WHERE owner = ? AND last_activity > ? ORDER BY created_at, room_id`,
   );
-  const byStatus = db.query<{ status: string; c: number }, [string]>(
-    `SELECT json_extract(json, '$.status') AS status, count(*) AS c FROM tasks WHERE room_id = ?
-     GROUP BY status`,
-  );
-  const contexts = db.query<{ c: number }, [string]>("SELECT count(*) AS c FROM contexts WHERE room_id = ?");
   const agents = db.query<{ c: number }, [string]>("SELECT count(*) AS c FROM presence WHERE room_id = ?");
   const recent = db.query<
     { seq: number; type: string; from_agent: string; to_agent: string; ts: number },
     [string, number]
   >("SELECT seq, type, from_agent, to_agent, ts FROM events WHERE room_id = ? ORDER BY seq DESC LIMIT ?");
 
-  /** Task counts per status (every status present, 0 when none) and in total. */
-  function taskCounts(roomId: string): { total: number; byStatus: Record<TaskStatus, number> } {
-    const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
-    let total = 0;
-    for (const row of byStatus.all(roomId)) {
-      total += row.c;
-      if ((TASK_STATUSES as readonly string[]).includes(row.status))
-        counts[row.status as TaskStatus] += row.c;
-    }
-    return { total, byStatus: counts };
+  /** Task counts per status, kept on the room row as the plan changes (O(1), revisions §5.18). */
+  function taskCounts(room: RoomRow): { total: number; byStatus: Record<TaskStatus, number> } {
+    const byStatus: Record<TaskStatus, number> = {
+      pending: room.n_pending,
+      in_progress: room.n_in_progress,
+      done: room.n_done,
+      blocked: room.n_blocked,
+    };
+    return { total: TASK_STATUSES.reduce((sum, s) => sum + byStatus[s], 0), byStatus };
   }
 
-  const count = (stmt: typeof contexts, roomId: string) => stmt.get(roomId)?.c ?? 0;
+  const count = (stmt: typeof agents, roomId: string) => stmt.get(roomId)?.c ?? 0;
 
   return {
     /** Claims an unowned (or expired) room, or confirms (and refreshes) the team's own. */
@@ -63,13 +57,13 @@ export function createAdminRooms({ db, now, rooms }: StoreParts, presence: (room
     roomStats(roomId: string): RoomStats | null {
       const room = rooms.live(roomId);
       if (!room) return null;
-      const tasks = taskCounts(roomId);
+      const tasks = taskCounts(room);
       return {
         roomId,
         owner: room.owner,
         taskCount: tasks.total,
         doneTasks: tasks.byStatus.done,
-        contextCount: count(contexts, roomId),
+        contextCount: room.n_contexts,
         agentCount: count(agents, roomId),
         eventCount: room.event_seq,
         lastActivity: iso(room.last_activity),
@@ -79,13 +73,13 @@ export function createAdminRooms({ db, now, rooms }: StoreParts, presence: (room
     roomSummary(roomId: string, teamId?: string): RoomSummaryView | null {
       const room = rooms.live(roomId);
       if (!room || (teamId !== undefined && room.owner !== teamId)) return null;
-      const tasks = taskCounts(roomId);
+      const tasks = taskCounts(room);
       return {
         roomId,
         agents: presence(roomId),
         taskCount: tasks.total,
         tasksByStatus: tasks.byStatus,
-        contextCount: count(contexts, roomId),
+        contextCount: room.n_contexts,
         recentEvents: recent.all(roomId, LIMITS.summaryRecentEvents).map((row) => ({
           id: eventId(row.seq),
           seq: row.seq,

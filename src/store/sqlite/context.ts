@@ -69,6 +69,7 @@ export function createContext({ db, now, rooms }: StoreParts, events: Events) {
       const seq = rooms.next(scope.roomId, "ctx_seq");
       const json = JSON.stringify(entry);
       insert.run(scope.roomId, entry.id, n, entry.type, entry.author, seq, json);
+      rooms.contextsChanged(scope.roomId, 1);
       const to = addressee(entry.consuming_agents);
       if (to !== null) {
         const payload = {
@@ -104,7 +105,7 @@ export function createContext({ db, now, rooms }: StoreParts, events: Events) {
       if (!room) throw errors.contextNotFound(input.id);
       const previous = find(room.room_id, input.id);
       if (input.expectedVersion !== undefined && input.expectedVersion !== previous.version) {
-        throw errors.contextVersionConflict(previous.id, previous.version);
+        throw errors.contextVersionConflict(previous);
       }
       if (input.payload !== undefined) validatePayload(previous.type, input.payload);
       const { id: _id, type: _type, ...kept } = previous;

@@ -9,6 +9,19 @@ import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
 const NO_LOWER = -1;
 const NO_UPPER = Number.MAX_SAFE_INTEGER;
 
+/**
+ * The next `$limit` events addressed to "all" or to `$agent` after seq `$after`: two index range scans of at most
+ * $limit rows each (events_by_address), merged — O(log n + k) whatever the backlog, where one scan over
+ * "to_agent IN (…)" would sort the agent's whole backlog (revisions §6.19).
+ */
+export const ADDRESSED_SQL = `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.room_id = $room AND e.seq IN (
+  SELECT seq FROM (SELECT seq FROM events WHERE room_id = $room AND to_agent = '${BROADCAST}' AND seq > $after
+                   ORDER BY seq LIMIT $limit)
+  UNION ALL
+  SELECT seq FROM (SELECT seq FROM events WHERE room_id = $room AND to_agent = $agent AND seq > $after
+                     AND $agent <> '${BROADCAST}' ORDER BY seq LIMIT $limit)
+) ORDER BY e.seq LIMIT $limit`;
+
 export function createEvents({ db, now, rooms }: StoreParts) {
   const insert = db.query<unknown, [string, number, string, string, string, number, string, string | null]>(
     `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to)
@@ -26,20 +39,23 @@ export function createEvents({ db, now, rooms }: StoreParts) {
      ORDER BY e.seq DESC LIMIT $limit`,
   );
   const addressed = db.query<EventRow, { room: string; after: number; agent: string; limit: number }>(
-    `SELECT ${EVENT_COLUMNS} FROM events e
-     WHERE e.room_id = $room AND e.seq > $after AND e.to_agent IN ('${BROADCAST}', $agent)
-     ORDER BY e.seq LIMIT $limit`,
+    ADDRESSED_SQL,
   );
-  const countAddressed = db.query<{ c: number }, { room: string; after: number; agent: string }>(
-    `SELECT count(*) AS c FROM events
-     WHERE room_id = $room AND seq > $after AND to_agent IN ('${BROADCAST}', $agent)`,
+  // How many events were ever addressed to "all" and to the agent; `remaining` is that minus what it consumed.
+  const addressedTotal = db.query<{ n: number }, { room: string; agent: string }>(
+    `SELECT coalesce(sum(n), 0) AS n FROM addr_counts
+     WHERE room_id = $room AND to_agent IN ('${BROADCAST}', $agent)`,
   );
-  const cursorGet = db.query<{ seq: number | null }, [string, string]>(
-    "SELECT seq FROM cursors WHERE room_id = ? AND agent_id = ?",
+  const countTo = db.query<unknown, [string, string]>(
+    `INSERT INTO addr_counts (room_id, to_agent, n) VALUES (?1, ?2, 1)
+     ON CONFLICT (room_id, to_agent) DO UPDATE SET n = n + 1`,
   );
-  const cursorSet = db.query<unknown, [string, string, number]>(
-    `INSERT INTO cursors (room_id, agent_id, seq) VALUES (?1, ?2, ?3)
-     ON CONFLICT (room_id, agent_id) DO UPDATE SET seq = excluded.seq`,
+  const cursorGet = db.query<{ seq: number | null; delivered: number }, [string, string]>(
+    "SELECT seq, delivered FROM cursors WHERE room_id = ? AND agent_id = ?",
+  );
+  const cursorSet = db.query<unknown, [string, string, number, number]>(
+    `INSERT INTO cursors (room_id, agent_id, seq, delivered) VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT (room_id, agent_id) DO UPDATE SET seq = excluded.seq, delivered = excluded.delivered`,
   );
   const readInsert = db.query<unknown, [string, number, string]>(
     "INSERT OR IGNORE INTO event_reads (room_id, seq, agent_id) VALUES (?, ?, ?)",
@@ -63,6 +79,7 @@ export function createEvents({ db, now, rooms }: StoreParts) {
     // Round-trip through JSON so the returned event equals what later reads return.
     const payload = JSON.stringify(input.payload ?? {});
     insert.run(roomId, seq, input.type, input.from, input.to, ts, payload, reply);
+    countTo.run(roomId, input.to);
     const row = { seq, type: input.type, from_agent: input.from, to_agent: input.to, ts, payload };
     return toEvent({ ...row, reply_to: reply, read_by: "[]" });
   }
@@ -81,14 +98,16 @@ export function createEvents({ db, now, rooms }: StoreParts) {
     claimed = false,
   ): UnreadBatch {
     if (room === null) return { events: [], cursor: null, count: 0, remaining: 0 };
-    const previous = cursorGet.get(room.room_id, agentId)?.seq ?? null;
+    const cursor = cursorGet.get(room.room_id, agentId);
+    const previous = cursor?.seq ?? null;
     const rows = addressed.all({ room: room.room_id, after: previous ?? 0, agent: agentId, limit });
     const last = rows.at(-1);
-    if (!last) return { events: [], cursor: previous, count: 0, remaining: 0 };
+    const delivered = (cursor?.delivered ?? 0) + rows.length;
+    const total = addressedTotal.get({ room: room.room_id, agent: agentId })?.n ?? 0;
+    if (!last) return { events: [], cursor: previous, count: 0, remaining: Math.max(0, total - delivered) };
     if (!claimed) rooms.claim(scope);
-    cursorSet.run(room.room_id, agentId, last.seq);
-    const remaining = countAddressed.get({ room: room.room_id, after: last.seq, agent: agentId })?.c ?? 0;
-    return { events: rows.map(toEvent), cursor: last.seq, count: rows.length, remaining };
+    cursorSet.run(room.room_id, agentId, last.seq, delivered);
+    return { events: rows.map(toEvent), cursor: last.seq, count: rows.length, remaining: total - delivered };
   }
 
   return {

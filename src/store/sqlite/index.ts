@@ -46,6 +46,17 @@ export interface SqliteRoomStore extends RoomStore {
   sweepExpired(): Promise<number>;
 }
 
+/** The summary of a room with no state yet. */
+const emptySummary = (scope: RoomScope, agentId: string) => ({
+  agentId,
+  roomId: scope.roomId,
+  roomExists: false,
+  myTasks: [],
+  newContextCount: 0,
+  presence: [],
+  cursor: null,
+});
+
 /** How often expired rooms are swept (reads and writes already treat them as absent in between). */
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -82,7 +93,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
 
   /** get_my_summary: heartbeat, consume, and the context count since the previous summary, all in one tx. */
   function summary(scope: RoomScope, agentId: string, limit: number): Summary {
-    rooms.check(scope);
+    // Never claims (revisions §3.11): a room not owned yet answers the empty summary and records nothing.
+    if (!rooms.check(scope)) {
+      const unread = { events: [], cursor: null, count: 0, remaining: 0 };
+      return { ...emptySummary(scope, agentId), unreadEvents: unread };
+    }
     const room = rooms.claim(scope);
     presence.beat(scope.roomId, agentId);
     const unreadEvents = events.deliver(scope, room, agentId, limit, true);
@@ -92,6 +107,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     return {
       agentId,
       roomId: scope.roomId,
+      roomExists: true,
       myTasks: plan.myTasks(scope.roomId, agentId),
       unreadEvents,
       newContextCount,

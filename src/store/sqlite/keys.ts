@@ -39,7 +39,10 @@ export function createKeys(db: Database, rate: Rate) {
   const countKind = db.query<{ c: number }, [string, string]>(
     "SELECT count(*) AS c FROM keys WHERE team_id = ? AND kind = ?",
   );
-  const anyKey = db.query<{ one: number }, [string]>("SELECT 1 AS one FROM keys WHERE team_id = ? LIMIT 1");
+  // A team with keys or with rooms exists: provisioning never reaches into it (revisions §3.12).
+  const anyKey = db.query<{ one: number }, [string]>(
+    `SELECT 1 AS one FROM keys WHERE team_id = ?1 UNION ALL SELECT 1 FROM rooms WHERE owner = ?1 LIMIT 1`,
+  );
   const insert = db.query<
     KeyRow,
     [string, string, string, string, number, string | null, string | null, string]

@@ -1,7 +1,7 @@
 /** Advisory locks with fencing tokens; the `plan` lock also guards plan writes. */
 import { errors } from "../../protocol/errors.ts";
 import { PLAN_LOCK } from "../../protocol/limits.ts";
-import type { LockInfo, LockState } from "../../protocol/records.ts";
+import type { LockInfo, LockState, Release } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
 import type { StoreParts } from "./rooms.ts";
@@ -52,13 +52,15 @@ export function createLocks({ db, now, rooms }: StoreParts) {
       return { acquired: true, resource, holder: agentId, expiresAt: iso(expiresAt), fence };
     },
     /** Compare-and-delete inside one transaction; releasing nothing writes (and claims) nothing. */
-    releaseLock(scope: RoomScope, resource: string, agentId: string): boolean {
+    releaseLock(scope: RoomScope, resource: string, agentId: string): Release {
       const room = rooms.check(scope);
       const row = room ? get.get(scope.roomId, resource) : null;
-      if (!isLive(row, now()) || row.holder !== agentId) return false;
+      if (!isLive(row, now())) return { released: false };
+      if (row.holder !== agentId)
+        return { released: false, holder: row.holder, expiresAt: iso(row.expires_at) };
       rooms.claim(scope);
       put.run(scope.roomId, resource, null, row.expires_at, row.fence);
-      return true;
+      return { released: true };
     },
     listLocks(scope: RoomScope): LockInfo[] {
       const room = rooms.read(scope);

@@ -1,6 +1,13 @@
 /** The plan: tasks in creation order, each stored as its Task JSON plus the columns queries filter on. */
 import { errors } from "../../protocol/errors.ts";
-import { BROADCAST, type Plan, type Task } from "../../protocol/records.ts";
+import {
+  checkDependencies,
+  checkKnown,
+  checkOwnership,
+  checkStatus,
+  uniqueDependencies,
+} from "../../protocol/plan-rules.ts";
+import { BROADCAST, type Plan, type Task, type TaskStatus } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { NewTask, RoomScope, TaskUpdate } from "../types.ts";
 import type { Events } from "./events.ts";
@@ -8,7 +15,7 @@ import type { Locks } from "./locks.ts";
 import type { StoreParts } from "./rooms.ts";
 
 /** The fields of a TaskUpdate that count as changes (and are echoed in the task_updated event). */
-const CHANGE_FIELDS = ["status", "owner", "description", "note"] as const;
+const CHANGE_FIELDS = ["status", "owner", "title", "description", "depends_on", "priority", "note"] as const;
 
 const parse = (row: { json: string }): Task => JSON.parse(row.json);
 
@@ -26,6 +33,19 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
   const owned = db.query<{ json: string }, [string, string]>(
     "SELECT json FROM tasks WHERE room_id = ? AND owner = ? ORDER BY n",
   );
+  const dependencies = db.query<{ deps: string | null }, [string, string]>(
+    "SELECT json_extract(json, '$.depends_on') AS deps FROM tasks WHERE room_id = ? AND id = ?",
+  );
+  const status = db.query<{ status: TaskStatus }, [string, string]>(
+    "SELECT json_extract(json, '$.status') AS status FROM tasks WHERE room_id = ? AND id = ?",
+  );
+
+  /** A task's current dependencies, undefined when there is no such task (for checkDependencies). */
+  const dependsOn = (roomId: string) => (id: string) => {
+    const row = dependencies.get(roomId, id);
+    return row ? (JSON.parse(row.deps ?? "[]") as string[]) : undefined;
+  };
+  const statusOf = (roomId: string) => (id: string) => status.get(roomId, id)?.status;
 
   function find(roomId: string, taskId: string): Task {
     const row = get.get(roomId, taskId);
@@ -54,7 +74,11 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
       return find(room.room_id, taskId);
     },
     addTask(scope: RoomScope, input: NewTask): Task {
-      if (rooms.check(scope)) locks.assertPlanWritable(scope.roomId, input.agentId);
+      const room = rooms.check(scope);
+      if (room) locks.assertPlanWritable(scope.roomId, input.agentId);
+      const deps = uniqueDependencies(input.depends_on);
+      // A new task cannot close a cycle (nothing depends on it yet); only unknown ids are refused.
+      checkKnown(deps, (id) => room !== null && dependsOn(room.room_id)(id) !== undefined);
       rooms.claim(scope);
       const n = rooms.next(scope.roomId, "task_n");
       const t = now();
@@ -64,13 +88,14 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
         description: input.description,
         status: "pending",
         owner: null,
-        depends_on: [...input.depends_on],
+        depends_on: deps,
         priority: input.priority,
         version: 1,
         created_at: iso(t),
         updated_at: iso(t),
       };
       insert.run(scope.roomId, task.id, n, JSON.stringify(task));
+      rooms.taskMoved(scope.roomId, null, task.status);
       rooms.planChanged(scope.roomId, t);
       events.append(scope.roomId, {
         type: "task_added",
@@ -87,21 +112,35 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
       locks.assertPlanWritable(room.room_id, input.agentId);
       const previous = find(room.room_id, input.taskId);
       if (input.expectedVersion !== undefined && input.expectedVersion !== previous.version) {
-        throw errors.taskVersionConflict(previous.id, previous.version);
+        throw errors.taskVersionConflict(previous);
+      }
+      checkOwnership(previous, input.agentId, input.expectedVersion);
+      const deps =
+        input.depends_on === undefined ? previous.depends_on : uniqueDependencies(input.depends_on);
+      if (input.depends_on !== undefined) checkDependencies(previous.id, deps, dependsOn(room.room_id));
+      const next = input.status ?? previous.status;
+      // Moving to (or staying in) in_progress/done needs every dependency done; checked when either changes.
+      if (input.status !== undefined || input.depends_on !== undefined) {
+        checkStatus({ id: previous.id, depends_on: deps }, next, statusOf(room.room_id));
       }
       const changes: Record<string, unknown> = {};
       for (const field of CHANGE_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
+      if (input.depends_on !== undefined) changes.depends_on = deps;
       const t = now();
       const task: Task = {
         ...previous,
-        ...(input.status !== undefined && { status: input.status }),
+        status: next,
         ...(input.owner !== undefined && { owner: input.owner }),
+        ...(input.title !== undefined && { title: input.title }),
         ...(input.description !== undefined && { description: input.description }),
+        depends_on: deps,
+        ...(input.priority !== undefined && { priority: input.priority }),
         version: previous.version + 1,
         updated_at: iso(t),
       };
       rooms.claim(scope);
       update.run(task.owner, JSON.stringify(task), room.room_id, task.id);
+      if (task.status !== previous.status) rooms.taskMoved(room.room_id, previous.status, task.status);
       rooms.planChanged(room.room_id, t);
       events.append(room.room_id, {
         type: "task_updated",

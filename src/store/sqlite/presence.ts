@@ -1,5 +1,5 @@
 /** Presence: heartbeats keep an agent online for LIMITS.presenceOnlineMs; every agent ever seen is listed. */
-import type { Presence } from "../../protocol/records.ts";
+import type { Heartbeat, Presence } from "../../protocol/records.ts";
 import type { RoomScope } from "../types.ts";
 import type { StoreParts } from "./rooms.ts";
 import { type PresenceRow, toPresence } from "./rows.ts";
@@ -32,10 +32,17 @@ export function createPresence({ db, now, rooms }: StoreParts) {
   return {
     beat,
     list,
-    heartbeat(scope: RoomScope, agentId: string, statusText?: string): Presence {
-      rooms.check(scope);
+    /** Never claims (revisions §3.11): on a room not owned yet, the presence it would record, unrecorded. */
+    heartbeat(scope: RoomScope, agentId: string, statusText?: string): Heartbeat {
+      if (!rooms.check(scope)) {
+        const presence = toPresence(
+          { agent_id: agentId, last_seen: now(), status_text: statusText ?? null },
+          now(),
+        );
+        return { presence, roomExists: false };
+      }
       rooms.claim(scope);
-      return beat(scope.roomId, agentId, statusText);
+      return { presence: beat(scope.roomId, agentId, statusText), roomExists: true };
     },
     getPresence(scope: RoomScope): Presence[] {
       return rooms.read(scope) ? list(scope.roomId) : [];

@@ -64,6 +64,7 @@ describe("sqlite store: several processes", () => {
       const path = join(dir, "busy.sqlite");
       const store = createSqliteStore({ path });
       try {
+        await store.createRoom(scope);
         await store.heartbeat(scope, "a");
         const holder = await holdWriteLock(path, BUSY_TIMEOUT_MS + 2000);
         const started = performance.now();

@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import { errors } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
+import type { TaskStatus } from "../../protocol/records.ts";
 import type { Clock } from "../../protocol/time.ts";
 import type { StoreLimits } from "../access-types.ts";
 import type { RoomScope } from "../types.ts";
@@ -23,6 +24,11 @@ export interface RoomRow {
   ctx_n: number;
   ctx_seq: number;
   event_seq: number;
+  n_pending: number;
+  n_in_progress: number;
+  n_done: number;
+  n_blocked: number;
+  n_contexts: number;
 }
 
 type Counter = "task_n" | "ctx_n" | "ctx_seq" | "event_seq";
@@ -68,6 +74,13 @@ export function createRooms(db: Database, now: Clock, limits: StoreLimits, rate:
       "UPDATE rooms SET event_seq = event_seq + 1 WHERE room_id = ? RETURNING event_seq AS v",
     ),
   };
+  const statusCounts = db.query<unknown, [string, number, number, number, number]>(
+    `UPDATE rooms SET n_pending = n_pending + ?2, n_in_progress = n_in_progress + ?3, n_done = n_done + ?4,
+     n_blocked = n_blocked + ?5 WHERE room_id = ?1`,
+  );
+  const contextCount = db.query<unknown, [string, number]>(
+    "UPDATE rooms SET n_contexts = n_contexts + ?2 WHERE room_id = ?1",
+  );
   const planTouched = db.query<unknown, [number, string]>(
     "UPDATE rooms SET plan_created_at = coalesce(plan_created_at, ?1), plan_updated_at = ?1 WHERE room_id = ?2",
   );
@@ -160,6 +173,15 @@ export function createRooms(db: Database, now: Clock, limits: StoreLimits, rate:
       const row = counters[counter].get(roomId);
       if (!row) throw new Error(`rooms: counter ${counter} of ${roomId} missing`);
       return row.v;
+    },
+    /** Keeps the task counts by status: one task left `from` (if any) and entered `to` (if any). */
+    taskMoved(roomId: string, from: TaskStatus | null, to: TaskStatus | null): void {
+      const delta = (s: TaskStatus) => (s === to ? 1 : 0) - (s === from ? 1 : 0);
+      statusCounts.run(roomId, delta("pending"), delta("in_progress"), delta("done"), delta("blocked"));
+    },
+    /** Keeps the context entry count. */
+    contextsChanged(roomId: string, by: number): void {
+      contextCount.run(roomId, by);
     },
     /** Records a plan change at time t (sets created_at on the first). */
     planChanged(roomId: string, t: number): void {

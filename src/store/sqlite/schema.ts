@@ -39,7 +39,8 @@ import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 
-const DDL = `
+/** Schema version 1: the tables as first shipped (idempotent, so it also runs on files made before versions). */
+const V1 = `
 CREATE TABLE IF NOT EXISTS rooms (
   room_id TEXT PRIMARY KEY,
   owner TEXT NOT NULL,
@@ -171,6 +172,42 @@ CREATE TABLE IF NOT EXISTS rate_counts (
 CREATE INDEX IF NOT EXISTS rate_counts_by_last ON rate_counts (last_at);
 `;
 
+/**
+ * Version 2 (revisions §5.18, §6.19): counts kept as the room changes, so the public summary and `remaining` cost
+ * O(1) instead of O(room) — task counts by status and the context count on the room row, the number of events
+ * addressed to each recipient, and per cursor the number of addressed events consumed so far. Backfilled from the
+ * rows of files made by version 1.
+ */
+const V2 = `
+ALTER TABLE rooms ADD COLUMN n_pending INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rooms ADD COLUMN n_in_progress INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rooms ADD COLUMN n_done INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rooms ADD COLUMN n_blocked INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE rooms ADD COLUMN n_contexts INTEGER NOT NULL DEFAULT 0;
+UPDATE rooms SET
+  n_pending = (SELECT count(*) FROM tasks t WHERE t.room_id = rooms.room_id AND json_extract(t.json, '$.status') = 'pending'),
+  n_in_progress = (SELECT count(*) FROM tasks t WHERE t.room_id = rooms.room_id AND json_extract(t.json, '$.status') = 'in_progress'),
+  n_done = (SELECT count(*) FROM tasks t WHERE t.room_id = rooms.room_id AND json_extract(t.json, '$.status') = 'done'),
+  n_blocked = (SELECT count(*) FROM tasks t WHERE t.room_id = rooms.room_id AND json_extract(t.json, '$.status') = 'blocked'),
+  n_contexts = (SELECT count(*) FROM contexts c WHERE c.room_id = rooms.room_id);
+CREATE TABLE addr_counts (
+  room_id TEXT NOT NULL,
+  to_agent TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (room_id, to_agent)
+) STRICT;
+INSERT INTO addr_counts (room_id, to_agent, n) SELECT room_id, to_agent, count(*) FROM events GROUP BY room_id, to_agent;
+ALTER TABLE cursors ADD COLUMN delivered INTEGER NOT NULL DEFAULT 0;
+UPDATE cursors SET delivered = (SELECT count(*) FROM events e WHERE e.room_id = cursors.room_id
+  AND e.seq <= coalesce(cursors.seq, 0) AND e.to_agent IN ('all', cursors.agent_id));
+`;
+
+/** Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. */
+const MIGRATIONS = [V1, V2];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
 /** Every table holding room rows; purging a room deletes from each. */
 export const ROOM_TABLES = [
   "tasks",
@@ -182,6 +219,7 @@ export const ROOM_TABLES = [
   "presence",
   "locks",
   "vars",
+  "addr_counts",
   "idempotency",
   "invites",
   "rooms",
@@ -189,6 +227,28 @@ export const ROOM_TABLES = [
 
 /** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Brings the file to SCHEMA_VERSION, one migration per transaction. The version is read again inside the
+ * IMMEDIATE transaction, so processes opening the file at once apply each step exactly once. A file written by a
+ * newer roomd is refused rather than misread.
+ */
+function migrate(db: Database): void {
+  const version = () =>
+    db.query<{ user_version: number }, []>("PRAGMA user_version").get()?.user_version ?? 0;
+  if (version() > SCHEMA_VERSION) {
+    throw new Error(
+      `the file has schema version ${version()}, newer than this roomd (${SCHEMA_VERSION}); upgrade roomd`,
+    );
+  }
+  for (let step = 0; step < SCHEMA_VERSION; step++) {
+    db.transaction(() => {
+      if (version() !== step) return;
+      db.exec(MIGRATIONS[step] as string);
+      db.exec(`PRAGMA user_version = ${step + 1}`);
+    }).immediate();
+  }
+}
 
 /**
  * Opens (creating if needed) the database file with the PRAGMAs every connection needs and creates the schema.
@@ -203,8 +263,7 @@ export function openDatabase(path: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Dat
     db.exec("PRAGMA journal_mode = WAL");
     // NORMAL is durable across application crashes in WAL mode; only an OS crash may lose the last commits.
     db.exec("PRAGMA synchronous = NORMAL");
-    const ddl = db;
-    ddl.transaction(() => ddl.exec(DDL)).immediate();
+    migrate(db);
     return db;
   } catch (cause) {
     db?.close();

@@ -83,7 +83,7 @@ describe("sqlite store: ownership leaves no trace", () => {
     await store.readPlan(scope);
     await store.listVars(scope);
     await store.consumeEvents(scope, "a", 10);
-    expect(await store.releaseLock(scope, "r", "a")).toBe(false);
+    expect(await store.releaseLock(scope, "r", "a")).toEqual({ released: false });
     await expect(store.updateTask(scope, { taskId: "task-1", status: "done" })).rejects.toThrow(RoomError);
     expect(countRows(path, "rooms")).toBe(0);
   });
@@ -117,6 +117,7 @@ describe("sqlite store: expiry", () => {
     await store.acquireLock(scope, "r", "a", 1000);
     t += LIMITS.roomTtlMs - 1;
     const live = { roomId: "room-2", teamId: "team-a" };
+    await store.createRoom(live);
     await store.heartbeat(live, "a");
     t += 1;
     expect(await store.sweepExpired()).toBe(1);
@@ -128,7 +129,7 @@ describe("sqlite store: expiry", () => {
   test("a read refreshes last_activity only when it is more than a minute old", async () => {
     const path = newPath();
     const store = open(path);
-    await store.heartbeat(scope, "a");
+    await store.createRoom(scope);
     const lastActivity = () => {
       const db = new Database(path, { readonly: true });
       const row = db.query("SELECT last_activity AS v FROM rooms").get() as { v: number };

@@ -159,6 +159,13 @@ export function provisionTests(suite: Suite): void {
     expect(await suite.store.listKeys(operatorTeam)).toHaveLength(1);
   });
 
+  test("revisions 12: a team that owns a room, even without keys, cannot be provisioned", async () => {
+    const teamId = newTeam();
+    await suite.store.createRoom({ roomId: `r-${teamId}`, teamId });
+    expect(await settle(suite.store.provisionTeam(newKey(suite, teamId)))).toBe("conflict");
+    expect(await suite.store.listKeys(teamId)).toEqual([]);
+  });
+
   test("10 concurrent provisions of one fresh team: exactly one record", async () => {
     const teamId = newTeam();
     const keys = times(10).map(() => newKey(suite, teamId));

@@ -28,7 +28,6 @@ const times = (n: number) => Array.from({ length: n }, (_, i) => i);
 function writingOperations(store: RoomStore, scope: RoomScope): Record<string, () => Promise<unknown>> {
   return {
     addTask: () => store.addTask(scope, newTask("t")),
-    heartbeat: () => store.heartbeat(scope, "a", "here"),
     setVar: () => store.setVar(scope, "k", "v", "a"),
     postEvent: () => store.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} }),
     writeContext: () =>
@@ -40,7 +39,6 @@ function writingOperations(store: RoomStore, scope: RoomScope): Record<string, (
         author: "a",
       }),
     acquireLock: () => store.acquireLock(scope, "deploy", "a", 30_000),
-    summary: () => store.summary(scope, "a", 10),
   };
 }
 

@@ -204,7 +204,7 @@ export function contextTests(suite: Suite): void {
           expectedVersion: "1.0",
         }),
       "conflict",
-      `Version conflict: context ${entry.id} is at version 1.1`,
+      `Version conflict: context ${entry.id} is at version 1.1 (last written by a); read it again before changing it`,
     );
   });
 

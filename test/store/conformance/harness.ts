@@ -272,6 +272,13 @@ export const metaRate = (limit: number, windowMs = 60_000): RateRequest => ({
 export const fieldsOf = (record: object | null | undefined): string[] => Object.keys(record ?? {}).sort();
 
 /** A room claimed by a fresh team through a first write (addTask). */
+/** A fresh room the scope's team owns, holding nothing yet (createRoom: no task, no event). */
+export async function claimedRoom(store: RoomStore): Promise<RoomScope> {
+  const scope = newScope();
+  await store.createRoom(scope);
+  return scope;
+}
+
 export async function ownedRoom(store: RoomStore): Promise<RoomScope> {
   const scope = newScope();
   await store.addTask(scope, newTask("claim"));

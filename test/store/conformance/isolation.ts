@@ -121,15 +121,16 @@ export function isolationTests(suite: Suite): void {
       extra: trickyPayload,
     });
 
+    const first = await suite.store.addTask(scope, newTask("first"));
     const task = await suite.store.addTask(
       scope,
       newTask(trickyPayload.text, {
         description: trickyPayload.text,
         priority: 2 ** 31 - 1,
-        depends_on: ["a:b"],
+        depends_on: [first.id],
       }),
     );
     expect(await suite.store.getTask(scope, task.id)).toEqual(task);
-    expect(task).toMatchObject({ title: trickyPayload.text, priority: 2 ** 31 - 1, depends_on: ["a:b"] });
+    expect(task).toMatchObject({ title: trickyPayload.text, priority: 2 ** 31 - 1, depends_on: [first.id] });
   });
 }

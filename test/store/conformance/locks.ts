@@ -53,12 +53,17 @@ export function lockTests(suite: Suite): void {
     const scope = newScope();
     const held = await suite.store.acquireLock(scope, "r", "a", 30_000);
     const before = await snapshot(suite.store, scope);
-    expect(await suite.store.releaseLock(scope, "r", "b")).toBe(false);
-    expect(await suite.store.releaseLock(scope, "other", "a")).toBe(false);
+    // A non-holder is told who holds the lock and until when (revisions §4.13).
+    expect(await suite.store.releaseLock(scope, "r", "b")).toEqual({
+      released: false,
+      holder: "a",
+      expiresAt: expect.any(String),
+    });
+    expect(await suite.store.releaseLock(scope, "other", "a")).toEqual({ released: false });
     expect(await snapshot(suite.store, scope)).toEqual(before);
-    expect(await suite.store.releaseLock(scope, "r", "a")).toBe(true);
+    expect(await suite.store.releaseLock(scope, "r", "a")).toEqual({ released: true });
     expect(await suite.store.listLocks(scope)).toEqual([]);
-    expect(await suite.store.releaseLock(scope, "r", "a")).toBe(false);
+    expect(await suite.store.releaseLock(scope, "r", "a")).toEqual({ released: false });
     const next = await suite.store.acquireLock(scope, "r", "b", 30_000);
     expect(next).toMatchObject({ acquired: true, holder: "b" });
     expect(next.fence).toBeGreaterThan(held.fence);
@@ -93,11 +98,15 @@ export function lockTests(suite: Suite): void {
     await suite.store.acquireLock(scope, "s", "a", 60_000);
     suite.clock.advance(5_001);
     expect((await suite.store.listLocks(scope)).map((l) => l.resource)).toEqual(["s"]);
-    expect(await suite.store.releaseLock(scope, "r", "a")).toBe(false);
+    expect(await suite.store.releaseLock(scope, "r", "a")).toEqual({ released: false });
     const taken = await suite.store.acquireLock(scope, "r", "b", 5_000);
     expect(taken).toMatchObject({ acquired: true, holder: "b" });
     expect(taken.fence).toBeGreaterThan(old.fence);
-    expect(await suite.store.releaseLock(scope, "r", "a")).toBe(false);
+    expect(await suite.store.releaseLock(scope, "r", "a")).toEqual({
+      released: false,
+      holder: "b",
+      expiresAt: taken.expiresAt,
+    });
     const locks = await suite.store.listLocks(scope);
     expect(locks.find((l) => l.resource === "r")).toEqual({
       resource: "r",

@@ -98,7 +98,7 @@ export function ownershipTests(suite: Suite): void {
     expect(await store.listLocks(reader)).toEqual([]);
     expect(await store.listVars(reader)).toEqual({});
     expect(await store.getVar(reader, "k")).toBeNull();
-    expect(await store.releaseLock(reader, "r", "a")).toBe(false);
+    expect(await store.releaseLock(reader, "r", "a")).toEqual({ released: false });
     await expectRoomError(store.getTask(reader, "t1"), "not_found", "Task not found: t1");
     await expectRoomError(store.readContext(reader, "c1"), "not_found", "Context entry not found: c1");
     await expectRoomError(store.contextHistory(reader, "c1"), "not_found", "Context entry not found: c1");

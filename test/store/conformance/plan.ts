@@ -54,9 +54,10 @@ export function planTests(suite: Suite): void {
     const dep = await suite.store.addTask(scope, newTask("dep"));
     const task = await suite.store.addTask(
       scope,
-      newTask("second", { description: "details", depends_on: [dep.id, "missing"], priority: 2 }),
+      newTask("second", { description: "details", depends_on: [dep.id, dep.id], priority: 2 }),
     );
-    expect(task).toMatchObject({ description: "details", depends_on: [dep.id, "missing"], priority: 2 });
+    // Duplicates in depends_on are dropped.
+    expect(task).toMatchObject({ description: "details", depends_on: [dep.id], priority: 2 });
     expect(await suite.store.getTask(scope, task.id)).toEqual(task);
     const events = await allEvents(suite.store, scope);
     expect(events.map((e) => [e.seq, e.type, e.from])).toEqual([
@@ -116,8 +117,8 @@ export function planTests(suite: Suite): void {
     expect(payload.changes.description).toBeUndefined();
     expect(payload.changes.note).toBeUndefined();
 
-    const v3 = await suite.store.updateTask(scope, { taskId: task.id, description: "more" });
-    const v4 = await suite.store.updateTask(scope, { taskId: task.id, status: "done" });
+    const v3 = await suite.store.updateTask(scope, { taskId: task.id, description: "more", agentId: "a" });
+    const v4 = await suite.store.updateTask(scope, { taskId: task.id, status: "done", agentId: "a" });
     expect([v3.version, v4.version]).toEqual([3, 4]);
     expect(v4).toMatchObject({ description: "more", status: "done", owner: "a" });
   });
@@ -126,7 +127,7 @@ export function planTests(suite: Suite): void {
     const scope = newScope();
     const task = await suite.store.addTask(scope, newTask("t"));
     await suite.store.updateTask(scope, { taskId: task.id, owner: "a" });
-    const unassigned = await suite.store.updateTask(scope, { taskId: task.id, owner: null });
+    const unassigned = await suite.store.updateTask(scope, { taskId: task.id, owner: null, agentId: "a" });
     expect(unassigned).toMatchObject({ owner: null, version: 3 });
     const payload = (await allEvents(suite.store, scope)).at(-1)?.payload as {
       changes: Record<string, unknown>;
@@ -166,7 +167,7 @@ export function planTests(suite: Suite): void {
       scope,
       () => suite.store.updateTask(scope, { taskId: task.id, status: "done", expectedVersion: 1 }),
       "conflict",
-      `Version conflict: task ${task.id} is at version 2`,
+      `Version conflict: task ${task.id} is at version 2 (in_progress, no owner); read it again before changing it`,
     );
     expect(await suite.store.getTask(scope, task.id)).toEqual(v2);
   });
@@ -227,7 +228,7 @@ export function planLockTests(suite: Suite): void {
       "locked",
       lockedBy("A", lock.expiresAt),
     );
-    expect(await suite.store.releaseLock(scope, PLAN_LOCK, "A")).toBe(true);
+    expect(await suite.store.releaseLock(scope, PLAN_LOCK, "A")).toEqual({ released: true });
     const task = await suite.store.addTask(scope, newTask("x", { agentId: "B" }));
     expect((await suite.store.updateTask(scope, { taskId: task.id, status: "done" })).version).toBe(2);
   });

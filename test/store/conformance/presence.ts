@@ -2,13 +2,13 @@
 import { expect, test } from "bun:test";
 import type { Presence } from "../../../src/protocol/records.ts";
 import { iso } from "../../../src/protocol/time.ts";
-import { newScope, newTask, notePayload, type Suite } from "./harness.ts";
+import { claimedRoom, newTask, notePayload, type Suite } from "./harness.ts";
 
 const byAgent = (list: Presence[]) => [...list].sort((x, y) => x.agentId.localeCompare(y.agentId));
 
 export function summaryTests(suite: Suite): void {
   test("returns my tasks, the agent online in presence, and consumes unread events like consumeEvents", async () => {
-    const scope = newScope();
+    const scope = await claimedRoom(suite.store);
     const mine = await suite.store.addTask(scope, newTask("mine"));
     const theirs = await suite.store.addTask(scope, newTask("theirs"));
     await suite.store.addTask(scope, newTask("nobody's"));
@@ -37,7 +37,7 @@ export function summaryTests(suite: Suite): void {
   });
 
   test("a summary's unread events are not repeated by a later consumeEvents", async () => {
-    const scope = newScope();
+    const scope = await claimedRoom(suite.store);
     for (let i = 0; i < 4; i++)
       await suite.store.postEvent(scope, { type: "e", from: "x", to: "all", payload: {} });
     const summary = await suite.store.summary(scope, "a", 100);
@@ -53,7 +53,7 @@ export function summaryTests(suite: Suite): void {
   });
 
   test("newContextCount counts entries written or updated since the agent's previous summary", async () => {
-    const scope = newScope();
+    const scope = await claimedRoom(suite.store);
     const entries = [];
     for (let i = 0; i < 3; i++) {
       entries.push(
@@ -78,7 +78,7 @@ export function summaryTests(suite: Suite): void {
   });
 
   test("summary records a heartbeat that keeps the agent's status text", async () => {
-    const scope = newScope();
+    const scope = await claimedRoom(suite.store);
     await suite.store.heartbeat(scope, "a", "writing tests");
     const now = suite.clock.advance(200_000);
     const summary = await suite.store.summary(scope, "a", 10);
@@ -94,9 +94,9 @@ export function summaryTests(suite: Suite): void {
 
 export function presenceTests(suite: Suite): void {
   test("heartbeat marks the agent online; 121 s later it is offline", async () => {
-    const scope = newScope();
+    const scope = await claimedRoom(suite.store);
     const seen = suite.clock.now();
-    const entry = await suite.store.heartbeat(scope, "a", "idle");
+    const { presence: entry } = await suite.store.heartbeat(scope, "a", "idle");
     expect(entry).toEqual({ agentId: "a", status: "online", lastSeen: iso(seen), statusText: "idle" });
     expect(await suite.store.getPresence(scope)).toEqual([entry]);
     suite.clock.advance(60_000);
@@ -106,25 +106,27 @@ export function presenceTests(suite: Suite): void {
   });
 
   test("statusText is kept when a later heartbeat omits it and replaced when given", async () => {
-    const scope = newScope();
+    const scope = await claimedRoom(suite.store);
     await suite.store.heartbeat(scope, "a", "planning");
     const later = suite.clock.advance(5000);
-    expect(await suite.store.heartbeat(scope, "a")).toEqual({
+    expect((await suite.store.heartbeat(scope, "a")).presence).toEqual({
       agentId: "a",
       status: "online",
       lastSeen: iso(later),
       statusText: "planning",
     });
-    expect(await suite.store.heartbeat(scope, "a", "coding")).toMatchObject({ statusText: "coding" });
+    expect((await suite.store.heartbeat(scope, "a", "coding")).presence).toMatchObject({
+      statusText: "coding",
+    });
     expect(await suite.store.getPresence(scope)).toEqual([
       { agentId: "a", status: "online", lastSeen: iso(later), statusText: "coding" },
     ]);
-    const plain = await suite.store.heartbeat(scope, "b");
+    const { presence: plain } = await suite.store.heartbeat(scope, "b");
     expect(plain).toEqual({ agentId: "b", status: "online", lastSeen: iso(later) });
   });
 
   test("getPresence lists every agent ever seen, by heartbeat or summary", async () => {
-    const scope = newScope();
+    const scope = await claimedRoom(suite.store);
     expect(await suite.store.getPresence(scope)).toEqual([]);
     const early = suite.clock.now();
     await suite.store.heartbeat(scope, "a", "x");

@@ -6,7 +6,7 @@
 import { expect, test } from "bun:test";
 import { LIMITS } from "../../../src/protocol/limits.ts";
 import type { RoomScope } from "../../../src/store/types.ts";
-import { allEvents, expectRoomError, newScope, newTask, type Suite } from "./harness.ts";
+import { allEvents, claimedRoom, expectRoomError, newScope, newTask, type Suite } from "./harness.ts";
 
 const keyed = (scope: RoomScope, key: string, fingerprint = "f1"): RoomScope => ({
   ...scope,
@@ -81,7 +81,7 @@ export function idempotencyTests(suite: Suite): void {
 
 export function actorTests(suite: Suite): void {
   test("any successful write naming the actor keeps it online, its status text kept", async () => {
-    const scope = newScope();
+    const scope = await claimedRoom(suite.store);
     await suite.store.heartbeat(scope, "worker", "on task 1");
     suite.clock.advance(LIMITS.presenceOnlineMs + 1_000);
     expect((await suite.store.getPresence(scope))[0]?.status).toBe("offline");
@@ -115,5 +115,29 @@ export function actorTests(suite: Suite): void {
     await suite.store.addTask(scope, newTask("t"));
     await suite.store.readPlan({ ...scope, actor: "reader" });
     expect((await suite.store.getPresence(scope)).map((p) => p.agentId)).toEqual(["reader"]);
+  });
+}
+
+export function noClaimTests(suite: Suite): void {
+  test("revisions 11: heartbeat and summary never claim a room: nothing recorded, roomExists false", async () => {
+    const scope = newScope();
+    const beat = await suite.store.heartbeat(scope, "a", "typo?");
+    expect(beat.roomExists).toBe(false);
+    expect(beat.presence).toMatchObject({ agentId: "a", status: "online", statusText: "typo?" });
+    const summary = await suite.store.summary(scope, "a", 10);
+    expect(summary).toMatchObject({ roomExists: false, myTasks: [], presence: [], cursor: null });
+    expect(summary.unreadEvents).toEqual({ events: [], cursor: null, count: 0, remaining: 0 });
+    expect(await suite.store.roomStats(scope.roomId)).toBeNull();
+    // The id is still free for any team.
+    const other = { roomId: scope.roomId, teamId: `${scope.teamId}-2` };
+    await suite.store.addTask(other, newTask("mine"));
+    expect((await suite.store.roomStats(scope.roomId))?.owner).toBe(other.teamId);
+  });
+
+  test("revisions 11: on an owned room both record presence and say roomExists", async () => {
+    const scope = await claimedRoom(suite.store);
+    expect((await suite.store.heartbeat(scope, "a")).roomExists).toBe(true);
+    expect((await suite.store.summary(scope, "b", 10)).roomExists).toBe(true);
+    expect((await suite.store.getPresence(scope)).map((p) => p.agentId)).toEqual(["a", "b"]);
   });
 }

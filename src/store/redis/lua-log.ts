@@ -1,0 +1,90 @@
+/**
+ * Lua of the event log, shared by every room script after PRELUDE: appending (with the addressee index kept in
+ * the same script) and consuming by cursor in O(log n + k) for k delivered events, whatever the backlog.
+ *
+ * The addressee index (K_EVENT_ADDR) holds one member per event, "<to> <seq as 12 digits>", all with score 0, so a
+ * lex range finds an addressee's events after a seq and ZLEXCOUNT counts them — both O(log n). Rooms written
+ * before the index existed get it built once, on their first log operation (flag addr_v in meta).
+ */
+export const LOG = `
+local function addr_member(to, seq) return to .. " " .. string.format("%012d", seq) end
+-- One past the last member of an addressee: ":" sorts after every digit.
+local function addr_end(to) return "(" .. to .. " :" end
+local function ensure_index()
+  if META[3] == "1" then return end
+  local all = redis.call("HGETALL", K_EVENT_IDX)
+  for i = 1, #all, 2 do
+    local sp = string.find(all[i + 1], " ", 1, true)
+    W("ZADD", K_EVENT_ADDR, 0, addr_member(string.sub(all[i + 1], sp + 1), tonumber(all[i])))
+  end
+  W("HSET", K_META, "addr_v", "1")
+  META[3] = "1"
+end
+
+local function event_seq_of(id)
+  local seq = string.match(id, "^evt%-(%d+)$")
+  if seq and redis.call("HEXISTS", K_EVENTS, seq) == 1 then return seq end
+  return nil
+end
+local function append_event(etype, from, to, payload, reply_to)
+  ensure_index()
+  local seq = W("HINCRBY", K_META, "event_seq", 1)
+  local e = '{"id":"evt-' .. seq .. '","seq":' .. seq .. ',"type":' .. str(etype) .. ',"from":' .. str(from)
+    .. ',"to":' .. str(to) .. ',"payload":' .. payload .. ',"timestamp":' .. str(NOW_ISO)
+  if reply_to then e = e .. ',"reply_to_id":' .. str(reply_to) end
+  e = e .. '}'
+  W("HSET", K_EVENTS, seq, e)
+  W("HSET", K_EVENT_IDX, seq, num(NOW) .. " " .. to)
+  W("ZADD", K_EVENT_ADDR, 0, addr_member(to, seq))
+  return e
+end
+-- Events of the given seqs as [{"e": event, "r": read_by}], in the given order.
+local function events_json(seqs)
+  if #seqs == 0 then return "[]" end
+  local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))
+  local reads = redis.call("HMGET", K_EVENT_READS, unpack(seqs))
+  local out = {}
+  for i = 1, #seqs do out[i] = '{"e":' .. evs[i] .. ',"r":' .. (reads[i] or "[]") .. '}' end
+  return "[" .. table.concat(out, ",") .. "]"
+end
+local function idx_parts(v)
+  local sp = string.find(v, " ", 1, true)
+  return tonumber(string.sub(v, 1, sp - 1)), string.sub(v, sp + 1)
+end
+-- Seqs of up to limit events addressed to "to" after seq "after", ascending.
+local function addressed(to, after, limit)
+  local members = redis.call("ZRANGEBYLEX", K_EVENT_ADDR, "(" .. addr_member(to, after), addr_end(to), "LIMIT", 0, limit)
+  for i = 1, #members do members[i] = tonumber(string.sub(members[i], #to + 2)) end
+  return members
+end
+local function addressed_count(to, after)
+  return redis.call("ZLEXCOUNT", K_EVENT_ADDR, "(" .. addr_member(to, after), addr_end(to))
+end
+-- Delivers up to limit events addressed to "all" or the agent after its cursor (two index ranges merged by
+-- seq), moves the cursor to the last one, and counts what is left. One script, so delivery is exactly once.
+local function consume(agent, limit)
+  ensure_index()
+  local cursor = tonumber(redis.call("HGET", K_CURSORS, agent))
+  local after = cursor or 0
+  local a = addressed("all", after, limit)
+  local b = agent ~= "all" and addressed(agent, after, limit) or {}
+  local picked, i, j = {}, 1, 1
+  while #picked < limit and (i <= #a or j <= #b) do
+    if j > #b or (i <= #a and a[i] < b[j]) then
+      picked[#picked + 1] = a[i]
+      i = i + 1
+    else
+      picked[#picked + 1] = b[j]
+      j = j + 1
+    end
+  end
+  if #picked > 0 then
+    cursor = picked[#picked]
+    W("HSET", K_CURSORS, agent, cursor)
+  end
+  local last = cursor or 0
+  local remaining = addressed_count("all", last) + (agent ~= "all" and addressed_count(agent, last) or 0)
+  return '{"events":' .. events_json(picked) .. ',"cursor":' .. (cursor and num(cursor) or "null")
+    .. ',"remaining":' .. remaining .. '}', #picked
+end
+`;

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { applyPatch, jsonEqual } from "../../test/support/json-patch-apply.ts";
 import { below, pick, prng } from "../../test/support/prng.ts";
+import { mutateJson, PRIMITIVES, randomJson, randomLeaf } from "../../test/support/random-json.ts";
 import { diffJson, LCS_MAX_CELLS, type Operation } from "./json-patch.ts";
 
 const parse = (text: string): unknown => JSON.parse(text);
@@ -147,75 +148,6 @@ describe("diffJson: hand cases", () => {
   });
 });
 
-// Random JSON over keys and strings that need escaping, with numbers and strings that look alike.
-const KEYS = ["a", "b", "c", "", "/", "~", "a/b", "~1", "~0/", "__proto__", "é"];
-const PRIMITIVES = [null, true, false, 0, 1, -1.5, 1e21, "", "a", "1", "~/", "null"];
-
-function randomJson(random: () => number, depth: number): unknown {
-  const roll = random();
-  if (depth === 0 || roll < 0.35) return pick(random, PRIMITIVES);
-  if (roll < 0.65) return Array.from({ length: below(random, 5) }, () => randomJson(random, depth - 1));
-  const entries = Array.from({ length: below(random, 5) }, () => [
-    pick(random, KEYS),
-    randomJson(random, depth - 1),
-  ]);
-  return Object.fromEntries(entries); // defines own data properties, so "__proto__" is a plain key
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** A changed copy of `value`: one edit at a random place (the input is left alone). */
-function mutate(random: () => number, value: unknown, depth: number): unknown {
-  if (Array.isArray(value) && value.length > 0 && random() < 0.6) {
-    const i = below(random, value.length);
-    return value.map((item, k) => (k === i ? mutate(random, item, depth - 1) : item));
-  }
-  if (isObject(value) && Object.keys(value).length > 0 && random() < 0.6) {
-    const key = pick(random, Object.keys(value));
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, k === key ? mutate(random, v, depth - 1) : v]),
-    );
-  }
-  if (Array.isArray(value)) {
-    const copy = [...value];
-    const i = below(random, copy.length + 1);
-    const edits = [
-      () => copy.splice(i, 0, randomJson(random, depth)),
-      () => copy.splice(i, 1),
-      () => copy.reverse(),
-      () => copy.push(...copy.slice(0, 2)),
-      () => copy.splice(i, 1, randomJson(random, depth)),
-    ];
-    pick(random, edits)();
-    return copy;
-  }
-  if (isObject(value) && random() < 0.8) {
-    const entries = Object.entries(value);
-    if (random() < 0.5) entries.push([pick(random, KEYS), randomJson(random, depth)]);
-    else entries.splice(below(random, entries.length + 1), 1);
-    return Object.fromEntries(entries);
-  }
-  return randomJson(random, depth);
-}
-
-/** A random path to a primitive or an empty container, as RFC 6901 tokens (escaped here, independently). */
-function randomLeaf(random: () => number, value: unknown): string {
-  let path = "";
-  let node = value;
-  for (;;) {
-    const keys = Array.isArray(node)
-      ? node.map((_, i) => String(i))
-      : isObject(node)
-        ? Object.keys(node)
-        : [];
-    if (keys.length === 0) return path;
-    const key = pick(random, keys);
-    path += `/${key.split("~").join("~0").split("/").join("~1")}`;
-    node = (node as Record<string, unknown>)[key];
-  }
-}
-
 describe("diffJson: randomised against the independent apply", () => {
   test("one changed leaf gives exactly one replace at its path", () => {
     const random = prng(6901);
@@ -239,7 +171,7 @@ describe("diffJson: randomised against the independent apply", () => {
     for (let n = 0; n < 3000; n++) {
       const from = randomJson(random, 6);
       let to = n < 1000 ? randomJson(random, 6) : from;
-      for (let k = n < 1000 ? 0 : 1 + below(random, 3); k > 0; k--) to = mutate(random, to, 6);
+      for (let k = n < 1000 ? 0 : 1 + below(random, 3); k > 0; k--) to = mutateJson(random, to, 6);
       const ops = roundTrip(from, to);
       expect(
         ops.every((op) => ["add", "remove", "replace"].includes(op.op) && !op.path.split("/").includes("-")),

@@ -8,12 +8,14 @@
  *   group in code-unit order of the keys, so the same inputs always give the same patch;
  * - arrays: trim the common prefix and suffix, then align the middles with a longest common subsequence
  *   (elements compared by a canonical serialisation); between aligned elements, pair removed and inserted
- *   elements index by index and recurse into each pair (an element that changed a field gets a small patch, not
- *   a remove and an add), remove the surplus old elements from the highest index down, add the surplus new ones
- *   from the lowest index up. Indices are numbers, never `-`.
+ *   elements index by index and recurse into each pair (an element that changed a field gets a small patch,
+ *   not a remove and an add), remove the surplus old elements from the highest index down, add the surplus
+ *   new ones from the lowest index up. Indices are numbers, never `-`.
  *   The LCS table costs n·m cells; past LCS_MAX_CELLS (about 500 × 500 after trimming) the middles are paired
  *   by position instead: still a correct patch, only larger when elements were inserted or removed mid-array.
  * Values in `add` and `replace` are deep copies. Keys are escaped as RFC 6901 says (`~` → `~0`, `/` → `~1`).
+ * Cost: O(size × depth) to serialise array elements (each array level serialises its own), plus at most
+ * LCS_MAX_CELLS table cells per pair of arrays.
  *
  * Recursion depth equals the nesting depth of the inputs. Stored payloads are meant to be refused beyond 32
  * levels and 10,000 values; diffJson itself refuses values nested deeper than DEPTH_GUARD, so a caller that
@@ -87,8 +89,9 @@ function canonical(value: unknown): string {
 }
 
 /**
- * The RFC 6902 patch that turns `from` into `to`: applying it to a copy of `from` yields a value equal to `to`.
- * Equal inputs give []. Both must be JSON values (as JSON.parse returns them); anything else throws.
+ * The RFC 6902 patch that turns `from` into `to`: applied to a copy of `from`, it gives a value equal to
+ * `to`; equal inputs give []. Both must be JSON values (as JSON.parse returns them): anything else throws a
+ * TypeError, nesting deeper than DEPTH_GUARD a RangeError. Neither input is changed.
  */
 export function diffJson(from: unknown, to: unknown): Operation[] {
   assertJson(from, "", 0);
@@ -119,7 +122,7 @@ function diffObject(from: JsonObject, to: JsonObject, path: string, ops: Operati
   }
 }
 
-/** A stretch of `from[fromStart..fromEnd)` that becomes `to[toStart..toEnd)`; everything around it is kept. */
+/** A stretch `from[fromStart..fromEnd)` that becomes `to[toStart..toEnd)`; everything around it is kept. */
 type Hunk = { fromStart: number; fromEnd: number; toStart: number; toEnd: number };
 
 function diffArray(from: unknown[], to: unknown[], path: string, ops: Operation[]): void {
@@ -168,7 +171,8 @@ function alignArrays(a: number[], b: number[]): Hunk[] {
   if (n === 0 || m === 0 || n * m > LCS_MAX_CELLS) {
     return [{ fromStart: start, fromEnd: endA, toStart: start, toEnd: endB }];
   }
-  // lcs[i * width + j] = length of the LCS of a[start+i..endA) and b[start+j..endB); min(n, m) ≤ 500 fits 16 bits.
+  // lcs[i * width + j] = length of the LCS of a[start+i..endA) and b[start+j..endB); the cap keeps
+  // min(n, m) ≤ 500, so 16 bits hold it.
   const width = m + 1;
   const lcs = new Uint16Array((n + 1) * width);
   for (let i = n - 1; i >= 0; i--) {

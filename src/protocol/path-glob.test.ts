@@ -1,12 +1,12 @@
 /**
  * Brute-force checks of the glob algorithms: random and exhaustive patterns over a tiny alphabet, against a
- * regular-expression oracle that shares no code with path-glob.ts. The hand-picked tables are in paths.test.ts.
+ * regular-expression oracle that shares no code with path-glob.ts. Hand-picked tables are in paths.test.ts.
  */
 import { describe, expect, test } from "bun:test";
 import { pick, prng } from "../../test/support/prng.ts";
 import { isPattern, matchesPath, normalisePath, patternsOverlap } from "./paths.ts";
 
-/** Independent oracle: the glob as a regular expression, tried on path + "/" so `**` can match zero segments. */
+/** Independent oracle: the glob as a regular expression, run on path + "/" so `**` fits zero segments. */
 function oracle(pattern: string): RegExp {
   const literal = (ch: string) => ch.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
   const token = (ch: string) => (ch === "*" ? "[^/]*" : ch === "?" ? "[^/]" : literal(ch));

@@ -15,13 +15,15 @@
  * - code-point level (segment globs a, b): states (i, j, k), where k tracks the name read so far: 0 = "",
  *   1 = ".", 2 = "..", 3 = anything else. `*` may be skipped (i+1 or j+1, k unchanged); consuming one code
  *   point needs a[i] and b[j]: a literal meets an equal literal or a wildcard (`?` or `*`) and fixes the code
- *   point; two wildcards pick a code point other than "." (k = 3 at once: picking "." could only lead to
- *   states that k = 3 dominates). `*` stays put after consuming, `?` and literals move on. Common name ⇔ (len a, len b, 3) is reachable: k = 3 shuts
- *   out "", "." and "..", which no normalised path contains as a segment.
+ *   point; two wildcards pick a code point other than "." (k = 3 at once: from (i, j, 3) every
+ *   continuation of (i, j, k) is open). `*` stays put after consuming, `?` and literals move on.
+ *   Common name ⇔ (len a, len b, 3) is reachable: k = 3 shuts out "", "." and "..", which no normalised
+ *   path has as a segment.
  * Each state is visited at most once and does O(1) work, plus one segment test per segment-level state
- * (memoised per distinct pair of segments), so a call costs O(len(a) × len(b)): a few million elementary steps
- * for two adversarial 512-character patterns (tens of milliseconds), microseconds for real ones. The only inexactness: a common path longer than 512 characters still counts (two
- * near-limit patterns such as `<500 chars>*` and `*<500 chars>`) — conservative, as the spec allows.
+ * (memoised per distinct pair of segments), so a call costs O(len(a) × len(b)): a few million elementary
+ * steps for two adversarial 512-character patterns (tens of milliseconds), microseconds for real ones.
+ * The only inexactness: a common path longer than 512 characters still counts (two near-limit patterns such
+ * as `<500 chars>*` and `*<500 chars>`), which errs on the conservative side, as the spec allows.
  * For two literal paths this is string equality; for a literal and a glob it equals matchesPath.
  *
  * Lua 5.1 port (Redis), same results:

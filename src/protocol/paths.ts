@@ -11,8 +11,10 @@
  *
  * Decisions where the spec is silent: `**` inside a segment (`a**b`, `***`) is refused rather than read as
  * `*`, because a writer of `a**b` most likely meant to cross directories and a silent `*` would under-claim;
- * consecutive `**` segments collapse to one (same language, one normal form); a lone `.` is refused (it names the whole
- * repository: send `**`); paths are not trimmed and not Unicode-normalised (file names are compared as sent).
+ * consecutive `**` segments collapse to one (same language, one normal form); a lone `.` is refused (it names
+ * the whole repository: send `**`); `~` is refused only at the start, `!` only as the first character of the
+ * path (where shells and ignore files give them meaning); DEL counts as a control character; paths are not
+ * trimmed and not Unicode-normalised (file names are compared as sent).
  *
  * Callers pass matchesPath and patternsOverlap only values returned by normalisePath; the matching functions
  * do not re-validate. The algorithms and a Lua 5.1 port note are in path-glob.ts.
@@ -35,7 +37,7 @@ export function normalisePath(input: string): NormalisedPath {
   const fail = (rule: string): NormalisedPath => ({
     error: `Invalid path ${JSON.stringify(input.slice(0, 80))}: ${rule}`,
   });
-  if (input.length === 0) return fail(`empty (send a path relative to the repository root, ${EXAMPLE})`);
+  if (input.length === 0) return fail(`is empty (send a path relative to the repository root, ${EXAMPLE})`);
   // Before the character checks, so C:\x and \\host\x are called absolute rather than "has a backslash".
   if (/^([/\\]|[A-Za-z]:)/.test(input)) {
     return fail(`is absolute: send it relative to the repository root, ${EXAMPLE}`);
@@ -48,7 +50,9 @@ export function normalisePath(input: string): NormalisedPath {
   }
   const chars = Array.from(input);
   if (chars.length > PATH_MAX_CHARS) {
-    return fail(`longer than ${PATH_MAX_CHARS} characters (claim a parent directory with "dir/**" instead)`);
+    return fail(
+      `is longer than ${PATH_MAX_CHARS} characters (claim a parent directory with "dir/**" instead)`,
+    );
   }
   for (const ch of chars) {
     const code = ch.codePointAt(0) ?? 0;
@@ -56,7 +60,8 @@ export function normalisePath(input: string): NormalisedPath {
       return fail("contains a control character (tab, newline, NUL, ...); send the path as plain text");
     }
     // Array.from keeps a lone surrogate as one element: such a string has no UTF-8 form to store or compare.
-    if (code >= 0xd800 && code <= 0xdfff) return fail("is not valid Unicode text (lone surrogate)");
+    if (code >= 0xd800 && code <= 0xdfff)
+      return fail("is not valid Unicode (a lone surrogate): send the file name as UTF-8 text");
     if (ch === "\\") return fail('contains a backslash: separate segments with "/", e.g. "src/app.ts"');
   }
   const kept: string[] = [];
@@ -65,7 +70,8 @@ export function normalisePath(input: string): NormalisedPath {
       return fail('has an empty segment ("//" or a trailing "/"); for a whole directory send "dir/**"');
     }
     if (segment === ".") continue;
-    if (segment === "..") return fail('has a ".." segment: paths stay inside the repository, from its root');
+    if (segment === "..")
+      return fail(`has a ".." segment: paths stay inside the repository; send it from the root, ${EXAMPLE}`);
     if (segment.includes("[") || segment.includes("{")) {
       return fail(
         'uses "[" or "{": character classes and {a,b} alternatives are not supported; use "?" (one ' +

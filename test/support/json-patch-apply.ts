@@ -141,7 +141,7 @@ function clone(value: unknown): unknown {
   return out;
 }
 
-/** RFC 6902 §4.6 equality: same type; objects with the same members in any order; arrays element by element. */
+/** RFC 6902 §4.6 equality: same type; objects with the same members in any order; arrays item by item. */
 export function jsonEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) || Array.isArray(b)) {
     return (

@@ -54,9 +54,9 @@ function allWords(alphabet: readonly string[], depth: number, sep: string): stri
 describe("glob algorithms against brute force", () => {
   /**
    * Segment level, exact both ways. Segment globs of 1-3 tokens over {a, ., *, ?}; candidate names are every
-   * string over {a, .} of length 1-9 except "." and "..". That is enough: (1) a common name can be rewritten
-   * with every code point other than "." and the literals replaced by "a", and these globs have no other
-   * literal; (2) a shortest common name has at most len(p) + len(q) + 3 ≤ 9 code points, because a shortest
+   * string over {a, .} of length 1-9 except "." and "..". That is enough: (1) in a common name, a code point
+   * other than "." and "a" can only meet wildcards, so turning it into "a" keeps the name common and valid;
+   * (2) a shortest common name has at most len(p) + len(q) + 3 ≤ 9 code points, because a shortest
    * run through the product automaton never repeats a state, every step moves along p or q except a step
    * where both sit on `*`, and such a step must change the "", ".", "..", other tracker, at most 3 times.
    */

@@ -1,0 +1,22 @@
+/** Seeded PRNG (mulberry32) for randomised tests: a failure names its seed and replays exactly. */
+export function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One element of a non-empty list, uniformly. */
+export function pick<T>(random: () => number, items: readonly T[]): T {
+  const item = items[Math.floor(random() * items.length)];
+  if (item === undefined) throw new Error("pick: empty list");
+  return item;
+}
+
+/** An integer in [0, n). */
+export function below(random: () => number, n: number): number {
+  return Math.floor(random() * n);
+}

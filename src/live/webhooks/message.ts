@@ -33,6 +33,9 @@ export function webhookBody(roomId: string, event: RoomEvent): string {
   return JSON.stringify(payload);
 }
 
+/** What one attempt came to: a 2xx, anything else, or 410 Gone (the receiver wants no more). */
+export type SendOutcome = "delivered" | "failed" | "gone";
+
 /** The delivery log's record of one attempt. */
 export interface DeliveryAttempt {
   eventSeq: number;

@@ -60,3 +60,18 @@ export async function closedPort(): Promise<number> {
   await receiver.stop();
   return receiver.port;
 }
+
+/** Receivers started by one test file, all stopped by stopAll() (call it in afterEach). */
+export function receiverPool() {
+  const running: Receiver[] = [];
+  return {
+    start(options: ReceiverOptions = {}): Receiver {
+      const receiver = startReceiver(options);
+      running.push(receiver);
+      return receiver;
+    },
+    async stopAll(): Promise<void> {
+      await Promise.all(running.splice(0).map((r) => r.stop()));
+    },
+  };
+}

@@ -4,7 +4,7 @@
  * thing that decides which receiver gets the request is the address connected to.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { type Receiver, startReceiver } from "../../../test/support/webhook-receiver.ts";
+import { receiverPool } from "../../../test/support/webhook-receiver.ts";
 import type { ResolvedAddress, Resolver } from "./pin.ts";
 import { sendWebhook } from "./send.ts";
 import { newWebhookSecret, webhookHeaders } from "./signature.ts";
@@ -13,15 +13,9 @@ const HOST = "hooks.example.test";
 const BODY = '{"type":"message","roomId":"room-1","event":{}}';
 const HEADERS = webhookHeaders({ secret: newWebhookSecret(), id: "room-1.1.wh_1", timestamp: 1, body: BODY });
 
-const receivers: Receiver[] = [];
-const receiver = (hostname: string, port = 0) => {
-  const r = startReceiver({ hostname, port });
-  receivers.push(r);
-  return r;
-};
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.stop()));
-});
+const pool = receiverPool();
+const receiver = (hostname: string, port = 0) => pool.start({ hostname, port });
+afterEach(pool.stopAll);
 
 /** A resolver that gives the next scripted answer on each call and counts the calls. */
 function scripted(...answers: string[][]): Resolver & { calls: string[] } {

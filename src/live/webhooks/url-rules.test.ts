@@ -41,6 +41,8 @@ describe("registration refuses plainly private targets without the flags", () =>
     ["http://0xa9.0xfe.0xa9.0xfe/", "refused_address"], // 169.254.169.254
   ])("%s → %s", (raw, rule) => {
     expect(judge(raw)).toBe(rule);
+    // Without either flag, the https form is refused for the same reason.
+    expect(judge(raw.replace(/^http:/, "https:"), STRICT)).toBe(rule);
   });
 
   test("the message names the rule, the range and the flag that would allow it", () => {

@@ -23,6 +23,7 @@ export const systemResolver: Resolver = async (hostname) => {
   return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 };
 
+/** The one address to connect to, or why there is none (a short reason for the delivery log). */
 export type PinResult = { ok: true; target: ResolvedAddress } | { ok: false; error: string };
 
 const ALLOW_PRIVATE = "set WEBHOOK_ALLOW_PRIVATE=true to allow private addresses";

@@ -54,6 +54,7 @@ export interface SendOptions {
   now?: Clock;
 }
 
+/** A result before its duration is measured. */
 type Answer = Omit<SendResult, "durationMs">;
 
 /** Classifies a receiver's status: 2xx delivered, 410 gone, anything else (redirects included) failed. */

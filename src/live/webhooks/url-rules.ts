@@ -24,6 +24,7 @@ export interface UrlFlags {
 /** The rule a URL broke; stable names for tests and logs. */
 export type UrlRule = "too_long" | "malformed" | "scheme" | "credentials" | "localhost" | "refused_address";
 
+/** The normalised URL, or the rule it broke and a message for the registering client. */
 export type UrlVerdict = { ok: true; url: URL } | { ok: false; rule: UrlRule; message: string };
 
 const ALLOW_HTTP = "set WEBHOOK_ALLOW_HTTP=true to allow http";

@@ -1,6 +1,7 @@
 /**
- * createApp(deps): the Hono application. Middleware order: request id → routes (each route group brings its
- * own authentication and rate limiting) → one onError that logs with the request id and answers generically.
+ * createApp(deps): the Hono application. Middleware order: request id → body cap (64 KB; /mcp brings its own
+ * 512 KB) → routes (each route group brings its own authentication and rate limiting) → one onError that logs
+ * with the request id and answers generically.
  */
 import { Hono } from "hono";
 import { createGate, type Gate } from "./access/gate.ts";
@@ -8,6 +9,7 @@ import { createKeyRing } from "./access/keyring.ts";
 import type { Config } from "./config.ts";
 import { adminRoutes } from "./http/admin/index.ts";
 import { createFailureLimiter, type FailureLimiter } from "./http/auth-failures.ts";
+import { MAX_ROUTE_BODY_BYTES, routeBodyLimit } from "./http/body-limit.ts";
 import { roomErrorResponse } from "./http/errors.ts";
 import { healthRoutes } from "./http/health.ts";
 import { mcpRoutes } from "./http/mcp-route.ts";
@@ -36,6 +38,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
   app.use(requestId());
+  app.use(routeBodyLimit({ maxSize: MAX_ROUTE_BODY_BYTES, except: ["/mcp"] }));
   app.route("/", healthRoutes(deps.store));
   app.route("/", mcpRoutes(deps));
   app.route("/", roomPageRoutes({ ...deps, visibility: deps.config.roomSummary }));

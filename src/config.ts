@@ -54,6 +54,8 @@ export type Config = StoreConfig & {
   keysPerTeam: number;
   /** Live invites one room may have. */
   invitesPerRoom: number;
+  /** Address Bun.serve binds (HOST): an IP address or a hostname; loopback unless set. */
+  host: string;
 };
 
 /** `teamId:secret,…` → keys; the message never contains the secret. */
@@ -104,6 +106,24 @@ const url = (protocols: RegExp) =>
     })
     .transform((v) => (v === "" ? undefined : v));
 
+const IPV4 = z.ipv4();
+const IPV6 = z.ipv6();
+const HOSTNAME = z.hostname();
+/** An IP address, or a hostname that does not merely look like a malformed IPv4 address (999.1.1.1). */
+const isHost = (v: string) =>
+  IPV4.safeParse(v).success ||
+  IPV6.safeParse(v).success ||
+  (HOSTNAME.safeParse(v).success && !/^[0-9.]+$/.test(v));
+
+/** HOST: what Bun.serve binds; loopback by default, so a fresh start is not reachable from the network. */
+const host = z
+  .string()
+  .optional()
+  .refine((v) => v === undefined || v.trim() === "" || isHost(v.trim()), {
+    error: "must be an IP address or a hostname, e.g. 127.0.0.1, 0.0.0.0, :: or localhost",
+  })
+  .transform((v) => (v === undefined || v.trim() === "" ? "127.0.0.1" : v.trim()));
+
 const envSchema = z.object({
   PORT: intIn(0, 65535, 3000),
   STORE: z.enum(["sqlite", "redis", "upstash"], { error: "must be sqlite, redis or upstash" }).optional(),
@@ -120,6 +140,7 @@ const envSchema = z.object({
   ROOMS_PER_TEAM: intIn(1, 1_000_000, 100),
   KEYS_PER_TEAM: intIn(1, 10_000, 50),
   INVITES_PER_ROOM: intIn(1, 10_000, 50),
+  HOST: host,
 });
 
 export class ConfigError extends Error {
@@ -193,6 +214,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       roomsPerTeam: e.ROOMS_PER_TEAM,
       keysPerTeam: e.KEYS_PER_TEAM,
       invitesPerRoom: e.INVITES_PER_ROOM,
+      host: e.HOST,
     };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);

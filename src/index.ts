@@ -34,8 +34,8 @@ async function main(): Promise<void> {
     })}\n`;
   }
   const app = createApp(appDeps(config, store, logger, systemClock));
-  const server = Bun.serve({ port: config.port, fetch: app.fetch, idleTimeout: 30 });
-  logger.log("info", "roomd listening", { port: server.port, store: store.driver });
+  const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, idleTimeout: 30 });
+  logger.log("info", "roomd listening", { host: config.host, port: server.port, store: store.driver });
   if (banner) {
     process.stdout.write(
       `\nroomd is running on http://localhost:${server.port} (store: ${store.driver})\n\n${banner}\n`,

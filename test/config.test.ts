@@ -65,4 +65,12 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ STORE: "redis" })).toThrow(/REDIS_URL: required/);
     expect(() => loadConfig({ STORE: "upstash" })).toThrow(/UPSTASH_REDIS_REST_TOKEN: required/);
   });
+
+  test("revisions 16: HOST defaults to loopback and takes an IP address or a hostname, nothing else", () => {
+    expect(loadConfig({}).host).toBe("127.0.0.1");
+    for (const host of ["0.0.0.0", "::", "::1", "10.0.0.5", "localhost", "roomd.internal"])
+      expect(loadConfig({ HOST: host }).host).toBe(host);
+    for (const host of ["http://0.0.0.0", "999.1.1.1", "two words", "[::1]", "0.0.0.0:3000"])
+      expect(() => loadConfig({ HOST: host }), host).toThrow(/HOST: must be an IP address or a hostname/);
+  });
 });

@@ -1,8 +1,12 @@
 /**
- * Network exposure (revisions 3): every route has a body cap that is enforced before the body is read past it.
- * A real `bun src/index.ts` process, so the memory measured is the server's own.
+ * Network exposure (revisions 3 and 16): every route has a body cap that is enforced before the body is read
+ * past it, and roomd binds only the address HOST names (loopback unless told otherwise). Real `bun src/index.ts`
+ * processes, so the memory measured and the sockets probed are the server's own.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
+import { join } from "node:path";
 import { type SpawnedServer, spawnServer, TEAM_A } from "../support/server.ts";
 import { sqliteE2e } from "../support/stores.ts";
 
@@ -123,5 +127,56 @@ describe("body caps on a real server process", () => {
     const big = await rpc(600 * 1024);
     expect(big.status).toBe(413);
     expect(((await big.json()) as Json).error.message).toBe("Request body too large (max 524288 bytes)");
+  });
+});
+
+/** IPv4 addresses of this machine that are not 127.0.0.1, to probe a loopback-bound server from. */
+function otherAddresses(): string[] {
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a !== undefined && a.family === "IPv4" && !a.internal)
+    .map((a) => a!.address);
+  // On Linux all of 127.0.0.0/8 is local, yet a socket bound to 127.0.0.1 does not answer on 127.0.0.2.
+  return process.platform === "linux" ? [...external, "127.0.0.2"] : external;
+}
+
+async function reachable(address: string, port: string): Promise<boolean> {
+  try {
+    const res = await fetch(`http://${address}:${port}/health`, { signal: AbortSignal.timeout(3000) });
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+describe("HOST", () => {
+  test("revisions 16: by default roomd answers on 127.0.0.1 only; HOST=0.0.0.0 answers on every address", async () => {
+    const probes = otherAddresses();
+    expect(probes.length).toBeGreaterThan(0);
+    const env = { ...(await sqliteE2e().env()), API_KEYS: `${TEAM_A.teamId}:${TEAM_A.secret}` };
+    const loopback = await spawnServer(env);
+    try {
+      const port = new URL(loopback.url).port;
+      expect(await reachable("127.0.0.1", port)).toBe(true);
+      for (const address of probes) expect(await reachable(address, port), address).toBe(false);
+      expect(loopback.output()).toContain('"host":"127.0.0.1"');
+    } finally {
+      await loopback.stop();
+    }
+    // The same probes do reach a server bound to every interface: the refusals above are the binding's doing.
+    const everywhere = await spawnServer({ ...env, HOST: "0.0.0.0" });
+    try {
+      const port = new URL(everywhere.url).port;
+      for (const address of probes) expect(await reachable(address, port), address).toBe(true);
+      expect(everywhere.output()).toContain('"host":"0.0.0.0"');
+    } finally {
+      await everywhere.stop();
+    }
+  });
+
+  test("revisions 16: the Docker image binds every interface (HOST=0.0.0.0)", () => {
+    const dockerfile = readFileSync(join(import.meta.dir, "..", "..", "Dockerfile"), "utf8");
+    const env = dockerfile.split("\n").filter((line) => line.startsWith("ENV "));
+    expect(env.some((line) => /\bHOST=0\.0\.0\.0\b/.test(line))).toBe(true);
   });
 });

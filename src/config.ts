@@ -56,6 +56,8 @@ export type Config = StoreConfig & {
   invitesPerRoom: number;
   /** Address Bun.serve binds (HOST): an IP address or a hostname; loopback unless set. */
   host: string;
+  /** Origins besides the server's own whose browser requests are served (ALLOWED_ORIGINS), as browsers send them. */
+  allowedOrigins: string[];
 };
 
 /** `teamId:secret,…` → keys; the message never contains the secret. */
@@ -124,6 +126,36 @@ const host = z
   })
   .transform((v) => (v === undefined || v.trim() === "" ? "127.0.0.1" : v.trim()));
 
+/** `https://a.example,http://localhost:5173` → origins in the form browsers send (scheme://host[:port]). */
+const originList = z
+  .string()
+  .optional()
+  .transform((raw, ctx): string[] => {
+    const origins: string[] = [];
+    for (const [index, item] of (raw ?? "").split(",").entries()) {
+      const entry = item.trim();
+      if (entry === "") continue;
+      const url = URL.canParse(entry) ? new URL(entry) : undefined;
+      const bare =
+        url !== undefined &&
+        /^https?:$/.test(url.protocol) &&
+        url.username === "" &&
+        url.password === "" &&
+        url.pathname === "/" &&
+        url.search === "" &&
+        url.hash === "";
+      if (!url || !bare) {
+        ctx.addIssue({
+          code: "custom",
+          message: `entry ${index + 1} must be a full origin: http(s)://host[:port] with no path, e.g. https://app.example.com`,
+        });
+        continue;
+      }
+      origins.push(url.origin);
+    }
+    return origins;
+  });
+
 const envSchema = z.object({
   PORT: intIn(0, 65535, 3000),
   STORE: z.enum(["sqlite", "redis", "upstash"], { error: "must be sqlite, redis or upstash" }).optional(),
@@ -141,6 +173,7 @@ const envSchema = z.object({
   KEYS_PER_TEAM: intIn(1, 10_000, 50),
   INVITES_PER_ROOM: intIn(1, 10_000, 50),
   HOST: host,
+  ALLOWED_ORIGINS: originList,
 });
 
 export class ConfigError extends Error {
@@ -215,6 +248,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       keysPerTeam: e.KEYS_PER_TEAM,
       invitesPerRoom: e.INVITES_PER_ROOM,
       host: e.HOST,
+      allowedOrigins: e.ALLOWED_ORIGINS,
     };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);

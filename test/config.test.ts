@@ -73,4 +73,26 @@ describe("loadConfig", () => {
     for (const host of ["http://0.0.0.0", "999.1.1.1", "two words", "[::1]", "0.0.0.0:3000"])
       expect(() => loadConfig({ HOST: host }), host).toThrow(/HOST: must be an IP address or a hostname/);
   });
+
+  test("revisions 17: ALLOWED_ORIGINS takes full origins, normalised as browsers send them", () => {
+    expect(loadConfig({}).allowedOrigins).toEqual([]);
+    expect(
+      loadConfig({ ALLOWED_ORIGINS: "https://App.Example.com, http://localhost:5173/,https://x.example:443" })
+        .allowedOrigins,
+    ).toEqual(["https://app.example.com", "http://localhost:5173", "https://x.example"]);
+    let message = "";
+    try {
+      loadConfig({ ALLOWED_ORIGINS: "https://ok.example,null,https://a.example/app,*,ftp://f.example" });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.match(/ALLOWED_ORIGINS: entry \d+ must be a full origin/g)).toHaveLength(4);
+    for (const n of [2, 3, 4, 5]) expect(message).toContain(`entry ${n} must`);
+  });
+
+  test("the new variables are reported with every other bad one, in one message", () => {
+    expect(() => loadConfig({ PORT: "x", HOST: "not a host", ALLOWED_ORIGINS: "nope" })).toThrow(
+      /PORT: .*\n.*HOST: .*\n.*ALLOWED_ORIGINS: /s,
+    );
+  });
 });

@@ -32,7 +32,13 @@ export interface AppDeps {
   catalog: Catalog;
   config: Pick<
     Config,
-    "roomSummary" | "roomsPerTeam" | "keysPerTeam" | "invitesPerRoom" | "host" | "allowedOrigins"
+    | "roomSummary"
+    | "roomsPerTeam"
+    | "keysPerTeam"
+    | "invitesPerRoom"
+    | "host"
+    | "allowedOrigins"
+    | "summaryRateLimitPerMinute"
   >;
   /** Teams configured through the environment (provisioning them is a conflict). */
   staticTeams: ReadonlySet<string>;
@@ -49,7 +55,14 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   app.use(routeBodyLimit({ maxSize: MAX_ROUTE_BODY_BYTES, except: ["/mcp"] }));
   app.route("/", healthRoutes(deps.store));
   app.route("/", mcpRoutes(deps));
-  app.route("/", roomPageRoutes({ ...deps, visibility: deps.config.roomSummary }));
+  app.route(
+    "/",
+    roomPageRoutes({
+      ...deps,
+      visibility: deps.config.roomSummary,
+      summaryRateLimitPerMinute: deps.config.summaryRateLimitPerMinute,
+    }),
+  );
   app.route("/admin", adminRoutes({ ...deps, limits: deps.config }));
   app.notFound((c) => c.json({ error: "Not found" }, 404));
   // The one place errors become HTTP answers: RoomErrors by kind, anything else a logged, generic 500.

@@ -58,6 +58,8 @@ export type Config = StoreConfig & {
   host: string;
   /** Origins besides the server's own whose browser requests are served (ALLOWED_ORIGINS), as browsers send them. */
   allowedOrigins: string[];
+  /** GET /room/:id requests per client address per minute when the summary is public. */
+  summaryRateLimitPerMinute: number;
 };
 
 /** `teamId:secret,…` → keys; the message never contains the secret. */
@@ -174,6 +176,7 @@ const envSchema = z.object({
   INVITES_PER_ROOM: intIn(1, 10_000, 50),
   HOST: host,
   ALLOWED_ORIGINS: originList,
+  SUMMARY_RATE_LIMIT_PER_MINUTE: intIn(1, 1_000_000, 120),
 });
 
 export class ConfigError extends Error {
@@ -249,6 +252,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       invitesPerRoom: e.INVITES_PER_ROOM,
       host: e.HOST,
       allowedOrigins: e.ALLOWED_ORIGINS,
+      summaryRateLimitPerMinute: e.SUMMARY_RATE_LIMIT_PER_MINUTE,
     };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);

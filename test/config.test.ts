@@ -90,6 +90,12 @@ describe("loadConfig", () => {
     for (const n of [2, 3, 4, 5]) expect(message).toContain(`entry ${n} must`);
   });
 
+  test("revisions 18: SUMMARY_RATE_LIMIT_PER_MINUTE defaults to 120 and must be a positive integer", () => {
+    expect(loadConfig({}).summaryRateLimitPerMinute).toBe(120);
+    expect(loadConfig({ SUMMARY_RATE_LIMIT_PER_MINUTE: "30" }).summaryRateLimitPerMinute).toBe(30);
+    expect(() => loadConfig({ SUMMARY_RATE_LIMIT_PER_MINUTE: "0" })).toThrow(/SUMMARY_RATE_LIMIT_PER_MINUTE/);
+  });
+
   test("the new variables are reported with every other bad one, in one message", () => {
     expect(() => loadConfig({ PORT: "x", HOST: "not a host", ALLOWED_ORIGINS: "nope" })).toThrow(
       /PORT: .*\n.*HOST: .*\n.*ALLOWED_ORIGINS: /s,

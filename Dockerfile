@@ -7,7 +7,8 @@ COPY src ./src
 COPY tsconfig.json ./
 RUN mkdir -p /data && chown bun:bun /data
 USER bun
-ENV PORT=3000 SQLITE_PATH=/data/roomd.sqlite
+# Inside a container, loopback is unreachable from the published port: bind every interface.
+ENV PORT=3000 HOST=0.0.0.0 SQLITE_PATH=/data/roomd.sqlite
 EXPOSE 3000
 VOLUME ["/data"]
 HEALTHCHECK --interval=15s --timeout=3s --start-period=5s --retries=3 \

@@ -1,6 +1,7 @@
 /**
- * createApp(deps): the Hono application. Middleware order: request id → routes (each route group brings its
- * own authentication and rate limiting) → one onError that logs with the request id and answers generically.
+ * createApp(deps): the Hono application. Middleware order: request id → Origin check (every route but
+ * /health) → body cap (64 KB; /mcp brings its own 512 KB) → routes (each route group brings its own
+ * authentication and rate limiting) → one onError that logs with the request id and answers generically.
  */
 import { Hono } from "hono";
 import { createGate, type Gate } from "./access/gate.ts";
@@ -8,9 +9,11 @@ import { createKeyRing } from "./access/keyring.ts";
 import type { Config } from "./config.ts";
 import { adminRoutes } from "./http/admin/index.ts";
 import { createFailureLimiter, type FailureLimiter } from "./http/auth-failures.ts";
+import { MAX_ROUTE_BODY_BYTES, routeBodyLimit } from "./http/body-limit.ts";
 import { roomErrorResponse } from "./http/errors.ts";
 import { healthRoutes } from "./http/health.ts";
 import { mcpRoutes } from "./http/mcp-route.ts";
+import { originCheck } from "./http/origin.ts";
 import { type RequestIdEnv, requestId } from "./http/request-id.ts";
 import { roomPageRoutes } from "./http/room-page.ts";
 import { describeError, type Logger } from "./log.ts";
@@ -27,7 +30,16 @@ export interface AppDeps {
   now: Clock;
   /** The tools served (tests may pass a catalog of their own). */
   catalog: Catalog;
-  config: Pick<Config, "roomSummary" | "roomsPerTeam" | "keysPerTeam" | "invitesPerRoom">;
+  config: Pick<
+    Config,
+    | "roomSummary"
+    | "roomsPerTeam"
+    | "keysPerTeam"
+    | "invitesPerRoom"
+    | "host"
+    | "allowedOrigins"
+    | "summaryRateLimitPerMinute"
+  >;
   /** Teams configured through the environment (provisioning them is a conflict). */
   staticTeams: ReadonlySet<string>;
   onToolCall?: (name: string, isError: boolean) => void;
@@ -36,9 +48,21 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
   app.use(requestId());
+  // Every route a browser could reach, present and future, unless listed as open.
+  app.use(
+    originCheck({ host: deps.config.host, allowedOrigins: deps.config.allowedOrigins, open: ["/health"] }),
+  );
+  app.use(routeBodyLimit({ maxSize: MAX_ROUTE_BODY_BYTES, except: ["/mcp"] }));
   app.route("/", healthRoutes(deps.store));
   app.route("/", mcpRoutes(deps));
-  app.route("/", roomPageRoutes({ ...deps, visibility: deps.config.roomSummary }));
+  app.route(
+    "/",
+    roomPageRoutes({
+      ...deps,
+      visibility: deps.config.roomSummary,
+      summaryRateLimitPerMinute: deps.config.summaryRateLimitPerMinute,
+    }),
+  );
   app.route("/admin", adminRoutes({ ...deps, limits: deps.config }));
   app.notFound((c) => c.json({ error: "Not found" }, 404));
   // The one place errors become HTTP answers: RoomErrors by kind, anything else a logged, generic 500.

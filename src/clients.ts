@@ -1,54 +1,69 @@
 /**
- * Ready-to-paste configuration for the MCP clients roomd supports (spec clients.md), with the server URL and
- * key filled in, plus the instructions block an agent needs.
+ * Ready-to-paste configuration for the MCP clients roomd supports, plus the instructions block an agent needs.
+ * No snippet carries a secret: each agent gets its own key, bound to its agent id, minted with the operator key
+ * (which stays with the person), and every snippet reads it from the environment variable ROOMD_KEY, using the
+ * expansion syntax its client documents. The files they go in can then be committed.
  */
+
+/** The environment variable every snippet reads the agent's key from. */
+export const KEY_ENV = "ROOMD_KEY";
+
 export interface ConnectInfo {
   /** Base URL, e.g. http://localhost:3000 */
   url: string;
-  /** Bearer secret, or a placeholder telling where to find it. */
-  key: string;
   roomId: string;
+  /** A shell expression giving the operator key, e.g. `$(cat data/operator.key)`; never the key itself. */
+  operatorKey: string;
+  /** The agent id the key is bound to (a placeholder by default). */
+  agentId?: string;
 }
 
-export function claudeCodeCommand({ url, key }: ConnectInfo): string {
-  return `claude mcp add --transport http roomd ${url}/mcp --header "Authorization: Bearer ${key}"`;
+const AGENT_PLACEHOLDER = "<agent-id>";
+const agentOf = (info: ConnectInfo) => info.agentId ?? AGENT_PLACEHOLDER;
+
+/** Mints one key bound to the agent, with the operator key; the answer's `secret` is the agent's ROOMD_KEY. */
+export function mintKeyCommand(info: ConnectInfo): string {
+  const body = JSON.stringify({ boundAgentId: agentOf(info) });
+  return `curl -s -X POST ${info.url}/admin/keys -H "Authorization: Bearer ${info.operatorKey}" -d '${body}'`;
 }
 
-export function claudeCodeJson({ url, key }: ConnectInfo): string {
-  const config = {
-    mcpServers: { roomd: { type: "http", url: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } },
-  };
-  return JSON.stringify(config, null, 2);
+/** Where the minted secret goes: the agent's environment, never a file that gets committed. */
+export function keyExport(): string {
+  return `export ${KEY_ENV}=<the "secret" from that answer>`;
 }
 
-export function cursorJson({ url, key }: ConnectInfo): string {
-  return JSON.stringify(
-    { mcpServers: { roomd: { url: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } },
-    null,
-    2,
-  );
+/** Writes the project's .mcp.json (the same as claudeCodeJson); single quotes keep `${ROOMD_KEY}` unexpanded. */
+export function claudeCodeCommand({ url }: ConnectInfo): string {
+  return `claude mcp add --transport http roomd ${url}/mcp --scope project --header 'Authorization: Bearer \${${KEY_ENV}}'`;
 }
 
+/** Claude Code expands `${VAR}` in the headers of .mcp.json. */
+export function claudeCodeJson({ url }: ConnectInfo): string {
+  const headers = { Authorization: `Bearer \${${KEY_ENV}}` };
+  return JSON.stringify({ mcpServers: { roomd: { type: "http", url: `${url}/mcp`, headers } } }, null, 2);
+}
+
+/** Cursor expands `${env:VAR}` in mcp.json (command, args, env, url and headers). */
+export function cursorJson({ url }: ConnectInfo): string {
+  const headers = { Authorization: `Bearer \${env:${KEY_ENV}}` };
+  return JSON.stringify({ mcpServers: { roomd: { url: `${url}/mcp`, headers } } }, null, 2);
+}
+
+/** Codex reads the bearer from the variable it names. */
 export function codexToml({ url }: ConnectInfo): string {
-  return `[mcp_servers.roomd]\nurl = ${JSON.stringify(`${url}/mcp`)}\nbearer_token_env_var = "ROOMD_API_KEY"`;
+  return `[mcp_servers.roomd]\nurl = ${JSON.stringify(`${url}/mcp`)}\nbearer_token_env_var = "${KEY_ENV}"`;
 }
 
-export function codexEnv({ key }: ConnectInfo): string {
-  return `export ROOMD_API_KEY=${key}`;
-}
-
-export function geminiJson({ url, key }: ConnectInfo): string {
-  return JSON.stringify(
-    { mcpServers: { roomd: { httpUrl: `${url}/mcp`, headers: { Authorization: `Bearer ${key}` } } } },
-    null,
-    2,
-  );
+/** Gemini CLI expands `$VAR` and `${VAR}` in every string of settings.json. */
+export function geminiJson({ url }: ConnectInfo): string {
+  const headers = { Authorization: `Bearer \${${KEY_ENV}}` };
+  return JSON.stringify({ mcpServers: { roomd: { httpUrl: `${url}/mcp`, headers } } }, null, 2);
 }
 
 export function agentInstructions({ roomId }: ConnectInfo): string {
   return [
     "## Coordination (roomd)",
-    `- Room: \`${roomId}\`. Your agentId: a unique name such as \`backend-claude\`; use it in every roomd call.`,
+    `- Room: \`${roomId}\`. Your agentId: the one your roomd key (\`${KEY_ENV}\`) is bound to, such as \`backend-claude\`; use it in every roomd call.`,
     "- Start every session with `get_my_summary` (your tasks, unread events, new context, who is online).",
     "- Pick work with `get_unblocked_tasks`; take a task with `update_task` (owner = you, status in_progress, expectedVersion = the version you read).",
     "- Publish API contracts and decisions with `write_context`, listing the agents that depend on them in `consuming_agents`.",
@@ -57,12 +72,14 @@ export function agentInstructions({ roomId }: ConnectInfo): string {
   ].join("\n");
 }
 
-/** Everything printed at start-up, as one block of text. */
+/** Everything printed at start-up after the operator key, as one block of text. */
 export function connectBlock(info: ConnectInfo): string {
   return [
+    `Give each agent its own key, bound to its agent id (the operator key is yours, not your agents'):\n\n  ${mintKeyCommand(info)}\n\n  and put the secret it returns in that agent's environment, not in a file you commit:\n\n  ${keyExport()}`,
+    `Then connect the agent; every snippet reads the key from ${KEY_ENV}.`,
     `Claude Code:\n  ${claudeCodeCommand(info)}\n  or .mcp.json:\n${indent(claudeCodeJson(info))}`,
     `Cursor (~/.cursor/mcp.json or .cursor/mcp.json):\n${indent(cursorJson(info))}`,
-    `Codex CLI (~/.codex/config.toml):\n${indent(codexToml(info))}\n  and in your shell:\n  ${codexEnv(info)}`,
+    `Codex CLI (~/.codex/config.toml):\n${indent(codexToml(info))}`,
     `Gemini CLI (.gemini/settings.json):\n${indent(geminiJson(info))}`,
     `Agent instructions (AGENTS.md / CLAUDE.md):\n${indent(agentInstructions(info))}`,
   ].join("\n\n");

@@ -54,6 +54,12 @@ export type Config = StoreConfig & {
   keysPerTeam: number;
   /** Live invites one room may have. */
   invitesPerRoom: number;
+  /** Address Bun.serve binds (HOST): an IP address or a hostname; loopback unless set. */
+  host: string;
+  /** Origins besides the server's own whose browser requests are served (ALLOWED_ORIGINS), as browsers send them. */
+  allowedOrigins: string[];
+  /** GET /room/:id requests per client address per minute when the summary is public. */
+  summaryRateLimitPerMinute: number;
 };
 
 /** `teamId:secret,…` → keys; the message never contains the secret. */
@@ -104,6 +110,54 @@ const url = (protocols: RegExp) =>
     })
     .transform((v) => (v === "" ? undefined : v));
 
+const IPV4 = z.ipv4();
+const IPV6 = z.ipv6();
+const HOSTNAME = z.hostname();
+/** An IP address, or a hostname that does not merely look like a malformed IPv4 address (999.1.1.1). */
+const isHost = (v: string) =>
+  IPV4.safeParse(v).success ||
+  IPV6.safeParse(v).success ||
+  (HOSTNAME.safeParse(v).success && !/^[0-9.]+$/.test(v));
+
+/** HOST: what Bun.serve binds; loopback by default, so a fresh start is not reachable from the network. */
+const host = z
+  .string()
+  .optional()
+  .refine((v) => v === undefined || v.trim() === "" || isHost(v.trim()), {
+    error: "must be an IP address or a hostname, e.g. 127.0.0.1, 0.0.0.0, :: or localhost",
+  })
+  .transform((v) => (v === undefined || v.trim() === "" ? "127.0.0.1" : v.trim()));
+
+/** `https://a.example,http://localhost:5173` → origins in the form browsers send (scheme://host[:port]). */
+const originList = z
+  .string()
+  .optional()
+  .transform((raw, ctx): string[] => {
+    const origins: string[] = [];
+    for (const [index, item] of (raw ?? "").split(",").entries()) {
+      const entry = item.trim();
+      if (entry === "") continue;
+      const url = URL.canParse(entry) ? new URL(entry) : undefined;
+      const bare =
+        url !== undefined &&
+        /^https?:$/.test(url.protocol) &&
+        url.username === "" &&
+        url.password === "" &&
+        url.pathname === "/" &&
+        url.search === "" &&
+        url.hash === "";
+      if (!url || !bare) {
+        ctx.addIssue({
+          code: "custom",
+          message: `entry ${index + 1} must be a full origin: http(s)://host[:port] with no path, e.g. https://app.example.com`,
+        });
+        continue;
+      }
+      origins.push(url.origin);
+    }
+    return origins;
+  });
+
 const envSchema = z.object({
   PORT: intIn(0, 65535, 3000),
   STORE: z.enum(["sqlite", "redis", "upstash"], { error: "must be sqlite, redis or upstash" }).optional(),
@@ -120,6 +174,9 @@ const envSchema = z.object({
   ROOMS_PER_TEAM: intIn(1, 1_000_000, 100),
   KEYS_PER_TEAM: intIn(1, 10_000, 50),
   INVITES_PER_ROOM: intIn(1, 10_000, 50),
+  HOST: host,
+  ALLOWED_ORIGINS: originList,
+  SUMMARY_RATE_LIMIT_PER_MINUTE: intIn(1, 1_000_000, 120),
 });
 
 export class ConfigError extends Error {
@@ -193,6 +250,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       roomsPerTeam: e.ROOMS_PER_TEAM,
       keysPerTeam: e.KEYS_PER_TEAM,
       invitesPerRoom: e.INVITES_PER_ROOM,
+      host: e.HOST,
+      allowedOrigins: e.ALLOWED_ORIGINS,
+      summaryRateLimitPerMinute: e.SUMMARY_RATE_LIMIT_PER_MINUTE,
     };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);

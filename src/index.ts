@@ -8,6 +8,15 @@ import { stderrLogger } from "./log.ts";
 import { systemClock } from "./protocol/time.ts";
 import { openStore } from "./store/index.ts";
 
+/** The URL a person on this machine types: localhost when bound to loopback or to every interface. */
+function browsableUrl(host: string, port: number): string {
+  const local = ["0.0.0.0", "::", "127.0.0.1", "::1", "localhost"].includes(host);
+  const name = local ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
+const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
 function suggestedRoomId(): string {
   const name = basename(process.cwd())
     .toLowerCase()
@@ -20,25 +29,26 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = stderrLogger;
   const store = await openStore(config);
-  let banner: string | undefined;
   // loadConfig refuses a shared store without keys, so a first run is always on the embedded store.
-  if (config.store === "sqlite" && config.apiKeys.length === 0 && config.operatorKeys.length === 0) {
-    const first = await ensureLocalKey(config.sqlitePath, store, systemClock());
-    banner = first.created
-      ? `A key for team "local" was created and saved to ${first.path} (mode 0600). It is shown only this once:\n\n  ${first.secret}\n`
-      : `Using the key of team "local" saved in ${first.path} (show it with: cat ${first.path}).\n`;
-    banner += `\nConnect an agent (paste one of these):\n\n${connectBlock({
-      url: `http://localhost:${config.port}`,
-      key: first.created ? first.secret : "<key from operator.key>",
-      roomId: suggestedRoomId(),
-    })}\n`;
-  }
+  const firstRun =
+    config.store === "sqlite" && config.apiKeys.length === 0 && config.operatorKeys.length === 0
+      ? await ensureLocalKey(config.sqlitePath, store, systemClock())
+      : undefined;
   const app = createApp(appDeps(config, store, logger, systemClock));
-  const server = Bun.serve({ port: config.port, fetch: app.fetch, idleTimeout: 30 });
-  logger.log("info", "roomd listening", { port: server.port, store: store.driver });
-  if (banner) {
+  const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, idleTimeout: 30 });
+  logger.log("info", "roomd listening", { host: config.host, port: server.port, store: store.driver });
+  if (firstRun) {
+    const url = browsableUrl(config.host, server.port ?? config.port);
+    const operator = firstRun.created
+      ? `An operator key for team "local" was created and saved to ${firstRun.path} (mode 0600). It is yours, for\nminting your agents' keys; it is shown only this once:\n\n  ${firstRun.secret}\n`
+      : `Using the operator key of team "local" saved in ${firstRun.path} (show it with: cat ${firstRun.path}).\n`;
+    const connect = connectBlock({
+      url,
+      roomId: suggestedRoomId(),
+      operatorKey: `$(cat ${shellQuote(firstRun.path)})`,
+    });
     process.stdout.write(
-      `\nroomd is running on http://localhost:${server.port} (store: ${store.driver})\n\n${banner}\n`,
+      `\nroomd is running on ${url} (store: ${store.driver})\n\n${operator}\n${connect}\n\n`,
     );
   }
   const shutdown = async () => {

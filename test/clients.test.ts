@@ -1,51 +1,129 @@
-/** One test per client snippet: each parses and points at the server with the key (spec clients.md). */
+/**
+ * One test per client snippet (revisions 21): each parses as its client reads it, points at the server, reads the
+ * agent's key from ROOMD_KEY with the expansion syntax that client documents, and embeds no secret.
+ */
 import { describe, expect, test } from "bun:test";
 import {
   agentInstructions,
   claudeCodeCommand,
   claudeCodeJson,
-  codexEnv,
   codexToml,
+  connectBlock,
   cursorJson,
   geminiJson,
+  KEY_ENV,
+  keyExport,
+  mintKeyCommand,
 } from "../src/clients.ts";
 
-const info = { url: "http://localhost:3000", key: "rmd_secret", roomId: "my-project" };
-const auth = { Authorization: "Bearer rmd_secret" };
+const info = {
+  url: "http://localhost:3000",
+  roomId: "my-project",
+  operatorKey: "$(cat 'data/operator.key')",
+};
+
+/** Anything shaped like a roomd secret (dynamic key, invite) or a literal bearer that is not a variable reference. */
+function embeddedSecrets(text: string): string[] {
+  const shaped = text.match(/\b(rk|ri)_[a-z0-9-]+_[A-Za-z0-9_-]{20,}/g) ?? [];
+  const literalBearers = [...text.matchAll(/Bearer\s+([^\s"']+)/g)]
+    .map((m) => m[1] as string)
+    // The operator key is referenced as a shell command substitution, `$(cat <file>)`.
+    .filter((value) => !/^\$\{(env:)?ROOMD_KEY\}$/.test(value) && value !== "$(cat");
+  return [...shaped, ...literalBearers];
+}
 
 describe("client configuration snippets", () => {
-  test("Claude Code command", () => {
-    expect(claudeCodeCommand(info)).toBe(
-      'claude mcp add --transport http roomd http://localhost:3000/mcp --header "Authorization: Bearer rmd_secret"',
+  test(`revisions 21: Claude Code command keeps \${ROOMD_KEY} unexpanded for the project's .mcp.json`, () => {
+    const command = claudeCodeCommand(info);
+    expect(command).toBe(
+      `claude mcp add --transport http roomd http://localhost:3000/mcp --scope project --header 'Authorization: Bearer \${ROOMD_KEY}'`,
     );
+    // The header argument is single-quoted, so the shell passes the reference through literally.
+    const header = /--header '([^']*)'/.exec(command)?.[1];
+    expect(header).toBe(`Authorization: Bearer \${${KEY_ENV}}`);
+    expect(embeddedSecrets(command)).toEqual([]);
   });
-  test("Claude Code .mcp.json", () => {
-    expect(JSON.parse(claudeCodeJson(info))).toEqual({
-      mcpServers: { roomd: { type: "http", url: "http://localhost:3000/mcp", headers: auth } },
+
+  test(`revisions 21: Claude Code .mcp.json reads the key with \${ROOMD_KEY}`, () => {
+    const text = claudeCodeJson(info);
+    expect(JSON.parse(text)).toEqual({
+      mcpServers: {
+        roomd: {
+          type: "http",
+          url: "http://localhost:3000/mcp",
+          headers: { Authorization: `Bearer \${ROOMD_KEY}` },
+        },
+      },
     });
+    expect(embeddedSecrets(text)).toEqual([]);
   });
-  test("Cursor mcp.json", () => {
-    expect(JSON.parse(cursorJson(info))).toEqual({
-      mcpServers: { roomd: { url: "http://localhost:3000/mcp", headers: auth } },
+
+  test(`revisions 21: Cursor mcp.json reads the key with \${env:ROOMD_KEY}`, () => {
+    const text = cursorJson(info);
+    expect(JSON.parse(text)).toEqual({
+      mcpServers: {
+        roomd: { url: "http://localhost:3000/mcp", headers: { Authorization: `Bearer \${env:ROOMD_KEY}` } },
+      },
     });
+    expect(embeddedSecrets(text)).toEqual([]);
   });
-  test("Codex config.toml", () => {
-    const toml = Bun.TOML.parse(codexToml(info)) as Record<string, any>;
+
+  test("revisions 21: Codex config.toml names ROOMD_KEY in bearer_token_env_var", () => {
+    const text = codexToml(info);
+    const toml = Bun.TOML.parse(text) as Record<string, any>;
     expect(toml.mcp_servers.roomd).toEqual({
       url: "http://localhost:3000/mcp",
-      bearer_token_env_var: "ROOMD_API_KEY",
+      bearer_token_env_var: "ROOMD_KEY",
     });
-    expect(codexEnv(info)).toBe("export ROOMD_API_KEY=rmd_secret");
+    expect(embeddedSecrets(text)).toEqual([]);
   });
-  test("Gemini CLI settings.json", () => {
-    expect(JSON.parse(geminiJson(info))).toEqual({
-      mcpServers: { roomd: { httpUrl: "http://localhost:3000/mcp", headers: auth } },
+
+  test(`revisions 21: Gemini CLI settings.json reads the key with \${ROOMD_KEY}`, () => {
+    const text = geminiJson(info);
+    expect(JSON.parse(text)).toEqual({
+      mcpServers: {
+        roomd: { httpUrl: "http://localhost:3000/mcp", headers: { Authorization: `Bearer \${ROOMD_KEY}` } },
+      },
     });
+    expect(embeddedSecrets(text)).toEqual([]);
   });
+
+  test("revisions 21: each agent's key is minted bound to its agent id with the operator key, then exported", () => {
+    const command = mintKeyCommand({ ...info, agentId: "backend-claude" });
+    expect(command).toBe(
+      `curl -s -X POST http://localhost:3000/admin/keys -H "Authorization: Bearer $(cat 'data/operator.key')" -d '{"boundAgentId":"backend-claude"}'`,
+    );
+    const body = /-d '([^']*)'/.exec(command)?.[1] ?? "";
+    expect(JSON.parse(body)).toEqual({ boundAgentId: "backend-claude" });
+    expect(JSON.parse(/-d '([^']*)'/.exec(mintKeyCommand(info))?.[1] ?? "")).toEqual({
+      boundAgentId: "<agent-id>",
+    });
+    expect(keyExport()).toStartWith("export ROOMD_KEY=");
+    expect(embeddedSecrets(command)).toEqual([]);
+  });
+
+  test("revisions 21: the whole printed block embeds no secret and names the operator key as the person's", () => {
+    const block = connectBlock(info);
+    expect(embeddedSecrets(block)).toEqual([]);
+    expect(block).toContain("/admin/keys");
+    expect(block).toContain("boundAgentId");
+    expect(block).toContain("export ROOMD_KEY=");
+    expect(block).toContain("the operator key is yours, not your agents'");
+  });
+
+  test("the secret detector finds a pasted key (so the checks above can fail)", () => {
+    const pasted = claudeCodeJson(info).replace(`\${ROOMD_KEY}`, "rk_local_yfX-_u03eGVYhkX1xeuTcLnTk-U5DX");
+    expect(embeddedSecrets(pasted).length).toBeGreaterThan(0);
+    expect(embeddedSecrets('"Authorization": "Bearer my-long-static-secret"')).toEqual([
+      "my-long-static-secret",
+    ]);
+  });
+
   test("agent instructions name the room and the working habits", () => {
     const text = agentInstructions(info);
     for (const needle of [
       "my-project",
+      "ROOMD_KEY",
       "get_my_summary",
       "get_unblocked_tasks",
       "expectedVersion",

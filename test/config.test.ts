@@ -65,4 +65,40 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ STORE: "redis" })).toThrow(/REDIS_URL: required/);
     expect(() => loadConfig({ STORE: "upstash" })).toThrow(/UPSTASH_REDIS_REST_TOKEN: required/);
   });
+
+  test("revisions 16: HOST defaults to loopback and takes an IP address or a hostname, nothing else", () => {
+    expect(loadConfig({}).host).toBe("127.0.0.1");
+    for (const host of ["0.0.0.0", "::", "::1", "10.0.0.5", "localhost", "roomd.internal"])
+      expect(loadConfig({ HOST: host }).host).toBe(host);
+    for (const host of ["http://0.0.0.0", "999.1.1.1", "two words", "[::1]", "0.0.0.0:3000"])
+      expect(() => loadConfig({ HOST: host }), host).toThrow(/HOST: must be an IP address or a hostname/);
+  });
+
+  test("revisions 17: ALLOWED_ORIGINS takes full origins, normalised as browsers send them", () => {
+    expect(loadConfig({}).allowedOrigins).toEqual([]);
+    expect(
+      loadConfig({ ALLOWED_ORIGINS: "https://App.Example.com, http://localhost:5173/,https://x.example:443" })
+        .allowedOrigins,
+    ).toEqual(["https://app.example.com", "http://localhost:5173", "https://x.example"]);
+    let message = "";
+    try {
+      loadConfig({ ALLOWED_ORIGINS: "https://ok.example,null,https://a.example/app,*,ftp://f.example" });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message.match(/ALLOWED_ORIGINS: entry \d+ must be a full origin/g)).toHaveLength(4);
+    for (const n of [2, 3, 4, 5]) expect(message).toContain(`entry ${n} must`);
+  });
+
+  test("revisions 18: SUMMARY_RATE_LIMIT_PER_MINUTE defaults to 120 and must be a positive integer", () => {
+    expect(loadConfig({}).summaryRateLimitPerMinute).toBe(120);
+    expect(loadConfig({ SUMMARY_RATE_LIMIT_PER_MINUTE: "30" }).summaryRateLimitPerMinute).toBe(30);
+    expect(() => loadConfig({ SUMMARY_RATE_LIMIT_PER_MINUTE: "0" })).toThrow(/SUMMARY_RATE_LIMIT_PER_MINUTE/);
+  });
+
+  test("the new variables are reported with every other bad one, in one message", () => {
+    expect(() => loadConfig({ PORT: "x", HOST: "not a host", ALLOWED_ORIGINS: "nope" })).toThrow(
+      /PORT: .*\n.*HOST: .*\n.*ALLOWED_ORIGINS: /s,
+    );
+  });
 });

@@ -2,20 +2,28 @@
  * GET /room/:roomId — what is going on in a room, for humans: JSON by default, an HTML page when the client
  * prefers text/html. Counts and event headers only (no payloads, notes or secrets); never claims a room; an
  * unknown or unowned room is 404. Public, or bearer-only with ROOM_SUMMARY=private (then only the owning team,
- * or an invite to this room, sees it).
+ * or an invite to this room, sees it). Public, it is limited per client address (SUMMARY_RATE_LIMIT_PER_MINUTE)
+ * before any other work; private, each request is a unit of the team's budget instead. Either way the answer is
+ * cached for up to a second per (room, viewer), so a burst costs one store read.
  */
 
 import { Hono } from "hono";
 import { ACCESS_DENIED } from "../protocol/errors.ts";
 import { isRoomId } from "../protocol/ids.ts";
+import type { Clock } from "../protocol/time.ts";
 import type { RoomSummaryView } from "../store/access-types.ts";
 import type { RoomStore } from "../store/types.ts";
-import { type AuthDeps, checkBearer } from "./auth.ts";
+import { createAddressLimiter } from "./address-limit.ts";
+import { type AuthDeps, checkBearer, clientAddress, rateHeaders } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
+import { createSummaryCache } from "./summary-cache.ts";
 
 export interface RoomPageDeps extends AuthDeps {
   store: RoomStore;
   visibility: "public" | "private";
+  /** Requests per client address per minute in public mode. */
+  summaryRateLimitPerMinute: number;
+  now: Clock;
 }
 
 const escapeHtml = (value: unknown) => String(value).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -58,10 +66,18 @@ function wantsHtml(accept: string | undefined): boolean {
 
 export function roomPageRoutes(deps: RoomPageDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
+  const limiter = createAddressLimiter({ limit: deps.summaryRateLimitPerMinute, now: deps.now });
+  const summaries = createSummaryCache((roomId, teamId) => deps.store.roomSummary(roomId, teamId), {
+    now: deps.now,
+  });
   app.get("/room/:roomId", async (c) => {
     const roomId = c.req.param("roomId");
     let teamId: string | undefined;
-    if (deps.visibility === "private") {
+    if (deps.visibility === "public") {
+      const rate = limiter.take(clientAddress(c));
+      for (const [name, value] of Object.entries(rateHeaders(rate))) c.header(name, value);
+      if (!rate.allowed) return c.json({ error: "Rate limit exceeded" }, 429);
+    } else {
       const admitted = await checkBearer(c, deps, "tools");
       if ("failure" in admitted) return admitted.failure;
       const { principal } = admitted;
@@ -72,7 +88,7 @@ export function roomPageRoutes(deps: RoomPageDeps): Hono<RequestIdEnv> {
     }
     if (!isRoomId(roomId)) return c.json({ error: ACCESS_DENIED }, 404);
     {
-      const view = await deps.store.roomSummary(roomId, teamId);
+      const view = await summaries.get(roomId, teamId);
       if (!view) return c.json({ error: ACCESS_DENIED }, 404);
       c.header("Cache-Control", "no-store");
       c.header("X-Content-Type-Options", "nosniff");

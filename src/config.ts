@@ -20,6 +20,8 @@ export interface Config {
   sqlitePath: string;
   /** Redis over TCP (STORE=redis). */
   redisUrl?: string;
+  /** Talk to REDIS_URL as a Redis Cluster (REDIS_CLUSTER=true, or a redis-cluster:// URL). */
+  redisCluster: boolean;
   /** Upstash Redis over REST (STORE=upstash). */
   upstashUrl?: string;
   upstashToken?: string;
@@ -91,11 +93,22 @@ const url = (protocols: RegExp) =>
     })
     .transform((v) => (v === "" ? undefined : v));
 
+/** `redis-cluster://[user:password@]host:port[,host:port…]`: the seeds of a Redis Cluster. */
+const SEED = String.raw`(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):\d{1,5}`;
+const CLUSTER_URL = new RegExp(String.raw`^redis-cluster://([^@/\s]*@)?${SEED}(,${SEED})*/?$`);
+
+const redisUrl = url(/^rediss?:$/).or(
+  z
+    .string()
+    .regex(CLUSTER_URL, { error: "must be redis://, rediss:// or redis-cluster://host:port,host:port" }),
+);
+
 const envSchema = z.object({
   PORT: intIn(0, 65535, 3000),
   STORE: z.enum(["sqlite", "redis", "upstash"], { error: "must be sqlite, redis or upstash" }).optional(),
   SQLITE_PATH: z.string().min(1).optional(),
-  REDIS_URL: url(/^rediss?:$/),
+  REDIS_URL: redisUrl,
+  REDIS_CLUSTER: bool(false),
   UPSTASH_REDIS_REST_URL: url(/^https?:$/),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   API_KEYS: keyList,
@@ -134,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         store,
         sqlitePath: e.SQLITE_PATH ?? "./data/roomd.sqlite",
         redisUrl: e.REDIS_URL,
+        redisCluster: e.REDIS_CLUSTER || (e.REDIS_URL?.startsWith("redis-cluster://") ?? false),
         upstashUrl: e.UPSTASH_REDIS_REST_URL,
         upstashToken: e.UPSTASH_REDIS_REST_TOKEN,
         apiKeys: e.API_KEYS,

@@ -1,13 +1,14 @@
-/** Real stores for end-to-end tests: SQLite in a temp dir and the shared real redis-server. */
+/** Real stores for end-to-end tests: SQLite in a temp dir, the shared real redis-server and the shared real Redis Cluster. */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RoomStore } from "../../src/store/types.ts";
+import { sharedRedisCluster } from "./redis-cluster.ts";
 import { sharedRedis } from "./redis-server.ts";
 import { startUpstashFront } from "./upstash-front.ts";
 
 export interface E2eStore {
-  name: "sqlite" | "redis" | "upstash";
+  name: "sqlite" | "redis" | "redis-cluster" | "upstash";
   /** A store on this backing; `now` drives its clock (TTL and expiry tests move it instead of sleeping). */
   open(now?: () => number): Promise<RoomStore>;
   /** Environment for a separate roomd process on the same backing store. */
@@ -40,6 +41,23 @@ export function redisE2e(): E2eStore {
   };
 }
 
+export function redisClusterE2e(): E2eStore {
+  return {
+    name: "redis-cluster",
+    open: async (now = Date.now) => {
+      const { url } = await sharedRedisCluster();
+      const { createRedisStore, createClusterScriptClient } = await import("../../src/store/redis/index.ts");
+      return createRedisStore({
+        client: createClusterScriptClient(url, { timeoutMs: 2000 }),
+        driver: "redis",
+        now,
+      });
+    },
+    // A redis-cluster:// URL is all a roomd process needs to run in cluster mode.
+    env: async () => ({ STORE: "redis", REDIS_URL: (await sharedRedisCluster()).url }),
+  };
+}
+
 let front: ReturnType<typeof startUpstashFront> | undefined;
 /** One Upstash-compatible REST front over the shared redis-server, for every test file of this process. */
 export async function sharedUpstashFront() {
@@ -63,7 +81,7 @@ export function upstashE2e(): E2eStore {
 }
 
 /** E2E_STORES=sqlite narrows the matrix while working on one driver; CI runs every store. */
-export const E2E_STORES = [sqliteE2e, redisE2e, upstashE2e].filter(
+export const E2E_STORES = [sqliteE2e, redisE2e, redisClusterE2e, upstashE2e].filter(
   (make) => !process.env.E2E_STORES || process.env.E2E_STORES.split(",").includes(make().name),
 );
 

@@ -124,16 +124,35 @@ export function viewsAgree(views: ClusterView[], live: number[]): boolean {
   );
 }
 
-/** The port of the primary serving `slot` as the first answering live node sees it. */
-export async function ownerOf(live: number[], slot: number): Promise<number> {
-  for (const port of live) {
-    const view = await clusterView(port).catch(() => undefined);
-    const owner = view?.nodes.find(
-      (n) => n.flags.includes("master") && n.slots.some(([a, b]) => a <= slot && slot <= b),
+/** The primary serving a slot and its replicas, as one node sees them. */
+export interface Shard {
+  port: number;
+  id: string;
+  replicas: number[];
+}
+
+/**
+ * The shard serving `slot` as the first live node to answer sees it. Nodes are asked at once: one busy in a
+ * long script (or stopped) must not hold the answer up.
+ */
+export async function shardOf(live: number[], slot: number): Promise<Shard> {
+  const views = live.map(async (port) => {
+    const view = await clusterView(port);
+    const owner = view.nodes.find(
+      (n) => n.flags.includes("master") && !failing(n) && n.slots.some(([a, b]) => a <= slot && slot <= b),
     );
-    if (owner) return owner.port;
-  }
-  throw new Error(`no live node knows an owner of slot ${slot}`);
+    if (!owner) throw new Error(`node ${port} knows no owner of slot ${slot}`);
+    const replicas = view.nodes.filter((n) => n.master === owner.id).map((n) => n.port);
+    return { port: owner.port, id: owner.id, replicas };
+  });
+  return Promise.any(views).catch(() => {
+    throw new Error(`no live node knows an owner of slot ${slot}`);
+  });
+}
+
+/** The port of the primary serving `slot`. */
+export async function ownerOf(live: number[], slot: number): Promise<number> {
+  return (await shardOf(live, slot)).port;
 }
 
 /**
@@ -144,6 +163,7 @@ export async function ownerOf(live: number[], slot: number): Promise<number> {
 export async function migrateSlot(live: number[], slot: number, to?: number): Promise<Migration> {
   const from = await ownerOf(live, slot);
   const view = await clusterView(from);
+  if (view.myId === "") throw new Error(`node ${from} did not name itself`);
   const primaries = view.nodes.filter((n) => n.flags.includes("master") && !failing(n) && n.slots.length > 0);
   const target = primaries.find((n) => (to === undefined ? n.port !== from : n.port === to));
   if (!target || target.port === from) throw new Error(`no primary to move slot ${slot} to`);

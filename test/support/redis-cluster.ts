@@ -14,6 +14,7 @@ import {
   ownerOf,
   type RedisCluster,
   redisCommand,
+  shardOf,
   viewsAgree,
   waitUntil,
 } from "./redis-cluster-ops.ts";
@@ -132,9 +133,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     settled: () => waitUntil("the cluster to settle", settled),
     ownerOf: (slot) => ownerOf(alive(), slot),
     async killPrimaryOf(slot) {
-      const owner = await ownerOf(alive(), slot);
-      const view = await clusterView(owner);
-      const replicas = view.nodes.filter((n) => n.master === view.myId).map((n) => n.port);
+      const { port: owner, replicas } = await shardOf(alive(), slot);
       await kill(owner);
       const killedAt = performance.now();
       let promoted = 0;

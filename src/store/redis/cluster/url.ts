@@ -14,7 +14,7 @@ export interface ClusterSeeds {
 }
 
 const SCHEME = /^(redis-cluster|redis|rediss):\/\/(.*)$/;
-const ADDRESS = /^(\[[0-9a-fA-F:]+\]|[^\s:,/@[\]]+):(\d{1,5})$/;
+const ADDRESS = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
 
 /** Parses a cluster URL; throws naming what is wrong (config validation has already run, so this is a guard). */
 export function parseClusterUrl(url: string): ClusterSeeds {

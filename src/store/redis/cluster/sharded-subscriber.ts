@@ -107,8 +107,8 @@ export function createShardedSubscriber({ map, seeds, timeoutMs }: SubscriberDep
           if (answer?.kind === "moved" && attempt < 3) continue;
         }
       }
-      const left = deadline === undefined ? 500 : deadline - performance.now();
-      await Bun.sleep(Math.max(0, Math.min(50 * 2 ** Math.min(attempt, 5), 500, left)));
+      const left = deadline === undefined ? 250 : deadline - performance.now();
+      await Bun.sleep(Math.max(0, Math.min(50 * 2 ** Math.min(attempt, 5), 250, left)));
     }
   }
 

@@ -16,6 +16,8 @@ export interface RedisCluster {
   settled(): Promise<void>;
   /** The port of the primary serving `slot`, as the live nodes see it. */
   ownerOf(slot: number): Promise<number>;
+  /** Ports of the live primaries that serve slots, ascending. */
+  primaries(): Promise<number[]>;
   /** SIGKILLs the primary of `slot`, waits until its replica serves the slot and the cluster is settled. */
   killPrimaryOf(slot: number): Promise<{ killed: number; promoted: number; ms: number }>;
   /** Starts a killed node again; waits until it has rejoined as a synced replica. */
@@ -148,6 +150,15 @@ export async function shardOf(live: number[], slot: number): Promise<Shard> {
   return Promise.any(views).catch(() => {
     throw new Error(`no live node knows an owner of slot ${slot}`);
   });
+}
+
+/** Ports of the primaries serving slots, as the first live node to answer sees them, ascending. */
+export async function primaries(live: number[]): Promise<number[]> {
+  const view = await Promise.any(live.map((port) => clusterView(port)));
+  return view.nodes
+    .filter((n) => n.flags.includes("master") && !failing(n) && n.slots.length > 0)
+    .map((n) => n.port)
+    .sort((a, b) => a - b);
 }
 
 /** The port of the primary serving `slot`. */

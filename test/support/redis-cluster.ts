@@ -12,6 +12,7 @@ import {
   clusterView,
   migrateSlot,
   ownerOf,
+  primaries,
   type RedisCluster,
   redisCommand,
   shardOf,
@@ -132,6 +133,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     alive,
     settled: () => waitUntil("the cluster to settle", settled),
     ownerOf: (slot) => ownerOf(alive(), slot),
+    primaries: () => primaries(alive()),
     async killPrimaryOf(slot) {
       const { port: owner, replicas } = await shardOf(alive(), slot);
       await kill(owner);

@@ -45,6 +45,7 @@ const FREE_REDIRECTS = 3;
 const pause = (attempt: number, deadline: number) =>
   Bun.sleep(Math.max(0, Math.min(10 * 2 ** attempt, 250, deadline - performance.now())));
 
+/** A router over `map` (slot → primary) and `pool` (one connection per node); see the file comment. */
 export function createRouter(map: SlotMap, pool: NodePool): Router {
   const expired = (deadline: number, cause: unknown) => {
     if (performance.now() < deadline) return;

@@ -30,6 +30,7 @@ export interface SubscriberDeps {
   timeoutMs: number;
 }
 
+/** Sharded subscriptions placed by `map`, on connections authenticated as `seeds` says, bounded by `timeoutMs`. */
 export function createShardedSubscriber({ map, seeds, timeoutMs }: SubscriberDeps): ShardedSubscriber {
   const listeners = new Map<string, Set<ShardedListener>>();
   const placed = new Map<string, ShardConnection>();

@@ -41,6 +41,10 @@ export function parseClusterSlots(reply: unknown, answeredBy: string): (string |
   return owners;
 }
 
+/**
+ * A slot map bootstrapped from `seeds` and loaded through `send`; reloads closer together than `minIntervalMs`
+ * share the last result (a burst of MOVED answers is one reload).
+ */
 export function createSlotMap(seeds: string[], send: NodeCommand, minIntervalMs = 100): SlotMap {
   let owners: (string | undefined)[] = [];
   const seen = new Set(seeds);

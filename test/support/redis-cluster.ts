@@ -19,7 +19,7 @@ import {
   viewsAgree,
   waitUntil,
 } from "./redis-cluster-ops.ts";
-import { freePort, waitForPort } from "./redis-server.ts";
+import { waitForPort } from "./redis-server.ts";
 
 export type { ClusterView, Migration, RedisCluster } from "./redis-cluster-ops.ts";
 export { redisCommand } from "./redis-cluster-ops.ts";
@@ -44,14 +44,16 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
   }
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 1000;
   const dir = mkdtempSync(join(tmpdir(), "roomd-cluster-"));
-  // Client and bus ports are both picked free: the default bus port (port + 10000) may exceed 65535.
+  // Client and bus ports are both picked (the default bus port, port + 10000, may exceed 65535), below the
+  // ephemeral range: a port from there could be taken as the source port of some client connection (the load
+  // tests open thousands) between the check and redis-server's bind.
   const ports: number[] = [];
   const busPorts = new Map<number, number>();
+  const taken = new Set<number>();
   while (ports.length < NODES) {
-    const [port, bus] = [await freePort(), await freePort()];
-    if (port === bus || ports.includes(port) || [...busPorts.values()].includes(bus)) continue;
+    const port = await loopbackPort(taken);
     ports.push(port);
-    busPorts.set(port, bus);
+    busPorts.set(port, await loopbackPort(taken));
   }
   const nodes = new Map<number, NodeProcess>();
 
@@ -82,6 +84,8 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     if (!Number.isInteger(pid)) throw new Error("could not read a redis-server pid");
     nodes.set(port, { proc, pid });
     await waitForPort(port);
+    // Something else answering on the port would pass waitForPort; our server must still be running.
+    process.kill(pid, 0);
   };
 
   const alive = () => ports.filter((p) => nodes.get(p)?.proc?.exitCode === null);
@@ -89,7 +93,11 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
   const kill = async (port: number) => {
     const node = nodes.get(port);
     if (!node?.proc || node.proc.exitCode !== null) return;
-    process.kill(node.pid, "SIGKILL");
+    try {
+      process.kill(node.pid, "SIGKILL");
+    } catch {
+      // Already gone (it failed to start): its watchdog shell exits by itself.
+    }
     await node.proc.exited;
   };
 
@@ -168,6 +176,21 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A random loopback port in 20000–32767 that is free now and not in `taken` (which it joins). */
+async function loopbackPort(taken: Set<number>): Promise<number> {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 12768);
+    if (taken.has(port)) continue;
+    try {
+      Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } }).stop(true);
+    } catch {
+      continue;
+    }
+    taken.add(port);
+    return port;
+  }
 }
 
 let shared: Promise<RedisCluster> | undefined;

@@ -77,11 +77,11 @@ describe("three roomd processes on a Redis Cluster while the busy room's slot mi
       thinkMs: 5,
     });
     await reached(load, 1 / 3);
-    const first = await cluster.migrateSlot(slot);
+    const first = await cluster.migrateRoom(roomId);
     const firstAt = Date.now();
     await reached(load, 2 / 3);
     const third = (await cluster.primaries()).find((p) => p !== first.from && p !== first.to);
-    const second = await cluster.migrateSlot(slot, third);
+    const second = await cluster.migrateRoom(roomId, third);
     const ledger = await load.done;
 
     const report = await audit(urls[1]!, TEAM_A.secret, roomId, ledger);
@@ -113,6 +113,7 @@ describe("three roomd processes on a Redis Cluster while the busy room's primary
     const { cluster, urls } = await start();
     const roomId = newRoomId();
     const slot = keySlot(`room:{${roomId}}:meta`);
+    let killedAt = Number.POSITIVE_INFINITY;
     const load = startScaleLoad({
       urls,
       secret: TEAM_A.secret,
@@ -121,19 +122,26 @@ describe("three roomd processes on a Redis Cluster while the busy room's primary
       roomId,
       seed: 505,
       thinkMs: 40,
+      // A script running when its primary died may have run (and reached the replica) without its reply, so
+      // "Store unavailable" for a call in flight at the kill does not mean "not applied": its outcome is
+      // unknown. A call that started later never reached a running primary before it failed.
+      unknownIf: (c) => c.error === STORE_UNAVAILABLE && c.startedAt <= killedAt,
     });
     await reached(load, 1 / 3);
-    const killedAt = Date.now();
-    const failover = await cluster.killPrimaryOf(slot);
+    const failover = await cluster.killPrimaryOf(slot, (at) => {
+      killedAt = at;
+    });
     const promotedAt = Date.now();
     const ledger = await load.done;
 
     const failed = ledger.calls.filter((c) => c.outcome !== "ok" && !PLAN_LOCKED.test(c.error ?? ""));
+    const inFlight = failed.filter((c) => c.outcome === "unknown");
     const report = await audit(urls[0]!, TEAM_A.secret, roomId, ledger);
     const longest = Math.max(...ledger.calls.map((c) => c.endedAt - c.startedAt));
     console.log(
       `[cluster failover] primary ${failover.killed} → replica ${failover.promoted} in ${failover.ms} ms; ` +
-        `${ledger.calls.length} calls, ${failed.length} Store unavailable, longest call ${longest} ms, ` +
+        `${ledger.calls.length} calls, ${failed.length} Store unavailable (${inFlight.length} in flight at the ` +
+        `kill), longest call ${longest} ms, ` +
         `${report.tasks} tasks, ${report.events} events; problems ${JSON.stringify(auditProblems(report))}`,
     );
     // The failover bit, and every failure is the documented one, inside the failover window.
@@ -144,7 +152,11 @@ describe("three roomd processes on a Redis Cluster while the busy room's primary
     ).toEqual([]);
     // Nothing hangs: a tool call makes at most a few store calls (limiter, claim handshake), each bounded.
     expect(longest).toBeLessThan(4 * TIMEOUT_MS);
-    expect(report.unknownOutcomes).toEqual({});
+    // Unknown outcomes are only those calls (one per agent at most): nothing timed out or broke mid-request.
+    expect(inFlight.length).toBeLessThanOrEqual(32);
+    expect(
+      describeCalls(ledger.calls.filter((c) => c.outcome === "unknown" && c.error !== STORE_UNAVAILABLE)),
+    ).toEqual([]);
     expect(auditProblems(report)).toEqual([]);
     expect(ledger.calls.filter((c) => c.startedAt > promotedAt && c.outcome === "ok").length).toBeGreaterThan(
       100,

@@ -18,12 +18,20 @@ export interface RedisCluster {
   ownerOf(slot: number): Promise<number>;
   /** Ports of the live primaries that serve slots, ascending. */
   primaries(): Promise<number[]>;
-  /** SIGKILLs the primary of `slot`, waits until its replica serves the slot and the cluster is settled. */
-  killPrimaryOf(slot: number): Promise<{ killed: number; promoted: number; ms: number }>;
+  /**
+   * SIGKILLs the primary of `slot` (calling `onKilled` with Date.now() at once), then waits until its replica
+   * serves the slot and the cluster is settled; `ms` is the time from the kill to that point.
+   */
+  killPrimaryOf(
+    slot: number,
+    onKilled?: (at: number) => void,
+  ): Promise<{ killed: number; promoted: number; ms: number }>;
   /** Starts a killed node again; waits until it has rejoined as a synced replica. */
   restartNode(port: number): Promise<void>;
   /** Moves `slot` and its keys to another primary (`to`, or the first other one); see migrateSlot. */
   migrateSlot(slot: number, to?: number): Promise<Migration>;
+  /** migrateSlot for the slot of a room's keys (`room:{<roomId>}:…`). */
+  migrateRoom(roomId: string, to?: number): Promise<Migration>;
   kill(port: number): Promise<void>;
   stop(): Promise<void>;
 }

@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Subprocess, spawn } from "bun";
+import { keySlot } from "../../src/store/redis/cluster/slot.ts";
+import { roomKeys } from "../../src/store/redis/keys.ts";
 import {
   clusterView,
   migrateSlot,
@@ -90,11 +92,13 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
 
   const alive = () => ports.filter((p) => nodes.get(p)?.proc?.exitCode === null);
 
-  const kill = async (port: number) => {
+  /** SIGKILLs a node; `onKilled` hears the moment at once (the watchdog shell notices up to 0.5 s later). */
+  const kill = async (port: number, onKilled?: (at: number) => void) => {
     const node = nodes.get(port);
     if (!node?.proc || node.proc.exitCode !== null) return;
     try {
       process.kill(node.pid, "SIGKILL");
+      onKilled?.(Date.now());
     } catch {
       // Already gone (it failed to start): its watchdog shell exits by itself.
     }
@@ -129,7 +133,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
   );
   if ((await create.exited) !== 0) {
     const out = `${await new Response(create.stdout).text()}${await new Response(create.stderr).text()}`;
-    await Promise.all(ports.map(kill));
+    await Promise.all(ports.map((p) => kill(p)));
     throw new Error(`redis-cli --cluster create failed: ${out.slice(-2000)}`);
   }
   await waitUntil("the new cluster to settle", settled);
@@ -142,9 +146,9 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     settled: () => waitUntil("the cluster to settle", settled),
     ownerOf: (slot) => ownerOf(alive(), slot),
     primaries: () => primaries(alive()),
-    async killPrimaryOf(slot) {
+    async killPrimaryOf(slot, onKilled) {
       const { port: owner, replicas } = await shardOf(alive(), slot);
-      await kill(owner);
+      await kill(owner, onKilled);
       const killedAt = performance.now();
       let promoted = 0;
       await waitUntil(
@@ -170,9 +174,10 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
       );
     },
     migrateSlot: (slot, to) => migrateSlot(alive(), slot, to),
+    migrateRoom: (roomId, to) => migrateSlot(alive(), keySlot(roomKeys(roomId)[0] as string), to),
     kill,
     async stop() {
-      await Promise.all(ports.map(kill));
+      await Promise.all(ports.map((p) => kill(p)));
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -53,6 +53,9 @@ export function createRouter(map: SlotMap, pool: NodePool): Router {
   };
 
   async function send(slot: number, command: string, args: string[], deadline: number): Promise<unknown> {
+    // A retry sent in the last tenth of the budget could not be answered in time, and a script that runs but
+    // answers after the deadline leaves the caller an unknown outcome: such retries are not sent at all.
+    const lastRetryAt = deadline - Math.max(5, (deadline - performance.now()) / 10);
     let asking: string | undefined;
     let last: unknown;
     for (let attempt = 0; ; attempt++) {
@@ -77,7 +80,7 @@ export function createRouter(map: SlotMap, pool: NodePool): Router {
         await pause(attempt, deadline);
         continue;
       }
-      expired(deadline, last);
+      expired(attempt > 0 ? lastRetryAt : deadline, last);
       const ask = asking !== undefined;
       asking = undefined;
       try {

@@ -19,8 +19,10 @@ export type StoreSettings =
     }
   | {
       store: "redis";
-      /** Redis over TCP. */
+      /** Redis over TCP: redis://, rediss://, or redis-cluster://host:port,host:port. */
       redisUrl: string;
+      /** Talk to redisUrl as a Redis Cluster (REDIS_CLUSTER=true, or a redis-cluster:// URL). */
+      redisCluster: boolean;
     }
   | {
       store: "upstash";
@@ -158,11 +160,22 @@ const originList = z
     return origins;
   });
 
+/** `redis-cluster://[user:password@]host:port[,host:port…]`: the seeds of a Redis Cluster. */
+const SEED = String.raw`(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9._-]+):\d{1,5}`;
+const CLUSTER_URL = new RegExp(String.raw`^redis-cluster://([^@/\s]*@)?${SEED}(,${SEED})*/?$`);
+
+const redisUrl = url(/^rediss?:$/).or(
+  z
+    .string()
+    .regex(CLUSTER_URL, { error: "must be redis://, rediss:// or redis-cluster://host:port,host:port" }),
+);
+
 const envSchema = z.object({
   PORT: intIn(0, 65535, 3000),
   STORE: z.enum(["sqlite", "redis", "upstash"], { error: "must be sqlite, redis or upstash" }).optional(),
   SQLITE_PATH: z.string().min(1).optional(),
-  REDIS_URL: url(/^rediss?:$/),
+  REDIS_URL: redisUrl,
+  REDIS_CLUSTER: bool(false),
   UPSTASH_REDIS_REST_URL: url(/^https?:$/),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
   API_KEYS: keyList,
@@ -216,7 +229,10 @@ function storeRules(env: Env): { store: StoreSettings["store"]; problems: string
 }
 
 function storeSettings(store: StoreSettings["store"], e: z.output<typeof envSchema>): StoreSettings {
-  if (store === "redis") return { store, redisUrl: e.REDIS_URL ?? "" };
+  if (store === "redis") {
+    const redisUrl = e.REDIS_URL ?? "";
+    return { store, redisUrl, redisCluster: e.REDIS_CLUSTER || redisUrl.startsWith("redis-cluster://") };
+  }
   if (store === "upstash") {
     return {
       store,

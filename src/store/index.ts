@@ -19,8 +19,13 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
       });
     }
     case "redis": {
-      const { createRedisStore, createTcpScriptClient } = await import("./redis/index.ts");
-      const client = createTcpScriptClient(config.redisUrl, { timeoutMs: config.storeTimeoutMs });
+      const { createClusterScriptClient, createRedisStore, createTcpScriptClient } = await import(
+        "./redis/index.ts"
+      );
+      const options = { timeoutMs: config.storeTimeoutMs };
+      const client = config.redisCluster
+        ? createClusterScriptClient(config.redisUrl, options)
+        : createTcpScriptClient(config.redisUrl, options);
       return createRedisStore({ client, driver: "redis", now, timeoutMs: config.storeTimeoutMs, limits });
     }
     case "upstash": {

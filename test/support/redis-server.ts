@@ -23,7 +23,8 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
+/** Resolves once something accepts connections on the loopback port. */
+export async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {

@@ -1,9 +1,11 @@
 /**
  * Reads everything a store holds, as raw bytes, and reports which of the given secrets appear in it (spec:
- * secrets only as SHA-256 digests at rest). SQLite: the database file and its WAL. Redis: every key's value.
+ * secrets only as SHA-256 digests at rest). SQLite: the database file and its WAL. Redis: every key's value, on
+ * every node of a cluster.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { RedisClient } from "bun";
+import { sharedRedisCluster } from "./redis-cluster.ts";
 import { sharedRedis } from "./redis-server.ts";
 import type { E2eStore } from "./stores.ts";
 
@@ -15,28 +17,40 @@ export async function scanStoreForSecrets(store: E2eStore, secrets: string[]): P
       if (existsSync(file)) haystack += readFileSync(file).toString("latin1");
     }
   } else {
-    const client = new RedisClient((await sharedRedis()).url);
-    let cursor = "0";
-    do {
-      const [next, keys] = (await client.send("SCAN", [cursor, "COUNT", "1000"])) as [string, string[]];
-      cursor = next;
-      for (const key of keys) {
-        haystack += key;
-        const dump = await client.send("DUMP", [key]);
-        if (dump) haystack += Buffer.from(dump as string, "latin1").toString("latin1");
-        const type = (await client.send("TYPE", [key])) as string;
-        const values =
-          type === "hash"
-            ? await client.send("HGETALL", [key])
-            : type === "zset"
-              ? await client.send("ZRANGE", [key, "0", "-1"])
-              : type === "string"
-                ? await client.send("GET", [key])
-                : null;
-        haystack += JSON.stringify(values);
-      }
-    } while (cursor !== "0");
-    client.close();
+    const urls = env.REDIS_URL?.startsWith("redis-cluster://")
+      ? (await sharedRedisCluster()).alive().map((port) => `redis://127.0.0.1:${port}`)
+      : [(await sharedRedis()).url];
+    for (const url of urls) haystack += await dumpRedis(url);
   }
   return secrets.filter((secret) => haystack.includes(secret));
+}
+
+/** Every key of one Redis server with its DUMP and its decoded values, as one string. */
+async function dumpRedis(url: string): Promise<string> {
+  let haystack = "";
+  const client = new RedisClient(url);
+  // A cluster replica answers key reads only in READONLY mode (a single server refuses the command: ignored).
+  await client.send("READONLY", []).catch(() => {});
+  let cursor = "0";
+  do {
+    const [next, keys] = (await client.send("SCAN", [cursor, "COUNT", "1000"])) as [string, string[]];
+    cursor = next;
+    for (const key of keys) {
+      haystack += key;
+      const dump = await client.send("DUMP", [key]);
+      if (dump) haystack += Buffer.from(dump as string, "latin1").toString("latin1");
+      const type = (await client.send("TYPE", [key])) as string;
+      const values =
+        type === "hash"
+          ? await client.send("HGETALL", [key])
+          : type === "zset"
+            ? await client.send("ZRANGE", [key, "0", "-1"])
+            : type === "string"
+              ? await client.send("GET", [key])
+              : null;
+      haystack += JSON.stringify(values);
+    }
+  } while (cursor !== "0");
+  client.close();
+  return haystack;
 }

@@ -1,6 +1,7 @@
 /**
  * The one store-wiring helper of the tests: each backing (a SQLite file in a temp dir, the shared real
- * redis-server, the Upstash-compatible front over it) gives store settings, and every store a test opens is built
+ * redis-server, the shared real Redis Cluster, the Upstash-compatible front over the redis-server) gives store
+ * settings, and every store a test opens is built
  * by roomd's own openStore from them, exactly as the server builds it. A separate roomd process gets the same
  * backing through env().
  */
@@ -12,6 +13,7 @@ import type { Clock } from "../../src/protocol/time.ts";
 import type { StoreLimits } from "../../src/store/access-types.ts";
 import { openStore } from "../../src/store/index.ts";
 import type { RoomStore, StoreDriver } from "../../src/store/types.ts";
+import { sharedRedisCluster } from "./redis-cluster.ts";
 import { freePort, sharedRedis } from "./redis-server.ts";
 import { startUpstashFront } from "./upstash-front.ts";
 
@@ -24,7 +26,8 @@ export interface OpenOptions {
 }
 
 export interface E2eStore {
-  name: StoreDriver;
+  /** The driver, and "redis-cluster" for the Redis driver on a cluster. */
+  name: StoreDriver | "redis-cluster";
   /** Settings pointing at this backing. */
   settings(): Promise<StoreSettings>;
   /** A new, independent store instance (own connection or Database handle) on this backing. */
@@ -48,7 +51,7 @@ export function openWith(settings: StoreSettings, options: OpenOptions = {}): Pr
 }
 
 function backing(
-  name: StoreDriver,
+  name: E2eStore["name"],
   settings: () => Promise<StoreSettings>,
   env: () => Promise<Record<string, string>>,
 ) {
@@ -73,11 +76,31 @@ export function redisE2e(): E2eStore {
   return {
     ...backing(
       "redis",
-      async () => ({ store: "redis", redisUrl: (await sharedRedis()).url }),
+      async () => ({ store: "redis", redisUrl: (await sharedRedis()).url, redisCluster: false }),
       async () => ({ STORE: "redis", REDIS_URL: (await sharedRedis()).url }),
     ),
     // A loopback port nothing listens on.
-    unreachable: async () => ({ store: "redis", redisUrl: `redis://127.0.0.1:${await freePort()}` }),
+    unreachable: async () => ({
+      store: "redis",
+      redisUrl: `redis://127.0.0.1:${await freePort()}`,
+      redisCluster: false,
+    }),
+  };
+}
+
+export function redisClusterE2e(): E2eStore {
+  return {
+    ...backing(
+      "redis-cluster",
+      async () => ({ store: "redis", redisUrl: (await sharedRedisCluster()).url, redisCluster: true }),
+      // A redis-cluster:// URL is all a roomd process needs to run in cluster mode.
+      async () => ({ STORE: "redis", REDIS_URL: (await sharedRedisCluster()).url }),
+    ),
+    unreachable: async () => ({
+      store: "redis",
+      redisUrl: `redis-cluster://127.0.0.1:${await freePort()}`,
+      redisCluster: true,
+    }),
   };
 }
 
@@ -111,7 +134,7 @@ export function upstashE2e(): E2eStore {
 }
 
 /** E2E_STORES=sqlite narrows the matrix while working on one driver; CI runs every store. */
-export const E2E_STORES = [sqliteE2e, redisE2e, upstashE2e].filter(
+export const E2E_STORES = [sqliteE2e, redisE2e, redisClusterE2e, upstashE2e].filter(
   (make) => !process.env.E2E_STORES || process.env.E2E_STORES.split(",").includes(make().name),
 );
 

@@ -1,12 +1,16 @@
 /**
- * The narrow client shape the driver depends on: enough to run scripts and check liveness. Both the TCP client
- * (Bun's RedisClient) and the REST client (@upstash/redis) fit it, and tests wrap it to count round trips:
- * one evalsha or eval call is one round trip.
+ * The narrow client shape the driver depends on: enough to run scripts and check liveness. The TCP client
+ * (Bun's RedisClient), the cluster client (a slot router over Bun's RedisClient) and the REST client
+ * (@upstash/redis) fit it, and tests wrap it to count round trips: one evalsha or eval call is one round trip.
+ *
+ * `deadline` (performance.now() ms) is when the caller stops waiting. A client that retries (the cluster client
+ * follows redirects and failovers) sends nothing after it, so a call the store has reported as failed is never
+ * applied later by a retry; clients that never retry may ignore it.
  */
 export interface ScriptClient {
-  evalsha(sha: string, keys: string[], args: string[]): Promise<unknown>;
-  eval(script: string, keys: string[], args: string[]): Promise<unknown>;
-  ping(): Promise<unknown>;
+  evalsha(sha: string, keys: string[], args: string[], deadline?: number): Promise<unknown>;
+  eval(script: string, keys: string[], args: string[], deadline?: number): Promise<unknown>;
+  ping(deadline?: number): Promise<unknown>;
   close?(): Promise<void> | void;
 }
 

@@ -109,10 +109,10 @@ export async function runScript<T>(
   let raw: unknown;
   try {
     try {
-      raw = await beforeDeadline(options.client.evalsha(script.sha, keys, args), deadline);
+      raw = await beforeDeadline(options.client.evalsha(script.sha, keys, args, deadline), deadline);
     } catch (err) {
       if (!isNoScript(err)) throw err;
-      raw = await beforeDeadline(options.client.eval(script.text, keys, args), deadline);
+      raw = await beforeDeadline(options.client.eval(script.text, keys, args, deadline), deadline);
     }
   } catch (err) {
     throw errors.storeUnavailable(err);
@@ -127,8 +127,9 @@ export async function runScript<T>(
 
 /** ping through the same bounded path. */
 export async function runPing(options: RunOptions): Promise<void> {
+  const deadline = performance.now() + options.timeoutMs;
   try {
-    await beforeDeadline(options.client.ping(), performance.now() + options.timeoutMs);
+    await beforeDeadline(options.client.ping(deadline), deadline);
   } catch (err) {
     throw errors.storeUnavailable(err);
   }

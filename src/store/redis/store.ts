@@ -14,7 +14,7 @@ import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
 
 export interface RedisStoreOptions {
-  /** Runs the scripts; see createTcpScriptClient and createUpstashScriptClient. */
+  /** Runs the scripts; see createTcpScriptClient, createClusterScriptClient and createUpstashScriptClient. */
   client: ScriptClient;
   /** What the store reports as `driver`. */
   driver: "redis" | "upstash";

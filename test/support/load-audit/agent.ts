@@ -46,7 +46,7 @@ export function agentActions(ledger: Ledger, options: LoadOptions, index: number
   const call = (tool: string, args: Json) =>
     callTool(
       ledger,
-      { secret: options.secret, timeoutMs: options.callTimeoutMs ?? 10_000 },
+      { secret: options.secret, timeoutMs: options.callTimeoutMs ?? 10_000, unknownIf: options.unknownIf },
       options.urls[slot] as string,
       agent,
       tool,

@@ -11,7 +11,7 @@ export type CallResult = { outcome: "ok"; value: Json } | { outcome: "error" | "
 /** One raw JSON-RPC tools/call with a deadline; never throws, records the call in the ledger. */
 export async function callTool(
   ledger: Ledger,
-  options: { secret: string; timeoutMs: number },
+  options: { secret: string; timeoutMs: number; unknownIf?: (call: CallRecord) => boolean },
   url: string,
   agent: string,
   tool: string,
@@ -39,6 +39,9 @@ export async function callTool(
     result = { outcome: refused ? "error" : "unknown", error: `${e.code ?? e.name}: ${e.message}` };
   }
   record.endedAt = Date.now();
+  if (result.outcome === "error" && options.unknownIf?.({ ...record, error: result.error })) {
+    result = { outcome: "unknown", error: result.error };
+  }
   record.outcome = result.outcome;
   if (result.outcome !== "ok") record.error = result.error;
   ledger.calls.push(record);

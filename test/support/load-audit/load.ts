@@ -1,6 +1,6 @@
 /** Starting and running the multi-agent load against one or more roomd processes. */
 import { type Actions, agentActions, agentName, SHARED_CONTEXT, SHARED_TASKS, type Shared } from "./agent.ts";
-import { type Ledger, newLedger } from "./ledger.ts";
+import { type CallRecord, type Ledger, newLedger } from "./ledger.ts";
 import { handoff, randomOp } from "./ops.ts";
 
 /** The shape of one load: where, how many agents and ops, which room and seed, and its pacing. */
@@ -17,6 +17,11 @@ export interface LoadOptions {
   thinkMs?: number;
   /** A call that has not answered after this long is abandoned as unknown-outcome (default 10 s). */
   callTimeoutMs?: number;
+  /**
+   * Marks an answered error as unknown-outcome: for errors that do not prove the call was not applied, e.g.
+   * "Store unavailable" from a call in flight when the store's primary was killed (its script may have run).
+   */
+  unknownIf?: (call: CallRecord) => boolean;
 }
 
 /** A load in progress: its ledger so far, progress probes and the promise of the final ledger. */

@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import { RoomError, type RoomErrorKind } from "../protocol/errors.ts";
-import { describeIssues } from "../protocol/validation.ts";
+import { describeIssues, findIllFormed } from "../protocol/validation.ts";
 
 export const STATUS: Record<RoomErrorKind, ContentfulStatusCode> = {
   invalid: 400,
@@ -35,6 +35,12 @@ export async function parseBody<S extends z.ZodType>(c: Context, schema: S): Pro
       throw new RoomError("invalid", "Invalid JSON body");
     }
   }
+  const bad = findIllFormed(raw);
+  if (bad)
+    throw new RoomError(
+      "invalid",
+      `Invalid arguments: ${bad.path}: contains invalid Unicode (a lone surrogate)`,
+    );
   const parsed = schema.safeParse(raw);
   if (!parsed.success) throw new RoomError("invalid", describeIssues(parsed.error.issues));
   return parsed.data;

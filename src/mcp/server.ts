@@ -13,6 +13,7 @@ import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
 import { callTool, toolError } from "./call-path.ts";
 import type { Catalog } from "./catalog.ts";
+import { invalidParams } from "./rpc-params.ts";
 import type { Profile } from "./tool.ts";
 
 export const SERVER_INFO = { name: "roomd", version: pkg.version } as const;
@@ -78,6 +79,15 @@ export async function readBody(request: Request): Promise<ParsedBody> {
   }
   const messages = Array.isArray(body) ? body : [body];
   if (messages.length === 0) return { error: rpcError(400, -32600, "Invalid Request: empty batch") };
+  const bad = invalidParams(messages);
+  if (bad) {
+    return {
+      error: Response.json(
+        { jsonrpc: "2.0", error: { code: -32602, message: bad.message }, id: bad.id },
+        { status: 400 },
+      ),
+    };
+  }
   const toolCalls = messages.filter(
     (m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "tools/call",
   ).length;
@@ -112,6 +122,7 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
       deps.logger.log("error", "tool failed", {
         requestId: deps.requestId,
         tool: req.params.name,
+        driver: deps.store.driver,
         ...describeError(unexpected),
       });
     }

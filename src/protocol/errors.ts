@@ -28,6 +28,23 @@ export class RoomError extends Error {
  * (this principal may not do this: wrong key type, a bound identity), conflict, locked, limit,
  * store_unavailable. Each maps to one HTTP status (http/errors.ts) and to a tool error.
  */
+/**
+ * A store that answered, but wrongly: a Lua or SQL error, an undecodable reply, a broken record. It is a bug, not
+ * an outage (revisions §1.4): the client gets "Internal error (request <id>)", the log gets the driver, the
+ * operation and the message (never secrets), and /health is unaffected.
+ */
+export class StoreFault extends Error {
+  override readonly name = "StoreFault";
+  constructor(
+    readonly driver: string,
+    readonly operation: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${driver} ${operation}: ${message}`, options);
+  }
+}
+
 export const ACCESS_DENIED = "Room not found or access denied";
 export const STORE_UNAVAILABLE = "Store unavailable, retry shortly";
 

@@ -16,4 +16,5 @@ runConformance("redis cluster", {
   // A seed nothing listens on, with a short timeout: every call must fail fast, never hang.
   openUnreachable: async (now) => openWith(await backing.unreachable!(), { now, timeoutMs: 1000 }),
   cleanup: async () => {},
+  corruptTask: backing.corruptTask,
 });

@@ -12,4 +12,5 @@ runConformance("redis", {
   // A loopback port nothing listens on, with a short timeout: every call must fail fast, never hang.
   openUnreachable: async (now) => openWith(await backing.unreachable!(), { now, timeoutMs: 1000 }),
   cleanup: async () => {},
+  corruptTask: backing.corruptTask,
 });

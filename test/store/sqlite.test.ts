@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 /** The conformance suite on a SQLite file in a fresh temp dir; the second instance is a second Database handle. */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -17,6 +18,14 @@ runConformance("sqlite", {
   openSecond: open,
   lacks: { outage: "embedded file in this process: there is no server to become unreachable" },
   cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+  corruptTask: async (roomId, taskId) => {
+    const db = new Database(path);
+    try {
+      db.run("UPDATE tasks SET json = ? WHERE room_id = ? AND id = ?", ['{"id": "broken', roomId, taskId]);
+    } finally {
+      db.close();
+    }
+  },
 });
 
 /**

@@ -16,4 +16,5 @@ runConformance("upstash", {
   openUnreachable: async (now) => openWith(await backing.unreachable!(), { now, timeoutMs: 1000 }),
   // The front is shared with the e2e files of this process and ends with it; stopping it here would break them.
   cleanup: async () => {},
+  corruptTask: backing.corruptTask,
 });

@@ -14,6 +14,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port (for outage tests). */
   restart(): Promise<void>;
+  /** SIGSTOP: the server keeps its connections but answers nothing until resume(). */
+  pause(): void;
+  /** SIGCONT after pause(): it then runs whatever arrived meanwhile. */
+  resume(): void;
 }
 
 export async function freePort(): Promise<number> {
@@ -76,7 +80,14 @@ export async function startRedisServer(): Promise<RedisServer> {
     mkdirSync(dir, { recursive: true });
     await launch();
   };
-  return { url: `redis://127.0.0.1:${port}`, port, stop, restart };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop,
+    restart,
+    pause: () => process.kill(pid, "SIGSTOP"),
+    resume: () => process.kill(pid, "SIGCONT"),
+  };
 }
 
 let shared: Promise<RedisServer> | undefined;

@@ -5,15 +5,18 @@
  * by roomd's own openStore from them, exactly as the server builds it. A separate roomd process gets the same
  * backing through env().
  */
+import { Database } from "bun:sqlite";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { RedisClient } from "bun";
 import type { StoreSettings } from "../../src/config.ts";
 import type { Clock } from "../../src/protocol/time.ts";
 import type { StoreLimits } from "../../src/store/access-types.ts";
 import { openStore } from "../../src/store/index.ts";
+import { keySlot } from "../../src/store/redis/cluster/slot.ts";
 import type { RoomStore, StoreDriver } from "../../src/store/types.ts";
-import { sharedRedisCluster } from "./redis-cluster.ts";
+import { redisCommand, sharedRedisCluster } from "./redis-cluster.ts";
 import { freePort, sharedRedis } from "./redis-server.ts";
 import { startUpstashFront } from "./upstash-front.ts";
 
@@ -36,7 +39,11 @@ export interface E2eStore {
   unreachable?(): Promise<StoreSettings>;
   /** Environment for a separate roomd process on the same backing store. */
   env(): Promise<Record<string, string>>;
+  /** Overwrites a stored task with bytes that are not a task, as a bug or a disk fault would. */
+  corruptTask(roomId: string, taskId: string): Promise<void>;
 }
+
+const BROKEN = '{"id": "broken';
 
 /** roomd's own wiring (openStore) for the given settings. */
 export function openWith(settings: StoreSettings, options: OpenOptions = {}): Promise<RoomStore> {
@@ -54,13 +61,25 @@ function backing(
   name: E2eStore["name"],
   settings: () => Promise<StoreSettings>,
   env: () => Promise<Record<string, string>>,
+  corruptTask: E2eStore["corruptTask"],
 ) {
   return {
     name,
     settings,
     open: async (options?: OpenOptions) => openWith(await settings(), options),
     env,
+    corruptTask,
   };
+}
+
+/** HSET of a room's task on the shared redis-server (Redis and Upstash backings). */
+async function corruptOnRedis(roomId: string, taskId: string): Promise<void> {
+  const client = new RedisClient((await sharedRedis()).url);
+  try {
+    await client.send("HSET", [`room:{${roomId}}:tasks`, taskId, BROKEN]);
+  } finally {
+    client.close();
+  }
 }
 
 export function sqliteE2e(): E2eStore {
@@ -69,6 +88,14 @@ export function sqliteE2e(): E2eStore {
     "sqlite",
     async () => ({ store: "sqlite", sqlitePath: path }),
     async () => ({ STORE: "sqlite", SQLITE_PATH: path }),
+    async (roomId, taskId) => {
+      const db = new Database(path);
+      try {
+        db.run("UPDATE tasks SET json = ? WHERE room_id = ? AND id = ?", [BROKEN, roomId, taskId]);
+      } finally {
+        db.close();
+      }
+    },
   );
 }
 
@@ -78,6 +105,7 @@ export function redisE2e(): E2eStore {
       "redis",
       async () => ({ store: "redis", redisUrl: (await sharedRedis()).url, redisCluster: false }),
       async () => ({ STORE: "redis", REDIS_URL: (await sharedRedis()).url }),
+      corruptOnRedis,
     ),
     // A loopback port nothing listens on.
     unreachable: async () => ({
@@ -95,6 +123,11 @@ export function redisClusterE2e(): E2eStore {
       async () => ({ store: "redis", redisUrl: (await sharedRedisCluster()).url, redisCluster: true }),
       // A redis-cluster:// URL is all a roomd process needs to run in cluster mode.
       async () => ({ STORE: "redis", REDIS_URL: (await sharedRedisCluster()).url }),
+      async (roomId, taskId) => {
+        const key = `room:{${roomId}}:tasks`;
+        const owner = await (await sharedRedisCluster()).ownerOf(keySlot(key));
+        await redisCommand(owner, "HSET", [key, taskId, BROKEN]);
+      },
     ),
     unreachable: async () => ({
       store: "redis",
@@ -123,6 +156,7 @@ export function upstashE2e(): E2eStore {
         const { url, token } = await sharedUpstashFront();
         return { STORE: "upstash", UPSTASH_REDIS_REST_URL: url, UPSTASH_REDIS_REST_TOKEN: token };
       },
+      corruptOnRedis,
     ),
     // A REST endpoint nothing listens on.
     unreachable: async () => ({

@@ -14,6 +14,15 @@ export interface ScriptClient {
   close?(): Promise<void> | void;
 }
 
+/**
+ * An error reply saying the script itself failed (a Lua runtime error, a wrong-typed key, a bad argument count),
+ * which is a bug rather than an outage. Redis names the failing script position ("user_script:<line>") in every
+ * such reply, through every client (the TCP client's RedisError, @upstash/redis's "Command failed: …").
+ */
+export function isScriptFailure(err: unknown): boolean {
+  return /user_script:\d+/.test(err instanceof Error ? err.message : String(err));
+}
+
 /** Redis answers EVALSHA of an unknown script with NOSCRIPT (both clients put it in the error message). */
 export function isNoScript(err: unknown): boolean {
   return /NOSCRIPT/.test(err instanceof Error ? err.message : String(err));

@@ -4,10 +4,15 @@
  * RoomError("store_unavailable") with the cause kept but never shown. Script-level refusals ({"err": …}) become
  * the same RoomErrors the other drivers throw.
  */
-import { errors, type RoomError } from "../../protocol/errors.ts";
+import { errors, type RoomError, StoreFault } from "../../protocol/errors.ts";
 import { planErrors } from "../../protocol/plan-rules.ts";
 import { iso } from "../../protocol/time.ts";
-import { isNoScript, type ScriptClient } from "./client.ts";
+import { isNoScript, isScriptFailure, type ScriptClient } from "./client.ts";
+
+/** An error's message with the Redis client's own prefix dropped ("Command failed: ERR …" → "ERR …"). */
+const messageOf = (err: unknown) =>
+  (err instanceof Error ? err.message : String(err)).replace(/^Command failed: /, "").slice(0, 300);
+
 import type { LuaScript } from "./scripts.ts";
 
 class Timeout extends Error {
@@ -33,7 +38,7 @@ export async function beforeDeadline<T>(call: Promise<T>, deadline: number): Pro
 }
 
 /** Raises the RoomError named by a script's {"err": kind, …} reply. */
-function refusal(reply: { err: string; [detail: string]: unknown }): RoomError {
+function refusal(reply: { err: string; [detail: string]: unknown }): RoomError | StoreFault {
   const id = String(reply.id ?? "");
   switch (reply.err) {
     case "denied":
@@ -70,7 +75,7 @@ function refusal(reply: { err: string; [detail: string]: unknown }): RoomError {
     case "idemMismatch":
       return errors.idempotencyMismatch(String(reply.key));
     default:
-      return errors.storeUnavailable(new Error(`unknown script refusal: ${reply.err}`));
+      return new StoreFault("redis", "script", `unknown refusal ${JSON.stringify(reply.err)}`);
   }
 }
 
@@ -84,6 +89,8 @@ export class ScriptRefusal extends Error {
 export interface RunOptions {
   client: ScriptClient;
   timeoutMs: number;
+  /** The store's driver name, for faults ("redis" or "upstash"). */
+  driver?: string;
 }
 
 /** A script's `ok` value and the instant it ran with, so callers derive time-based fields from the same clock. */
@@ -115,10 +122,21 @@ export async function runScript<T>(
       raw = await beforeDeadline(options.client.eval(script.text, keys, args, deadline), deadline);
     }
   } catch (err) {
+    // Redis answered that the script failed: a bug, never reported as an outage (revisions §1.4).
+    if (isScriptFailure(err))
+      throw new StoreFault(options.driver ?? "redis", script.name, messageOf(err), { cause: err });
     throw errors.storeUnavailable(err);
   }
-  if (typeof raw !== "string") throw errors.storeUnavailable(new Error(`${script.name}: non-string reply`));
-  const reply = JSON.parse(raw) as { ok?: T; err?: string; replayed?: boolean; [detail: string]: unknown };
+  if (typeof raw !== "string")
+    throw new StoreFault(options.driver ?? "redis", script.name, `non-string reply (${typeof raw})`);
+  let reply: { ok?: T; err?: string; replayed?: boolean; [detail: string]: unknown };
+  try {
+    reply = JSON.parse(raw);
+  } catch (err) {
+    throw new StoreFault(options.driver ?? "redis", script.name, `undecodable reply: ${messageOf(err)}`, {
+      cause: err,
+    });
+  }
   if (reply.err === undefined) return { ok: reply.ok as T, replayed: reply.replayed === true };
   const refused = { ...reply, err: reply.err };
   if (handled.includes(refused.err)) throw new ScriptRefusal(refused);

@@ -36,7 +36,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
   if (!(Number.isInteger(limits.roomsPerTeam) && limits.roomsPerTeam >= 0)) {
     throw new Error(`limits.roomsPerTeam must be a non-negative integer, got ${limits.roomsPerTeam}`);
   }
-  const run = { client: options.client, timeoutMs: options.timeoutMs ?? 2000 };
+  const run = { client: options.client, timeoutMs: options.timeoutMs ?? 2000, driver: options.driver };
   const bridge = createBridge(run, options.now ?? systemClock, limits);
   const { call } = bridge;
   return {

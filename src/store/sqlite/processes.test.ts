@@ -6,6 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { holdWriteLock } from "../../../test/support/sqlite-lock.ts";
 import { createSqliteStore } from "./index.ts";
 import { BUSY_TIMEOUT_MS } from "./schema.ts";
 
@@ -15,27 +16,6 @@ const indexPath = join(import.meta.dir, "index.ts");
 const scope = { roomId: "room-p", teamId: "team-p" };
 
 /** Starts a process that takes the file's write lock, says "locked", holds it for holdMs, then commits. */
-async function holdWriteLock(path: string, holdMs: number) {
-  const code = `
-    const { Database } = require("bun:sqlite");
-    const db = new Database(${JSON.stringify(path)});
-    db.exec("PRAGMA busy_timeout = 5000");
-    db.exec("BEGIN IMMEDIATE");
-    console.log("locked");
-    Bun.sleepSync(${holdMs});
-    db.exec("COMMIT");
-  `;
-  const proc = Bun.spawn([process.execPath, "-e", code], { stdout: "pipe", stderr: "inherit" });
-  const reader = proc.stdout.getReader();
-  let seen = "";
-  while (!seen.includes("locked")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("lock holder exited early");
-    seen += new TextDecoder().decode(value);
-  }
-  return proc;
-}
-
 describe("sqlite store: several processes", () => {
   test("a write waits for another process's write lock instead of failing", async () => {
     const path = join(dir, "wait.sqlite");

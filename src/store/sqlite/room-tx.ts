@@ -93,7 +93,7 @@ export function roomTransactions(db: Database, now: Clock, afterRead: () => void
         const result = fn(scope, ...args);
         settle(scope, result);
         return result;
-      });
+      }, fn.name);
     },
     /** A room read: fn in a deferred transaction; the actor's presence is recorded after it. */
     read<A extends unknown[], T>(fn: RoomFn<A, T>): (scope: RoomScope, ...args: A) => Promise<T> {
@@ -101,7 +101,7 @@ export function roomTransactions(db: Database, now: Clock, afterRead: () => void
         const result = fn(scope, ...args);
         if (scope.actor !== undefined) pendingSeen = { scope, at: now() };
         return result;
-      });
+      }, fn.name);
       return async (scope, ...args) => {
         try {
           return await inner(scope, ...args);

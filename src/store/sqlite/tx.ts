@@ -4,10 +4,13 @@
  * committed in between, whereas IMMEDIATE waits for the lock (busy_timeout) and never deadlocks on upgrade.
  */
 import type { Database } from "bun:sqlite";
-import { errors, RoomError } from "../../protocol/errors.ts";
+import { errors, RoomError, StoreFault } from "../../protocol/errors.ts";
 
-/** SQLite result codes (primary part of the extended code name) that mean "the store cannot answer now". */
-const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL|READONLY|CORRUPT|NOTADB|NOMEM|PERM)/;
+/**
+ * SQLite result codes (primary part of the extended code name) that mean "the store cannot answer now". A corrupt
+ * file or a failing statement is not among them: the store answered, wrongly — a bug (revisions §1.4).
+ */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL|READONLY|NOMEM|PERM)/;
 
 /** True for errors that are outages rather than bugs: SQLite I/O and lock failures, a closed database. */
 function isOutage(error: unknown): boolean {
@@ -18,11 +21,15 @@ function isOutage(error: unknown): boolean {
   return /closed database|Database has closed/.test(error.message);
 }
 
-/** Rethrows RoomErrors as they are, outages as RoomError("store_unavailable") keeping the cause, bugs as is. */
-export function mapError(error: unknown): never {
+/**
+ * Rethrows RoomErrors as they are, outages as RoomError("store_unavailable") keeping the cause, and anything else
+ * (an SQL error, a record that does not decode) as a StoreFault naming the operation.
+ */
+export function mapError(error: unknown, operation = "operation"): never {
   if (error instanceof RoomError) throw error;
   if (isOutage(error)) throw errors.storeUnavailable(error);
-  throw error;
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  throw new StoreFault("sqlite", operation, message.slice(0, 300), { cause: error });
 }
 
 type Fn<A extends unknown[], T> = (...args: A) => T;
@@ -31,13 +38,13 @@ type Fn<A extends unknown[], T> = (...args: A) => T;
 export function transactions(db: Database, afterRead: () => void) {
   return {
     /** Runs fn in BEGIN IMMEDIATE; a thrown error rolls everything back. */
-    write<A extends unknown[], T>(fn: Fn<A, T>): (...args: A) => Promise<T> {
+    write<A extends unknown[], T>(fn: Fn<A, T>, name = fn.name): (...args: A) => Promise<T> {
       const tx = db.transaction(fn);
       return async (...args: A) => {
         try {
           return tx.immediate(...args);
         } catch (error) {
-          mapError(error);
+          mapError(error, name);
         }
       };
     },
@@ -45,13 +52,13 @@ export function transactions(db: Database, afterRead: () => void) {
      * Runs fn in a deferred transaction (one consistent snapshot), then afterRead (the throttled touch) — also
      * when fn throws (e.g. not found), so a touch it queued never leaks into the next, unrelated read.
      */
-    read<A extends unknown[], T>(fn: Fn<A, T>): (...args: A) => Promise<T> {
+    read<A extends unknown[], T>(fn: Fn<A, T>, name = fn.name): (...args: A) => Promise<T> {
       const tx = db.transaction(fn);
       return async (...args: A) => {
         try {
           return tx.deferred(...args);
         } catch (error) {
-          mapError(error);
+          mapError(error, name);
         } finally {
           afterRead();
         }

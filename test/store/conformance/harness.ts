@@ -42,6 +42,8 @@ export interface StoreFactory {
   openUnreachable?(now: Clock): Promise<RoomStore>;
   /** Removes what the factory created (temp dirs); runs after every instance is closed. */
   cleanup(): Promise<void>;
+  /** Overwrites a stored task with bytes that are not a task (E2eStore.corruptTask). */
+  corruptTask(roomId: string, taskId: string): Promise<void>;
   /** Capabilities this driver lacks, each with the reason; their tests are skipped, never silently passed. */
   lacks?: Partial<Record<Capability, string>>;
 }

@@ -4,6 +4,7 @@
  * presence, recorded by a successful call on a room the team owns.
  */
 import { expect, test } from "bun:test";
+import { StoreFault } from "../../../src/protocol/errors.ts";
 import { LIMITS } from "../../../src/protocol/limits.ts";
 import type { RoomScope } from "../../../src/store/types.ts";
 import { allEvents, claimedRoom, expectRoomError, newScope, newTask, type Suite } from "./harness.ts";
@@ -14,7 +15,7 @@ const keyed = (scope: RoomScope, key: string, fingerprint = "f1"): RoomScope => 
 });
 
 export function idempotencyTests(suite: Suite): void {
-  test("a write with a key applies once; the same key and fingerprint returns the kept result, replayed", async () => {
+  test("revisions 5: a write with a key applies once; the same key and fingerprint returns the kept result, replayed", async () => {
     const scope = newScope();
     const first = keyed(scope, "k-1");
     const task = await suite.store.addTask(first, newTask("once"));
@@ -80,7 +81,7 @@ export function idempotencyTests(suite: Suite): void {
 }
 
 export function actorTests(suite: Suite): void {
-  test("any successful write naming the actor keeps it online, its status text kept", async () => {
+  test("revisions 10: any successful write naming the actor keeps it online, its status text kept", async () => {
     const scope = await claimedRoom(suite.store);
     await suite.store.heartbeat(scope, "worker", "on task 1");
     suite.clock.advance(LIMITS.presenceOnlineMs + 1_000);
@@ -108,7 +109,7 @@ export function actorTests(suite: Suite): void {
     expect((await suite.store.getPresence(scope)).map((p) => p.agentId)).toEqual(["first"]);
   });
 
-  test("a read naming the actor records it on an owned room, and nothing on an unowned one", async () => {
+  test("revisions 10: a read naming the actor records it on an owned room, and nothing on an unowned one", async () => {
     const scope = newScope();
     await suite.store.readPlan({ ...scope, actor: "nobody" });
     expect(await suite.store.getPresence(scope)).toEqual([]);
@@ -139,5 +140,24 @@ export function noClaimTests(suite: Suite): void {
     expect((await suite.store.heartbeat(scope, "a")).roomExists).toBe(true);
     expect((await suite.store.summary(scope, "b", 10)).roomExists).toBe(true);
     expect((await suite.store.getPresence(scope)).map((p) => p.agentId)).toEqual(["a", "b"]);
+  });
+}
+
+export function faultTests(suite: Suite): void {
+  test("revisions 4: a broken record is a bug, not an outage: a StoreFault naming the driver, never store_unavailable", async () => {
+    const scope = newScope();
+    const task = await suite.store.addTask(scope, newTask("t"));
+    await suite.factory.corruptTask(scope.roomId, task.id);
+    for (const op of [() => suite.store.readPlan(scope), () => suite.store.getTask(scope, task.id)]) {
+      const error = await op().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(StoreFault);
+      expect((error as StoreFault).driver).toBe(suite.store.driver);
+    }
+    // The store itself still answers: this is no outage.
+    await suite.store.ping();
+    expect((await suite.store.readPlan(newScope())).tasks).toEqual([]);
   });
 }

@@ -1,0 +1,37 @@
+/**
+ * Readable -32602 errors (revisions §4.13): the params of the methods roomd answers are checked here, before the
+ * SDK sees them, so a malformed call gets "Invalid params: params.name: …" instead of the SDK's raw validation
+ * dump (which it answers as -32603).
+ */
+import { z } from "zod";
+import { describeIssues } from "../protocol/validation.ts";
+
+const PARAMS: Record<string, z.ZodType> = {
+  "tools/call": z.object({
+    name: z.string({ error: "must be the tool's name, a string" }),
+    arguments: z
+      .record(z.string(), z.unknown(), { error: "must be an object of named arguments" })
+      .optional(),
+  }),
+  "tools/list": z.object({ cursor: z.string().optional() }).optional(),
+  initialize: z.object({
+    protocolVersion: z.string({ error: "must be a protocol version string, e.g. 2025-06-18" }),
+    capabilities: z.record(z.string(), z.unknown(), { error: "must be an object" }),
+    clientInfo: z.object({ name: z.string(), version: z.string() }, { error: "must be {name, version}" }),
+  }),
+};
+
+/** The first message whose params do not fit its method, as a JSON-RPC error object (with the message's id). */
+export function invalidParams(messages: readonly unknown[]): { id: unknown; message: string } | null {
+  for (const m of messages) {
+    if (typeof m !== "object" || m === null) continue;
+    const { method, params, id } = m as { method?: unknown; params?: unknown; id?: unknown };
+    const schema = typeof method === "string" ? PARAMS[method] : undefined;
+    if (!schema) continue;
+    const checked = schema.safeParse(params);
+    if (checked.success) continue;
+    const text = describeIssues(checked.error.issues.map((i) => ({ ...i, path: ["params", ...i.path] })));
+    return { id: id ?? null, message: text.replace(/^Invalid arguments: /, "Invalid params: ") };
+  }
+  return null;
+}

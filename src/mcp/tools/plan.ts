@@ -33,8 +33,29 @@ export function unblockedTasks(tasks: Task[], agent?: string): Task[] {
 }
 
 const PLAN_LOCKED = "Plan is locked by <agent> until <time>; retry after it";
+const DEPENDENCY_ERRORS = [
+  "Unknown task in depends_on: <id>; read_plan lists the task ids of this room",
+  "Dependency cycle: <id> → … → <id>",
+];
+const UPDATE_ERRORS = [
+  "Task not found: <id>",
+  "Version conflict: task <id> is at version <n> (<status>, owned by <agent>); read it again before changing it",
+  "Task <id> is owned by <agent>; pass expectedVersion to take it over",
+  "Task <id> is blocked by <id> (<status>), …; finish those first",
+  ...DEPENDENCY_ERRORS,
+  PLAN_LOCKED,
+];
+const title = line(1, LIMITS.titleMax).describe("Short imperative title, e.g. 'Add POST /login'.");
+const dependsOn = z
+  .array(taskId)
+  .max(LIMITS.dependsOnMax)
+  .describe("Ids of tasks that must be done before this one can start (tasks of this room, no cycles).");
+const priority = z.number().int().min(-1_000_000).max(1_000_000).describe("Lower runs first.");
 const addedTask = (room: ExampleRoom) =>
   room.call("add_task", { title: "Write the login endpoint", agentId: "alice" });
+
+/** The fields of update_task that change something (one at least). */
+const CHANGES = ["status", "owner", "title", "description", "depends_on", "priority", "note"] as const;
 
 export const planTools = [
   defineTool({
@@ -57,21 +78,17 @@ export const planTools = [
     returns: "Task (the new one)",
     input: z.strictObject({
       roomId,
-      title: line(1, LIMITS.titleMax).describe("Short imperative title, e.g. 'Add POST /login'."),
+      title,
       description: z.string().max(LIMITS.descriptionMax).optional().describe("Details; default empty."),
-      depends_on: z
-        .array(taskId)
-        .max(LIMITS.dependsOnMax)
-        .optional()
-        .describe("Ids of tasks that must be done before this one can start."),
-      priority: z.number().int().min(-1_000_000).max(1_000_000).optional().describe("Lower runs first."),
+      depends_on: dependsOn.optional(),
+      priority: priority.optional(),
       agentId: actingAgentId.optional(),
     }),
     output: taskShape,
     effect: "write",
     acting: ["agentId"],
     events: ["task_added"],
-    errors: [PLAN_LOCKED],
+    errors: [...DEPENDENCY_ERRORS, PLAN_LOCKED],
     example: async () => ({ title: "Write the login page", agentId: "alice" }),
     handler: (a, call) =>
       call.store.addTask(call.scope, {
@@ -86,7 +103,7 @@ export const planTools = [
     name: "update_task",
     title: "Update a task",
     description:
-      "Change a task's status, owner (null to unassign) or description, optionally with a progress note (kept in the event, not in the task). To take a task: owner=<you>, status=in_progress, expectedVersion=<version you read>; a stale version fails with a version conflict so two agents never take the same task. Posts a task_updated event.",
+      "Change a task's status, owner (null to unassign), title, description, dependencies or priority, optionally with a progress note (kept in the event, not in the task). To take a task: owner=<you>, status=in_progress, expectedVersion=<version you read>; a stale version fails with a version conflict so two agents never take the same task. in_progress and done need every dependency done; another agent's task needs expectedVersion (a deliberate take-over). Posts a task_updated event.",
     returns: "Task (as updated)",
     input: z
       .strictObject({
@@ -97,7 +114,15 @@ export const planTools = [
           .nullable()
           .optional()
           .describe("New owner: your own agent id to take the task, null to unassign."),
+        title: title.optional().describe("New title."),
         description: z.string().max(LIMITS.descriptionMax).optional().describe("New description."),
+        depends_on: dependsOn
+          .optional()
+          .describe("New dependencies, replacing the old ones (tasks of this room, no cycles)."),
+        priority: priority
+          .nullable()
+          .optional()
+          .describe("New priority (lower runs first), null to clear it."),
         note: z
           .string()
           .min(1)
@@ -112,20 +137,15 @@ export const planTools = [
           .optional()
           .describe("The version you read; the update is refused if the task changed since."),
       })
-      .refine(
-        (a) =>
-          a.status !== undefined ||
-          a.owner !== undefined ||
-          a.description !== undefined ||
-          a.note !== undefined,
-        { error: "give at least one of status, owner, description or note" },
-      ),
+      .refine((a) => CHANGES.some((field) => a[field] !== undefined), {
+        error: `give at least one of ${CHANGES.join(", ")}`,
+      }),
     output: taskShape,
     effect: "write",
     // A bound key may assign a task only to its own agent (or unassign it).
     acting: ["agentId", "owner"],
     events: ["task_updated"],
-    errors: ["Task not found: <id>", "Version conflict: task <id> is at version <n>", PLAN_LOCKED],
+    errors: UPDATE_ERRORS,
     example: async (room) => {
       const task = await addedTask(room);
       return { taskId: task.id, status: "in_progress", owner: "alice", agentId: "alice" };
@@ -135,7 +155,10 @@ export const planTools = [
         taskId: a.taskId,
         status: a.status,
         owner: a.owner,
+        title: a.title,
         description: a.description,
+        depends_on: a.depends_on,
+        priority: a.priority,
         note: a.note,
         agentId: a.agentId,
         expectedVersion: a.expectedVersion,

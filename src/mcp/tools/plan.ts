@@ -165,6 +165,39 @@ export const planTools = [
       }),
   }),
   defineTool({
+    name: "set_task_priority",
+    title: "Set a task's priority",
+    description:
+      "Set a task's priority: lower runs first in get_unblocked_tasks; null clears it (runs after every prioritised task). Same rules as update_task: another agent's task needs expectedVersion. Posts a task_updated event.",
+    returns: "Task (as updated)",
+    input: z.strictObject({
+      roomId,
+      taskId,
+      priority: priority.nullable().describe("The new priority (lower runs first), or null to clear it."),
+      agentId: actingAgentId.optional(),
+      expectedVersion: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe("The version you read; the change is refused if the task changed since."),
+    }),
+    output: taskShape,
+    effect: "write",
+    idempotent: true,
+    acting: ["agentId"],
+    events: ["task_updated"],
+    errors: UPDATE_ERRORS,
+    example: async (room) => ({ taskId: (await addedTask(room)).id, priority: 1, agentId: "alice" }),
+    handler: (a, call) =>
+      call.store.updateTask(call.scope, {
+        taskId: a.taskId,
+        priority: a.priority,
+        agentId: a.agentId,
+        expectedVersion: a.expectedVersion,
+      }),
+  }),
+  defineTool({
     name: "get_task",
     title: "Read a task",
     description: "Read one task by id: its status, owner, dependencies, priority and version.",

@@ -1,4 +1,4 @@
-/** Every one of the 25 tools through the official MCP SDK client over real HTTP, on each store, in both response modes. */
+/** The tools through the official MCP SDK client over real HTTP, on each store, in both response modes. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CATALOG } from "../../src/mcp/catalog.ts";
 import type { RoomStore } from "../../src/store/types.ts";

@@ -1,6 +1,8 @@
 /** The MCP transport surface: protocol versions, JSON vs SSE framing, health, stateless requests. */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { CATALOG } from "../../src/mcp/catalog.ts";
 import { negotiate } from "../../src/mcp/server.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { type RunningServer, startInProcess, TEAM_A } from "../support/server.ts";
@@ -56,12 +58,14 @@ describe("MCP transport", () => {
     const call = { jsonrpc: "2.0", id: 7, method: "tools/list" };
     const json = await rpc(call, "application/json");
     expect(json.headers.get("content-type")).toStartWith("application/json");
-    expect(((await json.json()) as Record<string, any>).result.tools).toHaveLength(25);
+    expect(((await json.json()) as Record<string, any>).result.tools).toHaveLength(
+      CATALOG.listing("full").length,
+    );
     const sse = await rpc(call, "text/event-stream");
     expect(sse.headers.get("content-type")).toStartWith("text/event-stream");
     const text = await sse.text();
     const data = text.split("\n").find((l) => l.startsWith("data: "));
-    expect(JSON.parse(data?.slice(6) ?? "{}").result.tools).toHaveLength(25);
+    expect(JSON.parse(data?.slice(6) ?? "{}").result.tools).toHaveLength(CATALOG.listing("full").length);
   });
 
   test("a tools/call needs no initialize first (stateless)", async () => {

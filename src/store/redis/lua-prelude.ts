@@ -2,6 +2,14 @@ import { LIMITS } from "../../protocol/limits.ts";
 import { ROOM_KEY_PARTS } from "./keys.ts";
 
 /**
+ * `local K_<PART> = KEYS[i]` for every part, in ROOM_KEY_PARTS order, so scripts address keys by name and adding
+ * a part never renumbers anything by hand. What each key holds is documented next to its part in keys.ts.
+ */
+const KEY_BINDINGS = ROOM_KEY_PARTS.map(
+  (part, i) => `local K_${part.toUpperCase()} = KEYS[${i + 1}]`,
+).join("\n");
+
+/**
  * Lua shared by every room script, prepended to each body. It binds the fixed KEYS list and the common ARGV,
  * reads the room's meta fields once, and provides the JSON builders and the reply path: ok() records the actor's
  * presence, keeps an idempotent result and refreshes the room's expiry — all inside the operation's script.
@@ -9,27 +17,8 @@ import { ROOM_KEY_PARTS } from "./keys.ts";
  * with full precision, because Redis' cjson prints only 14 significant digits and encodes an empty table as {}.
  */
 export const PRELUDE = `
--- KEYS (the room's fixed list, see keys.ts ROOM_KEY_PARTS):
-local K_META = KEYS[1]          -- hash: owner, created_at, last_used, ttl_at, counters, plan times, flags
-local K_TASKS = KEYS[2]         -- hash: task id -> Task JSON
-local K_CTX = KEYS[3]           -- hash: context id -> entry JSON without payload
-local K_CTX_PAYLOAD = KEYS[4]   -- hash: context id -> payload JSON
-local K_CTX_HIST = KEYS[5]      -- hash: context id -> JSON array of earlier versions
-local K_CTX_CHANGES = KEYS[6]   -- zset: context id scored by ctx_seq of its last write
-local K_EVENTS = KEYS[7]        -- hash: seq -> event JSON without read_by
-local K_EVENT_IDX = KEYS[8]     -- hash: seq -> "<timestamp ms> <to>"
-local K_EVENT_READS = KEYS[9]   -- hash: seq -> JSON array of agent ids
-local K_CURSORS = KEYS[10]      -- hash: agent id -> seq of its last consumed event
-local K_CTX_MARKS = KEYS[11]    -- hash: agent id -> ctx_seq at its previous summary
-local K_PRESENCE = KEYS[12]     -- hash: agent id -> {lastSeen, statusText?}
-local K_LOCKS = KEYS[13]        -- hash: resource -> {holder, expiresAt}
-local K_FENCES = KEYS[14]       -- hash: resource -> fencing token
-local K_VARS = KEYS[15]         -- hash: key -> value
-local K_INVITES = KEYS[16]      -- hash: token id -> invite JSON (with digest and expiresMs)
-local K_INVITE_DIGESTS = KEYS[17] -- hash: sha256(token) -> token id
-local K_IDEM = KEYS[18]         -- hash: idempotency key -> "<at ms> <fingerprint> <result JSON>"
-local K_IDEM_AT = KEYS[19]      -- zset: idempotency key scored by its time
-local K_EVENT_ADDR = KEYS[20]   -- zset (all scores 0): "<to> <seq, 12 digits>" per event, read by lex range
+-- KEYS: the room's fixed list, bound by name in keys.ts ROOM_KEY_PARTS order (K_META = KEYS[1], …):
+${KEY_BINDINGS}
 local ROOM_KEY_COUNT = ${ROOM_KEY_PARTS.length}
 -- ARGV common to every script (operation arguments start at ARGV[5]):
 local TEAM = ARGV[1]            -- team acting on the room

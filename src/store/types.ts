@@ -151,8 +151,32 @@ export interface EventQuery {
   limit: number;
 }
 
+/**
+ * Kinds of signal: a change that is not an event of the log (presence, locks, shared variables, file claims, the
+ * driver). Signals are not stored or replayed; watchers re-read what they show.
+ */
+export const SIGNAL_KINDS = ["presence", "locks", "vars", "claims", "driver"] as const;
+export type SignalKind = (typeof SIGNAL_KINDS)[number];
+
+/** A change in a room, as the change feed reports it: the log's new head, or a signal. */
+export type RoomChange = { roomId: string; seq: number } | { roomId: string; signal: SignalKind };
+
+/**
+ * The store's change feed, one per store instance (so one per process): it reports the changes of the rooms it
+ * watches, made by any process on the same store, within about a second — Redis by sharded pub/sub published
+ * inside the write's script, Upstash by one request per tick for all watched rooms, SQLite by an in-process signal
+ * plus a cheap check of the file's data_version every 100 ms while anything is watched. A report is a hint:
+ * watchers read what changed from the store, by seq. Watching costs no store request per watcher.
+ */
+export interface ChangeFeed {
+  /** Starts reporting the room's changes to `onChange`; the returned function stops. */
+  watch(roomId: string, onChange: (change: RoomChange) => void): () => void;
+}
+
 export interface RoomStore extends AccessStore {
   readonly driver: StoreDriver;
+  /** The change feed of this store instance. */
+  readonly changes: ChangeFeed;
 
   // ── plan ──────────────────────────────────────────────────────────────────────────────────────────────
   /** The plan, tasks in creation order. A room without tasks gives `{project: roomId, created_at: null, updated_at: null, tasks: []}`. */

@@ -14,6 +14,7 @@ import { roomStatsTests, roomSummaryTests } from "./conformance/access-views.ts"
 import { concurrencyTests } from "./conformance/concurrency.ts";
 import { contextTests } from "./conformance/context.ts";
 import { consumeTests, eventTests } from "./conformance/events.ts";
+import { feedTests } from "./conformance/feed.ts";
 import {
   createTestClock,
   expectRoomError,
@@ -110,6 +111,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("the acting agent's presence", () => actorTests(suite));
     describe("calls that only record presence", () => noClaimTests(suite));
     describe("faults that are bugs", () => faultTests(suite));
+    describe("the change feed", () => feedTests(suite));
     describe("access: keys", () => keyTests(suite));
     describe("access: provisionTeam", () => provisionTests(suite));
     describe("access: rate limiting", () => rateTests(suite));

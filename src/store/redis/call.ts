@@ -49,14 +49,22 @@ const MAY_NOT_CLAIM = "0";
 const MAY_CLAIM = "1";
 
 /**
- * The ARGV every room script ends with, before the claim mode (lua-prelude.ts ACTOR, IDEM_KEY, IDEM_FP): the
- * acting agent whose presence a successful call records, and the idempotency key with its fingerprint.
+ * The ARGV every room script ends with, before the claim mode (lua-prelude.ts FEED, ACTOR, IDEM_KEY, IDEM_FP):
+ * whether to publish the room's changes, the acting agent whose presence a successful call records, and the
+ * idempotency key with its fingerprint.
  */
-function scopeTail(scope: RoomScope | undefined): string[] {
-  return [scope?.actor ?? "", scope?.idempotency?.key ?? "", scope?.idempotency?.fingerprint ?? ""];
+function scopeTail(scope: RoomScope | undefined, feed: boolean): string[] {
+  return [
+    feed ? "1" : "0",
+    scope?.actor ?? "",
+    scope?.idempotency?.key ?? "",
+    scope?.idempotency?.fingerprint ?? "",
+  ];
 }
 
 export function createBridge(run: RunOptions, clock: Clock, limits: StoreLimits): Bridge {
+  // Scripts publish on the room's feed channel only for clients that can subscribe to it (not REST).
+  const publishes = run.client.subscribeSharded !== undefined;
   async function runRoom<T>(
     room: { roomId: string; teamId: string; scope?: RoomScope },
     name: RoomScriptName,
@@ -68,7 +76,7 @@ export function createBridge(run: RunOptions, clock: Clock, limits: StoreLimits)
     const now = clock();
     const common = [room.teamId, String(now), iso(now), String(LIMITS.roomTtlMs)];
     const keys = [...roomKeys(room.roomId), ...extraKeys];
-    const argv = [...common, ...args, ...scopeTail(room.scope), mode];
+    const argv = [...common, ...args, ...scopeTail(room.scope, publishes), mode];
     const { ok, replayed } = await runScript<T>(run, ROOM_SCRIPTS[name], keys, argv, handled);
     if (replayed && room.scope?.idempotency) room.scope.idempotency.replayed = true;
     return { value: ok, now, replayed };

@@ -11,6 +11,12 @@ export interface ScriptClient {
   evalsha(sha: string, keys: string[], args: string[], deadline?: number): Promise<unknown>;
   eval(script: string, keys: string[], args: string[], deadline?: number): Promise<unknown>;
   ping(deadline?: number): Promise<unknown>;
+  /**
+   * Listens on a sharded pub/sub channel (SSUBSCRIBE on the node serving its slot); resolves once subscribed, and
+   * the returned function stops. Absent on clients that cannot hold a subscription (REST): the change feed then
+   * polls instead.
+   */
+  subscribeSharded?(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
   close?(): Promise<void> | void;
 }
 

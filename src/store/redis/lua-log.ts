@@ -36,6 +36,7 @@ local function append_event(etype, from, to, payload, reply_to)
   W("HSET", K_EVENTS, seq, e)
   W("HSET", K_EVENT_IDX, seq, num(NOW) .. " " .. to)
   W("ZADD", K_EVENT_ADDR, 0, addr_member(to, seq))
+  publish(tostring(seq))
   return e
 end
 -- Events of the given seqs as [{"e": event, "r": read_by}], in the given order.

@@ -5,9 +5,9 @@ import { ROOM_KEY_PARTS } from "./keys.ts";
  * `local K_<PART> = KEYS[i]` for every part, in ROOM_KEY_PARTS order, so scripts address keys by name and adding
  * a part never renumbers anything by hand. What each key holds is documented next to its part in keys.ts.
  */
-const KEY_BINDINGS = ROOM_KEY_PARTS.map(
-  (part, i) => `local K_${part.toUpperCase()} = KEYS[${i + 1}]`,
-).join("\n");
+const KEY_BINDINGS = ROOM_KEY_PARTS.map((part, i) => `local K_${part.toUpperCase()} = KEYS[${i + 1}]`).join(
+  "\n",
+);
 
 /**
  * Lua shared by every room script, prepended to each body. It binds the fixed KEYS list and the common ARGV,
@@ -25,7 +25,8 @@ local TEAM = ARGV[1]            -- team acting on the room
 local NOW = tonumber(ARGV[2])   -- injected clock, ms since epoch (never Redis TIME, so tests can move time)
 local NOW_ISO = ARGV[3]         -- the same instant as an ISO string
 local ROOM_TTL = ARGV[4]        -- ms a room lives after its last use
--- The last four ARGV, common to every script and last so operation ARGV keep their numbers (call.ts scopeTail):
+-- The last five ARGV, common to every script and last so operation ARGV keep their numbers (call.ts scopeTail):
+local FEED = ARGV[#ARGV - 4] == "1" -- "1": publish the room's changes on its feed channel (clients that subscribe)
 local ACTOR = ARGV[#ARGV - 3]   -- acting agent: a successful call on an owned room records its presence ("" none)
 local IDEM_KEY = ARGV[#ARGV - 2] -- idempotency key of a mutating call ("" none)
 local IDEM_FP = ARGV[#ARGV - 1] -- sha256 of the tool and its arguments, compared with a kept result's
@@ -60,11 +61,24 @@ local function W(cmd, key, ...)
   return redis.call(cmd, key, ...)
 end
 
--- The actor's presence: lastSeen = NOW, status text kept.
+-- The room's feed channel (sharded pub/sub, in the room's slot): "<seq>" when the log grows, "s:<kind>" for a
+-- signal (types.ts SignalKind). Each signal also bumps a counter in meta (sig_<kind>) for feeds that poll.
+local FEED_CHANNEL = string.sub(K_META, 1, -5) .. "feed"
+local function publish(message)
+  if FEED then redis.call("SPUBLISH", FEED_CHANNEL, message) end
+end
+local function signal(kind)
+  W("HINCRBY", K_META, "sig_" .. kind, 1)
+  publish("s:" .. kind)
+end
+
+-- The actor's presence: lastSeen = NOW, status text kept; a presence signal when it comes online.
 local function seen(agent)
   local old = redis.call("HGET", K_PRESENCE, agent)
-  local text = old and val(cjson.decode(old).statusText)
+  local before = old and cjson.decode(old)
+  local text = before and val(before.statusText)
   W("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. (text and (',"statusText":' .. str(text)) or "") .. '}')
+  if not before or NOW - before.lastSeen >= ${LIMITS.presenceOnlineMs} then signal("presence") end
 end
 -- Keeps a write's result for IDEM_KEY, and drops a few keys past IDEM_KEEP so the hash stays bounded.
 local function remember(json)

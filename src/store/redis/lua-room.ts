@@ -13,6 +13,7 @@ local p = '{"lastSeen":' .. num(NOW) .. (status and (',"statusText":' .. str(sta
 -- A heartbeat never creates a room (revisions §3.11): on an unowned one it records nothing.
 if not OWNED then return ok('{"exists":false,"p":' .. p .. '}') end
 W("HSET", K_PRESENCE, agent, p)
+signal("presence")
 return ok('{"exists":true,"p":' .. p .. '}')
 `;
 
@@ -45,6 +46,7 @@ else
   fence = W("HINCRBY", K_FENCES, resource, 1)
 end
 local expires = NOW + ttl
+signal("locks")
 W("HSET", K_LOCKS, resource, '{"holder":' .. str(agent) .. ',"expiresAt":' .. num(expires) .. '}')
 commit()
 return ok('{"acquired":true,"holder":' .. str(agent) .. ',"expiresAt":' .. num(expires) .. ',"fence":'
@@ -62,6 +64,7 @@ if lock.holder ~= agent then
   return ok('{"released":false,"holder":' .. str(lock.holder) .. ',"expiresAt":' .. num(lock.expiresAt) .. '}')
 end
 redis.call("HDEL", K_LOCKS, resource)
+signal("locks")
 commit()
 return ok('{"released":true}')
 `;
@@ -88,6 +91,7 @@ local value = ARGV[6]           -- value, stored byte for byte
 local agent = ARGV[7]           -- setter, the event's from
 if not OWNED and not CLAIM_OK then return CLAIM end
 W("HSET", K_VARS, key, value)
+signal("vars")
 append_event("shared_var_set", agent, "all", '{"key":' .. str(key) .. '}')
 commit()
 return ok("true")

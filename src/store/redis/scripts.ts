@@ -40,6 +40,25 @@ const OPEN = defineAll(views, PRELUDE + LOG);
 /** Team-slot scripts: keys, rate limiting, the room index. */
 export const TEAM_SCRIPTS = defineAll(teamBodies, TEAM_PRELUDE);
 
+/**
+ * The polled change feed (feed.ts, for clients that cannot subscribe): KEYS are the meta keys of the watched rooms,
+ * ARGV the signal counter fields; replies {ok: [[event_seq, counter…] per room]}. Reads only.
+ */
+export const FEED_SCRIPTS = {
+  FEED_HEADS: defineScript(
+    "FEED_HEADS",
+    `
+local out = {}
+for i = 1, #KEYS do
+  local v = redis.call("HMGET", KEYS[i], "event_seq", unpack(ARGV))
+  for j = 1, #v do v[j] = tonumber(v[j]) or 0 end
+  out[i] = v
+end
+return '{"ok":' .. cjson.encode(out) .. '}'
+`,
+  ),
+};
+
 /** Scripts that receive a room's KEYS (roomKeys) and the room's common ARGV. */
 export const ROOM_SCRIPTS = { ...GUARDED, ...OPEN };
 

@@ -7,6 +7,7 @@ import { createBridge } from "./call.ts";
 import type { ScriptClient } from "./client.ts";
 import { contextOps } from "./context-ops.ts";
 import { eventOps } from "./event-ops.ts";
+import { createRedisFeed } from "./feed.ts";
 import { inviteOps } from "./invite-ops.ts";
 import { keyOps } from "./key-ops.ts";
 import { planOps } from "./plan-ops.ts";
@@ -39,8 +40,10 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
   const run = { client: options.client, timeoutMs: options.timeoutMs ?? 2000, driver: options.driver };
   const bridge = createBridge(run, options.now ?? systemClock, limits);
   const { call } = bridge;
+  const changes = createRedisFeed(options.client, run);
   return {
     driver: options.driver,
+    changes,
     ...planOps(call),
     ...contextOps(call),
     ...eventOps(call),
@@ -50,6 +53,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...adminOps(bridge),
     ping: () => runPing(run),
     async close() {
+      await changes.close();
       await options.client.close?.();
     },
   };

@@ -1,6 +1,9 @@
 /** ScriptClient over Bun's built-in RedisClient (RESP over TCP). */
 import { RedisClient } from "bun";
 import type { ScriptClient } from "./client.ts";
+import { createShardedSubscriber } from "./cluster/sharded-subscriber.ts";
+import { fixedSlotMap } from "./cluster/slot-map.ts";
+import { parseClusterUrl } from "./cluster/url.ts";
 
 export interface TcpClientOptions {
   /** Connection timeout in ms; the store bounds each call with the same budget. */
@@ -33,10 +36,24 @@ export function createTcpScriptClient(url: string, options: TcpClientOptions): S
     return client.send(command, args);
   };
 
+  // Subscriptions need a connection of their own (a subscribed RESP connection answers nothing else): the
+  // sharded subscriber of the cluster client, on a map whose every slot is this one server.
+  const seeds = parseClusterUrl(url);
+  const node = seeds.seeds[0] as string;
+  const subscriber = createShardedSubscriber({
+    map: fixedSlotMap(node),
+    seeds,
+    timeoutMs: options.timeoutMs,
+  });
+
   return {
     evalsha: (sha, keys, args) => send("EVALSHA", [sha, String(keys.length), ...keys, ...args]),
     eval: (script, keys, args) => send("EVAL", [script, String(keys.length), ...keys, ...args]),
     ping: () => send("PING", []),
-    close: () => client.close(),
+    subscribeSharded: (channel, onMessage) => subscriber.subscribe(channel, (message) => onMessage(message)),
+    close: async () => {
+      await subscriber.close();
+      client.close();
+    },
   };
 }

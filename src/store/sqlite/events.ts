@@ -22,7 +22,7 @@ export const ADDRESSED_SQL = `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.room
                      AND $agent <> '${BROADCAST}' ORDER BY seq LIMIT $limit)
 ) ORDER BY e.seq LIMIT $limit`;
 
-export function createEvents({ db, now, rooms }: StoreParts) {
+export function createEvents({ db, now, rooms, changes }: StoreParts) {
   const insert = db.query<unknown, [string, number, string, string, string, number, string, string | null]>(
     `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -80,6 +80,7 @@ export function createEvents({ db, now, rooms }: StoreParts) {
     const payload = JSON.stringify(input.payload ?? {});
     insert.run(roomId, seq, input.type, input.from, input.to, ts, payload, reply);
     countTo.run(roomId, input.to);
+    changes.appended(roomId, seq);
     const row = { seq, type: input.type, from_agent: input.from, to_agent: input.to, ts, payload };
     return toEvent({ ...row, reply_to: reply, read_by: "[]" });
   }

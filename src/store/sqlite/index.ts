@@ -10,6 +10,7 @@ import type { RoomScope, RoomStore } from "../types.ts";
 import { createAdminRooms } from "./admin-rooms.ts";
 import { createContext } from "./context.ts";
 import { createEvents } from "./events.ts";
+import { createSqliteFeed } from "./feed.ts";
 import { createInvites } from "./invites.ts";
 import { createKeys } from "./keys.ts";
 import { createLocks } from "./locks.ts";
@@ -66,7 +67,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const db = openDatabase(options.path, options.busyTimeoutMs);
   const rate = createRate(db, now);
   const rooms = createRooms(db, now, options.limits ?? DEFAULT_STORE_LIMITS, rate);
-  const parts: StoreParts = { db, now, rooms };
+  const changes = createSqliteFeed(db);
+  const parts: StoreParts = { db, now, rooms, changes };
   const keys = createKeys(db, rate);
   const invites = createInvites(parts, rate);
   const events = createEvents(parts);
@@ -76,7 +78,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const presence = createPresence(parts);
   const vars = createVars(parts, events);
   const admin = createAdminRooms(parts, presence.list);
-  const room = roomTransactions(db, now, rooms.flushReadTouch);
+  const room = roomTransactions(parts, {
+    afterRead: rooms.flushReadTouch,
+    afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
+  });
   const { read, write } = room.plain;
   const pruneKept = db.query<unknown, [number]>(
     "DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE at < ? LIMIT 500)",
@@ -141,6 +146,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
 
   return {
     driver: "sqlite",
+    changes: changes.feed,
     readPlan: room.read(plan.readPlan),
     addTask: room.write(plan.addTask),
     updateTask: room.write(plan.updateTask),
@@ -191,6 +197,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     },
     async close() {
       clearInterval(timer);
+      changes.close();
       db.close();
     },
   };

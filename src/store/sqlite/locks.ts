@@ -7,7 +7,7 @@ import type { RoomScope } from "../types.ts";
 import type { StoreParts } from "./rooms.ts";
 import { isLive, type LockRow, toLockInfo } from "./rows.ts";
 
-export function createLocks({ db, now, rooms }: StoreParts) {
+export function createLocks({ db, now, rooms, changes }: StoreParts) {
   const get = db.query<LockRow, [string, string]>(
     "SELECT resource, holder, expires_at, fence FROM locks WHERE room_id = ? AND resource = ?",
   );
@@ -49,6 +49,7 @@ export function createLocks({ db, now, rooms }: StoreParts) {
       const fence = isLive(row, t) ? row.fence : (row?.fence ?? 0) + 1;
       const expiresAt = t + ttlMs;
       put.run(scope.roomId, resource, agentId, expiresAt, fence);
+      changes.signal(scope.roomId, "locks");
       return { acquired: true, resource, holder: agentId, expiresAt: iso(expiresAt), fence };
     },
     /** Compare-and-delete inside one transaction; releasing nothing writes (and claims) nothing. */
@@ -60,6 +61,7 @@ export function createLocks({ db, now, rooms }: StoreParts) {
         return { released: false, holder: row.holder, expiresAt: iso(row.expires_at) };
       rooms.claim(scope);
       put.run(scope.roomId, resource, null, row.expires_at, row.fence);
+      changes.signal(scope.roomId, "locks");
       return { released: true };
     },
     listLocks(scope: RoomScope): LockInfo[] {

@@ -4,7 +4,7 @@ import type { RoomScope } from "../types.ts";
 import type { StoreParts } from "./rooms.ts";
 import { type PresenceRow, toPresence } from "./rows.ts";
 
-export function createPresence({ db, now, rooms }: StoreParts) {
+export function createPresence({ db, now, rooms, changes }: StoreParts) {
   // A NULL status_text (none given) keeps the previous text; "" replaces it (and reads as none).
   const upsert = db.query<PresenceRow, [string, string, number, string | null]>(
     `INSERT INTO presence (room_id, agent_id, last_seen, status_text) VALUES (?1, ?2, ?3, ?4)
@@ -42,6 +42,7 @@ export function createPresence({ db, now, rooms }: StoreParts) {
         return { presence, roomExists: false };
       }
       rooms.claim(scope);
+      changes.signal(scope.roomId, "presence");
       return { presence: beat(scope.roomId, agentId, statusText), roomExists: true };
     },
     getPresence(scope: RoomScope): Presence[] {

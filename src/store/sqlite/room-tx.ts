@@ -7,12 +7,11 @@
  * last_seen and the kept result, all in the same transaction. A read changes nothing inside its transaction; its
  * actor is recorded afterwards in a small separate write, at most once per PRESENCE_READ_EVERY_MS per agent.
  */
-import type { Database } from "bun:sqlite";
 import { errors } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
-import type { Clock } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
-import { transactions } from "./tx.ts";
+import type { StoreParts } from "./rooms.ts";
+import { type TxHooks, transactions } from "./tx.ts";
 
 /** A reader's presence is recorded at most this often (presence stays online for 120 s). */
 const PRESENCE_READ_EVERY_MS = 15_000;
@@ -21,8 +20,8 @@ const SEEN_MEMORY = 10_000;
 
 type RoomFn<A extends unknown[], T> = (scope: RoomScope, ...args: A) => T;
 
-export function roomTransactions(db: Database, now: Clock, afterRead: () => void) {
-  const { read, write } = transactions(db, afterRead);
+export function roomTransactions({ db, now, changes }: StoreParts, hooks: TxHooks) {
+  const { read, write } = transactions(db, hooks);
   const kept = db.query<{ fingerprint: string; result: string; at: number }, [string, string]>(
     "SELECT fingerprint, result, at FROM idempotency WHERE room_id = ? AND key = ?",
   );
@@ -32,10 +31,19 @@ export function roomTransactions(db: Database, now: Clock, afterRead: () => void
   const owner = db.query<{ owner: string; last_activity: number }, [string]>(
     "SELECT owner, last_activity FROM rooms WHERE room_id = ?",
   );
-  const seen = db.query<unknown, [string, string, number]>(
+  const upsertSeen = db.query<unknown, [string, string, number]>(
     `INSERT INTO presence (room_id, agent_id, last_seen) VALUES (?1, ?2, ?3)
      ON CONFLICT (room_id, agent_id) DO UPDATE SET last_seen = max(presence.last_seen, excluded.last_seen)`,
   );
+  const lastSeen = db.query<{ last_seen: number }, [string, string]>(
+    "SELECT last_seen FROM presence WHERE room_id = ? AND agent_id = ?",
+  );
+  /** Records the agent's presence; a presence signal when it comes online (new, or offline until now). */
+  function seen(roomId: string, agentId: string, t: number): void {
+    const before = lastSeen.get(roomId, agentId)?.last_seen;
+    upsertSeen.run(roomId, agentId, t);
+    if (before === undefined || t - before >= LIMITS.presenceOnlineMs) changes.signal(roomId, "presence");
+  }
 
   const ownedByTeam = (scope: RoomScope, t: number) => {
     const row = owner.get(scope.roomId);
@@ -57,7 +65,7 @@ export function roomTransactions(db: Database, now: Clock, afterRead: () => void
   function settle(scope: RoomScope, result: unknown): void {
     const t = now();
     if (!(scope.actor !== undefined || scope.idempotency) || !ownedByTeam(scope, t)) return;
-    if (scope.actor !== undefined) seen.run(scope.roomId, scope.actor, t);
+    if (scope.actor !== undefined) seen(scope.roomId, scope.actor, t);
     const idem = scope.idempotency;
     if (idem) keep.run(scope.roomId, idem.key, idem.fingerprint, JSON.stringify(result ?? null), t);
   }
@@ -77,10 +85,12 @@ export function roomTransactions(db: Database, now: Clock, afterRead: () => void
     try {
       db.transaction(() => {
         if (ownedByTeam(pending.scope, pending.at))
-          seen.run(pending.scope.roomId, pending.scope.actor as string, pending.at);
+          seen(pending.scope.roomId, pending.scope.actor as string, pending.at);
       }).immediate();
+      hooks.afterWrite(true);
     } catch {
       // The read already succeeded; the agent's next call records it.
+      hooks.afterWrite(false);
     }
   }
 

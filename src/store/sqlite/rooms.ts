@@ -10,6 +10,7 @@ import type { TaskStatus } from "../../protocol/records.ts";
 import type { Clock } from "../../protocol/time.ts";
 import type { StoreLimits } from "../access-types.ts";
 import type { RoomScope } from "../types.ts";
+import type { SqliteFeed } from "./feed.ts";
 import { invitePrefix, type Rate } from "./rate.ts";
 import { ROOM_TABLES } from "./schema.ts";
 
@@ -198,9 +199,11 @@ export function createRooms(db: Database, now: Clock, limits: StoreLimits, rate:
 
 export type Rooms = ReturnType<typeof createRooms>;
 
-/** What every operation module needs: the connection, the clock and the room gate. */
+/** What every operation module needs: the connection, the clock, the room gate and the change feed. */
 export interface StoreParts {
   db: Database;
   now: Clock;
   rooms: Rooms;
+  /** Queue the room's changes (log head, signals) inside the write; reported once it commits. */
+  changes: Pick<SqliteFeed, "appended" | "signal">;
 }

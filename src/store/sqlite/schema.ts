@@ -202,8 +202,24 @@ UPDATE cursors SET delivered = (SELECT count(*) FROM events e WHERE e.room_id = 
   AND e.seq <= coalesce(cursors.seq, 0) AND e.to_agent IN ('all', cursors.agent_id));
 `;
 
-/** Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. */
-const MIGRATIONS = [V1, V2];
+/**
+ * Signals (types.ts SignalKind): a counter per room and kind, bumped in the writing transaction, so another process
+ * sharing the file notices a signal by comparing counters (sqlite/feed.ts).
+ */
+const SIGNALS = `
+CREATE TABLE signals (
+  room_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  v INTEGER NOT NULL,
+  PRIMARY KEY (room_id, kind)
+) STRICT;
+`;
+
+/**
+ * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
+ * adding one puts it last.
+ */
+const MIGRATIONS = [V1, V2, SIGNALS];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -220,6 +236,7 @@ export const ROOM_TABLES = [
   "locks",
   "vars",
   "addr_counts",
+  "signals",
   "idempotency",
   "invites",
   "rooms",

@@ -34,18 +34,30 @@ export function mapError(error: unknown, operation = "operation"): never {
 
 type Fn<A extends unknown[], T> = (...args: A) => T;
 
+/** What runs around transactions: the throttled touch after reads, the change feed after writes. */
+export interface TxHooks {
+  afterRead(): void;
+  /** After a write transaction: committed (true) or rolled back (false). */
+  afterWrite(committed: boolean): void;
+}
+
 /** Builds the two wrappers once per database; each wrapped operation prepares its transaction once. */
-export function transactions(db: Database, afterRead: () => void) {
+export function transactions(db: Database, hooks: TxHooks) {
+  const { afterRead, afterWrite } = hooks;
   return {
     /** Runs fn in BEGIN IMMEDIATE; a thrown error rolls everything back. */
     write<A extends unknown[], T>(fn: Fn<A, T>, name = fn.name): (...args: A) => Promise<T> {
       const tx = db.transaction(fn);
       return async (...args: A) => {
+        let result: T;
         try {
-          return tx.immediate(...args);
+          result = tx.immediate(...args);
         } catch (error) {
+          afterWrite(false);
           mapError(error, name);
         }
+        afterWrite(true);
+        return result;
       };
     },
     /**

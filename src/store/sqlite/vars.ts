@@ -4,7 +4,7 @@ import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
 
-export function createVars({ db, rooms }: StoreParts, events: Events) {
+export function createVars({ db, rooms, changes }: StoreParts, events: Events) {
   const put = db.query<unknown, [string, string, string]>(
     `INSERT INTO vars (room_id, key, value) VALUES (?1, ?2, ?3)
      ON CONFLICT (room_id, key) DO UPDATE SET value = excluded.value`,
@@ -21,6 +21,7 @@ export function createVars({ db, rooms }: StoreParts, events: Events) {
       rooms.check(scope);
       rooms.claim(scope);
       put.run(scope.roomId, key, value);
+      changes.signal(scope.roomId, "vars");
       events.append(scope.roomId, { type: "shared_var_set", from: agentId, to: BROADCAST, payload: { key } });
     },
     getVar(scope: RoomScope, key: string): string | null {

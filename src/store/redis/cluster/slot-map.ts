@@ -87,3 +87,13 @@ export function createSlotMap(seeds: string[], send: NodeCommand, minIntervalMs 
     nodes,
   };
 }
+
+/** The map of a single Redis server: every slot is served by it, and there is nothing to reload. */
+export function fixedSlotMap(node: string): SlotMap {
+  return {
+    owner: () => node,
+    moved: () => {},
+    refresh: () => Promise.resolve(),
+    nodes: () => [node],
+  };
+}

@@ -1,0 +1,162 @@
+/**
+ * The change feed of the Redis driver (types.ts ChangeFeed). With a client that can subscribe (TCP, Cluster), each
+ * watched room's channel `room:{<roomId>}:feed` is subscribed once per process (sharded pub/sub, on the node of the
+ * room's slot) and the scripts publish to it as they write: "<seq>" when the log grows, "s:<kind>" for a signal.
+ * With a REST client (Upstash), which cannot hold a subscription, one request every POLL_MS reads the log heads
+ * and signal counters of every watched room at once: the cost grows with the number of watched rooms per request,
+ * never with the number of watchers, and is nothing while nothing is watched.
+ */
+import { type ChangeFeed, type RoomChange, SIGNAL_KINDS, type SignalKind } from "../types.ts";
+import type { ScriptClient } from "./client.ts";
+import { type RunOptions, runScript } from "./run.ts";
+import { FEED_SCRIPTS } from "./scripts.ts";
+
+const POLL_MS = 200;
+/** After a failed subscription (store down), try again this often while the room is watched. */
+const RETRY_MS = 1000;
+
+type Listener = (change: RoomChange) => void;
+
+export interface RedisFeed extends ChangeFeed {
+  close(): Promise<void>;
+}
+
+/** A channel message as a change: "<seq>" or "s:<kind>"; anything else is ignored. */
+export function parseFeedMessage(roomId: string, message: string): RoomChange | null {
+  if (/^\d+$/.test(message)) return { roomId, seq: Number(message) };
+  const kind = message.startsWith("s:") ? message.slice(2) : "";
+  return (SIGNAL_KINDS as readonly string[]).includes(kind) ? { roomId, signal: kind as SignalKind } : null;
+}
+
+export function createRedisFeed(client: ScriptClient, run: RunOptions): RedisFeed {
+  const listeners = new Map<string, Set<Listener>>();
+  const emit = (change: RoomChange) => {
+    for (const listener of listeners.get(change.roomId) ?? []) {
+      try {
+        listener(change);
+      } catch {
+        // One watcher's failure must not cost the others their changes.
+      }
+    }
+  };
+  const backend = client.subscribeSharded
+    ? subscribed(client, emit)
+    : polled(run, () => [...listeners.keys()], emit);
+  return {
+    watch(roomId, onChange) {
+      let set = listeners.get(roomId);
+      if (!set) {
+        set = new Set();
+        listeners.set(roomId, set);
+        backend.start(roomId);
+      }
+      set.add(onChange);
+      return () => {
+        set.delete(onChange);
+        if (set.size > 0 || listeners.get(roomId) !== set) return;
+        listeners.delete(roomId);
+        backend.stop(roomId);
+      };
+    },
+    close: () => backend.close(),
+  };
+}
+
+interface Backend {
+  start(roomId: string): void;
+  stop(roomId: string): void;
+  close(): Promise<void>;
+}
+
+/** One sharded subscription per watched room, retried while the room stays watched. */
+function subscribed(client: ScriptClient, emit: Listener): Backend {
+  const subscribe = client.subscribeSharded as NonNullable<ScriptClient["subscribeSharded"]>;
+  const active = new Map<string, { stop?: () => Promise<void>; timer?: ReturnType<typeof setTimeout> }>();
+  const attempt = (roomId: string) => {
+    const entry = active.get(roomId);
+    if (!entry) return;
+    subscribe(`room:{${roomId}}:feed`, (message) => {
+      const change = parseFeedMessage(roomId, message);
+      if (change) emit(change);
+    }).then(
+      (stop) => {
+        if (active.get(roomId) === entry) entry.stop = stop;
+        else void stop();
+      },
+      () => {
+        if (active.get(roomId) === entry) entry.timer = setTimeout(() => attempt(roomId), RETRY_MS);
+      },
+    );
+  };
+  return {
+    start(roomId) {
+      active.set(roomId, {});
+      attempt(roomId);
+    },
+    stop(roomId) {
+      const entry = active.get(roomId);
+      active.delete(roomId);
+      if (entry?.timer) clearTimeout(entry.timer);
+      void entry?.stop?.();
+    },
+    async close() {
+      const entries = [...active.values()];
+      active.clear();
+      for (const entry of entries) if (entry.timer) clearTimeout(entry.timer);
+      await Promise.allSettled(entries.map((e) => e.stop?.()));
+    },
+  };
+}
+
+/** One FEED_HEADS request per tick for every watched room, compared with what the last tick saw. */
+function polled(run: RunOptions, rooms: () => string[], emit: Listener): Backend {
+  const known = new Map<string, number[]>();
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let busy = false;
+  const tick = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const ids = rooms();
+      if (ids.length === 0) return;
+      const keys = ids.map((id) => `room:{${id}}:meta`);
+      const { ok } = await runScript<number[][]>(run, FEED_SCRIPTS.FEED_HEADS, keys, [
+        ...SIGNAL_KINDS.map((k) => `sig_${k}`),
+      ]);
+      ids.forEach((roomId, i) => {
+        const now = ok[i] ?? [];
+        const before = known.get(roomId);
+        known.set(roomId, now);
+        if (!before) return;
+        if ((now[0] ?? 0) > (before[0] ?? 0)) emit({ roomId, seq: now[0] as number });
+        SIGNAL_KINDS.forEach((signal, k) => {
+          if ((now[k + 1] ?? 0) !== (before[k + 1] ?? 0)) emit({ roomId, signal });
+        });
+      });
+    } catch {
+      // The store is down or slow: the next tick asks again.
+    } finally {
+      busy = false;
+    }
+  };
+  return {
+    start() {
+      if (!timer) {
+        timer = setInterval(tick, POLL_MS);
+        timer.unref?.();
+      }
+      void tick();
+    },
+    stop(roomId) {
+      known.delete(roomId);
+      if (rooms().length === 0 && timer) {
+        clearInterval(timer);
+        timer = undefined;
+      }
+    },
+    async close() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}

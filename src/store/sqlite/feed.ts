@@ -1,0 +1,148 @@
+/**
+ * The change feed of the SQLite driver (types.ts ChangeFeed). Writes of this process queue their changes inside
+ * the transaction and report them right after it commits (nothing is reported for a rolled-back one). Writes of
+ * other processes on the same file are noticed by polling `PRAGMA data_version` every POLL_MS while any room is
+ * watched — a statement that reads no table — and, only when it moved, one query for the watched rooms' heads and
+ * signal counters. Nothing runs while nothing is watched.
+ */
+import type { Database } from "bun:sqlite";
+import type { ChangeFeed, RoomChange, SignalKind } from "../types.ts";
+
+const POLL_MS = 100;
+
+type Listener = (change: RoomChange) => void;
+
+interface Known {
+  seq: number;
+  signals: Map<string, number>;
+}
+
+export interface SqliteFeed {
+  readonly feed: ChangeFeed;
+  /** Inside a write transaction: the room's log reached `seq`. */
+  appended(roomId: string, seq: number): void;
+  /** Inside a write transaction: a signal of the room (its counter is bumped in the same transaction). */
+  signal(roomId: string, kind: SignalKind): void;
+  /** After the transaction committed: reports what it queued. */
+  committed(): void;
+  /** After it rolled back: forgets what it queued. */
+  rolledBack(): void;
+  close(): void;
+}
+
+export function createSqliteFeed(db: Database): SqliteFeed {
+  const listeners = new Map<string, Set<Listener>>();
+  const known = new Map<string, Known>();
+  let queued: RoomChange[] = [];
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let version = 0;
+
+  const bump = db.query<unknown, [string, string]>(
+    `INSERT INTO signals (room_id, kind, v) VALUES (?1, ?2, 1)
+     ON CONFLICT (room_id, kind) DO UPDATE SET v = v + 1`,
+  );
+  const dataVersion = db.query<{ data_version: number }, []>("PRAGMA data_version");
+  const heads = db.query<{ room_id: string; seq: number; kind: string | null; v: number | null }, [string]>(
+    `SELECT r.room_id, r.event_seq AS seq, s.kind, s.v FROM rooms r
+     LEFT JOIN signals s ON s.room_id = r.room_id
+     WHERE r.room_id IN (SELECT value FROM json_each(?1))`,
+  );
+
+  function emit(change: RoomChange): void {
+    for (const listener of listeners.get(change.roomId) ?? []) {
+      try {
+        listener(change);
+      } catch {
+        // One watcher's failure must not cost the others their changes.
+      }
+    }
+  }
+
+  /** The watched rooms' heads and signal counters as the file holds them now. */
+  function read(roomIds: string[]): Map<string, Known> {
+    const state = new Map<string, Known>(roomIds.map((id) => [id, { seq: 0, signals: new Map() }]));
+    for (const row of heads.all(JSON.stringify(roomIds))) {
+      const room = state.get(row.room_id) as Known;
+      room.seq = row.seq;
+      if (row.kind !== null && row.v !== null) room.signals.set(row.kind, row.v);
+    }
+    return state;
+  }
+
+  /** Reports what other processes changed since the last look. */
+  function poll(): void {
+    try {
+      const now = dataVersion.get()?.data_version ?? 0;
+      if (now === version) return;
+      version = now;
+      for (const [roomId, fresh] of read([...listeners.keys()])) {
+        const before = known.get(roomId);
+        known.set(roomId, fresh);
+        if (!before) continue;
+        if (fresh.seq > before.seq) emit({ roomId, seq: fresh.seq });
+        for (const [kind, v] of fresh.signals) {
+          if (v !== before.signals.get(kind)) emit({ roomId, signal: kind as SignalKind });
+        }
+      }
+    } catch {
+      // A busy or closed file: the next tick looks again.
+    }
+  }
+
+  const feed: ChangeFeed = {
+    watch(roomId, onChange) {
+      let set = listeners.get(roomId);
+      if (!set) {
+        set = new Set();
+        listeners.set(roomId, set);
+        known.set(roomId, read([roomId]).get(roomId) as Known);
+      }
+      set.add(onChange);
+      if (!timer) {
+        version = dataVersion.get()?.data_version ?? 0;
+        timer = setInterval(poll, POLL_MS);
+        timer.unref?.();
+      }
+      return () => {
+        set.delete(onChange);
+        if (set.size > 0) return;
+        listeners.delete(roomId);
+        known.delete(roomId);
+        if (listeners.size === 0 && timer) {
+          clearInterval(timer);
+          timer = undefined;
+        }
+      };
+    },
+  };
+
+  return {
+    feed,
+    appended(roomId, seq) {
+      queued.push({ roomId, seq });
+    },
+    signal(roomId, kind) {
+      bump.run(roomId, kind);
+      queued.push({ roomId, signal: kind });
+    },
+    committed() {
+      const changes = queued;
+      queued = [];
+      for (const change of changes) {
+        const room = known.get(change.roomId);
+        if (room && "seq" in change) room.seq = Math.max(room.seq, change.seq);
+        if (room && "signal" in change)
+          room.signals.set(change.signal, (room.signals.get(change.signal) ?? 0) + 1);
+        emit(change);
+      }
+    },
+    rolledBack() {
+      queued = [];
+    },
+    close() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      listeners.clear();
+    },
+  };
+}

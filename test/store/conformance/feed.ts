@@ -1,0 +1,68 @@
+/**
+ * The change feed (types.ts ChangeFeed): a write through another instance of the store (another connection, as
+ * another process would have) is reported within a second, signals are reported by kind, and an unwatched room
+ * reports nothing more. Reports are hints (a watcher reads what changed by seq), so the tests wait for the first
+ * report that says enough.
+ */
+import { expect, test } from "bun:test";
+import type { RoomChange, RoomScope, RoomStore } from "../../../src/store/types.ts";
+import { claimedRoom, newTask, type Suite } from "./harness.ts";
+
+/** Resolves with the first change of `roomId` that `wanted` accepts, or rejects after `ms`. */
+function nextChange(store: RoomStore, roomId: string, wanted: (c: RoomChange) => boolean, ms = 1500) {
+  return new Promise<RoomChange>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`no matching change of ${roomId} within ${ms} ms`));
+    }, ms);
+    const stop = store.changes.watch(roomId, (change) => {
+      if (!wanted(change)) return;
+      clearTimeout(timer);
+      stop();
+      resolve(change);
+    });
+  });
+}
+
+/** Lets a fresh watch settle (a subscription is confirmed asynchronously) before the write it waits for. */
+const settle = () => Bun.sleep(150);
+
+export function feedTests(suite: Suite): void {
+  test("a write through another instance is reported with the log's new head within a second", async () => {
+    const scope: RoomScope = await claimedRoom(suite.store);
+    const seen = nextChange(suite.store, scope.roomId, (c) => "seq" in c && c.seq >= 1);
+    await settle();
+    const task = await suite.second.addTask(scope, newTask("t"));
+    expect(await seen).toEqual({ roomId: scope.roomId, seq: 1 });
+    expect(task.id).toBeTruthy();
+  });
+
+  test("signals by kind: presence, locks, vars — from this instance and from another", async () => {
+    const scope = await claimedRoom(suite.store);
+    for (const [kind, write] of [
+      ["presence", () => suite.second.heartbeat(scope, "a", "here")],
+      ["locks", () => suite.store.acquireLock(scope, "r", "a", 30_000)],
+      ["vars", () => suite.second.setVar(scope, "k", "v", "a")],
+    ] as const) {
+      const seen = nextChange(suite.store, scope.roomId, (c) => "signal" in c && c.signal === kind);
+      await settle();
+      await write();
+      expect(await seen).toEqual({ roomId: scope.roomId, signal: kind });
+    }
+  });
+
+  test("an unwatched room reports nothing more", async () => {
+    const scope = await claimedRoom(suite.store);
+    const reports: RoomChange[] = [];
+    const stop = suite.store.changes.watch(scope.roomId, (c) => reports.push(c));
+    await settle();
+    await suite.second.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} });
+    await Bun.sleep(600);
+    const before = reports.length;
+    expect(before).toBeGreaterThan(0);
+    stop();
+    await suite.second.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} });
+    await Bun.sleep(600);
+    expect(reports.length).toBe(before);
+  });
+}

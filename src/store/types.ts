@@ -140,6 +140,13 @@ export interface NewEvent {
   replyToId?: string;
 }
 
+/** A page of the log for watchers (readLog). */
+export interface LogPage {
+  events: RoomEvent[];
+  head: number;
+  exists: boolean;
+}
+
 export interface EventQuery {
   /** Only events with seq greater than this. */
   sinceSeq?: number;
@@ -233,10 +240,17 @@ export interface RoomStore extends AccessStore {
   /** Newest first; never moves a cursor. */
   readEvents(scope: RoomScope, query: EventQuery): Promise<RoomEvent[]>;
   /**
+   * The log in order, for watchers: up to `limit` (1–100) events with seq > `after`, oldest first, the room's head
+   * (last seq, 0 for none) and whether the scope's team owns the room (false: unowned, nothing to read). Never
+   * moves a cursor or claims a room; another team's room is denied.
+   */
+  readLog(scope: RoomScope, after: number, limit: number): Promise<LogPage>;
+  /**
    * Delivers, oldest first, up to `limit` events after the agent's cursor that are addressed to "all" or to
    * agentId, and moves the cursor to the seq of the last one delivered, in one atomic step: across any number
    * of concurrent callers and processes every event is delivered to an agent exactly once.
-   * `remaining` counts the addressed events still after the new cursor.
+   * `remaining` counts the addressed events still after the new cursor. A consume that delivers nothing keeps
+   * nothing under the scope's idempotency key (the key stays free for the retry that delivers).
    */
   consumeEvents(scope: RoomScope, agentId: string, limit: number): Promise<UnreadBatch>;
   /** Adds agentId to the event's read_by (idempotent). errors.eventNotFound when absent. */

@@ -31,7 +31,7 @@ import { ownershipTests } from "./conformance/ownership.ts";
 import { planLockTests, planTests } from "./conformance/plan.ts";
 import { planRuleTests } from "./conformance/plan-rules.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
-import { actorTests, faultTests, idempotencyTests, noClaimTests } from "./conformance/scope.ts";
+import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { varTests } from "./conformance/vars.ts";
 
 export type { Capability, OpenOptions, StoreFactory } from "./conformance/harness.ts";
@@ -112,6 +112,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("calls that only record presence", () => noClaimTests(suite));
     describe("faults that are bugs", () => faultTests(suite));
     describe("the change feed", () => feedTests(suite));
+    describe("the log for watchers", () => logTests(suite));
     describe("access: keys", () => keyTests(suite));
     describe("access: provisionTeam", () => provisionTests(suite));
     describe("access: rate limiting", () => rateTests(suite));

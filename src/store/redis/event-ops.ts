@@ -6,7 +6,7 @@ import { type StoredEvent, toEvent } from "./records.ts";
 
 type EventOps = Pick<
   RoomStore,
-  "postEvent" | "readEvents" | "consumeEvents" | "markEventRead" | "getEventReads"
+  "postEvent" | "readEvents" | "readLog" | "consumeEvents" | "markEventRead" | "getEventReads"
 >;
 
 const opt = (value: number | undefined) => (value === undefined ? "" : String(value));
@@ -32,6 +32,15 @@ export function eventOps(call: Call): EventOps {
         String(query.limit),
       ]);
       return value.map(toEvent);
+    },
+
+    async readLog(scope, after, limit) {
+      const { value } = await call<{ events: StoredEvent[]; head: number; exists: boolean }>(
+        scope,
+        "READ_LOG",
+        [String(after), String(limit)],
+      );
+      return { events: value.events.map(toEvent), head: value.head, exists: value.exists };
     },
 
     async consumeEvents(scope, agentId, limit) {

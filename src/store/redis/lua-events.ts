@@ -46,13 +46,28 @@ end
 return ok(events_json(picked))
 `;
 
-/** consumeEvents. Replies {ok: {events: [{e, r}…], cursor, remaining}}. */
+/**
+ * consumeEvents. Replies {ok: {events: [{e, r}…], cursor, remaining}}. A consume that delivers nothing keeps
+ * nothing under the idempotency key, so the key stays free for the retry that delivers.
+ */
 export const CONSUME_EVENTS = `
 local agent = ARGV[5]           -- consuming agent
 local limit = tonumber(ARGV[6]) -- max events to deliver
 if not OWNED then return ok('{"events":[],"cursor":null,"remaining":0}') end
-local batch = consume(agent, limit)
+local batch, delivered = consume(agent, limit)
+if delivered == 0 then IDEM_KEY = "" end
 return ok(batch)
+`;
+
+/** readLog: up to limit events after a seq, oldest first, and the head. Replies {ok: {events: [{e, r}…], head, exists}}. */
+export const READ_LOG = `
+local after = tonumber(ARGV[5]) -- only events with a larger seq
+local limit = tonumber(ARGV[6]) -- max events
+if not OWNED then return ok('{"events":[],"head":0,"exists":false}') end
+local head = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
+local seqs = {}
+for s = after + 1, math.min(head, after + limit) do seqs[#seqs + 1] = s end
+return ok('{"events":' .. events_json(seqs) .. ',"head":' .. head .. ',"exists":true}')
 `;
 
 /** markEventRead: adds the agent to read_by once. Replies {ok: true} or {err: "eventNotFound"}. */

@@ -16,11 +16,12 @@ const PINNED: Record<string, string> = {
   READ_CONTEXT: "03ecd7e2934074a003a5fcef08476c1cac69b7f0",
   UPDATE_CONTEXT: "e06fd859485aa462d57fd7af22cd51f7409ce521",
   WRITE_CONTEXT: "83452f04f98cb5860b3e8eecd59b923bc140d9c6",
-  CONSUME_EVENTS: "c867bc19c02be23f0e79f41d58b680517b538622",
+  CONSUME_EVENTS: "3db46c7f30971a4a4ab57b03c11c943cd10e27db",
   GET_EVENT_READS: "c2f352045da8cc9aa6386cb7b8f6a8177efe0560",
   MARK_EVENT_READ: "f54b3752b062cbd9abe088353e373e53e4458a9e",
   POST_EVENT: "9d13135b9eae9ff06f6465696650788ad781a792",
   READ_EVENTS: "cc61691cba9f166decffc972b0f2d1a27f28156d",
+  READ_LOG: "9bbe7f128a47f523ccf5449cf8ec0486aad82cd7",
   ACQUIRE_LOCK: "3faa1b82560da1455d7d1ed1c4c454e6f9934cab",
   GET_PRESENCE: "5098528c595858621e57397e40aec0c9e7e35dac",
   GET_VAR: "c93b8cd8959eee150bb4d16cc85ca49e48d56d59",
@@ -61,7 +62,7 @@ test("every script's SHA1 is computed from its text and pinned", () => {
 });
 
 test("there is one script per store operation (lifecycle excepted) plus the room-index steps", () => {
-  // 23 room operations; 8 room-slot access operations and ROOM_INFO (read by listRooms and the handshake);
+  // 24 room operations; 8 room-slot access operations and ROOM_INFO (read by listRooms and the handshake);
   // 6 team-slot key and rate operations; RESERVE_ROOM, ROOM_INDEX and UNINDEX_ROOMS of the room index.
-  expect(Object.keys(SCRIPTS)).toHaveLength(23 + 9 + 6 + 3);
+  expect(Object.keys(SCRIPTS)).toHaveLength(24 + 9 + 6 + 3);
 });

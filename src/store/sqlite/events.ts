@@ -1,7 +1,7 @@
 /** The event log: append with seq = event_seq + 1, paged reads, exactly-once delivery through cursors. */
 import { errors } from "../../protocol/errors.ts";
 import { BROADCAST, type RoomEvent, type UnreadBatch } from "../../protocol/records.ts";
-import type { EventQuery, NewEvent, RoomScope } from "../types.ts";
+import type { EventQuery, LogPage, NewEvent, RoomScope } from "../types.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
 import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
 
@@ -56,6 +56,9 @@ export function createEvents({ db, now, rooms, changes }: StoreParts) {
   const cursorSet = db.query<unknown, [string, string, number, number]>(
     `INSERT INTO cursors (room_id, agent_id, seq, delivered) VALUES (?1, ?2, ?3, ?4)
      ON CONFLICT (room_id, agent_id) DO UPDATE SET seq = excluded.seq, delivered = excluded.delivered`,
+  );
+  const after = db.query<EventRow, [string, number, number]>(
+    `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.room_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`,
   );
   const readInsert = db.query<unknown, [string, number, string]>(
     "INSERT OR IGNORE INTO event_reads (room_id, seq, agent_id) VALUES (?, ?, ?)",
@@ -131,6 +134,15 @@ export function createEvents({ db, now, rooms, changes }: StoreParts) {
         limit: query.limit,
       });
       return rows.map(toEvent);
+    },
+    readLog(scope: RoomScope, from: number, limit: number): LogPage {
+      const room = rooms.read(scope);
+      if (room === null) return { events: [], head: 0, exists: false };
+      return {
+        events: after.all(room.room_id, from, limit).map(toEvent),
+        head: room.event_seq,
+        exists: true,
+      };
     },
     consumeEvents(scope: RoomScope, agentId: string, limit: number): UnreadBatch {
       return deliver(scope, rooms.check(scope), agentId, limit);

@@ -62,12 +62,12 @@ export function roomTransactions({ db, now, changes }: StoreParts, hooks: TxHook
   }
 
   /** After a successful write: presence and the kept result, on a room the team owns. */
-  function settle(scope: RoomScope, result: unknown): void {
+  function settle(scope: RoomScope, result: unknown, kept: boolean): void {
     const t = now();
     if (!(scope.actor !== undefined || scope.idempotency) || !ownedByTeam(scope, t)) return;
     if (scope.actor !== undefined) seen(scope.roomId, scope.actor, t);
     const idem = scope.idempotency;
-    if (idem) keep.run(scope.roomId, idem.key, idem.fingerprint, JSON.stringify(result ?? null), t);
+    if (idem && kept) keep.run(scope.roomId, idem.key, idem.fingerprint, JSON.stringify(result ?? null), t);
   }
 
   const lastSeenWrite = new Map<string, number>();
@@ -95,13 +95,19 @@ export function roomTransactions({ db, now, changes }: StoreParts, hooks: TxHook
   }
 
   return {
-    /** A room write: idempotency, then fn, then presence and the kept result, in one IMMEDIATE transaction. */
-    write<A extends unknown[], T>(fn: RoomFn<A, T>): (scope: RoomScope, ...args: A) => Promise<T> {
+    /**
+     * A room write: idempotency, then fn, then presence and the kept result, in one IMMEDIATE transaction. `keep`
+     * says whether a result is kept under the idempotency key (a write that changed nothing need not be).
+     */
+    write<A extends unknown[], T>(
+      fn: RoomFn<A, T>,
+      keep: (result: T) => boolean = () => true,
+    ): (scope: RoomScope, ...args: A) => Promise<T> {
       return write((scope: RoomScope, ...args: A): T => {
         const earlier = replay(scope);
         if (earlier) return earlier.value as T;
         const result = fn(scope, ...args);
-        settle(scope, result);
+        settle(scope, result, keep(result));
         return result;
       }, fn.name);
     },

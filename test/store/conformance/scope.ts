@@ -161,3 +161,34 @@ export function faultTests(suite: Suite): void {
     expect((await suite.store.readPlan(newScope())).tasks).toEqual([]);
   });
 }
+
+export function logTests(suite: Suite): void {
+  test("readLog: events after a seq, oldest first, with the head; an unowned room is empty and not claimed", async () => {
+    const fresh = newScope();
+    expect(await suite.store.readLog(fresh, 0, 10)).toEqual({ events: [], head: 0, exists: false });
+    expect(await suite.store.roomStats(fresh.roomId)).toBeNull();
+    const scope = await claimedRoom(suite.store);
+    for (let i = 0; i < 5; i++)
+      await suite.store.postEvent(scope, { type: `e${i}`, from: "a", to: "all", payload: {} });
+    const page = await suite.store.readLog(scope, 2, 2);
+    expect([page.events.map((e) => e.seq), page.head, page.exists]).toEqual([[3, 4], 5, true]);
+    expect((await suite.store.readLog(scope, 5, 10)).events).toEqual([]);
+    const other = { roomId: scope.roomId, teamId: `${scope.teamId}-x` };
+    await expectRoomError(suite.store.readLog(other, 0, 10), "denied", /access denied/);
+  });
+
+  test("a consume that delivers nothing keeps nothing under its key; the retry that delivers keeps its batch", async () => {
+    const scope = await claimedRoom(suite.store);
+    const keyed = (): RoomScope => ({ ...scope, idempotency: { key: "wait-1", fingerprint: "f" } });
+    const empty = keyed();
+    expect((await suite.store.consumeEvents(empty, "a", 10)).count).toBe(0);
+    expect(empty.idempotency?.replayed).toBeUndefined();
+    await suite.store.postEvent(scope, { type: "x", from: "b", to: "a", payload: {} });
+    const first = keyed();
+    const batch = await suite.store.consumeEvents(first, "a", 10);
+    expect([batch.count, first.idempotency?.replayed]).toEqual([1, undefined]);
+    const retry = keyed();
+    expect(await suite.store.consumeEvents(retry, "a", 10)).toEqual(batch);
+    expect(retry.idempotency?.replayed).toBe(true);
+  });
+}

@@ -3,6 +3,7 @@
  * store whose script client is wrapped to count calls. One evalsha (or eval) is one round trip.
  */
 
+import { createLiveRooms } from "../src/live/hub.ts";
 import { callTool } from "../src/mcp/call-path.ts";
 import { CATALOG } from "../src/mcp/catalog.ts";
 import type { ExampleRoom } from "../src/mcp/tool.ts";
@@ -48,9 +49,10 @@ export async function measureRoundTrips(
 ): Promise<RoundTrips> {
   const client = countingClient(inner);
   const store = createRedisStore({ client, driver });
+  const live = createLiveRooms(store);
   const principal: Principal = { teamId: "bench", kind: "static" };
   const call = async (name: string, args: Record<string, unknown>) => {
-    const { result } = await callTool(CATALOG, name, args, { store, principal, requestId: "bench" });
+    const { result } = await callTool(CATALOG, name, args, { store, live, principal, requestId: "bench" });
     if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
     return JSON.parse((result.content[0] as { text: string }).text);
   };

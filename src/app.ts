@@ -16,6 +16,8 @@ import { mcpRoutes } from "./http/mcp-route.ts";
 import { originCheck } from "./http/origin.ts";
 import { type RequestIdEnv, requestId } from "./http/request-id.ts";
 import { roomPageRoutes } from "./http/room-page.ts";
+import { streamRoutes } from "./http/room-stream.ts";
+import { createLiveRooms, type LiveRooms } from "./live/hub.ts";
 import { describeError, type Logger } from "./log.ts";
 import { CATALOG, type Catalog } from "./mcp/catalog.ts";
 import { RoomError } from "./protocol/errors.ts";
@@ -39,7 +41,11 @@ export interface AppDeps {
     | "host"
     | "allowedOrigins"
     | "summaryRateLimitPerMinute"
+    | "streamsPerTeam"
+    | "streamsPerProcess"
   >;
+  /** The process's live rooms: streams and waiters share one hub per room. */
+  live: LiveRooms;
   /** Teams configured through the environment (provisioning them is a conflict). */
   staticTeams: ReadonlySet<string>;
   onToolCall?: (name: string, isError: boolean) => void;
@@ -63,6 +69,7 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
       summaryRateLimitPerMinute: deps.config.summaryRateLimitPerMinute,
     }),
   );
+  app.route("/", streamRoutes(deps));
   app.route("/admin", adminRoutes({ ...deps, limits: deps.config }));
   app.notFound((c) => c.json({ error: "Not found" }, 404));
   // The one place errors become HTTP answers: RoomErrors by kind, anything else a logged, generic 500.
@@ -92,6 +99,7 @@ export function appDeps(
     logger,
     now,
     catalog: CATALOG,
+    live: createLiveRooms(store),
     config,
     staticTeams: new Set([...operatorKeys, ...config.apiKeys].map((k) => k.teamId)),
   };

@@ -62,6 +62,10 @@ export type Config = StoreConfig & {
   allowedOrigins: string[];
   /** GET /room/:id requests per client address per minute when the summary is public. */
   summaryRateLimitPerMinute: number;
+  /** Open SSE streams per team, per process (STREAMS_PER_TEAM). */
+  streamsPerTeam: number;
+  /** Open SSE streams per process (STREAMS_PER_PROCESS). */
+  streamsPerProcess: number;
 };
 
 /** `teamId:secret,…` → keys; the message never contains the secret. */
@@ -190,6 +194,8 @@ const envSchema = z.object({
   HOST: host,
   ALLOWED_ORIGINS: originList,
   SUMMARY_RATE_LIMIT_PER_MINUTE: intIn(1, 1_000_000, 120),
+  STREAMS_PER_TEAM: intIn(1, 1_000_000, 100),
+  STREAMS_PER_PROCESS: intIn(1, 1_000_000, 5000),
 });
 
 export class ConfigError extends Error {
@@ -269,6 +275,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       host: e.HOST,
       allowedOrigins: e.ALLOWED_ORIGINS,
       summaryRateLimitPerMinute: e.SUMMARY_RATE_LIMIT_PER_MINUTE,
+      streamsPerTeam: e.STREAMS_PER_TEAM,
+      streamsPerProcess: e.STREAMS_PER_PROCESS,
     };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);

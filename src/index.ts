@@ -34,8 +34,10 @@ async function main(): Promise<void> {
     config.store === "sqlite" && config.apiKeys.length === 0 && config.operatorKeys.length === 0
       ? await ensureLocalKey(config.sqlitePath, store, systemClock())
       : undefined;
-  const app = createApp(appDeps(config, store, logger, systemClock));
-  const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, idleTimeout: 30 });
+  const deps = appDeps(config, store, logger, systemClock);
+  const app = createApp(deps);
+  // wait_for_events holds a request up to 30 s without sending anything: the idle timeout must outlast it.
+  const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, idleTimeout: 60 });
   logger.log("info", "roomd listening", { host: config.host, port: server.port, store: store.driver });
   if (firstRun) {
     const url = browsableUrl(config.host, server.port ?? config.port);
@@ -52,6 +54,8 @@ async function main(): Promise<void> {
     );
   }
   const shutdown = async () => {
+    // Open streams and waits would hold a graceful stop forever: end them first (clients resume elsewhere).
+    deps.live.close();
     await server.stop();
     await store.close();
     process.exit(0);

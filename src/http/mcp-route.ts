@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { LiveRooms } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
 import type { Catalog } from "../mcp/catalog.ts";
 import { handleMcp, readBody, rpcError } from "../mcp/server.ts";
@@ -20,6 +21,7 @@ export const MAX_BODY_BYTES = 512 * 1024;
 
 export interface McpRouteDeps extends AuthDeps {
   store: RoomStore;
+  live: LiveRooms;
   catalog: Catalog;
   logger: Logger;
   onToolCall?: (name: string, isError: boolean) => void;
@@ -57,6 +59,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
         catalog: deps.catalog,
         profile,
         store: deps.store,
+        live: deps.live,
         principal,
         logger: deps.logger,
         requestId: c.get("requestId"),

@@ -8,14 +8,17 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { errors, RoomError, STORE_UNAVAILABLE } from "../protocol/errors.ts";
 import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed } from "../protocol/validation.ts";
+import type { LiveRooms } from "../live/hub.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
 import { isMutating, type RoomToolCall, type ToolDefinition } from "./tool.ts";
 
 export interface CallDeps {
   store: RoomStore;
+  live: LiveRooms;
   principal: Principal;
   requestId: string;
+  signal?: AbortSignal;
 }
 
 /** Outcome of one call, for logging and metrics by the caller. */
@@ -131,7 +134,14 @@ export async function callTool(
   try {
     const { args, agent, idempotency, scope } = prepare(tool, raw, deps);
     keyed = idempotency !== undefined;
-    const call = { store: deps.store, principal: deps.principal, agent, requestId: deps.requestId };
+    const call = {
+      store: deps.store,
+      live: deps.live,
+      principal: deps.principal,
+      agent,
+      requestId: deps.requestId,
+      ...(deps.signal ? { signal: deps.signal } : {}),
+    };
     const value = await tool.handler(args as never, { ...call, scope } as RoomToolCall);
     const replayed = scope?.idempotency?.replayed === true;
     const shaped = replayed && isObject(value) ? { ...value, replayed: true } : value;

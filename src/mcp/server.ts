@@ -7,6 +7,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import pkg from "../../package.json" with { type: "json" };
+import type { LiveRooms } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
 import { describeError } from "../log.ts";
 import type { Principal } from "../protocol/principal.ts";
@@ -33,6 +34,7 @@ export interface McpRequestDeps {
   /** Which tools tools/list shows (every tool stays callable). */
   profile: Profile;
   store: RoomStore;
+  live: LiveRooms;
   principal: Principal;
   logger: Logger;
   requestId: string;
@@ -114,8 +116,10 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
       req.params.arguments,
       {
         store: deps.store,
+        live: deps.live,
         principal: deps.principal,
         requestId: deps.requestId,
+        signal: request.signal,
       },
     );
     if (unexpected !== undefined) {

@@ -6,6 +6,7 @@
  * declarations, so no handler can forget them; the catalog-iterated tests check every definition the same way.
  */
 import { z } from "zod";
+import type { LiveRooms } from "../live/hub.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { RoomScope, RoomStore } from "../store/types.ts";
 
@@ -22,6 +23,10 @@ export type Effect = "read" | "write" | "destructive";
 /** What every handler receives besides its parsed arguments. */
 export interface ToolCall {
   store: RoomStore;
+  /** The process's live rooms (waits share one hub per room with the streams). */
+  live: LiveRooms;
+  /** Aborted when the client goes away (long calls end early). */
+  signal?: AbortSignal;
   principal: Principal;
   /** The acting agent after identity enforcement (the first declared acting argument), if the tool has one. */
   agent: string | undefined;

@@ -15,6 +15,10 @@ export const LIMITS = {
   readEventsMax: 100,
   unreadDefault: 50,
   unreadMax: 100,
+  /** wait_for_events: longest and default wait, most types. */
+  waitSecondsMax: 30,
+  waitSecondsDefault: 20,
+  waitTypesMax: 20,
   presenceStatusMax: 200,
   resourceMax: 200,
   lockTtlDefaultSeconds: 30,

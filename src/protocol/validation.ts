@@ -36,6 +36,9 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f]/;
 
+/** True when `s` holds a control character a one-line field refuses. */
+export const hasControl = (s: string): boolean => CONTROL.test(s);
+
 /** A one-line field (title, event type, key, resource…): well-formed, no control characters. */
 export const line = (min: number, max: number) =>
   z

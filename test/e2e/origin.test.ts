@@ -73,9 +73,14 @@ describe("Origin check", () => {
     // No bearer at all: still 403, not 401 — the check runs before any key is looked at.
     const anonymous = await fetch(`${server.url}/admin/me`, { headers: { Origin: evil } });
     expect(anonymous.status).toBe(403);
-    // Routes not written yet (the room stream, human routes under /rooms/*) are covered as they appear.
+    // The room stream too (EventSource sends Origin); without Origin the same request opens the stream.
     expect((await send("GET", `/rooms/${roomId}/stream`, { Origin: evil })).status).toBe(403);
-    expect((await send("GET", `/rooms/${roomId}/stream`)).status).toBe(404);
+    const stream = await fetch(`${server.url}/rooms/${roomId}/stream`, {
+      headers: { Authorization: `Bearer ${TEAM_A.secret}` },
+    });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get("content-type")).toBe("text/event-stream");
+    await stream.body?.cancel();
   });
 
   test("revisions 17: the server's own origin and ALLOWED_ORIGINS are allowed; near misses and null are not", async () => {

@@ -38,7 +38,13 @@ export function startInProcess(
   const deps = appDeps(config, store, logger, now);
   const app = createApp(catalog ? { ...deps, catalog } : deps);
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
-  return { url: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    stop: () => {
+      deps.live.close();
+      return server.stop(true);
+    },
+  };
 }
 
 export interface SpawnedServer extends RunningServer {

@@ -1,9 +1,10 @@
-/** Event tools (6): the append-only log and each agent's read cursor. */
+/** Event tools (7): the append-only log and each agent's read cursor. */
 import { z } from "zod";
 import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import { line } from "../../protocol/validation.ts";
+import { waitForEvents } from "../../live/wait.ts";
 import type { NewEvent } from "../../store/types.ts";
 import {
   actingAgentId,
@@ -121,6 +122,51 @@ export const eventTools = [
       return { agentId: "alice" };
     },
     handler: (a, call) => call.store.consumeEvents(call.scope, a.agentId, a.limit ?? LIMITS.unreadDefault),
+  }),
+  defineTool({
+    name: "wait_for_events",
+    title: "Wait for my next events",
+    description:
+      "Like get_unread_events, but when nothing is waiting for you, wait (up to timeoutSeconds) until an event addressed to you or 'all' is posted by anyone, then consume and return it. Returns at once when you have unread events; after the timeout returns events: [] with timedOut: true. With types, only events of those types end the wait (every unread event is still returned, none skipped). Use it instead of polling between turns.",
+    returns: "UnreadBatch {events (oldest first), cursor, count, remaining} + timedOut",
+    input: z.strictObject({
+      roomId,
+      agentId: actingAgentId,
+      timeoutSeconds: z
+        .number()
+        .int()
+        .min(0)
+        .max(LIMITS.waitSecondsMax)
+        .optional()
+        .describe(`Longest wait in seconds, 0-${LIMITS.waitSecondsMax}. Default ${LIMITS.waitSecondsDefault}.`),
+      limit: z.number().int().min(1).max(LIMITS.unreadMax).optional().describe("Default 50."),
+      types: z
+        .array(eventType)
+        .min(1)
+        .max(LIMITS.waitTypesMax)
+        .optional()
+        .describe("Only events of these types end the wait."),
+    }),
+    output: unreadShape.extend({
+      timedOut: z.boolean().describe("true when the wait ended with nothing for you."),
+    }),
+    effect: "write",
+    acting: ["agentId"],
+    example: async (room) => {
+      await postedEvent(room);
+      return { agentId: "alice", timeoutSeconds: 0 };
+    },
+    handler: (a, call) =>
+      waitForEvents({
+        store: call.store,
+        live: call.live,
+        scope: call.scope,
+        agent: a.agentId,
+        limit: a.limit ?? LIMITS.unreadDefault,
+        timeoutMs: (a.timeoutSeconds ?? LIMITS.waitSecondsDefault) * 1000,
+        ...(a.types ? { types: new Set(a.types) } : {}),
+        ...(call.signal ? { signal: call.signal } : {}),
+      }),
   }),
   defineTool({
     name: "mark_event_read",

@@ -1,0 +1,122 @@
+/**
+ * GET /rooms/:roomId/stream — a room's log as Server-Sent Events (spec live.md §2): bearer (any key that may read
+ * the room), `after` / `Last-Event-ID` resume, `agentId` and `types` filters, limits per team and per process.
+ * Streams end when the client goes, and all of them at shutdown (LiveRooms.close).
+ */
+import { Hono } from "hono";
+import type { LiveRooms } from "../live/hub.ts";
+import { openRoomStream } from "../live/stream.ts";
+import { errors, RoomError } from "../protocol/errors.ts";
+import { AGENT_ID, isRoomId } from "../protocol/ids.ts";
+import { LIMITS } from "../protocol/limits.ts";
+import { hasControl } from "../protocol/validation.ts";
+import { type AuthDeps, checkBearer } from "./auth.ts";
+import type { RequestIdEnv } from "./request-id.ts";
+
+export interface StreamRouteDeps extends AuthDeps {
+  live: LiveRooms;
+  config: { streamsPerTeam: number; streamsPerProcess: number };
+  /** Keep-alive comment interval (15 s; tests shorten it). */
+  keepAliveMs?: number;
+}
+
+const MAX_TYPES = 20;
+const tooMany = (what: string) =>
+  new Response(JSON.stringify({ error: `Too many open streams (${what}); close one or retry later` }), {
+    status: 429,
+    headers: { "Content-Type": "application/json", "Retry-After": "5" },
+  });
+
+/** A seq from a query value or a Last-Event-ID header: digits only, or an error naming the input. */
+function seqOf(value: string | undefined, name: string): number | null {
+  if (value === undefined || value === "") return null;
+  if (!/^\d{1,15}$/.test(value))
+    throw new RoomError(
+      "invalid",
+      `${name} must be an event seq (digits), got ${JSON.stringify(value.slice(0, 40))}`,
+    );
+  return Number(value);
+}
+
+function typesOf(value: string | undefined): Set<string> | undefined {
+  if (value === undefined || value === "") return undefined;
+  const types = value.split(",").map((t) => t.trim());
+  if (
+    types.length > MAX_TYPES ||
+    types.some((t) => t === "" || t.length > LIMITS.eventTypeMax || hasControl(t))
+  ) {
+    throw new RoomError(
+      "invalid",
+      `types must be at most ${MAX_TYPES} event types of 1-${LIMITS.eventTypeMax} chars, comma-separated`,
+    );
+  }
+  return new Set(types);
+}
+
+export function streamRoutes(deps: StreamRouteDeps) {
+  const app = new Hono<RequestIdEnv>();
+  const perTeam = new Map<string, number>();
+  let open = 0;
+
+  app.get("/rooms/:roomId/stream", async (c) => {
+    const admitted = await checkBearer(c, deps, "tools");
+    if ("failure" in admitted) return admitted.failure;
+    const { principal } = admitted;
+    const roomId = c.req.param("roomId");
+    if (!isRoomId(roomId)) throw errors.denied();
+    if (principal.allowedRoomId !== undefined && principal.allowedRoomId !== roomId) throw errors.denied();
+    const after =
+      seqOf(c.req.header("last-event-id"), "Last-Event-ID") ?? seqOf(c.req.query("after"), "after");
+    const types = typesOf(c.req.query("types"));
+    let agent = c.req.query("agentId") || undefined;
+    if (agent !== undefined && !AGENT_ID.test(agent))
+      throw new RoomError("invalid", "agentId must be 1-64 chars of A-Z, a-z, 0-9, _ . : -");
+    const bound = principal.boundAgentId;
+    if (bound !== undefined) {
+      if (agent !== undefined && agent !== bound)
+        throw new RoomError("forbidden", `This key is bound to agent ${bound}`);
+      agent = bound;
+    }
+    if (open >= deps.config.streamsPerProcess) return tooMany("STREAMS_PER_PROCESS");
+    if ((perTeam.get(principal.teamId) ?? 0) >= deps.config.streamsPerTeam)
+      return tooMany("STREAMS_PER_TEAM");
+
+    open++;
+    perTeam.set(principal.teamId, (perTeam.get(principal.teamId) ?? 0) + 1);
+    let counted = true;
+    const release = () => {
+      if (!counted) return;
+      counted = false;
+      open--;
+      const n = (perTeam.get(principal.teamId) ?? 1) - 1;
+      if (n <= 0) perTeam.delete(principal.teamId);
+      else perTeam.set(principal.teamId, n);
+    };
+    // Joining reads the room once: another team's room is denied, an unknown one reads the same (404).
+    const body = await openRoomStream({
+      async join(watcher) {
+        const hub = await deps.live.join({ roomId, teamId: principal.teamId }, watcher);
+        if (hub.exists) return hub;
+        hub.leave();
+        throw errors.denied();
+      },
+      after,
+      ...(agent !== undefined ? { agent } : {}),
+      ...(types ? { types } : {}),
+      keepAliveMs: deps.keepAliveMs ?? 15_000,
+      onClose: release,
+    });
+    c.req.raw.signal.addEventListener("abort", () => void body.cancel().catch(() => {}));
+    // Streams are long-lived by design: the server's idle timeout must not cut them (keep-alives still flow).
+    (c.env as { timeout?: (req: Request, seconds: number) => void } | undefined)?.timeout?.(c.req.raw, 0);
+    return new Response(body, {
+      headers: {
+        "Content-Type": "text/event-stream",
+        "Cache-Control": "no-store",
+        "X-Accel-Buffering": "no",
+      },
+    });
+  });
+
+  return app;
+}

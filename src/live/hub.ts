@@ -1,0 +1,168 @@
+/**
+ * Live rooms in one process: one hub per watched room, shared by every stream and waiter of that room in the
+ * process. A hub watches the room through the store's change feed (one subscription or poll entry per room, not
+ * per watcher), reads new events once for everyone into a bounded cache, and wakes its watchers; a watcher that
+ * falls behind the cache reads the store itself, by seq, so memory stays bounded whatever a slow client does.
+ * Signals (presence, locks, …) are passed on coalesced to at most one per second per room and kind.
+ */
+import type { RoomEvent } from "../protocol/records.ts";
+import type { RoomChange, RoomScope, RoomStore, SignalKind } from "../store/types.ts";
+
+/** Events kept per room for watchers that keep up; beyond it they read the store. */
+export const CACHE_EVENTS = 1000;
+const READ_BATCH = 100;
+const SIGNAL_EVERY_MS = 1000;
+
+export interface Watcher {
+  /** The log grew (or a read failed: `error` is set and the watcher should close). */
+  onEvents(error?: unknown): void;
+  onSignal(kind: SignalKind): void;
+}
+
+export interface RoomHub {
+  /** Highest seq known to this process. */
+  readonly head: number;
+  /** Up to `limit` events with seq > `after`, oldest first: from the cache when it holds them, else the store. */
+  eventsAfter(after: number, limit: number): Promise<RoomEvent[]>;
+  /** Stops watching for this watcher; the hub closes with its last watcher. */
+  leave(): void;
+}
+
+export interface LiveRooms {
+  /**
+   * Starts watching `scope`'s room for `watcher`. Resolves with the hub once the room's head is known; rejects
+   * (nothing left behind) when the room cannot be read, e.g. another team's room.
+   */
+  join(scope: RoomScope, watcher: Watcher): Promise<RoomHub & { exists: boolean }>;
+  /** Rooms with a hub in this process (tests and metrics). */
+  readonly rooms: number;
+  /** Ends every watcher (their streams close, their waits return) and every hub: shutdown. */
+  close(): void;
+}
+
+interface Hub {
+  scope: RoomScope;
+  head: number;
+  cache: RoomEvent[];
+  watchers: Set<Watcher>;
+  stop: () => void;
+  fetching?: Promise<void>;
+  lastSignal: Map<SignalKind, number>;
+  pendingSignal: Map<SignalKind, ReturnType<typeof setTimeout>>;
+}
+
+export function createLiveRooms(store: RoomStore, now: () => number = Date.now): LiveRooms {
+  const hubs = new Map<string, Hub>();
+
+  /** Reads what the store has beyond the cache, once for every watcher, then wakes them. */
+  function refresh(hub: Hub): Promise<void> {
+    hub.fetching ??= (async () => {
+      try {
+        for (;;) {
+          const last = hub.cache.at(-1)?.seq ?? hub.head;
+          const page = await store.readLog(hub.scope, last, READ_BATCH);
+          hub.head = Math.max(hub.head, page.head);
+          // The cache holds contiguous seqs; a page that does not continue it replaces it.
+          if (page.events[0] && page.events[0].seq !== last + 1) hub.cache = [];
+          hub.cache.push(...page.events);
+          if (hub.cache.length > CACHE_EVENTS) hub.cache.splice(0, hub.cache.length - CACHE_EVENTS);
+          if (page.events.length < READ_BATCH || (hub.cache.at(-1)?.seq ?? 0) >= hub.head) break;
+        }
+        for (const watcher of hub.watchers) watcher.onEvents();
+      } catch (error) {
+        for (const watcher of hub.watchers) watcher.onEvents(error);
+      } finally {
+        hub.fetching = undefined;
+      }
+    })();
+    return hub.fetching;
+  }
+
+  function signal(hub: Hub, kind: SignalKind): void {
+    if (hub.pendingSignal.has(kind)) return;
+    const wait = (hub.lastSignal.get(kind) ?? Number.NEGATIVE_INFINITY) + SIGNAL_EVERY_MS - now();
+    const fire = () => {
+      hub.pendingSignal.delete(kind);
+      hub.lastSignal.set(kind, now());
+      for (const watcher of hub.watchers) watcher.onSignal(kind);
+    };
+    if (wait <= 0) fire();
+    else hub.pendingSignal.set(kind, setTimeout(fire, wait));
+  }
+
+  function onChange(hub: Hub, change: RoomChange): void {
+    if ("signal" in change) signal(hub, change.signal);
+    else if (change.seq > (hub.cache.at(-1)?.seq ?? hub.head)) void refresh(hub);
+  }
+
+  function close(hub: Hub): void {
+    hub.stop();
+    for (const timer of hub.pendingSignal.values()) clearTimeout(timer);
+    if (hubs.get(hub.scope.roomId) === hub) hubs.delete(hub.scope.roomId);
+  }
+
+  return {
+    get rooms() {
+      return hubs.size;
+    },
+    close() {
+      for (const hub of [...hubs.values()]) {
+        for (const watcher of [...hub.watchers]) watcher.onEvents(new Error("shutting down"));
+        close(hub);
+      }
+    },
+    async join(scope, watcher) {
+      // The room's head as the store has it now (and proof the team may read it), before any hub is made.
+      const first = await store.readLog(
+        { roomId: scope.roomId, teamId: scope.teamId },
+        Number.MAX_SAFE_INTEGER,
+        1,
+      );
+      let hub = hubs.get(scope.roomId);
+      if (hub && hub.scope.teamId !== scope.teamId) {
+        // The room changed hands since this hub was made: its watchers belong to a team that lost it.
+        for (const w of hub.watchers) w.onEvents(new Error("room changed owner"));
+        close(hub);
+        hub = undefined;
+      }
+      if (!hub) {
+        const created: Hub = {
+          scope: { roomId: scope.roomId, teamId: scope.teamId },
+          head: first.head,
+          cache: [],
+          watchers: new Set(),
+          stop: () => {},
+          lastSignal: new Map(),
+          pendingSignal: new Map(),
+        };
+        created.stop = store.changes.watch(scope.roomId, (change) => onChange(created, change));
+        hubs.set(scope.roomId, created);
+        hub = created;
+        // A change between the read above and the watch would be missed: read once more now that it watches.
+        void refresh(created);
+      }
+      const joined = hub;
+      joined.head = Math.max(joined.head, first.head);
+      joined.watchers.add(watcher);
+      return {
+        exists: first.exists,
+        get head() {
+          return joined.head;
+        },
+        async eventsAfter(after, limit) {
+          const start = joined.cache[0]?.seq;
+          if (start !== undefined && after >= start - 1 && after < (joined.cache.at(-1)?.seq ?? 0)) {
+            const from = after - start + 1;
+            return joined.cache.slice(from, from + limit);
+          }
+          if (after >= joined.head) return [];
+          return (await store.readLog(joined.scope, after, Math.min(limit, READ_BATCH))).events;
+        },
+        leave() {
+          joined.watchers.delete(watcher);
+          if (joined.watchers.size === 0) close(joined);
+        },
+      };
+    },
+  };
+}

@@ -34,7 +34,7 @@ const ALLOWED: Record<string, string[]> = {
   protocol: [],
   store: ["protocol", "config.ts"],
   access: ["protocol", "store", "config.ts"],
-  mcp: ["protocol", "store", "log.ts", "config.ts"],
+  mcp: ["protocol", "store", "live", "log.ts", "config.ts"],
   live: ["protocol", "store", "log.ts", "config.ts"],
   http: ["protocol", "store", "mcp", "access", "live", "log.ts", "config.ts"],
   web: ["protocol", "store", "http", "mcp", "live", "access", "log.ts", "config.ts"],

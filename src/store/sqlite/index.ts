@@ -20,7 +20,7 @@ import { createRate } from "./rate.ts";
 import { roomTransactions } from "./room-tx.ts";
 import { createRooms, type StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
-import { mapError } from "./tx.ts";
+import { instantClock, mapError } from "./tx.ts";
 import { createVars } from "./vars.ts";
 
 export interface SqliteStoreOptions {
@@ -63,7 +63,8 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /** Opens (and if needed creates) the database at options.path; throws when the file cannot be opened. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore {
-  const now = options.now ?? systemClock;
+  const clock = instantClock(options.now ?? systemClock);
+  const now = clock.now;
   const db = openDatabase(options.path, options.busyTimeoutMs);
   const rate = createRate(db, now);
   const rooms = createRooms(db, now, options.limits ?? DEFAULT_STORE_LIMITS, rate);
@@ -81,6 +82,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const room = roomTransactions(parts, {
     afterRead: rooms.flushReadTouch,
     afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
+    atOneInstant: clock.atOneInstant,
   });
   const { read, write } = room.plain;
   const pruneKept = db.query<unknown, [number]>(

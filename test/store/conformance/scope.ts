@@ -92,6 +92,19 @@ export function actorTests(suite: Suite): void {
     expect(Date.parse(presence?.lastSeen ?? "")).toBe(suite.clock.now());
   });
 
+  test("one write, one instant: a heartbeat by its own actor reads back with the lastSeen it returned", async () => {
+    // A clock that moves on every reading: a write that asked it twice would record two different times.
+    let t = suite.clock.now();
+    const ticking = await suite.factory.open(() => ++t);
+    try {
+      const scope = await claimedRoom(ticking);
+      const beat = await ticking.heartbeat({ ...scope, actor: "a" }, "a", "working");
+      expect(await ticking.getPresence(scope)).toEqual([beat.presence]);
+    } finally {
+      await ticking.close();
+    }
+  });
+
   test("the actor of the write that claims a room is recorded; a refused write records nothing", async () => {
     const scope = newScope();
     await suite.store.postEvent(

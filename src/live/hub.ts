@@ -47,6 +47,8 @@ interface Hub {
   watchers: Set<Watcher>;
   stop: () => void;
   fetching?: Promise<void>;
+  /** A change came in since the current read started. */
+  stale: boolean;
   lastSignal: Map<SignalKind, number>;
   pendingSignal: Map<SignalKind, ReturnType<typeof setTimeout>>;
 }
@@ -56,17 +58,13 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
 
   /** Reads what the store has beyond the cache, once for every watcher, then wakes them. */
   function refresh(hub: Hub): Promise<void> {
+    // A change reported while a read is under way may be newer than what that read saw: read again after it.
+    hub.stale = true;
     hub.fetching ??= (async () => {
       try {
-        for (;;) {
-          const last = hub.cache.at(-1)?.seq ?? hub.head;
-          const page = await store.readLog(hub.scope, last, READ_BATCH);
-          hub.head = Math.max(hub.head, page.head);
-          // The cache holds contiguous seqs; a page that does not continue it replaces it.
-          if (page.events[0] && page.events[0].seq !== last + 1) hub.cache = [];
-          hub.cache.push(...page.events);
-          if (hub.cache.length > CACHE_EVENTS) hub.cache.splice(0, hub.cache.length - CACHE_EVENTS);
-          if (page.events.length < READ_BATCH || (hub.cache.at(-1)?.seq ?? 0) >= hub.head) break;
+        while (hub.stale) {
+          hub.stale = false;
+          await readAhead(hub);
         }
         for (const watcher of hub.watchers) watcher.onEvents();
       } catch (error) {
@@ -76,6 +74,20 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
       }
     })();
     return hub.fetching;
+  }
+
+  /** Reads the log beyond the cache until the head this process knows of. */
+  async function readAhead(hub: Hub): Promise<void> {
+    for (;;) {
+      const last = hub.cache.at(-1)?.seq ?? hub.head;
+      const page = await store.readLog(hub.scope, last, READ_BATCH);
+      hub.head = Math.max(hub.head, page.head);
+      // The cache holds contiguous seqs; a page that does not continue it replaces it.
+      if (page.events[0] && page.events[0].seq !== last + 1) hub.cache = [];
+      hub.cache.push(...page.events);
+      if (hub.cache.length > CACHE_EVENTS) hub.cache.splice(0, hub.cache.length - CACHE_EVENTS);
+      if (page.events.length < READ_BATCH || (hub.cache.at(-1)?.seq ?? 0) >= hub.head) break;
+    }
   }
 
   function signal(hub: Hub, kind: SignalKind): void {
@@ -92,7 +104,7 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
 
   function onChange(hub: Hub, change: RoomChange): void {
     if ("signal" in change) signal(hub, change.signal);
-    else if (change.seq > (hub.cache.at(-1)?.seq ?? hub.head)) void refresh(hub);
+    else if ("resync" in change || change.seq > (hub.cache.at(-1)?.seq ?? hub.head)) void refresh(hub);
   }
 
   function close(hub: Hub): void {
@@ -132,6 +144,7 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
           cache: [],
           watchers: new Set(),
           stop: () => {},
+          stale: false,
           lastSignal: new Map(),
           pendingSignal: new Map(),
         };

@@ -30,14 +30,20 @@ const SCAN = 100;
 export async function waitForEvents(options: WaitOptions): Promise<WaitResult> {
   const { store, scope, agent, limit, types } = options;
   const consume = () => store.consumeEvents(scope, agent, limit);
-  const wanted = (e: RoomEvent) => (e.to === "all" || e.to === agent) && (types === undefined || types.has(e.type));
+  const wanted = (e: RoomEvent) =>
+    (e.to === "all" || e.to === agent) && (types === undefined || types.has(e.type));
 
   // Fast path: something is waiting already (with types: something of those types).
   if (types === undefined) {
     const batch = await consume();
     if (batch.count > 0 || options.timeoutMs === 0) return { ...batch, timedOut: batch.count === 0 };
   } else {
-    const found = await scanFrom(store, scope, (await store.consumeEvents(scope, agent, 0)).cursor ?? 0, wanted);
+    const found = await scanFrom(
+      store,
+      scope,
+      (await store.consumeEvents(scope, agent, 0)).cursor ?? 0,
+      wanted,
+    );
     if (found.hit) {
       const batch = await consume();
       if (batch.count > 0) return { ...batch, timedOut: false };

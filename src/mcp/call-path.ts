@@ -5,10 +5,10 @@
  * error written for the model. Handlers only do their own work.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { LiveRooms } from "../live/hub.ts";
 import { errors, RoomError, STORE_UNAVAILABLE } from "../protocol/errors.ts";
 import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed } from "../protocol/validation.ts";
-import type { LiveRooms } from "../live/hub.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
 import { isMutating, type RoomToolCall, type ToolDefinition } from "./tool.ts";

@@ -165,8 +165,14 @@ export interface EventQuery {
 export const SIGNAL_KINDS = ["presence", "locks", "vars", "claims", "driver"] as const;
 export type SignalKind = (typeof SIGNAL_KINDS)[number];
 
-/** A change in a room, as the change feed reports it: the log's new head, or a signal. */
-export type RoomChange = { roomId: string; seq: number } | { roomId: string; signal: SignalKind };
+/**
+ * A change in a room, as the change feed reports it: the log's new head, a signal, or `resync` — the feed has just
+ * begun (or resumed) listening, so anything written before that may have gone unreported: read the log again.
+ */
+export type RoomChange =
+  | { roomId: string; seq: number }
+  | { roomId: string; signal: SignalKind }
+  | { roomId: string; resync: true };
 
 /**
  * The store's change feed, one per store instance (so one per process): it reports the changes of the rooms it

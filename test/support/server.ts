@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { type Subprocess, spawn } from "bun";
 import { appDeps, createApp } from "../../src/app.ts";
 import { loadConfig } from "../../src/config.ts";
+import type { LiveRooms } from "../../src/live/hub.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
 import type { Catalog } from "../../src/mcp/catalog.ts";
 import type { RoomStore } from "../../src/store/types.ts";
@@ -22,6 +23,11 @@ export interface RunningServer {
 
 export const OPERATOR = { teamId: "ops", secret: "secret-operator-0123456789" };
 
+export interface InProcessServer extends RunningServer {
+  /** The server's live rooms (tests look at how many hubs are open). */
+  live: LiveRooms;
+}
+
 /** roomd in this process on the given store, with teams A and B and an operator; env overrides config. */
 export function startInProcess(
   store: RoomStore,
@@ -29,7 +35,7 @@ export function startInProcess(
   env: Record<string, string> = {},
   now: () => number = Date.now,
   catalog?: Catalog,
-): RunningServer {
+): InProcessServer {
   const config = loadConfig({
     API_KEYS: [TEAM_A, TEAM_B].map((k) => `${k.teamId}:${k.secret}`).join(","),
     OPERATOR_KEYS: `${OPERATOR.teamId}:${OPERATOR.secret}`,
@@ -40,6 +46,7 @@ export function startInProcess(
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: app.fetch });
   return {
     url: `http://127.0.0.1:${server.port}`,
+    live: deps.live,
     stop: () => {
       deps.live.close();
       return server.stop(true);

@@ -1,10 +1,10 @@
 /** Event tools (7): the append-only log and each agent's read cursor. */
 import { z } from "zod";
+import { waitForEvents } from "../../live/wait.ts";
 import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import { line } from "../../protocol/validation.ts";
-import { waitForEvents } from "../../live/wait.ts";
 import type { NewEvent } from "../../store/types.ts";
 import {
   actingAgentId,
@@ -138,7 +138,9 @@ export const eventTools = [
         .min(0)
         .max(LIMITS.waitSecondsMax)
         .optional()
-        .describe(`Longest wait in seconds, 0-${LIMITS.waitSecondsMax}. Default ${LIMITS.waitSecondsDefault}.`),
+        .describe(
+          `Longest wait in seconds, 0-${LIMITS.waitSecondsMax}. Default ${LIMITS.waitSecondsDefault}.`,
+        ),
       limit: z.number().int().min(1).max(LIMITS.unreadMax).optional().describe("Default 50."),
       types: z
         .array(eventType)

@@ -80,8 +80,10 @@ function subscribed(client: ScriptClient, emit: Listener): Backend {
       if (change) emit(change);
     }).then(
       (stop) => {
-        if (active.get(roomId) === entry) entry.stop = stop;
-        else void stop();
+        if (active.get(roomId) !== entry) return void stop();
+        entry.stop = stop;
+        // Writes published before the subscription took effect reached nobody: watchers re-read the log.
+        emit({ roomId, resync: true });
       },
       () => {
         if (active.get(roomId) === entry) entry.timer = setTimeout(() => attempt(roomId), RETRY_MS);
@@ -127,7 +129,11 @@ function polled(run: RunOptions, rooms: () => string[], emit: Listener): Backend
         const now = ok[i] ?? [];
         const before = known.get(roomId);
         known.set(roomId, now);
-        if (!before) return;
+        // The first look at a room: writes between the watcher's own read and this tick are caught up here.
+        if (!before) {
+          emit({ roomId, resync: true });
+          return;
+        }
         if ((now[0] ?? 0) > (before[0] ?? 0)) emit({ roomId, seq: now[0] as number });
         SIGNAL_KINDS.forEach((signal, k) => {
           if ((now[k + 1] ?? 0) !== (before[k + 1] ?? 0)) emit({ roomId, signal });

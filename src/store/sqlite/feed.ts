@@ -91,6 +91,13 @@ export function createSqliteFeed(db: Database): SqliteFeed {
 
   const feed: ChangeFeed = {
     watch(roomId, onChange) {
+      // The version is taken before the room's heads: a commit of another process in between moves it, so the
+      // next poll looks again rather than missing that commit.
+      if (!timer) {
+        version = dataVersion.get()?.data_version ?? 0;
+        timer = setInterval(poll, POLL_MS);
+        timer.unref?.();
+      }
       let set = listeners.get(roomId);
       if (!set) {
         set = new Set();
@@ -98,11 +105,6 @@ export function createSqliteFeed(db: Database): SqliteFeed {
         known.set(roomId, read([roomId]).get(roomId) as Known);
       }
       set.add(onChange);
-      if (!timer) {
-        version = dataVersion.get()?.data_version ?? 0;
-        timer = setInterval(poll, POLL_MS);
-        timer.unref?.();
-      }
       return () => {
         set.delete(onChange);
         if (set.size > 0) return;

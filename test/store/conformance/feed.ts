@@ -51,6 +51,23 @@ export function feedTests(suite: Suite): void {
     }
   });
 
+  test("a write right after watch() is never lost to a watcher that re-reads the log on every report", async () => {
+    // As the live hub does: watch, read the head once, then re-read on every report (seq, signal or resync).
+    for (let i = 0; i < 10; i++) {
+      const scope = await claimedRoom(suite.store);
+      let head = 0;
+      const look = async () => {
+        head = Math.max(head, (await suite.store.readLog(scope, 0, 1)).head);
+      };
+      const stop = suite.store.changes.watch(scope.roomId, () => void look());
+      await look();
+      await suite.second.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} });
+      for (let t = 0; t < 75 && head < 1; t++) await Bun.sleep(20);
+      stop();
+      expect(head).toBe(1);
+    }
+  });
+
   test("an unwatched room reports nothing more", async () => {
     const scope = await claimedRoom(suite.store);
     const reports: RoomChange[] = [];

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LIMITS } from "../protocol/limits.ts";
 import { openStore } from "../store/index.ts";
 import type { RoomScope, RoomStore, SignalKind } from "../store/types.ts";
 import { CACHE_EVENTS, createLiveRooms, type LiveRooms, type Watcher } from "./hub.ts";
@@ -97,6 +98,31 @@ describe("live hub", () => {
     // The burst's later sets are not dropped: one more vars signal follows within the second.
     await Bun.sleep(1100);
     expect(w.signals.filter((k) => k === "vars")).toEqual(["vars", "vars"]);
+  });
+
+  test("an agent going offline (time passing, no write) is signalled once, when it happens", async () => {
+    // The heartbeat is recorded as if it were made 120 s minus 300 ms ago: the agent goes offline in 300 ms.
+    const path = join(mkdtempSync(join(tmpdir(), "roomd-hub-")), "roomd.sqlite");
+    const settings = { store: "sqlite", sqlitePath: path, storeTimeoutMs: 5000, roomsPerTeam: 100 } as const;
+    const earlier = await openStore(settings, () => Date.now() - LIMITS.presenceOnlineMs + 300);
+    const rooms = createLiveRooms(earlier);
+    try {
+      await earlier.postEvent(scope, { type: "open", from: "a", to: "all", payload: {} });
+      await earlier.heartbeat(scope, "a", "about to leave");
+      const w = watcher();
+      await rooms.join(scope, w);
+      await Bun.sleep(100);
+      expect(w.signals).toEqual([]);
+      await Bun.sleep(700);
+      expect(w.signals).toEqual(["presence"]);
+      // Read now, with the real clock, the agent is offline.
+      const reader = await openStore(settings, Date.now);
+      expect((await reader.getPresence(scope))[0]?.status).toBe("offline");
+      await reader.close();
+    } finally {
+      rooms.close();
+      await earlier.close();
+    }
   });
 
   test(`a watcher more than ${CACHE_EVENTS} events behind is served from the store, in order`, async () => {

@@ -3,8 +3,10 @@
  * process. A hub watches the room through the store's change feed (one subscription or poll entry per room, not
  * per watcher), reads new events once for everyone into a bounded cache, and wakes its watchers; a watcher that
  * falls behind the cache reads the store itself, by seq, so memory stays bounded whatever a slow client does.
- * Signals (presence, locks, …) are passed on coalesced to at most one per second per room and kind.
+ * Signals (presence, locks, …) are passed on coalesced to at most one per second per room and kind; the hub adds
+ * the one no write reports, an agent going offline.
  */
+import { LIMITS } from "../protocol/limits.ts";
 import type { RoomEvent } from "../protocol/records.ts";
 import type { RoomChange, RoomScope, RoomStore, SignalKind } from "../store/types.ts";
 
@@ -12,6 +14,8 @@ import type { RoomChange, RoomScope, RoomStore, SignalKind } from "../store/type
 export const CACHE_EVENTS = 1000;
 const READ_BATCH = 100;
 const SIGNAL_EVERY_MS = 1000;
+/** The offline signal waits this much past the moment, so a reader then sees the agent offline. */
+const OFFLINE_SLACK_MS = 50;
 
 export interface Watcher {
   /** The log grew (or a read failed: `error` is set and the watcher should close). */
@@ -51,6 +55,8 @@ interface Hub {
   stale: boolean;
   lastSignal: Map<SignalKind, number>;
   pendingSignal: Map<SignalKind, ReturnType<typeof setTimeout>>;
+  /** Fires when the next agent of the room goes offline (a change no write reports). */
+  offlineTimer?: ReturnType<typeof setTimeout>;
 }
 
 export function createLiveRooms(store: RoomStore, now: () => number = Date.now): LiveRooms {
@@ -90,12 +96,38 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
     }
   }
 
+  /**
+   * Going offline is the passing of time, not a write, so no feed reports it: after each presence change the hub
+   * reads the room's presence once and sets a timer for the moment the next online agent goes offline.
+   */
+  async function scheduleOffline(hub: Hub): Promise<void> {
+    try {
+      const presence = await store.getPresence(hub.scope);
+      if (hubs.get(hub.scope.roomId) !== hub) return;
+      const at = presence
+        .filter((p) => p.status === "online")
+        .map((p) => Date.parse(p.lastSeen) + LIMITS.presenceOnlineMs)
+        .reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+      clearTimeout(hub.offlineTimer);
+      hub.offlineTimer = undefined;
+      if (at === Number.POSITIVE_INFINITY) return;
+      hub.offlineTimer = setTimeout(
+        () => signal(hub, "presence"),
+        Math.max(0, at - now()) + OFFLINE_SLACK_MS,
+      );
+      hub.offlineTimer.unref?.();
+    } catch {
+      // The store is down: the next presence change schedules again.
+    }
+  }
+
   function signal(hub: Hub, kind: SignalKind): void {
     if (hub.pendingSignal.has(kind)) return;
     const wait = (hub.lastSignal.get(kind) ?? Number.NEGATIVE_INFINITY) + SIGNAL_EVERY_MS - now();
     const fire = () => {
       hub.pendingSignal.delete(kind);
       hub.lastSignal.set(kind, now());
+      if (kind === "presence") void scheduleOffline(hub);
       for (const watcher of hub.watchers) watcher.onSignal(kind);
     };
     if (wait <= 0) fire();
@@ -109,6 +141,7 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
 
   function close(hub: Hub): void {
     hub.stop();
+    clearTimeout(hub.offlineTimer);
     for (const timer of hub.pendingSignal.values()) clearTimeout(timer);
     if (hubs.get(hub.scope.roomId) === hub) hubs.delete(hub.scope.roomId);
   }
@@ -153,6 +186,7 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
         hub = created;
         // A change between the read above and the watch would be missed: read once more now that it watches.
         void refresh(created);
+        void scheduleOffline(created);
       }
       const joined = hub;
       joined.head = Math.max(joined.head, first.head);

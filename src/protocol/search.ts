@@ -2,9 +2,10 @@
  * Full-text search of a room (tool `search`): one tokenizer, one ranking and one snippet rule for every driver, so
  * the same data gives the same ranked ids on SQLite (FTS5), Redis, Redis Cluster and Upstash.
  *
- * Tokens follow FTS5's default `unicode61` tokenizer: lower-cased, split on anything that is not a letter, a digit
- * or a private-use character, diacritics removed. One difference: combining marks are removed rather than
- * splitting a word (unicode61 splits "e\u0301" into "e" and a separator; here it is "e").
+ * Tokens follow FTS5's `unicode61` tokenizer: lower-cased, split on anything that is not a letter, a digit or a
+ * private-use character, diacritics of Latin letters removed (é → e; й, ά stay, as unicode61 keeps them). One
+ * difference: combining marks belong to the word they follow rather than splitting it (unicode61 splits
+ * "e\u0301" into "e" and a separator, here it is "e"; a Devanagari word keeps its vowel signs).
  *
  * Ranking is FTS5's bm25() (k1 = 1.2, b = 0.75, idf = ln((N − n + 0.5) / (n + 0.5)), floored at 1e-6), with the
  * statistics of the room alone: N documents in the room, their average length, n documents holding the term.
@@ -29,11 +30,12 @@ const IDF_FLOOR = 1e-6;
 
 /** A run of letters, digits, private-use characters and the marks that go with them. */
 const WORD = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
-const MARKS = /\p{M}+/gu;
+/** Combining marks on a Latin letter: the diacritics FTS5's unicode61 removes (é → e, but й and ά stay). */
+const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
 
-/** One word as a token: lower-cased, diacritics removed (NFD, marks dropped, NFC again); "" when nothing is left. */
+/** One word as a token: lower-cased, diacritics of Latin letters removed (NFD, marks dropped, NFC again). */
 export function fold(word: string): string {
-  return word.toLowerCase().normalize("NFD").replace(MARKS, "").normalize("NFC");
+  return word.toLowerCase().normalize("NFD").replace(LATIN_MARKS, "$1").normalize("NFC");
 }
 
 export interface Span {

@@ -208,7 +208,7 @@ export function buildSeed(template: Template, given: Record<string, string> = {}
       const rule =
         param.kind === "agent"
           ? "must be an agent id (1-64 chars of A-Z, a-z, 0-9, _ . : -)"
-          : `must be 1-${TEMPLATE_TEXT_MAX} characters on one line`;
+          : `must be 1-${TEMPLATE_TEXT_MAX} characters without control characters`;
       throw new RoomError("invalid", `Invalid arguments: params.${param.name}: ${rule}`);
     }
     params[param.name] = value;

@@ -5,9 +5,11 @@
  * key, and search giving the same ranked ids on every store for the same data.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { CATALOG } from "../../src/mcp/catalog.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { httpClient } from "../support/http.ts";
 import { applyPatch } from "../support/json-patch-apply.ts";
+import { connect } from "../support/mcp-client.ts";
 import { prng } from "../support/prng.ts";
 import { mutateJson, randomJson } from "../support/random-json.ts";
 import { OPERATOR, type RunningServer, startInProcess } from "../support/server.ts";
@@ -234,6 +236,26 @@ for (const make of E2E_STORES) {
         rooms: [{ roomId: second, createdAt: expect.any(String) }],
         count: 1,
       });
+    });
+
+    test("every tool's example through the official SDK client, whose output schemas validate each result", async () => {
+      const client = await connect(server.url, team);
+      try {
+        await client.client.listTools();
+        for (const tool of CATALOG.tools) {
+          const roomId = newRoomId();
+          await http.post("/admin/rooms", team, { roomId });
+          const args = await tool.example({ call: (name, a) => ok(team, name, { roomId, ...a }) });
+          const result = await client.raw(tool.name, tool.room ? { roomId, ...args } : args);
+          expect({ tool: tool.name, isError: result.isError ?? false }).toEqual({
+            tool: tool.name,
+            isError: false,
+          });
+          if (tool.output) expect(result.structuredContent, tool.name).toBeDefined();
+        }
+      } finally {
+        await client.close();
+      }
     });
 
     test("search: a scripted corpus, ranked; results kept for the comparison across stores", async () => {

@@ -10,6 +10,9 @@ import { eventTools } from "./tools/events.ts";
 import { lockTools } from "./tools/locks.ts";
 import { planTools } from "./tools/plan.ts";
 import { presenceTools } from "./tools/presence.ts";
+import { reviewTools } from "./tools/reviews.ts";
+import { roomTools } from "./tools/rooms.ts";
+import { searchTools } from "./tools/search.ts";
 import { varTools } from "./tools/vars.ts";
 
 /** A tools/list entry. */
@@ -103,4 +106,7 @@ export const CATALOG: Catalog = createCatalog([
   ...presenceTools,
   ...lockTools,
   ...varTools,
+  ...roomTools,
+  ...reviewTools,
+  ...searchTools,
 ]);

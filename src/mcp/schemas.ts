@@ -85,6 +85,10 @@ export const eventShape = z.object({
   timestamp: iso,
   read_by: z.array(z.string()),
   reply_to_id: z.string().optional(),
+  deleted: z
+    .object({ by: z.string(), at: iso })
+    .optional()
+    .describe("Set on a tombstone (delete_event): who deleted the event and when; its payload is {}"),
 });
 
 export const presenceShape = z.object({

@@ -55,6 +55,8 @@ export interface RoomEvent {
   timestamp: string;
   read_by: string[];
   reply_to_id?: string;
+  /** Set on a tombstone (delete_event): its payload is {} and this says who deleted it and when. */
+  deleted?: EventDeletion;
 }
 
 export interface Presence {
@@ -140,3 +142,32 @@ export const roomHint = (roomId: string): string =>
 
 /** Address meaning "every agent" in an event's `to`. */
 export const BROADCAST = "all";
+
+/** A tombstone's mark: who deleted the event and when (its payload is gone; seq, type, from, to stay). */
+export interface EventDeletion {
+  by: string;
+  at: string;
+}
+
+export const REVIEW_STATUSES = ["pending", "approved", "rejected"] as const;
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
+
+/** A peer review between agents: requested of one named reviewer, decided only by that reviewer. */
+export interface Review {
+  /** "rev-<n>". */
+  id: string;
+  status: ReviewStatus;
+  requester: string;
+  reviewer: string;
+  subject: string;
+  details: string;
+  /** The task under review, if any (it existed when the review was requested). */
+  task_id: string | null;
+  /** The context entry under review and its version at request time, if any. */
+  context_id: string | null;
+  context_version: string | null;
+  /** The reviewer's comment with the decision. */
+  comment: string | null;
+  created_at: string;
+  decided_at: string | null;
+}

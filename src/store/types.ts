@@ -20,6 +20,7 @@
  * This file imports only types, so drivers and the layers above can depend on it freely.
  */
 
+import type { AnalyticsLog } from "../protocol/analytics.ts";
 import type {
   ContextEntry,
   ContextType,
@@ -30,12 +31,16 @@ import type {
   Plan,
   Presence,
   Release,
+  Review,
+  ReviewStatus,
   RoomEvent,
   Summary,
   Task,
   TaskStatus,
   UnreadBatch,
 } from "../protocol/records.ts";
+import type { SearchHit, SearchKind } from "../protocol/search.ts";
+import type { RoomSeed } from "../protocol/templates.ts";
 import type { AccessStore } from "./access-types.ts";
 
 export type StoreDriver = "sqlite" | "redis" | "upstash";
@@ -156,6 +161,81 @@ export interface EventQuery {
   beforeSeq?: number;
   /** 1–100; filters apply before the limit. */
   limit: number;
+}
+
+export interface TaskDeletion {
+  taskId: string;
+  /** Acting agent: plan-lock and ownership identity, the event's `from` ("system" when absent). */
+  agentId?: string;
+  /** Delete even while other tasks depend on it (their dependency then counts as unmet). */
+  force?: boolean;
+  expectedVersion?: number;
+}
+
+export interface NewDependency {
+  taskId: string;
+  /** The task that must be done first. */
+  dependsOn: string;
+  agentId?: string;
+  expectedVersion?: number;
+}
+
+export interface ContextDeletion {
+  id: string;
+  /** Who deletes it: the context_deleted event's `from`. */
+  agentId: string;
+  /** "1.N": when given and not the current version → errors.contextVersionConflict. */
+  expectedVersion?: string;
+}
+
+export interface EventRemoval {
+  eventId: string;
+  /** Who deletes it (the tombstone's `deleted.by` and the event_deleted event's `from`). */
+  by: string;
+  /** Set for bound keys and invites: only an event whose `from` is this agent may be deleted. */
+  onlyAuthor?: string;
+}
+
+export interface NewReview {
+  requester: string;
+  reviewer: string;
+  subject: string;
+  details: string;
+  /** When given, MUST name a task of the room (errors.taskNotFound). */
+  taskId?: string;
+  /** When given, MUST name a context entry of the room (errors.contextNotFound); its version is recorded. */
+  contextId?: string;
+}
+
+export interface ReviewDecision {
+  reviewId: string;
+  /** The deciding agent: MUST be the review's reviewer (toolErrors.notReviewer). */
+  agentId: string;
+  status: Exclude<ReviewStatus, "pending">;
+  comment?: string;
+}
+
+export interface ReviewFilter {
+  reviewer?: string;
+  requester?: string;
+  status?: ReviewStatus;
+  taskId?: string;
+  contextId?: string;
+}
+
+export interface SearchQuery {
+  /** Distinct folded tokens (protocol/search.ts queryTerms), 1–QUERY_TERMS_MAX of them; every one must occur. */
+  terms: string[];
+  /** Kinds of documents to return (ranking statistics always cover every kind). */
+  types: readonly SearchKind[];
+  limit: number;
+}
+
+/** A room a team can use, for list_rooms. */
+export interface UsableRoom {
+  roomId: string;
+  /** When the team claimed it. */
+  createdAt: string;
 }
 
 /**
@@ -291,6 +371,67 @@ export interface RoomStore extends AccessStore {
   setVar(scope: RoomScope, key: string, value: string, agentId: string): Promise<void>;
   getVar(scope: RoomScope, key: string): Promise<string | null>;
   listVars(scope: RoomScope): Promise<Record<string, string>>;
+
+  // ── the rest of the earlier server's tools (deletions, history, templates, reviews, search, analytics) ──
+  /**
+   * Deletes a task and appends `task_deleted` {taskId, task, force} (to "all"). Checks, in this order: plan lock,
+   * existence, version, ownership (as updateTask), dependents: refused with toolErrors.hasDependents while other
+   * tasks depend on it, unless `force` (their depends_on then names a missing task, which counts as unmet).
+   * Returns the task as it was.
+   */
+  deleteTask(scope: RoomScope, input: TaskDeletion): Promise<Task>;
+  /**
+   * Appends one dependency to a task's depends_on in the same atomic step as the plan's checks (plan lock,
+   * existence, version, ownership, dependencies known and acyclic, status: an in_progress or done task may only
+   * gain a done dependency), bumps version and appends `task_updated` {task, previousStatus, changes:
+   * {depends_on}}. A dependency already present changes nothing and returns the task as it is.
+   */
+  addDependency(scope: RoomScope, input: NewDependency): Promise<Task>;
+  /**
+   * Deletes an entry with its history and appends `context_deleted` {contextId, entry} from agentId, addressed
+   * like writeContext's event but always appended ("all" when it has no consumer). Returns the entry as it was.
+   */
+  deleteContext(scope: RoomScope, input: ContextDeletion): Promise<ContextEntry>;
+  /** The current entry and its earlier versions (oldest first) in one atomic read; errors.contextNotFound. */
+  contextVersions(scope: RoomScope, id: string): Promise<{ entry: ContextEntry; history: ContextVersion[] }>;
+  /**
+   * Replaces an event posted with postEvent by a tombstone: same id, seq, type, from, to, timestamp, reply_to_id and
+   * read_by, payload {}, `deleted` {by, at}; removes it from search and appends `event_deleted` {eventId, seq,
+   * type} from `by` to "all". Seqs stay gap-free and every cursor stays where it was (a tombstone is delivered like
+   * any event). Refusals: errors.eventNotFound; toolErrors.roomdEvent for events roomd appended itself;
+   * toolErrors.notAuthor when onlyAuthor is set and is not the event's `from`. A tombstone is returned as it is.
+   */
+  deleteEvent(scope: RoomScope, input: EventRemoval): Promise<RoomEvent>;
+  /** The team's live rooms, oldest claim first (list_rooms). */
+  usableRooms(teamId: string): Promise<UsableRoom[]>;
+  /**
+   * Fills a new or empty room (no task, no context entry, no event; else toolErrors.roomNotEmpty) from a seed, as
+   * `agentId`, in one atomic step, claiming it: the tasks (ids task-1…, depends_on mapped from seed indexes) with
+   * their task_added events, the context entries (ctx-1…) with their context_available events, then
+   * `template_applied` {template, tasks, contexts} (ids). The plan lock is checked like addTask.
+   */
+  seedRoom(
+    scope: RoomScope,
+    seed: RoomSeed,
+    agentId: string,
+  ): Promise<{ tasks: Task[]; contexts: ContextEntry[] }>;
+  /** Stores a pending review "rev-<n>" and appends `review_requested` {review} from requester to reviewer. */
+  requestReview(scope: RoomScope, input: NewReview): Promise<Review>;
+  /**
+   * Decides a pending review: only its reviewer (toolErrors.notReviewer), only once (toolErrors.reviewDecided);
+   * appends `review_decided` {review} from the reviewer to the requester. toolErrors.reviewNotFound when absent.
+   */
+  decideReview(scope: RoomScope, input: ReviewDecision): Promise<Review>;
+  /** Reviews in request order, filtered. */
+  listReviews(scope: RoomScope, filter: ReviewFilter): Promise<Review[]>;
+  /**
+   * Ranked hits (protocol/search.ts: bm25 with the room's own statistics, ties by id, snippets) among the room's
+   * tasks, context entries and posted events (not the events roomd appends itself, nor tombstones). The index is
+   * kept by the writes themselves, in their atomic step.
+   */
+  search(scope: RoomScope, query: SearchQuery): Promise<SearchHit[]>;
+  /** Everything get_room_analytics reads, in one atomic read (see protocol/analytics.ts AnalyticsLog). */
+  analyticsLog(scope: RoomScope): Promise<AnalyticsLog>;
 
   // ── lifecycle ─────────────────────────────────────────────────────────────────────────────────────────
   /** Resolves when the store answers; throws RoomError("store_unavailable") otherwise. */

@@ -206,6 +206,7 @@ for (const make of E2E_STORES) {
           summary: "Auth API v1.1",
           previousVersion: "1.0",
           version: "1.1",
+          consuming_agents: ["frontend"],
         });
       });
 

@@ -11,8 +11,10 @@ import { keyTests, provisionTests } from "./conformance/access-keys.ts";
 import { rateTests } from "./conformance/access-rate.ts";
 import { mayClaimTests, roomAdminTests, roomLimitTests } from "./conformance/access-rooms.ts";
 import { roomStatsTests, roomSummaryTests } from "./conformance/access-views.ts";
+import { analyticsTests } from "./conformance/analytics.ts";
 import { concurrencyTests } from "./conformance/concurrency.ts";
 import { contextTests } from "./conformance/context.ts";
+import { deletionTests } from "./conformance/deletions.ts";
 import { consumeTests, eventTests } from "./conformance/events.ts";
 import { feedTests } from "./conformance/feed.ts";
 import {
@@ -31,7 +33,9 @@ import { ownershipTests } from "./conformance/ownership.ts";
 import { planLockTests, planTests } from "./conformance/plan.ts";
 import { planRuleTests } from "./conformance/plan-rules.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
+import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
+import { searchTests } from "./conformance/search.ts";
 import { varTests } from "./conformance/vars.ts";
 
 export type { Capability, OpenOptions, StoreFactory } from "./conformance/harness.ts";
@@ -113,6 +117,11 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("faults that are bugs", () => faultTests(suite));
     describe("the change feed", () => feedTests(suite));
     describe("the log for watchers", () => logTests(suite));
+    describe("deletions and dependencies", () => deletionTests(suite));
+    describe("reviews", () => reviewTests(suite));
+    describe("templates and usable rooms", () => templateTests(suite));
+    describe("search", () => searchTests(suite));
+    describe("analytics", () => analyticsTests(suite));
     describe("access: keys", () => keyTests(suite));
     describe("access: provisionTeam", () => provisionTests(suite));
     describe("access: rate limiting", () => rateTests(suite));

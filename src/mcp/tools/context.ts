@@ -1,8 +1,12 @@
-/** Context tools (4): typed, versioned artifacts such as API contracts and change requests. */
+/** Context tools (7): typed, versioned artifacts such as API contracts and change requests, with their history. */
 import { z } from "zod";
+import { diffJson } from "../../protocol/json-patch.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { validatePayload } from "../../protocol/payloads.ts";
+import type { ContextEntry } from "../../protocol/records.ts";
+import { toolErrors } from "../../protocol/tool-errors.ts";
 import { jsonObject } from "../../protocol/validation.ts";
+import type { ContextVersion } from "../../store/types.ts";
 import { actingAgentId, contextId, contextShape, contextType, otherAgentId, roomId } from "../schemas.ts";
 import { defineTool, type ExampleRoom } from "../tool.ts";
 
@@ -41,6 +45,31 @@ const writtenNote = (room: ExampleRoom) =>
     payload: { text: "Staging listens on port 8080." },
     author: "alice",
   });
+
+/** A version argument: "1.0", "1.1", … */
+const versionArg = z.string().regex(/^1\.\d{1,6}$/, { error: 'must look like "1.0", "1.1", …' });
+const versionShape = z.object({
+  version: z.string(),
+  author: z.string(),
+  timestamp: z.string().describe("ISO 8601 time"),
+  summary: z.string(),
+  consuming_agents: z.array(z.string()),
+  payload: z.record(z.string(), z.unknown()),
+});
+/** Every version of an entry, oldest first: its kept history, then the current one. */
+function allVersions(entry: ContextEntry, history: ContextVersion[]): ContextVersion[] {
+  const { id: _id, type: _type, ...current } = entry;
+  return [...history, current];
+}
+const revisedNote = async (room: ExampleRoom) => {
+  const note = await writtenNote(room);
+  await room.call("update_context", {
+    id: note.id,
+    author: "alice",
+    payload: { text: "Staging listens on port 8081.", references: ["ops"] },
+  });
+  return note;
+};
 
 export const contextTools = [
   defineTool({
@@ -176,5 +205,99 @@ export const contextTools = [
         payload: a.payload,
         expectedVersion: a.expectedVersion,
       }),
+  }),
+  defineTool({
+    name: "delete_context",
+    title: "Delete a context entry",
+    description:
+      "Delete a context entry and its history (for an entry published by mistake; revise a wrong one with update_context instead). Pass expectedVersion to refuse the deletion if someone revised it first. Posts a context_deleted event holding the entry as it was, to its consumers.",
+    returns: "ContextEntry (as it was before the deletion)",
+    input: z.strictObject({
+      roomId,
+      id: contextId,
+      agentId: actingAgentId,
+      expectedVersion: version.optional(),
+    }),
+    output: contextShape,
+    effect: "destructive",
+    acting: ["agentId"],
+    events: ["context_deleted"],
+    errors: [NOT_FOUND, "Version conflict: context <id> is at version <v>"],
+    example: async (room) => ({ id: (await writtenNote(room)).id, agentId: "alice" }),
+    handler: (a, call) =>
+      call.store.deleteContext(call.scope, {
+        id: a.id,
+        agentId: a.agentId,
+        expectedVersion: a.expectedVersion,
+      }),
+  }),
+  defineTool({
+    name: "get_context_history",
+    title: "Every version of a context entry",
+    description:
+      "Every version of a context entry, oldest first (1.0, 1.1, …, the current one last): who wrote each, when, its summary, consumers and payload. Use diff_context to see what changed between two of them.",
+    returns:
+      "{id, type, versions: [{version, author, timestamp, summary, consuming_agents, payload}] oldest first}",
+    input: z.strictObject({ roomId, id: contextId }),
+    output: z.object({
+      id: z.string(),
+      type: contextType,
+      versions: z.array(versionShape),
+    }),
+    effect: "read",
+    errors: [NOT_FOUND],
+    example: async (room) => ({ id: (await revisedNote(room)).id }),
+    handler: async (a, call) => {
+      const { entry, history } = await call.store.contextVersions(call.scope, a.id);
+      return { id: entry.id, type: entry.type, versions: allVersions(entry, history) };
+    },
+  }),
+  defineTool({
+    name: "diff_context",
+    title: "What changed in a context entry",
+    description:
+      "What changed in a context entry's payload between two versions, as an RFC 6902 JSON Patch (deep: a changed field deep in an endpoint is one small operation). Applying the patch to the payload of version `from` gives the payload of version `to`. to defaults to the current version, from to the version before `to`.",
+    returns: "{id, type, from, to, patch: RFC 6902 operations}",
+    input: z.strictObject({
+      roomId,
+      id: contextId,
+      from: versionArg.optional().describe('The older version, e.g. "1.0" (default: the one before `to`).'),
+      to: versionArg.optional().describe('The newer version, e.g. "1.2" (default: the current one).'),
+    }),
+    output: z.object({
+      id: z.string(),
+      type: contextType,
+      from: z.string(),
+      to: z.string(),
+      patch: z.array(
+        z.object({
+          op: z.enum(["add", "remove", "replace"]),
+          path: z.string().describe("RFC 6901 JSON Pointer into the payload"),
+          value: z.any().optional().describe("The new value (add, replace)"),
+        }),
+      ),
+    }),
+    effect: "read",
+    errors: [NOT_FOUND, toolErrors.versionNotFound("<id>", "<v>", "<latest>").message],
+    example: async (room) => ({ id: (await revisedNote(room)).id, from: "1.0", to: "1.1" }),
+    handler: async (a, call) => {
+      const { entry, history } = await call.store.contextVersions(call.scope, a.id);
+      const versions = allVersions(entry, history);
+      const pick = (v: string) => {
+        const found = versions.find((x) => x.version === v);
+        if (!found) throw toolErrors.versionNotFound(entry.id, v, entry.version);
+        return found;
+      };
+      const to = pick(a.to ?? entry.version);
+      const before = versions[versions.indexOf(to) - 1] ?? to;
+      const from = a.from === undefined ? before : pick(a.from);
+      return {
+        id: entry.id,
+        type: entry.type,
+        from: from.version,
+        to: to.version,
+        patch: diffJson(from.payload, to.payload),
+      };
+    },
   }),
 ];

@@ -1,9 +1,10 @@
-/** Event tools (7): the append-only log and each agent's read cursor. */
+/** Event tools (8): the append-only log, each agent's read cursor, waiting, and tombstones. */
 import { z } from "zod";
 import { waitForEvents } from "../../live/wait.ts";
 import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { BROADCAST } from "../../protocol/records.ts";
+import { toolErrors } from "../../protocol/tool-errors.ts";
 import { line } from "../../protocol/validation.ts";
 import type { NewEvent } from "../../store/types.ts";
 import {
@@ -224,5 +225,31 @@ export const eventTools = [
       from: "alice",
     }),
     handler: (a, call) => call.store.postEvent(call.scope, { ...newEvent(a), replyToId: a.replyToId }),
+  }),
+  defineTool({
+    name: "delete_event",
+    title: "Delete an event",
+    description:
+      "Delete an event you posted (post_event or reply_to_event): it becomes a tombstone with the same id, seq, type, from, to and time, an empty payload and deleted {by, at}, so the log keeps no gap and every cursor stays exact. A key bound to an agent deletes only that agent's events; an unbound team key any posted event. Events roomd appends itself (task_added, context_updated, …) cannot be deleted. Posts an event_deleted event.",
+    returns: "Event (the tombstone)",
+    input: z.strictObject({ roomId, eventId, agentId: actingAgentId }),
+    output: eventShape,
+    effect: "destructive",
+    idempotent: true,
+    acting: ["agentId"],
+    events: ["event_deleted"],
+    errors: [
+      EVENT_NOT_FOUND,
+      toolErrors.notAuthor("<id>", "<agent>").message,
+      toolErrors.roomdEvent("<id>", "<type>").message,
+    ],
+    example: async (room) => ({ eventId: (await postedEvent(room)).id, agentId: "alice" }),
+    handler: (a, call) =>
+      call.store.deleteEvent(call.scope, {
+        eventId: a.eventId,
+        by: a.agentId,
+        // A bound key (every invite is bound) deletes only its own agent's events; an unbound team key any.
+        onlyAuthor: call.principal.boundAgentId,
+      }),
   }),
 ];

@@ -1,7 +1,8 @@
-/** Plan tools (7): the task list with dependencies, owners and versions, and the session-start summary. */
+/** Plan tools (9): the task list with dependencies, owners and versions, and the session-start summary. */
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
 import { roomHint, type Task } from "../../protocol/records.ts";
+import { toolErrors } from "../../protocol/tool-errors.ts";
 import { line } from "../../protocol/validation.ts";
 import {
   actingAgentId,
@@ -193,6 +194,81 @@ export const planTools = [
       call.store.updateTask(call.scope, {
         taskId: a.taskId,
         priority: a.priority,
+        agentId: a.agentId,
+        expectedVersion: a.expectedVersion,
+      }),
+  }),
+  defineTool({
+    name: "delete_task",
+    title: "Delete a task",
+    description:
+      "Delete a task from the plan. Refused while other tasks depend on it, unless force=true (their dependency then counts as unmet: fix them with update_task). Same rules as update_task: another agent's task needs expectedVersion. Posts a task_deleted event holding the task as it was.",
+    returns: "Task (as it was before the deletion)",
+    input: z.strictObject({
+      roomId,
+      taskId,
+      force: z.boolean().optional().describe("Delete even while other tasks depend on it (default false)."),
+      agentId: actingAgentId.optional(),
+      expectedVersion: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe("The version you read; the deletion is refused if the task changed since."),
+    }),
+    output: taskShape,
+    effect: "destructive",
+    acting: ["agentId"],
+    events: ["task_deleted"],
+    errors: [
+      "Task not found: <id>",
+      "Version conflict: task <id> is at version <n> (<status>, owned by <agent>); read it again before changing it",
+      "Task <id> is owned by <agent>; pass expectedVersion to take it over",
+      toolErrors.hasDependents("<id>", ["<id>", "…"]).message,
+      PLAN_LOCKED,
+    ],
+    example: async (room) => ({ taskId: (await addedTask(room)).id, agentId: "alice" }),
+    handler: (a, call) =>
+      call.store.deleteTask(call.scope, {
+        taskId: a.taskId,
+        agentId: a.agentId,
+        force: a.force,
+        expectedVersion: a.expectedVersion,
+      }),
+  }),
+  defineTool({
+    name: "add_dependency",
+    title: "Add a dependency",
+    description:
+      "Make a task depend on another one (appended to its depends_on; nothing changes if it is already there). The other task must exist and no cycle may form; an in_progress or done task may only gain a done dependency. Same rules as update_task: another agent's task needs expectedVersion. Posts a task_updated event.",
+    returns: "Task (as updated)",
+    input: z.strictObject({
+      roomId,
+      taskId,
+      dependsOn: taskId.describe("The task that must be done first (e.g. task-2)."),
+      agentId: actingAgentId.optional(),
+      expectedVersion: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe("The version you read; the change is refused if the task changed since."),
+    }),
+    output: taskShape,
+    effect: "write",
+    idempotent: true,
+    acting: ["agentId"],
+    events: ["task_updated"],
+    errors: UPDATE_ERRORS,
+    example: async (room) => {
+      const first = await addedTask(room);
+      const second = await room.call("add_task", { title: "Style the login page", agentId: "alice" });
+      return { taskId: second.id, dependsOn: first.id, agentId: "alice" };
+    },
+    handler: (a, call) =>
+      call.store.addDependency(call.scope, {
+        taskId: a.taskId,
+        dependsOn: a.dependsOn,
         agentId: a.agentId,
         expectedVersion: a.expectedVersion,
       }),

@@ -1,6 +1,7 @@
 /** Context operations of the Redis store. */
 import { PAYLOAD_SCHEMAS, validatePayload } from "../../protocol/payloads.ts";
 import { CONTEXT_TYPES, type ContextType } from "../../protocol/records.ts";
+import { contextFields, fieldTerms, jsonText, type SearchFields } from "../../protocol/search.ts";
 import type { ContextVersion, RoomStore } from "../types.ts";
 import type { Call } from "./call.ts";
 import { byCreation, type StoredEntry, toEntry } from "./records.ts";
@@ -18,6 +19,14 @@ type ContextOps = Pick<
 const validTypes = (payload: unknown): ContextType[] =>
   CONTEXT_TYPES.filter((type) => PAYLOAD_SCHEMAS[type].safeParse(payload).success);
 
+/** Search terms of the summary and payload an update changes, "" when it changes neither. */
+function changedTerms(summary: string | undefined, payload: unknown): string {
+  const fields: SearchFields = [];
+  if (summary !== undefined) fields.push(["summary", summary]);
+  if (payload !== undefined) fields.push(["payload", jsonText(payload)]);
+  return fields.length === 0 ? "" : JSON.stringify(fieldTerms(fields));
+}
+
 export function contextOps(call: Call): ContextOps {
   return {
     async writeContext(scope, input) {
@@ -27,6 +36,7 @@ export function contextOps(call: Call): ContextOps {
         input.summary,
         JSON.stringify(input.consuming_agents),
         JSON.stringify(input.payload),
+        JSON.stringify(fieldTerms(contextFields(input))),
       ]);
       return toEntry(value);
     },
@@ -63,6 +73,7 @@ export function contextOps(call: Call): ContextOps {
             hasPayload ? JSON.stringify(input.payload) : "",
             hasPayload ? validTypes(input.payload).join(" ") : "",
             input.expectedVersion ?? "",
+            changedTerms(input.summary, input.payload),
           ],
           ["payload"],
         );

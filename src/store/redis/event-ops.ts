@@ -1,5 +1,6 @@
 /** Event operations of the Redis store. */
 import type { RoomEvent, UnreadBatch } from "../../protocol/records.ts";
+import { eventFields, fieldTerms } from "../../protocol/search.ts";
 import type { RoomStore } from "../types.ts";
 import type { Call } from "./call.ts";
 import { type StoredEvent, toEvent } from "./records.ts";
@@ -20,6 +21,7 @@ export function eventOps(call: Call): EventOps {
         input.to,
         JSON.stringify(input.payload ?? {}),
         input.replyToId ?? "",
+        JSON.stringify(fieldTerms(eventFields({ type: input.type, payload: input.payload ?? {} }))),
       ]);
       return toEvent({ e: value, r: [] });
     },

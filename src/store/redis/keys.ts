@@ -29,6 +29,12 @@ export const ROOM_KEY_PARTS = [
   "idem", // hash: idempotency key → "<at ms> <fingerprint> <result JSON>", kept 24 h
   "idem_at", // zset: idempotency key scored by its time, so old keys are dropped a few at a time
   "event_addr", // zset (score 0): "<to> <seq, 12 digits>" per event, so an addressee's events are a lex range
+  "search_post", // zset (score 0): "<token> <doc id> <count>" per token of each searchable document (lex ranges)
+  "search_len", // hash: doc id → its length in tokens (HLEN = documents of the room)
+  "search_fields", // hash: doc id → JSON {field: {token: count}}, what a write replaces field by field
+  "posted", // hash: seq → "1" for events posted by agents (post_event, reply_to_event): the deletable ones
+  "reviews", // hash: review id → Review JSON
+  "ctx_reads", // hash: "<seq> <agent>" → ms of the first delivery of a context event to that agent
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];

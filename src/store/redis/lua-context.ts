@@ -27,12 +27,14 @@ local author = ARGV[6]          -- author
 local summary = ARGV[7]         -- summary
 local agents_json = ARGV[8]     -- consuming_agents as a JSON array of strings
 local payload = ARGV[9]         -- payload JSON, validated by the caller
+local terms = ARGV[10]          -- search terms, JSON {summary: {token: count}, payload: {…}}
 if not OWNED and not CLAIM_OK then return CLAIM end
 local id = "ctx-" .. W("HINCRBY", K_META, "ctx_n", 1)
 local entry = entry_json({ id = id, type = ctype, author = author, timestamp = NOW_ISO, summary = summary,
   version = "1.0" }, agents_json)
 W("HSET", K_CTX, id, entry)
 W("HSET", K_CTX_PAYLOAD, id, payload)
+IX.put(id, cjson.decode(terms))
 changed(id)
 notify("context_available", author, cjson.decode(agents_json), '{"contextId":' .. str(id) .. ',"contextType":'
   .. str(ctype) .. ',"summary":' .. str(summary) .. ',"consuming_agents":' .. agents_json .. '}')
@@ -90,6 +92,7 @@ local fields = ARGV[7]          -- JSON {summary?, consuming_agents?} to apply
 local payload = ARGV[8]         -- new payload JSON, "" to keep the current one
 local valid_for = ARGV[9]       -- " "-separated context types the new payload is valid for (when given)
 local expected = ARGV[10]       -- expected version "1.N", "" for any
+local terms = ARGV[11]          -- search terms of the changed summary/payload, JSON {field: {token: count}}, "" for none
 local raw = OWNED and redis.call("HGET", K_CTX, id)
 if not raw then return '{"err":"contextNotFound","id":' .. str(id) .. '}' end
 local m = cjson.decode(raw)
@@ -117,10 +120,47 @@ local entry = entry_json(m, strs(m.consuming_agents))
 if payload == "" then payload = old_payload end
 W("HSET", K_CTX, id, entry)
 W("HSET", K_CTX_PAYLOAD, id, payload)
+if terms ~= "" then IX.put(id, cjson.decode(terms)) end
 changed(id)
 notify("context_updated", author, m.consuming_agents, '{"contextId":' .. str(id) .. ',"contextType":'
   .. str(m.type) .. ',"summary":' .. str(m.summary) .. ',"previousVersion":' .. str(previous)
-  .. ',"version":' .. str(m.version) .. '}')
+  .. ',"version":' .. str(m.version) .. ',"consuming_agents":' .. strs(m.consuming_agents) .. '}')
 commit()
 return ok('{"m":' .. entry .. ',"p":' .. payload .. '}')
+`;
+
+/**
+ * deleteContext: the entry, its payload and history, out of the index. Replies {ok: {m, p}} (as it was) or
+ * {err: "contextNotFound" | "contextVersion"}.
+ */
+export const DELETE_CONTEXT = `
+local id = ARGV[5]              -- context id
+local agent = ARGV[6]           -- who deletes it (the event's from)
+local expected = ARGV[7]        -- expected version "1.N", "" for any
+local raw = OWNED and redis.call("HGET", K_CTX, id)
+if not raw then return '{"err":"contextNotFound","id":' .. str(id) .. '}' end
+local m = cjson.decode(raw)
+if expected ~= "" and expected ~= m.version then
+  return '{"err":"contextVersion","id":' .. str(id) .. ',"version":' .. str(m.version) .. ',"author":' .. str(m.author) .. '}'
+end
+local payload = redis.call("HGET", K_CTX_PAYLOAD, id)
+redis.call("HDEL", K_CTX, id)
+redis.call("HDEL", K_CTX_PAYLOAD, id)
+redis.call("HDEL", K_CTX_HIST, id)
+redis.call("ZREM", K_CTX_CHANGES, id)
+IX.drop(id)
+local agents = m.consuming_agents
+append_event("context_deleted", agent, #agents == 1 and agents[1] or "all", '{"contextId":' .. str(id)
+  .. ',"entry":' .. string.sub(raw, 1, -2) .. ',"payload":' .. payload .. '}}')
+commit()
+return ok('{"m":' .. raw .. ',"p":' .. payload .. '}')
+`;
+
+/** contextVersions: the entry and its earlier versions at once. Replies {ok: {m, p, h}} or {err: "contextNotFound"}. */
+export const CONTEXT_VERSIONS = `
+local id = ARGV[5]              -- context id
+local entry = OWNED and redis.call("HGET", K_CTX, id)
+if not entry then return '{"err":"contextNotFound","id":' .. str(id) .. '}' end
+return ok('{"m":' .. entry .. ',"p":' .. redis.call("HGET", K_CTX_PAYLOAD, id) .. ',"h":'
+  .. (redis.call("HGET", K_CTX_HIST, id) or "[]") .. '}')
 `;

@@ -10,11 +10,16 @@ local from = ARGV[6]            -- sender
 local to = ARGV[7]              -- addressee or "all"
 local payload = ARGV[8]         -- payload JSON
 local reply_to = ARGV[9]        -- id of the event replied to, "" for none
+local terms = ARGV[10]          -- search terms, JSON {type: {token: count}, payload: {…}}
 if reply_to ~= "" and not (OWNED and event_seq_of(reply_to)) then
   return '{"err":"eventNotFound","id":' .. str(reply_to) .. '}'
 end
 if not OWNED and not CLAIM_OK then return CLAIM end
 local e = append_event(etype, from, to, payload, optional(reply_to))
+-- Posted by an agent: deletable (delete_event) and searchable.
+local seq = redis.call("HGET", K_META, "event_seq")
+W("HSET", K_POSTED, seq, "1")
+IX.put("evt-" .. seq, cjson.decode(terms))
 commit()
 return ok(e)
 `;
@@ -95,4 +100,37 @@ local id = ARGV[5]              -- event id
 local seq = OWNED and event_seq_of(id)
 if not seq then return '{"err":"eventNotFound","id":' .. str(id) .. '}' end
 return ok(redis.call("HGET", K_EVENT_READS, seq) or "[]")
+`;
+
+/**
+ * deleteEvent: a posted event becomes a tombstone (same header, payload {}, "deleted" {by, at}), leaves the index,
+ * and event_deleted is appended. Replies {ok: {e, r}} (the tombstone) or {err: "eventNotFound" | "roomdEvent" |
+ * "notAuthor"}; a tombstone is answered as it is.
+ */
+export const DELETE_EVENT = `
+local id = ARGV[5]              -- event id
+local by = ARGV[6]              -- who deletes it
+local only = ARGV[7]            -- when not "": only an event whose from is this agent may be deleted
+local seq = OWNED and event_seq_of(id)
+if not seq then return '{"err":"eventNotFound","id":' .. str(id) .. '}' end
+local raw = redis.call("HGET", K_EVENTS, seq)
+local e = cjson.decode(raw)
+if redis.call("HGET", K_POSTED, seq) ~= "1" then
+  return '{"err":"roomdEvent","id":' .. str(id) .. ',"type":' .. str(e.type) .. '}'
+end
+if only ~= "" and e.from ~= only then
+  return '{"err":"notAuthor","id":' .. str(id) .. ',"from":' .. str(e.from) .. '}'
+end
+local readers = redis.call("HGET", K_EVENT_READS, seq) or "[]"
+if e.deleted then return ok('{"e":' .. raw .. ',"r":' .. readers .. '}') end
+local tomb = '{"id":' .. str(e.id) .. ',"seq":' .. num(e.seq) .. ',"type":' .. str(e.type) .. ',"from":' .. str(e.from)
+  .. ',"to":' .. str(e.to) .. ',"payload":{},"timestamp":' .. str(e.timestamp)
+  .. (e.reply_to_id and (',"reply_to_id":' .. str(e.reply_to_id)) or "")
+  .. ',"deleted":{"by":' .. str(by) .. ',"at":' .. str(NOW_ISO) .. '}}'
+W("HSET", K_EVENTS, seq, tomb)
+IX.drop(id)
+append_event("event_deleted", by, "all", '{"eventId":' .. str(id) .. ',"seq":' .. num(e.seq) .. ',"type":'
+  .. str(e.type) .. '}')
+commit()
+return ok('{"e":' .. tomb .. ',"r":' .. readers .. '}')
 `;

@@ -61,6 +61,17 @@ end
 local function addressed_count(to, after)
   return redis.call("ZLEXCOUNT", K_EVENT_ADDR, "(" .. addr_member(to, after), addr_end(to))
 end
+-- When context events reach an agent (the analytics time contract reads): the first delivery of each, kept in
+-- ctx_reads as "<seq> <agent>" → ms. The type is read from the event's header, before its payload.
+local function note_reads(agent, seqs)
+  if #seqs == 0 then return end
+  local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))
+  for i = 1, #seqs do
+    if evs[i] and string.find(evs[i], '^{"id":"evt%-%d+","seq":%d+,"type":"context_[au][vp]') then
+      W("HSETNX", K_CTX_READS, seqs[i] .. " " .. agent, num(NOW))
+    end
+  end
+end
 -- Delivers up to limit events addressed to "all" or the agent after its cursor (two index ranges merged by
 -- seq), moves the cursor to the last one, and counts what is left. One script, so delivery is exactly once.
 local function consume(agent, limit)
@@ -82,6 +93,7 @@ local function consume(agent, limit)
   if #picked > 0 then
     cursor = picked[#picked]
     W("HSET", K_CURSORS, agent, cursor)
+    note_reads(agent, picked)
   end
   local last = cursor or 0
   local remaining = addressed_count("all", last) + (agent ~= "all" and addressed_count(agent, last) or 0)

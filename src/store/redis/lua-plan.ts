@@ -110,6 +110,7 @@ local description = ARGV[7]     -- description
 local deps_json = ARGV[8]       -- depends_on as a JSON array of distinct strings
 local priority = ARGV[9]        -- priority as a number, "" for null
 local from = ARGV[10]           -- the event's from (agent or "system")
+local terms = ARGV[11]          -- search terms, JSON {title: {token: count}, description: {…}}
 local locked = OWNED and plan_locked(agent)
 if locked then return locked end
 local unknown = unknown_dep(cjson.decode(deps_json))
@@ -120,6 +121,7 @@ local id = "task-" .. W("HINCRBY", K_META, "task_n", 1)
 local task = task_json({ id = id, title = title, description = description, status = "pending",
   priority = tonumber(priority), version = 1, created_at = NOW_ISO, updated_at = NOW_ISO }, deps_json)
 W("HSET", K_TASKS, id, task)
+IX.put(id, cjson.decode(terms))
 moved(nil, "pending")
 W("HSETNX", K_META, "plan_created_at", NOW_ISO)
 W("HSET", K_META, "plan_updated_at", NOW_ISO)
@@ -139,6 +141,7 @@ local expected = ARGV[7]        -- expected version, "" for any
 local fields = ARGV[8]          -- JSON {status?, owner? (string|null), title?, description?, depends_on?, priority? (number|null)}
 local changes = ARGV[9]         -- JSON of the supplied fields and note, for the event
 local from = ARGV[10]           -- the event's from (agent or "system")
+local terms = ARGV[11]          -- search terms of the changed title/description, JSON {field: {token: count}}, "" for none
 local locked = OWNED and plan_locked(agent)
 if locked then return locked end
 local raw = OWNED and redis.call("HGET", K_TASKS, id)
@@ -175,6 +178,7 @@ t.version = t.version + 1
 t.updated_at = NOW_ISO
 local task = task_json(t, strs(t.depends_on))
 W("HSET", K_TASKS, id, task)
+if terms ~= "" then IX.put(id, cjson.decode(terms)) end
 moved(previous, status)
 W("HSET", K_META, "plan_updated_at", NOW_ISO)
 append_event("task_updated", from, "all",
@@ -217,4 +221,149 @@ local people = {}
 for i = 1, #presence, 2 do people[#people + 1] = str(presence[i]) .. ":" .. presence[i + 1] end
 return ok('{"exists":true,"tasks":[' .. table.concat(mine, ",") .. '],"unread":' .. unread .. ',"newContextCount":'
   .. fresh .. ',"presence":{' .. table.concat(people, ",") .. '}}')
+`;
+
+/** The checks every plan write makes first, in order: plan lock, existence, version, ownership. */
+const PLAN_WRITE_CHECKS = `
+local locked = OWNED and plan_locked(agent)
+if locked then return locked end
+local raw = OWNED and redis.call("HGET", K_TASKS, id)
+if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
+local t = cjson.decode(raw)
+if expected ~= "" and tonumber(expected) ~= t.version then
+  return '{"err":"taskVersion","id":' .. str(id) .. ',"version":' .. num(t.version) .. ',"status":'
+    .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
+end
+if val(t.owner) and t.owner ~= agent and expected == "" then
+  return '{"err":"ownedByOther","id":' .. str(id) .. ',"owner":' .. str(t.owner) .. '}'
+end
+`;
+
+/**
+ * deleteTask. Replies {ok: Task (as it was)} or {err: "planLocked" | "taskNotFound" | "taskVersion" |
+ * "ownedByOther" | "hasDependents"}. Finding dependents decodes every task: O(tasks), like SQLite's scan.
+ */
+export const DELETE_TASK = `${PLAN_HELPERS}
+local agent = ARGV[5]           -- acting agent ("" when absent): plan-lock and ownership identity
+local id = ARGV[6]              -- task id
+local expected = ARGV[7]        -- expected version, "" for any
+local force = ARGV[8] == "1"    -- "1": delete even while other tasks depend on it
+local from = ARGV[9]            -- the event's from (agent or "system")
+${PLAN_WRITE_CHECKS}
+local waiting = {}
+local all = redis.call("HGETALL", K_TASKS)
+for i = 1, #all, 2 do
+  if all[i] ~= id then
+    for _, dep in ipairs(cjson.decode(all[i + 1]).depends_on) do
+      if dep == id then waiting[#waiting + 1] = all[i] break end
+    end
+  end
+end
+table.sort(waiting, function(a, b) return tonumber(string.match(a, "(%d+)$")) < tonumber(string.match(b, "(%d+)$")) end)
+if #waiting > 0 and not force then
+  return '{"err":"hasDependents","id":' .. str(id) .. ',"dependents":' .. strs(waiting) .. '}'
+end
+ensure_counts()
+redis.call("HDEL", K_TASKS, id)
+IX.drop(id)
+moved(t.status, nil)
+W("HSET", K_META, "plan_updated_at", NOW_ISO)
+append_event("task_deleted", from, "all",
+  '{"taskId":' .. str(id) .. ',"task":' .. raw .. ',"dependents":' .. strs(waiting) .. '}')
+commit()
+return ok(raw)
+`;
+
+/**
+ * addDependency: appends one dependency in the same script as the checks. Replies {ok: Task} or {err:
+ * "planLocked" | "taskNotFound" | "taskVersion" | "ownedByOther" | "unknownDependency" | "cycle" | "blocked"}.
+ */
+export const ADD_DEPENDENCY = `${PLAN_HELPERS}
+local agent = ARGV[5]           -- acting agent ("" when absent): plan-lock and ownership identity
+local id = ARGV[6]              -- task id
+local expected = ARGV[7]        -- expected version, "" for any
+local dep = ARGV[8]             -- the task that must be done first
+local from = ARGV[9]            -- the event's from (agent or "system")
+${PLAN_WRITE_CHECKS}
+for _, d in ipairs(t.depends_on) do
+  if d == dep then return ok(raw) end
+end
+-- Only the new dependency is checked: earlier ones were when they were set (one may have gone since).
+local refused = unknown_dep({ dep }, id) or cycle_through(id, { dep }) or blocked(id, t.status, { dep })
+if refused then return refused end
+local deps = t.depends_on
+deps[#deps + 1] = dep
+local previous = t.status
+t.version = t.version + 1
+t.updated_at = NOW_ISO
+local task = task_json(t, strs(deps))
+W("HSET", K_TASKS, id, task)
+W("HSET", K_META, "plan_updated_at", NOW_ISO)
+append_event("task_updated", from, "all",
+  '{"task":' .. task .. ',"previousStatus":' .. str(previous) .. ',"changes":{"depends_on":' .. strs(deps) .. '}}')
+commit()
+return ok(task)
+`;
+
+/**
+ * seedRoom: fills a new or empty room from a template's seed in one script. Replies {ok: {tasks: [Task…],
+ * contexts: [{m, p}…]}} or {err: "roomNotEmpty" | "planLocked"}.
+ */
+export const SEED_ROOM = `${PLAN_HELPERS}
+local agent = ARGV[5]           -- acting agent: author of everything, the events' from
+local template = ARGV[6]        -- template name
+local tasks = cjson.decode(ARGV[7]) -- [{title, description, depends_on: [index of an earlier task, from 0], priority}]
+local task_terms = cjson.decode(ARGV[8]) -- per task: search terms {field: {token: count}}
+local contexts = cjson.decode(ARGV[9]) -- [{type, summary, consuming_agents}]
+local context_terms = cjson.decode(ARGV[10]) -- per context entry: search terms
+-- ARGV[11..]: each context entry's payload JSON, verbatim, in order
+local counters = redis.call("HMGET", K_META, "task_n", "ctx_n", "event_seq")
+for i = 1, 3 do
+  if (tonumber(counters[i]) or 0) > 0 then return '{"err":"roomNotEmpty"}' end
+end
+local locked = OWNED and plan_locked(agent)
+if locked then return locked end
+if not OWNED and not CLAIM_OK then return CLAIM end
+ensure_counts()
+local ids, made = {}, {}
+for i, t in ipairs(tasks) do
+  local id = "task-" .. W("HINCRBY", K_META, "task_n", 1)
+  local deps = {}
+  for j, index in ipairs(t.depends_on) do deps[j] = ids[index + 1] end
+  local task = task_json({ id = id, title = t.title, description = t.description, status = "pending",
+    priority = val(t.priority), version = 1, created_at = NOW_ISO, updated_at = NOW_ISO }, strs(deps))
+  W("HSET", K_TASKS, id, task)
+  IX.put(id, task_terms[i])
+  moved(nil, "pending")
+  append_event("task_added", agent, "all", '{"task":' .. task .. '}')
+  ids[i] = id
+  made[i] = task
+end
+if #tasks > 0 then
+  W("HSETNX", K_META, "plan_created_at", NOW_ISO)
+  W("HSET", K_META, "plan_updated_at", NOW_ISO)
+end
+local ctx_ids, entries = {}, {}
+for i, c in ipairs(contexts) do
+  local id = "ctx-" .. W("HINCRBY", K_META, "ctx_n", 1)
+  local agents = strs(c.consuming_agents)
+  local entry = '{"id":' .. str(id) .. ',"type":' .. str(c.type) .. ',"author":' .. str(agent) .. ',"timestamp":'
+    .. str(NOW_ISO) .. ',"summary":' .. str(c.summary) .. ',"consuming_agents":' .. agents .. ',"version":"1.0"}'
+  local payload = ARGV[10 + i]
+  W("HSET", K_CTX, id, entry)
+  W("HSET", K_CTX_PAYLOAD, id, payload)
+  W("ZADD", K_CTX_CHANGES, W("HINCRBY", K_META, "ctx_seq", 1), id)
+  IX.put(id, context_terms[i])
+  if #c.consuming_agents > 0 then
+    append_event("context_available", agent, #c.consuming_agents == 1 and c.consuming_agents[1] or "all",
+      '{"contextId":' .. str(id) .. ',"contextType":' .. str(c.type) .. ',"summary":' .. str(c.summary)
+      .. ',"consuming_agents":' .. agents .. '}')
+  end
+  ctx_ids[i] = id
+  entries[i] = '{"m":' .. entry .. ',"p":' .. payload .. '}'
+end
+append_event("template_applied", agent, "all",
+  '{"template":' .. str(template) .. ',"tasks":' .. strs(ids) .. ',"contexts":' .. strs(ctx_ids) .. '}')
+commit()
+return ok('{"tasks":[' .. table.concat(made, ",") .. '],"contexts":[' .. table.concat(entries, ",") .. ']}')
 `;

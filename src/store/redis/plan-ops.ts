@@ -1,6 +1,7 @@
 /** Plan operations and the summary of the Redis store. */
 import { uniqueDependencies } from "../../protocol/plan-rules.ts";
 import type { Plan, Summary, Task } from "../../protocol/records.ts";
+import { fieldTerms, type SearchFields, taskFields } from "../../protocol/search.ts";
 import type { RoomStore, TaskUpdate } from "../types.ts";
 import type { Call } from "./call.ts";
 import { type StoredEvent, type StoredPresence, sortTasks, toEvent, toPresenceList } from "./records.ts";
@@ -26,6 +27,14 @@ function updateFields(input: TaskUpdate) {
   return { fields, changes };
 }
 
+/** Search terms of the title and description an update changes, "" when it changes neither. */
+function changedTerms(input: TaskUpdate): string {
+  const fields: SearchFields = [];
+  if (input.title !== undefined) fields.push(["title", input.title]);
+  if (input.description !== undefined) fields.push(["description", input.description]);
+  return fields.length === 0 ? "" : JSON.stringify(fieldTerms(fields));
+}
+
 export function planOps(call: Call): PlanOps {
   return {
     async readPlan(scope) {
@@ -46,6 +55,7 @@ export function planOps(call: Call): PlanOps {
         JSON.stringify(uniqueDependencies(input.depends_on)),
         input.priority === null ? "" : String(input.priority),
         input.agentId ?? "system",
+        JSON.stringify(fieldTerms(taskFields(input))),
       ]);
       return value;
     },
@@ -59,6 +69,7 @@ export function planOps(call: Call): PlanOps {
         JSON.stringify(fields),
         JSON.stringify(changes),
         input.agentId ?? "system",
+        changedTerms(input),
       ]);
       return value;
     },

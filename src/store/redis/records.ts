@@ -53,6 +53,7 @@ export function toEvent({ e, r }: StoredEvent): RoomEvent {
     read_by: r,
   };
   if (e.reply_to_id !== undefined) event.reply_to_id = e.reply_to_id;
+  if (e.deleted !== undefined) event.deleted = e.deleted;
   return event;
 }
 

@@ -7,6 +7,7 @@
 import { errors, type RoomError, StoreFault } from "../../protocol/errors.ts";
 import { planErrors } from "../../protocol/plan-rules.ts";
 import { iso } from "../../protocol/time.ts";
+import { toolErrors } from "../../protocol/tool-errors.ts";
 import { isNoScript, isScriptFailure, type ScriptClient } from "./client.ts";
 
 /** An error's message with the Redis client's own prefix dropped ("Command failed: ERR …" → "ERR …"). */
@@ -74,6 +75,18 @@ function refusal(reply: { err: string; [detail: string]: unknown }): RoomError |
       return planErrors.ownedByOther(id, String(reply.owner));
     case "idemMismatch":
       return errors.idempotencyMismatch(String(reply.key));
+    case "hasDependents":
+      return toolErrors.hasDependents(id, reply.dependents as string[]);
+    case "roomdEvent":
+      return toolErrors.roomdEvent(id, String(reply.type));
+    case "notAuthor":
+      return toolErrors.notAuthor(id, String(reply.from));
+    case "reviewNotFound":
+      return toolErrors.reviewNotFound(id);
+    case "notReviewer":
+      return toolErrors.notReviewer(id, String(reply.reviewer));
+    case "reviewDecided":
+      return toolErrors.reviewDecided(id, String(reply.status), String(reply.by), String(reply.at));
     default:
       return new StoreFault("redis", "script", `unknown refusal ${JSON.stringify(reply.err)}`);
   }

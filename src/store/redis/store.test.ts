@@ -153,6 +153,7 @@ describe("key layout", () => {
     await store.updateContext(s, { id: entry.id, author: "a", summary: "t" });
     const event = await store.postEvent(s, { type: "e", from: "a", to: "all", payload: {} });
     await store.markEventRead(s, event.id, "a");
+    await store.requestReview(s, { requester: "a", reviewer: "b", subject: "s", details: "" });
     await store.summary(s, "a", 10);
     await store.acquireLock(s, "r", "a", 30_000);
     await store.setVar({ ...s, idempotency: { key: "k-1", fingerprint: "ab12" } }, "k", "v", "a");

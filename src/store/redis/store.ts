@@ -13,6 +13,7 @@ import { keyOps } from "./key-ops.ts";
 import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
+import { toolOps } from "./tool-ops.ts";
 
 export interface RedisStoreOptions {
   /** Runs the scripts; see createTcpScriptClient, createClusterScriptClient and createUpstashScriptClient. */
@@ -51,6 +52,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...keyOps(bridge),
     ...inviteOps(bridge),
     ...adminOps(bridge),
+    ...toolOps(bridge),
     ping: () => runPing(run),
     async close() {
       await changes.close();

@@ -130,6 +130,7 @@ export function createContext({ db, now, rooms }: StoreParts, events: Events) {
           summary: entry.summary,
           previousVersion: previous.version,
           version: entry.version,
+          consuming_agents: entry.consuming_agents,
         };
         events.append(room.room_id, { type: "context_updated", from: entry.author, to, payload });
       }

@@ -4,22 +4,38 @@
  */
 import { LIMITS } from "../../protocol/limits.ts";
 import type { Summary } from "../../protocol/records.ts";
+import { contextFields, eventFields, taskFields } from "../../protocol/search.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
-import type { RoomScope, RoomStore } from "../types.ts";
+import type {
+  ContextUpdate,
+  NewContext,
+  NewEvent,
+  NewTask,
+  RoomScope,
+  RoomStore,
+  SearchQuery,
+  TaskUpdate,
+} from "../types.ts";
 import { createAdminRooms } from "./admin-rooms.ts";
 import { createContext } from "./context.ts";
+import { createContextEdits } from "./context-edits.ts";
+import { createEventEdits } from "./event-edits.ts";
 import { createEvents } from "./events.ts";
 import { createSqliteFeed } from "./feed.ts";
 import { createInvites } from "./invites.ts";
 import { createKeys } from "./keys.ts";
 import { createLocks } from "./locks.ts";
 import { createPlan } from "./plan.ts";
+import { createPlanEdits } from "./plan-edits.ts";
 import { createPresence } from "./presence.ts";
 import { createRate } from "./rate.ts";
+import { createReviews } from "./reviews.ts";
+import { createRoomTools } from "./room-tools.ts";
 import { roomTransactions } from "./room-tx.ts";
 import { createRooms, type StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
+import { createSearch } from "./search.ts";
 import { instantClock, mapError } from "./tx.ts";
 import { createVars } from "./vars.ts";
 
@@ -79,6 +95,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const presence = createPresence(parts);
   const vars = createVars(parts, events);
   const admin = createAdminRooms(parts, presence.list);
+  const search = createSearch(parts);
+  const planEdits = createPlanEdits(parts, events, locks, search);
+  const contextEdits = createContextEdits(parts, events, search);
+  const eventEdits = createEventEdits(parts, events, search);
+  const reviews = createReviews(parts, events);
+  const roomTools = createRoomTools(parts, { events, locks, plan, context, search });
   const room = roomTransactions(parts, {
     afterRead: rooms.flushReadTouch,
     afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
@@ -108,6 +130,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     const room = rooms.claim(scope);
     presence.beat(scope.roomId, agentId);
     const unreadEvents = events.deliver(scope, room, agentId, limit, true);
+    eventEdits.delivered(scope.roomId, agentId, unreadEvents.events);
     const mark = contextMark.get(scope.roomId, agentId)?.ctx_mark ?? 0;
     const newContextCount = context.countChangedSince(scope.roomId, mark);
     markContext.run(scope.roomId, agentId, room.ctx_seq);
@@ -121,6 +144,48 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
       presence: presence.list(scope.roomId),
       cursor: unreadEvents.cursor,
     };
+  }
+
+  // The writes that keep the search index (and the deletable-event mark, the delivery times) in step, inside the
+  // same transaction as the write itself.
+  function addTask(scope: RoomScope, input: NewTask) {
+    const task = plan.addTask(scope, input);
+    search.put(scope.roomId, task.id, taskFields(task));
+    return task;
+  }
+  function updateTask(scope: RoomScope, input: TaskUpdate) {
+    const task = plan.updateTask(scope, input);
+    if (input.title !== undefined || input.description !== undefined) {
+      search.put(scope.roomId, task.id, taskFields(task));
+    }
+    return task;
+  }
+  function writeContext(scope: RoomScope, input: NewContext) {
+    const entry = context.writeContext(scope, input);
+    search.put(scope.roomId, entry.id, contextFields(entry));
+    return entry;
+  }
+  function updateContext(scope: RoomScope, input: ContextUpdate) {
+    const entry = context.updateContext(scope, input);
+    if (input.summary !== undefined || input.payload !== undefined) {
+      search.put(scope.roomId, entry.id, contextFields(entry));
+    }
+    return entry;
+  }
+  function postEvent(scope: RoomScope, input: NewEvent) {
+    const event = events.postEvent(scope, input);
+    eventEdits.posted(scope.roomId, event.seq);
+    search.put(scope.roomId, event.id, eventFields(event));
+    return event;
+  }
+  function consumeEvents(scope: RoomScope, agentId: string, limit: number) {
+    const batch = events.consumeEvents(scope, agentId, limit);
+    eventEdits.delivered(scope.roomId, agentId, batch.events);
+    return batch;
+  }
+  function searchRoom(scope: RoomScope, query: SearchQuery) {
+    const room = rooms.read(scope);
+    return room ? search.search(room.room_id, query) : [];
   }
 
   // Auth without a rate charge writes nothing, so it takes no write lock; with one it is a single IMMEDIATE tx.
@@ -150,18 +215,18 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     driver: "sqlite",
     changes: changes.feed,
     readPlan: room.read(plan.readPlan),
-    addTask: room.write(plan.addTask),
-    updateTask: room.write(plan.updateTask),
+    addTask: room.write(addTask),
+    updateTask: room.write(updateTask),
     getTask: room.read(plan.getTask),
     summary: room.write(summary),
-    writeContext: room.write(context.writeContext),
+    writeContext: room.write(writeContext),
     readContext: room.read(context.readContext),
     contextHistory: room.read(context.contextHistory),
     listContext: room.read(context.listContext),
-    updateContext: room.write(context.updateContext),
-    postEvent: room.write(events.postEvent),
+    updateContext: room.write(updateContext),
+    postEvent: room.write(postEvent),
     readEvents: room.read(events.readEvents),
-    consumeEvents: room.write(events.consumeEvents, (batch) => batch.count > 0),
+    consumeEvents: room.write(consumeEvents, (batch) => batch.count > 0),
     readLog: room.read(events.readLog),
     markEventRead: room.write(events.markEventRead),
     getEventReads: room.read(events.getEventReads),
@@ -173,6 +238,18 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     setVar: room.write(vars.setVar),
     getVar: room.read(vars.getVar),
     listVars: room.read(vars.listVars),
+    deleteTask: room.write(planEdits.deleteTask),
+    addDependency: room.write(planEdits.addDependency),
+    deleteContext: room.write(contextEdits.deleteContext),
+    contextVersions: room.read(contextEdits.contextVersions),
+    deleteEvent: room.write(eventEdits.deleteEvent),
+    usableRooms: read(roomTools.usableRooms),
+    seedRoom: room.write(roomTools.seedRoom),
+    requestReview: room.write(reviews.requestReview),
+    decideReview: room.write(reviews.decideReview),
+    listReviews: room.read(reviews.listReviews),
+    search: room.read(searchRoom),
+    analyticsLog: room.read(roomTools.analyticsLog),
     resolveKey: (teamId, digest, request) =>
       (request ? resolveKeyCharged : resolveKeyRead)(teamId, digest, request),
     createKey: write(keys.createKey),

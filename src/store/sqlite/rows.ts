@@ -11,10 +11,14 @@ export interface EventRow {
   payload: string;
   reply_to: string | null;
   read_by: string;
+  /** Set on a tombstone (delete_event). */
+  deleted_by?: string | null;
+  deleted_at?: number | null;
 }
 
 /** Column list that yields an EventRow from `events e`; read_by is a correlated subquery in rowid order. */
-export const EVENT_COLUMNS = `e.seq, e.type, e.from_agent, e.to_agent, e.ts, e.payload, e.reply_to,
+export const EVENT_COLUMNS = `e.seq, e.type, e.from_agent, e.to_agent, e.ts, e.payload, e.reply_to, e.deleted_by,
+  e.deleted_at,
   (SELECT json_group_array(agent_id) FROM
      (SELECT agent_id FROM event_reads r WHERE r.room_id = e.room_id AND r.seq = e.seq ORDER BY r.rowid)
   ) AS read_by`;
@@ -39,6 +43,9 @@ export function toEvent(row: EventRow): RoomEvent {
     read_by: JSON.parse(row.read_by),
   };
   if (row.reply_to !== null) event.reply_to_id = row.reply_to;
+  if (row.deleted_by != null && row.deleted_at != null) {
+    event.deleted = { by: row.deleted_by, at: iso(row.deleted_at) };
+  }
   return event;
 }
 

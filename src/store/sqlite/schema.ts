@@ -216,10 +216,59 @@ CREATE TABLE signals (
 `;
 
 /**
+ * The rest of the earlier server's tools (search, deletions, reviews, analytics):
+ * - events: `posted` (1 for events posted by agents with post_event/reply_to_event: only those may be deleted),
+ *   `deleted_by` / `deleted_at` (a tombstone: payload {} and who deleted it when).
+ * - search_docs: one row per searchable document of a room (doc = task, context or event id): len (tokens), terms
+ *   (JSON token → count), room ("r" + hex of the room id: one FTS5 token naming the room) and body (the document's
+ *   tokens, FTS-encoded, protocol/search.ts ftsToken). search_fts is its FTS5 index (external content, kept by
+ *   triggers), so deleting a room's search_docs rows empties its part of the index.
+ * - reviews: (room_id, id) PK, n (request order), json (the Review record).
+ * - context_reads: when each context event was first delivered to each agent (analytics).
+ */
+const TOOLS = `
+ALTER TABLE events ADD COLUMN posted INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE events ADD COLUMN deleted_by TEXT;
+ALTER TABLE events ADD COLUMN deleted_at INTEGER;
+CREATE TABLE search_docs (
+  room_id TEXT NOT NULL,
+  doc TEXT NOT NULL,
+  len INTEGER NOT NULL,
+  terms TEXT NOT NULL,
+  room TEXT NOT NULL,
+  body TEXT NOT NULL,
+  UNIQUE (room_id, doc)
+) STRICT;
+CREATE VIRTUAL TABLE search_fts USING fts5(
+  room, body, content = 'search_docs', content_rowid = 'rowid', tokenize = 'unicode61 remove_diacritics 0'
+);
+CREATE TRIGGER search_docs_added AFTER INSERT ON search_docs BEGIN
+  INSERT INTO search_fts (rowid, room, body) VALUES (new.rowid, new.room, new.body);
+END;
+CREATE TRIGGER search_docs_removed AFTER DELETE ON search_docs BEGIN
+  INSERT INTO search_fts (search_fts, rowid, room, body) VALUES ('delete', old.rowid, old.room, old.body);
+END;
+CREATE TABLE reviews (
+  room_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  json TEXT NOT NULL,
+  PRIMARY KEY (room_id, id)
+) STRICT;
+CREATE TABLE context_reads (
+  room_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  agent_id TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  PRIMARY KEY (room_id, seq, agent_id)
+) STRICT;
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS];
+const MIGRATIONS = [V1, V2, SIGNALS, TOOLS];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -239,6 +288,9 @@ export const ROOM_TABLES = [
   "signals",
   "idempotency",
   "invites",
+  "search_docs",
+  "reviews",
+  "context_reads",
   "rooms",
 ] as const;
 

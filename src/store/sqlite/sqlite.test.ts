@@ -115,13 +115,17 @@ describe("sqlite store: expiry", () => {
       author: "a",
     });
     await store.acquireLock(scope, "r", "a", 1000);
+    await store.requestReview(scope, { requester: "a", reviewer: "b", subject: "s", details: "" });
+    await store.consumeEvents(scope, "b", 10);
+    expect(countRows(path, "search_fts")).toBe(2);
     t += LIMITS.roomTtlMs - 1;
     const live = { roomId: "room-2", teamId: "team-a" };
     await store.createRoom(live);
     await store.heartbeat(live, "a");
     t += 1;
     expect(await store.sweepExpired()).toBe(1);
-    for (const table of ["tasks", "contexts", "events", "locks"]) expect(countRows(path, table)).toBe(0);
+    const rowsOfTheRoom = ["tasks", "contexts", "events", "locks", "search_docs", "search_fts", "reviews"];
+    for (const table of [...rowsOfTheRoom, "context_reads"]) expect(countRows(path, table)).toBe(0);
     expect(countRows(path, "rooms")).toBe(1);
     expect(countRows(path, "presence")).toBe(1);
   });

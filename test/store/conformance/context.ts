@@ -223,7 +223,7 @@ export function contextTests(suite: Suite): void {
     );
   });
 
-  test("context_updated {contextId, contextType, summary, previousVersion, version} only with consumers", async () => {
+  test("context_updated {contextId, contextType, summary, previousVersion, version, consuming_agents} only with consumers", async () => {
     const scope = newScope();
     const entry = await suite.store.writeContext(scope, note("n"));
     await suite.store.updateContext(scope, { id: entry.id, author: "a", summary: "quiet" });
@@ -249,15 +249,30 @@ export function contextTests(suite: Suite): void {
       [3, "context_updated", "c", "all"],
     ]);
     expect(events.map((e) => e.payload)).toEqual([
-      { contextId: entry.id, contextType: "note", summary: "to c", previousVersion: "1.1", version: "1.2" },
+      {
+        contextId: entry.id,
+        contextType: "note",
+        summary: "to c",
+        previousVersion: "1.1",
+        version: "1.2",
+        consuming_agents: ["c"],
+      },
       {
         contextId: entry.id,
         contextType: "note",
         summary: "still c",
         previousVersion: "1.2",
         version: "1.3",
+        consuming_agents: ["c"],
       },
-      { contextId: entry.id, contextType: "note", summary: "all", previousVersion: "1.3", version: "1.4" },
+      {
+        contextId: entry.id,
+        contextType: "note",
+        summary: "all",
+        previousVersion: "1.3",
+        version: "1.4",
+        consuming_agents: ["a", "d"],
+      },
     ]);
   });
 }

@@ -1,0 +1,196 @@
+/**
+ * Lua bodies of reviews, search and the analytics read (each prepended with PRELUDE, LOG, INDEX and GUARD).
+ */
+
+/** The JSON of a review from its decoded fields (the builder's field order is the records' own). */
+const REVIEW_JSON = `
+local function review_json(r)
+  return '{"id":' .. str(r.id) .. ',"status":' .. str(r.status) .. ',"requester":' .. str(r.requester)
+    .. ',"reviewer":' .. str(r.reviewer) .. ',"subject":' .. str(r.subject) .. ',"details":' .. str(r.details)
+    .. ',"task_id":' .. opt_str(val(r.task_id)) .. ',"context_id":' .. opt_str(val(r.context_id))
+    .. ',"context_version":' .. opt_str(val(r.context_version)) .. ',"comment":' .. opt_str(val(r.comment))
+    .. ',"created_at":' .. str(r.created_at) .. ',"decided_at":' .. opt_str(val(r.decided_at)) .. '}'
+end
+`;
+
+/** requestReview. Replies {ok: Review} or {err: "taskNotFound" | "contextNotFound"}. */
+export const REQUEST_REVIEW = `${REVIEW_JSON}
+local requester = ARGV[5]       -- the requesting agent
+local reviewer = ARGV[6]        -- the one agent who may decide
+local subject = ARGV[7]         -- what to review, one line
+local details = ARGV[8]         -- more about it ("" for none)
+local task_id = ARGV[9]         -- task under review, "" for none
+local ctx_id = ARGV[10]         -- context entry under review, "" for none
+if task_id ~= "" and not (OWNED and redis.call("HEXISTS", K_TASKS, task_id) == 1) then
+  return '{"err":"taskNotFound","id":' .. str(task_id) .. '}'
+end
+local version = nil
+if ctx_id ~= "" then
+  local raw = OWNED and redis.call("HGET", K_CTX, ctx_id)
+  if not raw then return '{"err":"contextNotFound","id":' .. str(ctx_id) .. '}' end
+  version = cjson.decode(raw).version
+end
+if not OWNED and not CLAIM_OK then return CLAIM end
+local id = "rev-" .. W("HINCRBY", K_META, "review_n", 1)
+local review = review_json({ id = id, status = "pending", requester = requester, reviewer = reviewer,
+  subject = subject, details = details, task_id = optional(task_id), context_id = optional(ctx_id),
+  context_version = version, created_at = NOW_ISO })
+W("HSET", K_REVIEWS, id, review)
+append_event("review_requested", requester, reviewer, '{"review":' .. review .. '}')
+commit()
+return ok(review)
+`;
+
+/** decideReview. Replies {ok: Review} or {err: "reviewNotFound" | "notReviewer" | "reviewDecided"}. */
+export const DECIDE_REVIEW = `${REVIEW_JSON}
+local id = ARGV[5]              -- review id
+local agent = ARGV[6]           -- the deciding agent
+local status = ARGV[7]          -- "approved" or "rejected"
+local comment = ARGV[8]         -- the comment
+local has_comment = ARGV[9] == "1" -- "0": no comment (null)
+local raw = OWNED and redis.call("HGET", K_REVIEWS, id)
+if not raw then return '{"err":"reviewNotFound","id":' .. str(id) .. '}' end
+local r = cjson.decode(raw)
+if r.reviewer ~= agent then
+  return '{"err":"notReviewer","id":' .. str(id) .. ',"reviewer":' .. str(r.reviewer) .. '}'
+end
+if r.status ~= "pending" then
+  return '{"err":"reviewDecided","id":' .. str(id) .. ',"status":' .. str(r.status) .. ',"by":' .. str(r.reviewer)
+    .. ',"at":' .. str(r.decided_at) .. '}'
+end
+r.status = status
+r.comment = has_comment and comment or nil
+r.decided_at = NOW_ISO
+local review = review_json(r)
+W("HSET", K_REVIEWS, id, review)
+append_event("review_decided", r.reviewer, r.requester, '{"review":' .. review .. '}')
+commit()
+return ok(review)
+`;
+
+/** listReviews. Replies {ok: [Review…]} (unordered; sorted and filtered in TS). */
+export const LIST_REVIEWS = `
+if not OWNED then return ok("[]") end
+return ok("[" .. table.concat(redis.call("HVALS", K_REVIEWS), ",") .. "]")
+`;
+
+/**
+ * search: documents holding every term, scored with FTS5's bm25 formula on the room's own statistics and sorted
+ * (score, then id); the best `limit` are returned with their records — plus any within 1e-9 (relative) of the
+ * last one, so TS, which recomputes every score with protocol/search.ts, always has its own best `limit` even
+ * where Lua's and JS's logarithms differ in the last bit. Replies {ok: {n, tokens, df: [..], hits: [{id, len,
+ * tf: [..], r: record}]}} (record: Task, {m, p} or {e, r}). Cost: O(Σ postings of the terms + c log c) for c
+ * candidates, plus the records of the returned hits.
+ */
+export const SEARCH = `
+local terms = cjson.decode(ARGV[5]) -- distinct tokens, every one must occur
+local kinds = ARGV[6]           -- " task context event ": the kinds to return, space-delimited
+local limit = tonumber(ARGV[7]) -- hits wanted
+if not OWNED or #terms == 0 then return ok('{"n":0,"tokens":0,"df":[],"hits":[]}') end
+local n = redis.call("HLEN", K_SEARCH_LEN)
+local tokens = tonumber(redis.call("HGET", K_META, "search_tokens")) or 0
+local df, postings = {}, {}
+for i, tok in ipairs(terms) do
+  local members = redis.call("ZRANGEBYLEX", K_SEARCH_POST, "[" .. tok .. " ", "(" .. tok .. "!")
+  local p = {}
+  for _, m in ipairs(members) do
+    local doc, count = string.match(m, " (%S+) (%d+)$")
+    p[doc] = tonumber(count)
+  end
+  df[i] = #members
+  postings[i] = p
+end
+local smallest = 1
+for i = 2, #terms do if df[i] < df[smallest] then smallest = i end end
+local cands = {}
+for doc in pairs(postings[smallest]) do
+  local all = string.find(kinds, " " .. IX.kind(doc) .. " ", 1, true) ~= nil
+  for i = 1, #terms do
+    if not all then break end
+    all = postings[i][doc] ~= nil
+  end
+  if all then cands[#cands + 1] = { id = doc } end
+end
+local avgdl = n > 0 and tokens / n or 1
+for i = 1, #cands, 500 do
+  local ids = {}
+  for j = i, math.min(i + 499, #cands) do ids[#ids + 1] = cands[j].id end
+  local lens = redis.call("HMGET", K_SEARCH_LEN, unpack(ids))
+  for j = 1, #ids do cands[i + j - 1].len = tonumber(lens[j]) or 0 end
+end
+for _, c in ipairs(cands) do
+  local s = 0
+  c.tf = {}
+  for i = 1, #terms do
+    local f = postings[i][c.id]
+    c.tf[i] = f
+    local w = math.log((n - df[i] + 0.5) / (df[i] + 0.5))
+    if w <= 0 then w = 1e-6 end
+    s = s + w * (f * 2.2) / (f + 1.2 * (0.25 + 0.75 * c.len / avgdl))
+  end
+  c.score = s
+end
+table.sort(cands, function(a, b)
+  if a.score ~= b.score then return a.score > b.score end
+  return a.id < b.id
+end)
+local take = math.min(limit, #cands)
+if take > 0 then
+  local floor = cands[take].score - 1e-9 * math.max(1, math.abs(cands[take].score))
+  while take < #cands and cands[take + 1].score >= floor do take = take + 1 end
+end
+local hits = {}
+for k = 1, take do
+  local c = cands[k]
+  local kind, record = IX.kind(c.id), nil
+  if kind == "task" then
+    record = redis.call("HGET", K_TASKS, c.id)
+  elseif kind == "context" then
+    record = '{"m":' .. redis.call("HGET", K_CTX, c.id) .. ',"p":' .. redis.call("HGET", K_CTX_PAYLOAD, c.id) .. '}'
+  else
+    local seq = string.sub(c.id, 5)
+    record = '{"e":' .. redis.call("HGET", K_EVENTS, seq) .. ',"r":[]}'
+  end
+  local tf = {}
+  for i = 1, #terms do tf[i] = num(c.tf[i]) end
+  hits[k] = '{"id":' .. str(c.id) .. ',"len":' .. num(c.len) .. ',"tf":[' .. table.concat(tf, ",") .. '],"r":' .. record .. '}'
+end
+local dfs = {}
+for i = 1, #terms do dfs[i] = num(df[i]) end
+return ok('{"n":' .. n .. ',"tokens":' .. num(tokens) .. ',"df":[' .. table.concat(dfs, ",") .. '],"hits":['
+  .. table.concat(hits, ",") .. ']}')
+`;
+
+/**
+ * analyticsLog: the whole log (payloads only for task_* and context_* events, the others cut before their payload
+ * like the room summary's headers, with their time from event_idx), the tasks, the context entries (without
+ * payloads) and the context deliveries. O(events). Replies {ok: {events: [{e: event} | {h: header, ms}…] oldest
+ * first, tasks: [Task…], contexts: [entry…], reads: ["<seq> <agent>", ms, …]}}.
+ */
+export const ANALYTICS_LOG = `
+if not OWNED then return ok('{"events":[],"tasks":[],"contexts":[],"reads":[]}') end
+local top = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
+local out = {}
+for low = 1, top, 200 do
+  local seqs = {}
+  for s = low, math.min(top, low + 199) do seqs[#seqs + 1] = s end
+  local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))
+  local idx = redis.call("HMGET", K_EVENT_IDX, unpack(seqs))
+  for i = 1, #seqs do
+    local ev = evs[i]
+    if ev then
+      if string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"task_') or string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"context_') then
+        out[#out + 1] = '{"e":' .. ev .. '}'
+      else
+        local cut = string.find(ev, ',"payload":', 1, true)
+        out[#out + 1] = '{"h":' .. string.sub(ev, 1, cut - 1) .. '},"ms":' .. num(idx_parts(idx[i])) .. '}'
+      end
+    end
+  end
+end
+local reads = redis.call("HGETALL", K_CTX_READS)
+for i = 1, #reads do reads[i] = str(reads[i]) end
+return ok('{"events":[' .. table.concat(out, ",") .. '],"tasks":[' .. table.concat(redis.call("HVALS", K_TASKS), ",")
+  .. '],"contexts":[' .. table.concat(redis.call("HVALS", K_CTX), ",") .. '],"reads":[' .. table.concat(reads, ",")
+  .. ']}')
+`;

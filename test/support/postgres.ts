@@ -1,0 +1,215 @@
+/**
+ * A real PostgreSQL server for tests: `initdb` into a temporary directory and `postgres` on a free loopback port,
+ * once per test process, stopped when the process exits. Debian's `postgresql` package provides the binaries
+ * (under /usr/lib/postgresql/<version>/bin). PostgreSQL refuses to run as root, so as root the data directory is
+ * handed to the unprivileged `postgres` user (or `nobody`) and the server runs as that user. `fsync=off` saves
+ * the disk (a killed server loses nothing the OS already has); commits stay synchronous, so a crash test still
+ * proves that what was acknowledged survives.
+ */
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { SQL, type Subprocess, spawn, spawnSync } from "bun";
+import { freePort, waitForPort } from "./redis-server.ts";
+
+export interface PostgresServer {
+  /** postgres://roomd@127.0.0.1:<port>/postgres — trust authentication, loopback only. */
+  url: string;
+  port: number;
+  /** A URL for a fresh, empty database on this server (tests isolate by database when they must). */
+  createDatabase(): Promise<string>;
+  stop(): Promise<void>;
+  /** Stops the server abruptly (SIGKILL of the postmaster, as a crash would) and starts it again. */
+  restart(options?: { downMs?: number }): Promise<void>;
+  /** Stops it (fast shutdown); start() brings it back on the same port and data. */
+  halt(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/** The directory holding initdb and postgres: on PATH, else the newest Debian version directory. */
+export function postgresBin(): string | undefined {
+  const onPath = Bun.which("postgres") ?? Bun.which("initdb");
+  if (onPath) return join(onPath, "..");
+  const root = "/usr/lib/postgresql";
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, "bin", "postgres")))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(root, versions[0], "bin") : undefined;
+}
+
+/** The user the server runs as: ourselves, or an unprivileged account when we are root. */
+function serverUser(): { name: string; uid: number; gid: number } | null {
+  if (userInfo().uid !== 0) return null;
+  for (const name of ["postgres", "nobody"]) {
+    const out = spawnSync(["id", "-u", name]);
+    const gid = spawnSync(["id", "-g", name]);
+    if (out.exitCode === 0) {
+      return { name, uid: Number(out.stdout.toString().trim()), gid: Number(gid.stdout.toString().trim()) };
+    }
+  }
+  throw new Error("running as root and no unprivileged user (postgres, nobody) to run PostgreSQL as");
+}
+
+/** Runs a command as the server user (through `su` when we are root). */
+function asServerUser(user: ReturnType<typeof serverUser>, argv: string[]): string[] {
+  if (!user) return argv;
+  const quoted = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  return ["su", user.name, "-s", "/bin/sh", "-c", quoted];
+}
+
+export async function startPostgres(): Promise<PostgresServer> {
+  const bin = postgresBin();
+  if (!bin) {
+    throw new Error("PostgreSQL is not installed: the Postgres tests need it (apt-get install postgresql)");
+  }
+  const user = serverUser();
+  const dir = mkdtempSync(join(tmpdir(), "roomd-pg-"));
+  const data = join(dir, "data");
+  if (user) {
+    chownSync(dir, user.uid, user.gid);
+    chmodSync(dir, 0o700);
+  }
+  const init = spawnSync(
+    asServerUser(user, [
+      join(bin, "initdb"),
+      "-D",
+      data,
+      "-U",
+      "roomd",
+      "--auth=trust",
+      "-E",
+      "UTF8",
+      "--locale=C",
+      "--no-sync",
+    ]),
+    { stdout: "pipe", stderr: "pipe" },
+  );
+  if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
+  const port = await freePort();
+  let proc: Subprocess<"ignore", "pipe", "ignore"> | undefined;
+  let pid = 0;
+
+  // As with redis-server, a small shell watches this test process and kills the server once it is gone.
+  const launch = async () => {
+    const server = asServerUser(user, [
+      join(bin, "postgres"),
+      "-D",
+      data,
+      "-p",
+      String(port),
+      "-k",
+      dir,
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "fsync=off",
+      "-c",
+      "full_page_writes=off",
+      "-c",
+      "max_connections=300",
+      "-c",
+      "shared_buffers=32MB",
+    ])
+      .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
+      .join(" ");
+    const watchdog = [
+      `${server} >'${dir}/log' 2>&1 &`,
+      "r=$!; echo $r",
+      `while kill -0 ${process.pid} 2>/dev/null && kill -0 $r 2>/dev/null; do sleep 0.5; done`,
+      // su's child is the postmaster: kill the whole group su started.
+      "pkill -9 -P $r 2>/dev/null; kill -9 $r 2>/dev/null",
+    ].join("\n");
+    proc = spawn(["sh", "-c", watchdog], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+    const reader = proc.stdout.getReader();
+    const { value } = await reader.read();
+    reader.releaseLock();
+    pid = Number(new TextDecoder().decode(value).split("\n")[0]?.trim());
+    if (!Number.isInteger(pid)) throw new Error("could not read the postgres pid");
+    await waitForPort(port, 20_000);
+    // The port opens before the server accepts queries: wait until one answers.
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const sql = new SQL({ url: `postgres://roomd@127.0.0.1:${port}/postgres`, max: 1 });
+      try {
+        await sql`SELECT 1`;
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await Bun.sleep(50);
+      } finally {
+        await sql.close();
+      }
+    }
+  };
+  /** The postmaster's pid (the child of su when we are root), from its pid file. */
+  const postmasterPid = async (): Promise<number | undefined> => {
+    const file = Bun.file(join(data, "postmaster.pid"));
+    if (!(await file.exists())) return undefined;
+    const first = Number((await file.text()).split("\n")[0]);
+    return Number.isInteger(first) && first > 0 ? first : undefined;
+  };
+  const kill = async (signal: "SIGKILL" | "SIGINT") => {
+    if (!proc || proc.exitCode !== null) return;
+    const master = await postmasterPid();
+    if (master) {
+      try {
+        process.kill(master, signal);
+      } catch {}
+    }
+    if (signal === "SIGKILL") {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {}
+    }
+    await proc.exited;
+    // After a SIGKILL the backends outlive the postmaster for a moment; a new postmaster waits for them.
+    for (let i = 0; i < 100 && (await postmasterPid()) && signal === "SIGINT"; i++) await Bun.sleep(50);
+  };
+  await launch();
+  const url = `postgres://roomd@127.0.0.1:${port}/postgres`;
+  let databases = 0;
+  return {
+    url,
+    port,
+    async createDatabase() {
+      const name = `roomd_${process.pid}_${++databases}`;
+      const admin = new SQL({ url, max: 1 });
+      try {
+        await admin.unsafe(`CREATE DATABASE ${name}`);
+      } finally {
+        await admin.close();
+      }
+      return `postgres://roomd@127.0.0.1:${port}/${name}`;
+    },
+    async stop() {
+      await kill("SIGINT");
+      rmSync(dir, { recursive: true, force: true });
+    },
+    async halt() {
+      await kill("SIGINT");
+    },
+    async start() {
+      await launch();
+    },
+    async restart(options = {}) {
+      await kill("SIGKILL");
+      // Orphaned backends of a killed postmaster hold the shared memory; the new one starts once they are gone.
+      spawnSync(["pkill", "-9", "-f", `postgres.*${data}`]);
+      for (let i = 0; i < 100; i++) {
+        const running = spawnSync(["pgrep", "-f", `-D ${data}`]).exitCode === 0;
+        if (!running) break;
+        await Bun.sleep(50);
+      }
+      if (options.downMs) await Bun.sleep(options.downMs);
+      await launch();
+    },
+  };
+}
+
+let shared: Promise<PostgresServer> | undefined;
+/** One PostgreSQL server for every test file of this process. */
+export function sharedPostgres(): Promise<PostgresServer> {
+  shared ??= startPostgres();
+  return shared;
+}

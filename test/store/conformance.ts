@@ -25,7 +25,9 @@ import {
   type Suite,
   testWith,
 } from "./conformance/harness.ts";
+import { claimTests } from "./conformance/claims.ts";
 import { isolationTests } from "./conformance/isolation.ts";
+import { leaseTests } from "./conformance/leases.ts";
 import { lockTests } from "./conformance/locks.ts";
 import { ownershipTests } from "./conformance/ownership.ts";
 import { planLockTests, planTests } from "./conformance/plan.ts";
@@ -112,6 +114,8 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("calls that only record presence", () => noClaimTests(suite));
     describe("faults that are bugs", () => faultTests(suite));
     describe("the change feed", () => feedTests(suite));
+    describe("task leases", () => leaseTests(suite));
+    describe("file claims, leave_room, room state", () => claimTests(suite));
     describe("access: keys", () => keyTests(suite));
     describe("access: provisionTeam", () => provisionTests(suite));
     describe("access: rate limiting", () => rateTests(suite));

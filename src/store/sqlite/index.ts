@@ -8,15 +8,19 @@ import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import type { RoomScope, RoomStore } from "../types.ts";
 import { createAdminRooms } from "./admin-rooms.ts";
+import { createClaims } from "./claims.ts";
 import { createContext } from "./context.ts";
 import { createEvents } from "./events.ts";
 import { createSqliteFeed } from "./feed.ts";
 import { createInvites } from "./invites.ts";
 import { createKeys } from "./keys.ts";
+import { createLeases } from "./leases.ts";
+import { createLeave } from "./leave.ts";
 import { createLocks } from "./locks.ts";
 import { createPlan } from "./plan.ts";
 import { createPresence } from "./presence.ts";
 import { createRate } from "./rate.ts";
+import { createRenewal } from "./renewal.ts";
 import { roomTransactions } from "./room-tx.ts";
 import { createRooms, type StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
@@ -73,9 +77,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const invites = createInvites(parts, rate);
   const events = createEvents(parts);
   const locks = createLocks(parts);
-  const plan = createPlan(parts, events, locks);
+  const leases = createLeases(parts, events, locks);
+  const plan = createPlan(parts, events, locks, leases);
   const context = createContext(parts, events);
   const presence = createPresence(parts);
+  const claims = createClaims(parts, events, presence.list);
+  const leave = createLeave(parts, events, leases, claims);
+  const renewal = createRenewal(db);
   const vars = createVars(parts, events);
   const admin = createAdminRooms(parts, presence.list);
   const room = roomTransactions(parts, {
@@ -83,6 +91,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
   });
   const { read, write } = room.plain;
+  const leaveRoom = room.write(leave.leaveRoom);
   const pruneKept = db.query<unknown, [number]>(
     "DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE at < ? LIMIT 500)",
   );
@@ -105,6 +114,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     }
     const room = rooms.claim(scope);
     presence.beat(scope.roomId, agentId);
+    // The summary is a heartbeat: it renews the agent's leases and claims like any call naming it.
+    renewal.renew(scope.roomId, agentId, now());
     const unreadEvents = events.deliver(scope, room, agentId, limit, true);
     const mark = contextMark.get(scope.roomId, agentId)?.ctx_mark ?? 0;
     const newContextCount = context.countChangedSince(scope.roomId, mark);
@@ -170,6 +181,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     setVar: room.write(vars.setVar),
     getVar: room.read(vars.getVar),
     listVars: room.read(vars.listVars),
+    claimTask: room.write(leases.claimTask),
+    renewLeases: room.write(leases.renewLeases),
+    // Leaving is not a visit: the actor's presence would undo "left" (the kept result still applies).
+    leaveRoom: (scope, agentId) => leaveRoom({ ...scope, actor: undefined }, agentId),
+    claimFiles: room.write(claims.claimFiles),
+    releaseFiles: room.write(claims.releaseFiles),
+    listClaims: room.read(claims.listClaims),
+    checkFiles: room.read(claims.checkFiles),
+    roomState: room.read(claims.roomState),
+    broadcast: room.write(claims.broadcast),
     resolveKey: (teamId, digest, request) =>
       (request ? resolveKeyCharged : resolveKeyRead)(teamId, digest, request),
     createKey: write(keys.createKey),

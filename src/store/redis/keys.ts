@@ -29,6 +29,10 @@ export const ROOM_KEY_PARTS = [
   "idem", // hash: idempotency key → "<at ms> <fingerprint> <result JSON>", kept 24 h
   "idem_at", // zset: idempotency key scored by its time, so old keys are dropped a few at a time
   "event_addr", // zset (score 0): "<to> <seq, 12 digits>" per event, so an addressee's events are a lex range
+  "claims", // hash: claimed path or glob → {agentId, expiresAt, ttl, claimedAt, reason?} (ms)
+  "claim_exp", // zset: claimed path scored by its expiry (ms), so claims that ran out are a range
+  "leases", // zset: leased task id scored by its lease's expiry (ms)
+  "holdings", // hash: "l:<agent>" → its leases ("<task id> <lease ms>" per line), "c:<agent>" → its claimed paths
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];

@@ -5,6 +5,8 @@
  * the same RoomErrors the other drivers throw.
  */
 import { errors, type RoomError, StoreFault } from "../../protocol/errors.ts";
+import { claimErrors } from "../../protocol/claims.ts";
+import { leaseErrors } from "../../protocol/leases.ts";
 import { planErrors } from "../../protocol/plan-rules.ts";
 import { iso } from "../../protocol/time.ts";
 import { isNoScript, isScriptFailure, type ScriptClient } from "./client.ts";
@@ -74,6 +76,14 @@ function refusal(reply: { err: string; [detail: string]: unknown }): RoomError |
       return planErrors.ownedByOther(id, String(reply.owner));
     case "idemMismatch":
       return errors.idempotencyMismatch(String(reply.key));
+    case "leaseOwned":
+      return leaseErrors.owned(id, String(reply.owner), typeof reply.until === "string" ? reply.until : undefined);
+    case "notClaimable":
+      return leaseErrors.notClaimable(id, String(reply.status));
+    case "notLeased":
+      return leaseErrors.notLeased(id, typeof reply.owner === "string" ? reply.owner : null);
+    case "claimLimit":
+      return claimErrors.limit(Number(reply.max));
     default:
       return new StoreFault("redis", "script", `unknown refusal ${JSON.stringify(reply.err)}`);
   }

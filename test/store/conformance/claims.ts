@@ -59,7 +59,7 @@ export function claimTests(suite: Suite): void {
       paths: ["lib/free.ts", "src/a.ts", "docs/*.md"],
       ttlMs: TTL,
     });
-    const expiresAt = held.claimed[0]?.expiresAt;
+    const expiresAt = held.claimed[0]?.expiresAt as string;
     expect(result).toEqual({
       claimed: [],
       conflicts: [

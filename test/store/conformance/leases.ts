@@ -127,7 +127,7 @@ export function leaseTests(suite: Suite): void {
     suite.clock.advance(29_999);
     expect((await suite.store.getTask(scope, task.id)).owner).toBe("a");
     suite.clock.advance(1);
-    const lapsed = {
+    const lapsed: Task = {
       ...task,
       status: "pending",
       owner: null,

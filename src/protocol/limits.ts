@@ -39,7 +39,7 @@ export const LIMITS = {
   claimTtlMaxSeconds: 86_400,
   claimReasonMax: 200,
   /** Live file claims a room may hold: bounds the conflict check inside one atomic step. */
-  claimsPerRoom: 1000,
+  claimsPerRoom: 500,
   /** room_broadcast's message. */
   broadcastMax: 4000,
 } as const;

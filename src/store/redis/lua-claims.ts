@@ -15,30 +15,37 @@ import { PLAN_HELPERS } from "./lua-plan.ts";
  * leading segments are compared first, which settles most real pairs (different directories) at once.
  */
 export const GLOB = `
-local G = {}
--- Code points of a UTF-8 string (paths are valid UTF-8: normalisePath refuses lone surrogates).
+local G = { parts = {}, units = {}, meets = {} }
+-- Code points of a UTF-8 segment (paths are valid UTF-8: normalisePath refuses lone surrogates); a globstar
+-- segment consumes one whole name, so it reads as "*". Cached for the script: claims repeat segments.
 function G.chars(s)
-  local out = {}
-  for ch in string.gmatch(s, "[%z\\1-\\127\\194-\\244][\\128-\\191]*") do out[#out + 1] = ch end
+  local out = G.units[s]
+  if out then return out end
+  out = {}
+  if s == "**" then out[1] = "*"
+  else for ch in string.gmatch(s, "[%z\\1-\\127\\194-\\244][\\128-\\191]*") do out[#out + 1] = ch end end
+  G.units[s] = out
   return out
 end
 function G.split(p)
-  local out = {}
+  local out = G.parts[p]
+  if out then return out end
+  out = {}
   for seg in string.gmatch(p, "[^/]+") do out[#out + 1] = seg end
+  G.parts[p] = out
   return out
 end
--- Is there a segment name other than "", "." and ".." that both segment globs (code point lists) match?
-function G.seg(a, b)
+-- Is there a segment name other than "", "." and ".." that both segment globs match? States (i, j, k): the
+-- code points of a and b used up, and the name read so far: 0 "", 1 ".", 2 "..", 3 anything else.
+function G.seg(x, y)
+  local key = x .. "/" .. y
+  local v = G.meets[key]
+  if v ~= nil then return v end
+  local a, b = G.chars(x), G.chars(y)
   local width = #b + 2
-  local seen, stack = {}, {}
-  local function push(i, j, k)
-    local id = (i * width + j) * 4 + k
-    if not seen[id] then
-      seen[id] = true
-      stack[#stack + 1] = id
-    end
-  end
-  push(1, 1, 0)
+  local seen, stack = {}, { (width + 1) * 4 }
+  seen[(width + 1) * 4] = true
+  v = false
   while #stack > 0 do
     local id = stack[#stack]
     stack[#stack] = nil
@@ -46,54 +53,61 @@ function G.seg(a, b)
     local rest = (id - k) / 4
     local j = rest % width
     local i = (rest - j) / width
-    if i == #a + 1 and j == #b + 1 and k == 3 then return true end
+    if i == #a + 1 and j == #b + 1 and k == 3 then
+      v = true
+      break
+    end
     local ta, tb = a[i], b[j]
-    if ta == "*" then push(i + 1, j, k) end
-    if tb == "*" then push(i, j + 1, k) end
+    local nexts = {}
+    if ta == "*" then nexts[#nexts + 1] = ((i + 1) * width + j) * 4 + k end
+    if tb == "*" then nexts[#nexts + 1] = (i * width + j + 1) * 4 + k end
     if ta and tb then
       local ni = ta == "*" and i or i + 1
       local nj = tb == "*" and j or j + 1
       local wa = ta == "*" or ta == "?"
       local wb = tb == "*" or tb == "?"
       if wa and wb then
-        push(ni, nj, 3)
+        nexts[#nexts + 1] = (ni * width + nj) * 4 + 3
       elseif wa or wb or ta == tb then
         local c = wa and tb or ta
-        push(ni, nj, (k == 3 or c ~= ".") and 3 or k + 1)
+        nexts[#nexts + 1] = (ni * width + nj) * 4 + ((k == 3 or c ~= ".") and 3 or k + 1)
+      end
+    end
+    for _, n in ipairs(nexts) do
+      if not seen[n] then
+        seen[n] = true
+        stack[#stack + 1] = n
       end
     end
   end
-  return false
+  G.meets[key] = v
+  return v
 end
-local STAR = { "*" }
+-- The literal code points a segment glob ends with (after its last wildcard).
+function G.tail(seg)
+  return string.match(seg, "([^*?]*)$")
+end
 function G.overlap(a, b)
   if a == b then return true end
+  local wild_a, wild_b = string.find(a, "[*?]"), string.find(b, "[*?]")
+  if not wild_a and not wild_b then return false end
   local sa, sb = G.split(a), G.split(b)
+  -- Necessary conditions that settle most pairs at once. Leading literal segments must be equal (different
+  -- directories); unless one ends in "**", a common path's last name matches both last segments, so their
+  -- literal endings must agree (one a suffix of the other: UTF-8 keeps code point boundaries).
   for i = 1, math.min(#sa, #sb) do
     local x, y = sa[i], sb[i]
     if string.find(x, "[*?]") or string.find(y, "[*?]") then break end
     if x ~= y then return false end
   end
-  local memo = {}
-  local function meet(x, y)
-    local key = x .. "/" .. y
-    local v = memo[key]
-    if v == nil then
-      v = G.seg(x == "**" and STAR or G.chars(x), y == "**" and STAR or G.chars(y))
-      memo[key] = v
-    end
-    return v
+  local la, lb = sa[#sa], sb[#sb]
+  if la ~= "**" and lb ~= "**" then
+    local ta, tb = G.tail(la), G.tail(lb)
+    if #tb < #ta then ta, tb = tb, ta end
+    if string.sub(tb, #tb - #ta + 1) ~= ta then return false end
   end
   local width = #sb + 2
-  local seen, stack = {}, {}
-  local function push(i, j)
-    local id = i * width + j
-    if not seen[id] then
-      seen[id] = true
-      stack[#stack + 1] = id
-    end
-  end
-  push(1, 1)
+  local seen, stack = { [width + 1] = true }, { width + 1 }
   while #stack > 0 do
     local id = stack[#stack]
     stack[#stack] = nil
@@ -101,9 +115,12 @@ function G.overlap(a, b)
     local i = (id - j) / width
     if i == #sa + 1 and j == #sb + 1 then return true end
     local x, y = sa[i], sb[j]
-    if x == "**" then push(i + 1, j) end
-    if y == "**" then push(i, j + 1) end
-    if x and y and meet(x, y) then push(x == "**" and i or i + 1, y == "**" and j or j + 1) end
+    local n1 = x == "**" and (i + 1) * width + j
+    local n2 = y == "**" and i * width + j + 1
+    local n3 = x and y and G.seg(x, y) and (x == "**" and i or i + 1) * width + (y == "**" and j or j + 1)
+    if n1 and not seen[n1] then seen[n1] = true stack[#stack + 1] = n1 end
+    if n2 and not seen[n2] then seen[n2] = true stack[#stack + 1] = n2 end
+    if n3 and not seen[n3] then seen[n3] = true stack[#stack + 1] = n3 end
   end
   return false
 end

@@ -56,7 +56,9 @@ export const taskShape = z.object({
   updated_at: iso,
   lease_expires_at: iso
     .optional()
-    .describe("Only on a task taken with claim_task: when its lease runs out unless the owner's calls renew it."),
+    .describe(
+      "Only on a task taken with claim_task: when its lease runs out unless the owner's calls renew it.",
+    ),
 });
 
 export const planShape = z.object({

@@ -112,7 +112,11 @@ export function claimsOverlapping(path: string, live: readonly FileClaim[]): Fil
  * check_files: per path, held (another agent's live claim overlaps it: the first in byte order is named), mine
  * (one of the caller's claims overlaps it — for a concrete file, covers it) or free.
  */
-export function checkPaths(paths: readonly string[], agentId: string, live: readonly FileClaim[]): FileCheck[] {
+export function checkPaths(
+  paths: readonly string[],
+  agentId: string,
+  live: readonly FileClaim[],
+): FileCheck[] {
   return paths.map((path) => {
     const over = claimsOverlapping(path, live);
     const held = over.find((c) => c.heldBy !== agentId);

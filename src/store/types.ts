@@ -25,6 +25,7 @@
  * This file imports only types, so drivers and the layers above can depend on it freely.
  */
 
+import type { ClaimResult, FileCheck, FileClaim, LeaveResult } from "../protocol/claims.ts";
 import type {
   ContextEntry,
   ContextType,
@@ -41,7 +42,6 @@ import type {
   TaskStatus,
   UnreadBatch,
 } from "../protocol/records.ts";
-import type { ClaimResult, FileCheck, FileClaim, LeaveResult } from "../protocol/claims.ts";
 import type { AccessStore } from "./access-types.ts";
 
 export type StoreDriver = "sqlite" | "redis" | "upstash";

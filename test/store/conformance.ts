@@ -11,6 +11,7 @@ import { keyTests, provisionTests } from "./conformance/access-keys.ts";
 import { rateTests } from "./conformance/access-rate.ts";
 import { mayClaimTests, roomAdminTests, roomLimitTests } from "./conformance/access-rooms.ts";
 import { roomStatsTests, roomSummaryTests } from "./conformance/access-views.ts";
+import { claimTests } from "./conformance/claims.ts";
 import { concurrencyTests } from "./conformance/concurrency.ts";
 import { contextTests } from "./conformance/context.ts";
 import { consumeTests, eventTests } from "./conformance/events.ts";
@@ -25,7 +26,6 @@ import {
   type Suite,
   testWith,
 } from "./conformance/harness.ts";
-import { claimTests } from "./conformance/claims.ts";
 import { isolationTests } from "./conformance/isolation.ts";
 import { leaseTests } from "./conformance/leases.ts";
 import { lockTests } from "./conformance/locks.ts";

@@ -43,7 +43,8 @@ function toClaim(stored: StoredClaim): FileClaim {
 const toClaims = (stored: StoredClaim[]): FileClaim[] => sortClaims(stored.map(toClaim));
 
 export function claimOps(call: Call): ClaimOps {
-  const live = async (scope: Parameters<Call>[0]) => toClaims((await call<StoredClaim[]>(scope, "LIST_CLAIMS", [])).value);
+  const live = async (scope: Parameters<Call>[0]) =>
+    toClaims((await call<StoredClaim[]>(scope, "LIST_CLAIMS", [])).value);
   return {
     async claimFiles(scope, input) {
       const { value } = await call<{
@@ -73,7 +74,9 @@ export function claimOps(call: Call): ClaimOps {
     },
 
     async listClaims(scope, filter) {
-      const claims = (await live(scope)).filter((c) => filter.agentId === undefined || c.heldBy === filter.agentId);
+      const claims = (await live(scope)).filter(
+        (c) => filter.agentId === undefined || c.heldBy === filter.agentId,
+      );
       return filter.path === undefined ? claims : claimsOverlapping(filter.path, claims);
     },
 

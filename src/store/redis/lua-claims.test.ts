@@ -10,8 +10,8 @@ import { RedisClient } from "bun";
 import { pick, prng } from "../../../test/support/prng.ts";
 import { sharedRedis } from "../../../test/support/redis-server.ts";
 import { normalisePath, patternsOverlap } from "../../protocol/paths.ts";
-import { ISO_LUA } from "./lua-holdings.ts";
 import { GLOB } from "./lua-claims.ts";
+import { ISO_LUA } from "./lua-holdings.ts";
 
 let redis: RedisClient;
 beforeAll(async () => {
@@ -54,8 +54,11 @@ describe("glob overlap: Lua (Redis) and TS agree", () => {
   test("every pair of segment globs of 1-3 tokens over {a, ., *, ?}", async () => {
     const tokens = ["a", ".", "*", "?"];
     let globs = [...tokens];
-    for (let n = 2; n <= 3; n++) globs = [...globs, ...globs.filter((g) => g.length === n - 1).flatMap((g) => tokens.map((t) => g + t))];
-    const valid = [...new Set(globs.map(normal).filter((g): g is string => g !== undefined && !g.includes("/")))];
+    for (let n = 2; n <= 3; n++)
+      globs = [...globs, ...globs.filter((g) => g.length === n - 1).flatMap((g) => tokens.map((t) => g + t))];
+    const valid = [
+      ...new Set(globs.map(normal).filter((g): g is string => g !== undefined && !g.includes("/"))),
+    ];
     expect(valid.length).toBeGreaterThan(70);
     const pairs = valid.flatMap((a) => valid.map((b): [string, string] => [a, b]));
     const differ = await disagreements(pairs);
@@ -69,8 +72,33 @@ describe("glob overlap: Lua (Redis) and TS agree", () => {
   test("random multi-segment patterns with **, dots and multi-byte code points", async () => {
     const rnd = prng(20260611);
     const SEGMENTS = [
-      "**", "*", "?", "src", "a", "b.ts", "*.ts", "a*", "*a", "?.ts", ".a", "a.", "..a", "é", "é*", "*é",
-      "日本", "日?", "?本", "😀", "😀*", "?😀", "x😀y", "*.*", "a?b", "??", "ab*ba",
+      "**",
+      "*",
+      "?",
+      "src",
+      "a",
+      "b.ts",
+      "*.ts",
+      "a*",
+      "*a",
+      "?.ts",
+      ".a",
+      "a.",
+      "..a",
+      "é",
+      "é*",
+      "*é",
+      "日本",
+      "日?",
+      "?本",
+      "😀",
+      "😀*",
+      "?😀",
+      "x😀y",
+      "*.*",
+      "a?b",
+      "??",
+      "ab*ba",
     ];
     const pattern = () =>
       Array.from({ length: 1 + Math.floor(rnd() * 4) }, () => pick(rnd, SEGMENTS)).join("/");
@@ -87,7 +115,16 @@ describe("glob overlap: Lua (Redis) and TS agree", () => {
   });
 
   test("the claim race's patterns, as the spec names them", async () => {
-    const patterns = ["src/**", "src/a.ts", "src/*.ts", "docs/x.md", "docs/**", "**", "src/a/b.ts", "**/*.md"];
+    const patterns = [
+      "src/**",
+      "src/a.ts",
+      "src/*.ts",
+      "docs/x.md",
+      "docs/**",
+      "**",
+      "src/a/b.ts",
+      "**/*.md",
+    ];
     const pairs = patterns.flatMap((a) => patterns.map((b): [string, string] => [a, b]));
     expect(await disagreements(pairs)).toEqual([]);
   });

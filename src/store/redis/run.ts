@@ -4,8 +4,9 @@
  * RoomError("store_unavailable") with the cause kept but never shown. Script-level refusals ({"err": …}) become
  * the same RoomErrors the other drivers throw.
  */
-import { errors, type RoomError, StoreFault } from "../../protocol/errors.ts";
+
 import { claimErrors } from "../../protocol/claims.ts";
+import { errors, type RoomError, StoreFault } from "../../protocol/errors.ts";
 import { leaseErrors } from "../../protocol/leases.ts";
 import { planErrors } from "../../protocol/plan-rules.ts";
 import { iso } from "../../protocol/time.ts";
@@ -77,7 +78,11 @@ function refusal(reply: { err: string; [detail: string]: unknown }): RoomError |
     case "idemMismatch":
       return errors.idempotencyMismatch(String(reply.key));
     case "leaseOwned":
-      return leaseErrors.owned(id, String(reply.owner), typeof reply.until === "string" ? reply.until : undefined);
+      return leaseErrors.owned(
+        id,
+        String(reply.owner),
+        typeof reply.until === "string" ? reply.until : undefined,
+      );
     case "notClaimable":
       return leaseErrors.notClaimable(id, String(reply.status));
     case "notLeased":

@@ -170,8 +170,16 @@ export function createClaims(
     broadcast(scope: RoomScope, input: NewBroadcast): RoomEvent {
       rooms.check(scope);
       rooms.claim(scope);
-      const payload = { message: input.message, ...(input.status === undefined ? {} : { status: input.status }) };
-      const event = events.append(scope.roomId, { type: "broadcast", from: input.agentId, to: BROADCAST, payload });
+      const payload = {
+        message: input.message,
+        ...(input.status === undefined ? {} : { status: input.status }),
+      };
+      const event = events.append(scope.roomId, {
+        type: "broadcast",
+        from: input.agentId,
+        to: BROADCAST,
+        payload,
+      });
       if (input.status !== undefined) {
         setStatus.run(scope.roomId, input.agentId, now(), input.status);
         changes.signal(scope.roomId, "presence");

@@ -149,7 +149,13 @@ export function createLeases({ db, now, rooms }: StoreParts, events: Events, loc
       const released: string[] = [];
       for (const row of leasedBy.all(roomId, agentId)) {
         const { lease_expires_at: _lease, ...task } = parse(row);
-        const next: Task = { ...task, status: "pending", owner: null, version: task.version + 1, updated_at: iso(t) };
+        const next: Task = {
+          ...task,
+          status: "pending",
+          owner: null,
+          version: task.version + 1,
+          updated_at: iso(t),
+        };
         store(roomId, next, null);
         rooms.taskMoved(roomId, task.status, next.status);
         released.push(task.id);

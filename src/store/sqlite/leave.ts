@@ -10,7 +10,12 @@ import type { StoreParts } from "./rooms.ts";
 
 const nothing = { tasks: [], paths: [], locks: [] };
 
-export function createLeave({ db, now, rooms, changes }: StoreParts, events: Events, leases: Leases, claims: Claims) {
+export function createLeave(
+  { db, now, rooms, changes }: StoreParts,
+  events: Events,
+  leases: Leases,
+  claims: Claims,
+) {
   // Keeps the row (and so the fence): the next holder's fence grows as after any release.
   const releaseLocks = db.query<{ resource: string }, [string, string, number]>(
     "UPDATE locks SET holder = NULL WHERE room_id = ? AND holder = ? AND expires_at > ? RETURNING resource",
@@ -37,7 +42,12 @@ export function createLeave({ db, now, rooms, changes }: StoreParts, events: Eve
       markLeft.run(room.room_id, agentId, now());
       changes.signal(room.room_id, "presence");
       if (paths.length > 0) {
-        events.append(room.room_id, { type: "files_released", from: agentId, to: BROADCAST, payload: { paths } });
+        events.append(room.room_id, {
+          type: "files_released",
+          from: agentId,
+          to: BROADCAST,
+          payload: { paths },
+        });
         changes.signal(room.room_id, "claims");
       }
       if (locks.length > 0) changes.signal(room.room_id, "locks");

@@ -136,7 +136,9 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
       const owner = input.owner !== undefined ? input.owner : previous.owner;
       // The lease ends when the task leaves its holder or becomes done or pending (protocol/leases.ts).
       const leaseMs =
-        lease !== undefined && keepsLease(previous, owner, next) ? leases.leaseMsOf(room.room_id, previous.id) : null;
+        lease !== undefined && keepsLease(previous, owner, next)
+          ? leases.leaseMsOf(room.room_id, previous.id)
+          : null;
       const task: Task = {
         ...(leaseMs === null ? unleased : previous),
         status: next,

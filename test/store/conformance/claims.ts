@@ -79,7 +79,13 @@ export function claimTests(suite: Suite): void {
     const later = suite.clock.advance(30_000);
     await suite.second.claimFiles(scope, { agentId: "a", paths: ["src/a.ts"], ttlMs: 120_000 });
     expect(await suite.store.listClaims(scope, {})).toEqual([
-      { path: "src/a.ts", heldBy: "a", expiresAt: iso(later + 120_000), claimedAt: iso(first), reason: "first" },
+      {
+        path: "src/a.ts",
+        heldBy: "a",
+        expiresAt: iso(later + 120_000),
+        claimedAt: iso(first),
+        reason: "first",
+      },
     ]);
     await claim(scope, "a", ["src/a.ts"], 60_000, "second");
     expect((await suite.store.listClaims(scope, {}))[0]?.reason).toBe("second");
@@ -117,7 +123,9 @@ export function claimTests(suite: Suite): void {
     ]);
     suite.clock.advance(1);
     expect(await suite.store.listClaims(scope, {})).toEqual([]);
-    expect(await suite.second.checkFiles(scope, "b", ["src/x.ts"])).toEqual([{ path: "src/x.ts", state: "free" }]);
+    expect(await suite.second.checkFiles(scope, "b", ["src/x.ts"])).toEqual([
+      { path: "src/x.ts", state: "free" },
+    ]);
     expect((await allEvents(suite.store, scope)).map((e) => e.type)).toEqual(["files_claimed"]);
     // The holder's call after the end does not bring it back.
     await suite.store.heartbeat(as(scope, "a"), "a");
@@ -178,7 +186,11 @@ export function claimTests(suite: Suite): void {
       const paths = Array.from({ length: 100 }, (_, j) => `d${i}/f${j}.ts`);
       expect((await claim(scope, `agent-${i}`, paths)).claimed).toHaveLength(100);
     }
-    await expectRoomError(claim(scope, "late", ["z.ts"]), "limit", /^Claim limit reached: a room holds at most 500/);
+    await expectRoomError(
+      claim(scope, "late", ["z.ts"]),
+      "limit",
+      /^Claim limit reached: a room holds at most 500/,
+    );
     // Renewing what one holds adds nothing, so it still goes through.
     expect((await claim(scope, "agent-0", ["d0/f0.ts"])).claimed).toHaveLength(1);
   });
@@ -186,13 +198,21 @@ export function claimTests(suite: Suite): void {
   test("leave_room: presence left, leases, claims and locks released, agent_left; the next call brings it back", async () => {
     const scope = await claimedRoom(suite.store);
     const task = await suite.store.addTask(scope, newTask("t"));
-    const claimedTask = await suite.store.claimTask(scope, { taskId: task.id, agentId: "a", leaseMs: 900_000 });
+    const claimedTask = await suite.store.claimTask(scope, {
+      taskId: task.id,
+      agentId: "a",
+      leaseMs: 900_000,
+    });
     await claim(scope, "a", ["src/**"]);
     await claim(scope, "b", ["docs/**"]);
     await suite.store.acquireLock(scope, "db", "a", 60_000);
     const now = suite.clock.advance(1000);
     const left = await suite.second.leaveRoom(as(scope, "a"), "a");
-    expect(left).toEqual({ agentId: "a", roomExists: true, released: { tasks: [task.id], paths: ["src/**"], locks: ["db"] } });
+    expect(left).toEqual({
+      agentId: "a",
+      roomExists: true,
+      released: { tasks: [task.id], paths: ["src/**"], locks: ["db"] },
+    });
     expect(await suite.store.getTask(scope, task.id)).toEqual({
       ...task,
       status: "pending",
@@ -228,20 +248,40 @@ export function claimTests(suite: Suite): void {
     const scope = newScope();
     expect(await suite.store.roomState(scope)).toEqual({ claims: [], presence: [], lastSeq: 0 });
     const now = suite.clock.now();
-    const event = await suite.store.broadcast(as(scope, "a"), { agentId: "a", message: "CLAIMING src/**", status: "working" });
-    expect(event).toMatchObject({ type: "broadcast", from: "a", to: "all", payload: { message: "CLAIMING src/**", status: "working" } });
+    const event = await suite.store.broadcast(as(scope, "a"), {
+      agentId: "a",
+      message: "CLAIMING src/**",
+      status: "working",
+    });
+    expect(event).toMatchObject({
+      type: "broadcast",
+      from: "a",
+      to: "all",
+      payload: { message: "CLAIMING src/**", status: "working" },
+    });
     await claim(scope, "a", ["src/**"]);
     await suite.store.broadcast(scope, { agentId: "b", message: "hello" });
     const state = await suite.second.roomState(scope);
     expect(state.lastSeq).toBe(3);
     expect(state.claims.map((c) => [c.path, c.heldBy])).toEqual([["src/**", "a"]]);
-    expect(state.presence).toContainEqual({ agentId: "a", status: "online", lastSeen: iso(now), statusText: "working" });
+    expect(state.presence).toContainEqual({
+      agentId: "a",
+      status: "online",
+      lastSeen: iso(now),
+      statusText: "working",
+    });
     expect((await allEvents(suite.store, scope)).at(-1)?.payload).toEqual({ message: "hello" });
   });
 
   test("16 agents racing overlapping claims on two instances: live claims never overlap, each call all or nothing", async () => {
     const scope = await claimedRoom(suite.store);
-    const patterns = [["src/**"], ["src/a.ts"], ["src/*.ts", "docs/x.md"], ["docs/x.md"], ["src/a.ts", "lib/b.ts"]];
+    const patterns = [
+      ["src/**"],
+      ["src/a.ts"],
+      ["src/*.ts", "docs/x.md"],
+      ["docs/x.md"],
+      ["src/a.ts", "lib/b.ts"],
+    ];
     for (let round = 0; round < 3; round++) {
       const results = await Promise.all(
         Array.from({ length: 16 }, (_, i) => {
@@ -259,7 +299,8 @@ export function claimTests(suite: Suite): void {
       const live = await suite.store.listClaims(scope, {});
       for (const x of live)
         for (const y of live)
-          if (x.heldBy !== y.heldBy) expect(`${x.path} ${y.path}: ${patternsOverlap(x.path, y.path)}`).toEndWith("false");
+          if (x.heldBy !== y.heldBy)
+            expect(`${x.path} ${y.path}: ${patternsOverlap(x.path, y.path)}`).toEndWith("false");
       // What the calls said they claimed is exactly what is live.
       const won = results.filter((r) => r.result.claimed.length > 0);
       expect(live.length).toBe(new Set(won.flatMap((r) => r.paths.map((p) => `${r.agent} ${p}`))).size);

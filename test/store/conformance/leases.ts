@@ -30,7 +30,11 @@ export function leaseTests(suite: Suite): void {
     const scope = await claimedRoom(suite.store);
     const task = await pendingTask(suite, scope);
     const now = suite.clock.advance(1000);
-    const claimed = await suite.store.claimTask(as(scope, "a"), { taskId: task.id, agentId: "a", leaseMs: LEASE });
+    const claimed = await suite.store.claimTask(as(scope, "a"), {
+      taskId: task.id,
+      agentId: "a",
+      leaseMs: LEASE,
+    });
     expect(claimed).toEqual({
       ...task,
       status: "in_progress",
@@ -51,8 +55,10 @@ export function leaseTests(suite: Suite): void {
     const first = await pendingTask(suite, scope, "first");
     const second = await pendingTask(suite, scope, "second", [first.id]);
     const held = await suite.store.claimTask(scope, { taskId: first.id, agentId: "a", leaseMs: LEASE });
-    const claim = (taskId: string, agentId: string, extra: { expectedVersion?: number } = {}) => () =>
-      suite.second.claimTask(scope, { taskId, agentId, leaseMs: LEASE, ...extra });
+    const claim =
+      (taskId: string, agentId: string, extra: { expectedVersion?: number } = {}) =>
+      () =>
+        suite.second.claimTask(scope, { taskId, agentId, leaseMs: LEASE, ...extra });
     await expectRefusedUnchanged(
       suite.store,
       scope,
@@ -67,7 +73,13 @@ export function leaseTests(suite: Suite): void {
       "conflict",
       `Task ${second.id} is blocked by ${first.id} (in_progress); finish those first`,
     );
-    await expectRefusedUnchanged(suite.store, scope, claim("task-99", "b"), "not_found", "Task not found: task-99");
+    await expectRefusedUnchanged(
+      suite.store,
+      scope,
+      claim("task-99", "b"),
+      "not_found",
+      "Task not found: task-99",
+    );
     await expectRefusedUnchanged(
       suite.store,
       scope,
@@ -102,7 +114,13 @@ export function leaseTests(suite: Suite): void {
       `Task ${blocked.id} is owned by c; pick another task`,
     );
     await suite.store.acquireLock(scope, "plan", "lead", 30_000);
-    await expectRefusedUnchanged(suite.store, scope, claim(second.id, "b"), "locked", /^Plan is locked by lead/);
+    await expectRefusedUnchanged(
+      suite.store,
+      scope,
+      claim(second.id, "b"),
+      "locked",
+      /^Plan is locked by lead/,
+    );
     // With the dependency done the claim goes through.
     await suite.store.releaseLock(scope, "plan", "lead");
     expect(await claim(second.id, "b")()).toMatchObject({ status: "in_progress", owner: "b" });
@@ -150,11 +168,17 @@ export function leaseTests(suite: Suite): void {
     const types = (await allEvents(suite.store, scope)).map((e) => e.type);
     expect(types.slice(-2)).toEqual(["task_lease_expired", "task_added"]);
     const expired = (await allEvents(suite.store, scope)).find((e) => e.type === "task_lease_expired");
-    expect(expired).toMatchObject({ from: "system", to: "all", payload: { taskId: task.id, previousOwner: "a" } });
+    expect(expired).toMatchObject({
+      from: "system",
+      to: "all",
+      payload: { taskId: task.id, previousOwner: "a" },
+    });
     // Recorded exactly as it read; recorded once.
     expect(await suite.store.getTask(scope, task.id)).toEqual(lapsed);
     await suite.store.addTask(scope, newTask("another"));
-    expect((await allEvents(suite.store, scope)).filter((e) => e.type === "task_lease_expired")).toHaveLength(1);
+    expect((await allEvents(suite.store, scope)).filter((e) => e.type === "task_lease_expired")).toHaveLength(
+      1,
+    );
     // And it can be claimed again, by anyone, against the version reads showed.
     const retaken = await suite.second.claimTask(scope, {
       taskId: task.id,
@@ -226,7 +250,11 @@ export function leaseTests(suite: Suite): void {
       "conflict",
       `Task ${other.id} is not leased to you (owner: b); claim it with claim_task`,
     );
-    await expectRoomError(suite.store.renewLeases(scope, "a", "task-99"), "not_found", "Task not found: task-99");
+    await expectRoomError(
+      suite.store.renewLeases(scope, "a", "task-99"),
+      "not_found",
+      "Task not found: task-99",
+    );
     expect(await suite.store.renewLeases(scope, "nobody")).toEqual([]);
   });
 
@@ -242,7 +270,11 @@ export function leaseTests(suite: Suite): void {
     expect(Object.keys(done)).not.toContain("lease_expires_at");
     suite.clock.advance(60_000);
     // No lease left to run out: still done and owned.
-    expect(await suite.store.getTask(scope, task.id)).toMatchObject({ status: "done", owner: "a", version: done.version });
+    expect(await suite.store.getTask(scope, task.id)).toMatchObject({
+      status: "done",
+      owner: "a",
+      version: done.version,
+    });
     const next = await pendingTask(suite, scope, "next");
     const leased = await suite.store.claimTask(scope, { taskId: next.id, agentId: "a", leaseMs: 30_000 });
     const taken = await suite.store.updateTask(scope, {

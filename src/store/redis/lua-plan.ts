@@ -222,6 +222,16 @@ record_leases()
 local owner = val(t.owner)
 if f.owner ~= nil then owner = val(f.owner) end
 if owner ~= val(t.owner) or (status ~= "in_progress" and status ~= "blocked") then drop_lease(t) end
+-- The holder's own update renews its lease in the same step (the result shows the new expiry).
+if t.lease_expires_at and agent == owner then
+  for _, item in ipairs(R.items("l", agent)) do
+    local leased, ms = string.match(item, "^(%S+) (%d+)$")
+    if leased == id then
+      t.lease_expires_at = R.iso(NOW + tonumber(ms))
+      W("ZADD", K_LEASES, NOW + tonumber(ms), id)
+    end
+  end
+end
 t.status = status
 t.depends_on = deps
 if f.owner ~= nil then t.owner = f.owner end

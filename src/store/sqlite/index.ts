@@ -21,7 +21,7 @@ import { createPlan } from "./plan.ts";
 import { createPresence } from "./presence.ts";
 import { createRate } from "./rate.ts";
 import { createRenewal } from "./renewal.ts";
-import { roomTransactions } from "./room-tx.ts";
+import { frozenClock, roomTransactions } from "./room-tx.ts";
 import { createRooms, type StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
 import { mapError } from "./tx.ts";
@@ -67,7 +67,10 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /** Opens (and if needed creates) the database at options.path; throws when the file cannot be opened. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore {
-  const now = options.now ?? systemClock;
+  // One instant per room write, as a Redis script has (its NOW): the renewal after the operation sets the same
+  // expiries the operation just wrote, and every time a write records is the same.
+  const clock = frozenClock(options.now ?? systemClock);
+  const now = clock.now;
   const db = openDatabase(options.path, options.busyTimeoutMs);
   const rate = createRate(db, now);
   const rooms = createRooms(db, now, options.limits ?? DEFAULT_STORE_LIMITS, rate);
@@ -86,10 +89,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const renewal = createRenewal(db);
   const vars = createVars(parts, events);
   const admin = createAdminRooms(parts, presence.list);
-  const room = roomTransactions(parts, {
-    afterRead: rooms.flushReadTouch,
-    afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
-  });
+  const room = roomTransactions(
+    parts,
+    {
+      afterRead: rooms.flushReadTouch,
+      afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
+    },
+    clock,
+  );
   const { read, write } = room.plain;
   const leaveRoom = room.write(leave.leaveRoom);
   const pruneKept = db.query<unknown, [number]>(

@@ -139,6 +139,9 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
         lease !== undefined && keepsLease(previous, owner, next)
           ? leases.leaseMsOf(room.room_id, previous.id)
           : null;
+      // The holder's own update renews its lease in the same step (the result shows the new expiry).
+      const renewed =
+        leaseMs !== null && input.agentId === owner ? { lease_expires_at: iso(t + leaseMs) } : {};
       const task: Task = {
         ...(leaseMs === null ? unleased : previous),
         status: next,
@@ -149,6 +152,7 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
         ...(input.priority !== undefined && { priority: input.priority }),
         version: previous.version + 1,
         updated_at: iso(t),
+        ...renewed,
       };
       rooms.claim(scope);
       leases.store(room.room_id, task, leaseMs);

@@ -11,6 +11,7 @@
  */
 import { errors } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
+import type { Clock } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
 import { createRenewal } from "./renewal.ts";
 import type { StoreParts } from "./rooms.ts";
@@ -23,7 +24,32 @@ const SEEN_MEMORY = 10_000;
 
 type RoomFn<A extends unknown[], T> = (scope: RoomScope, ...args: A) => T;
 
-export function roomTransactions({ db, now, changes }: StoreParts, hooks: TxHooks) {
+/** A clock that can be held at one instant for the length of a write (see roomTransactions). */
+export interface FrozenClock {
+  now: Clock;
+  /** Holds now() at the current instant until thaw(). */
+  freeze(): void;
+  thaw(): void;
+}
+
+export function frozenClock(base: Clock): FrozenClock {
+  let held: number | undefined;
+  return {
+    now: () => held ?? base(),
+    freeze: () => {
+      held = base();
+    },
+    thaw: () => {
+      held = undefined;
+    },
+  };
+}
+
+export function roomTransactions(
+  { db, now, changes }: StoreParts,
+  hooks: TxHooks,
+  clock?: Pick<FrozenClock, "freeze" | "thaw">,
+) {
   const { read, write } = transactions(db, hooks);
   const kept = db.query<{ fingerprint: string; result: string; at: number }, [string, string]>(
     "SELECT fingerprint, result, at FROM idempotency WHERE room_id = ? AND key = ?",
@@ -106,14 +132,22 @@ export function roomTransactions({ db, now, changes }: StoreParts, hooks: TxHook
   }
 
   return {
-    /** A room write: idempotency, then fn, then presence and the kept result, in one IMMEDIATE transaction. */
+    /**
+     * A room write: idempotency, then fn, then presence and the kept result, in one IMMEDIATE transaction, all at
+     * one instant (the clock is held from when the write lock is taken).
+     */
     write<A extends unknown[], T>(fn: RoomFn<A, T>): (scope: RoomScope, ...args: A) => Promise<T> {
       return write((scope: RoomScope, ...args: A): T => {
-        const earlier = replay(scope);
-        if (earlier) return earlier.value as T;
-        const result = fn(scope, ...args);
-        settle(scope, result);
-        return result;
+        clock?.freeze();
+        try {
+          const earlier = replay(scope);
+          if (earlier) return earlier.value as T;
+          const result = fn(scope, ...args);
+          settle(scope, result);
+          return result;
+        } finally {
+          clock?.thaw();
+        }
       }, fn.name);
     },
     /** A room read: fn in a deferred transaction; the actor's presence is recorded after it. */

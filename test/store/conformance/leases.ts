@@ -264,8 +264,19 @@ export function leaseTests(suite: Suite): void {
     const claimed = await suite.store.claimTask(scope, { taskId: task.id, agentId: "a", leaseMs: 30_000 });
     const retitled = await suite.store.updateTask(scope, { taskId: task.id, title: "renamed", agentId: "a" });
     expect(retitled.lease_expires_at).toBe(claimed.lease_expires_at);
+    // The holder's own update renews the lease in the same step; someone else's keeps it as it was.
+    const later = suite.clock.advance(5_000);
     const paused = await suite.store.updateTask(scope, { taskId: task.id, status: "blocked", agentId: "a" });
-    expect(paused.lease_expires_at).toBe(claimed.lease_expires_at);
+    expect(paused.lease_expires_at).toBe(iso(later + 30_000));
+    expect(await suite.store.getTask(scope, task.id)).toEqual(paused);
+    suite.clock.advance(5_000);
+    const reprioritised = await suite.store.updateTask(scope, {
+      taskId: task.id,
+      priority: 3,
+      agentId: "b",
+      expectedVersion: paused.version,
+    });
+    expect(reprioritised.lease_expires_at).toBe(paused.lease_expires_at);
     const done = await suite.store.updateTask(scope, { taskId: task.id, status: "done", agentId: "a" });
     expect(Object.keys(done)).not.toContain("lease_expires_at");
     suite.clock.advance(60_000);

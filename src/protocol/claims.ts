@@ -13,7 +13,7 @@
  * - Lists are in UTF-8 byte order of the path, the one order SQLite, Lua and TS can all compute.
  */
 import { RoomError } from "./errors.ts";
-import { patternsOverlap } from "./paths.ts";
+import { isPattern, patternsOverlap } from "./paths.ts";
 
 /** A live claim. */
 export interface FileClaim {
@@ -80,6 +80,10 @@ export function byteOrder(a: string, b: string): number {
   return x.length - y.length;
 }
 
+/** patternsOverlap, with two concrete paths settled by equality first (the common case of a guard's check). */
+export const overlaps = (a: string, b: string): boolean =>
+  a === b || ((isPattern(a) || isPattern(b)) && patternsOverlap(a, b));
+
 export const sortClaims = (claims: FileClaim[]): FileClaim[] =>
   claims.sort((a, b) => byteOrder(a.path, b.path));
 
@@ -92,7 +96,7 @@ export function findConflicts(requested: readonly string[], agentId: string, liv
   for (const claim of live) {
     if (claim.heldBy === agentId) continue;
     for (const path of requested) {
-      if (patternsOverlap(path, claim.path)) {
+      if (overlaps(path, claim.path)) {
         conflicts.push({ path, heldBy: claim.heldBy, pattern: claim.path, expiresAt: claim.expiresAt });
       }
     }
@@ -105,7 +109,7 @@ export const sortConflicts = (conflicts: ClaimConflict[]): ClaimConflict[] =>
 
 /** The live claims that overlap `path` (for a concrete file: the claims covering it), in byte order. */
 export function claimsOverlapping(path: string, live: readonly FileClaim[]): FileClaim[] {
-  return sortClaims(live.filter((claim) => patternsOverlap(path, claim.path)));
+  return sortClaims(live.filter((claim) => overlaps(path, claim.path)));
 }
 
 /**

@@ -6,7 +6,7 @@
 import { createLiveRooms } from "../src/live/hub.ts";
 import { callTool } from "../src/mcp/call-path.ts";
 import { CATALOG } from "../src/mcp/catalog.ts";
-import type { ExampleRoom } from "../src/mcp/tool.ts";
+import { contextFields, type ExampleRoom } from "../src/mcp/tool.ts";
 import type { Principal } from "../src/protocol/principal.ts";
 import type { ScriptClient } from "../src/store/redis/index.ts";
 import { createRedisStore } from "../src/store/redis/index.ts";
@@ -52,8 +52,13 @@ export async function measureRoundTrips(
   const store = createRedisStore({ client, driver, limits: { roomsPerTeam: 1_000_000 } });
   const live = createLiveRooms(store);
   const principal: Principal = { teamId: "bench", kind: "static" };
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const { result } = await callTool(CATALOG, name, args, { store, live, principal, requestId: "bench" });
+  const call = async (
+    name: string,
+    args: Record<string, unknown>,
+    context?: { roomId: string; agentId: string },
+  ) => {
+    const deps = { store, live, principal, requestId: "bench", ...(context ? { context } : {}) };
+    const { result } = await callTool(CATALOG, name, args, deps);
     if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
     return JSON.parse((result.content[0] as { text: string }).text);
   };
@@ -65,7 +70,10 @@ export async function measureRoundTrips(
       const room: ExampleRoom = { call: (name, args) => call(name, { roomId, ...args }) };
       const args = await tool.example(room);
       const before = client.count;
-      await call(tool.name, tool.room ? { roomId, ...args } : args);
+      // A tool taking its room and agent from the request's context gets them there (as the headers would).
+      if (tool.context === "context" && contextFields(tool).length === 2)
+        await call(tool.name, args, { roomId, agentId: "alice" });
+      else await call(tool.name, tool.room ? { roomId, ...args } : args);
       counts.set(tool.name, client.count - before);
     }
     return counts;

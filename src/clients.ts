@@ -65,10 +65,13 @@ export function agentInstructions({ roomId }: ConnectInfo): string {
     "## Coordination (roomd)",
     `- Room: \`${roomId}\`. Your agentId: the one your roomd key (\`${KEY_ENV}\`) is bound to, such as \`backend-claude\`; use it in every roomd call.`,
     "- Start every session with `get_my_summary` (your tasks, unread events, new context, who is online).",
-    "- Pick work with `get_unblocked_tasks`; take a task with `update_task` (owner = you, status in_progress, expectedVersion = the version you read).",
+    "- Pick work with `get_unblocked_tasks` and take it with `claim_task`: exactly one agent gets a task; if you are told another agent owns it, pick another. Your calls keep the task's lease alive (`renew_lease` when you have nothing else to call); when you go silent the task returns to the plan.",
+    "- Before editing files, claim them with `claim_files` (paths or globs such as `src/auth/**`). On conflicts, edit something else or ask the holder; never edit files another agent holds. `release_files` when you are done with them; `check_files` before you commit.",
+    "- Finish a task with `update_task` (status done, with a note).",
     "- Publish API contracts and decisions with `write_context`, listing the agents that depend on them in `consuming_agents`.",
     "- Ask another agent for a change with a `change_request` context entry (not an event).",
     "- Send `heartbeat` about every 60 s while working; consume events with one `get_unread_events` call per turn.",
+    "- When you stop, call `leave_room`: your tasks, file claims and locks go back at once.",
   ].join("\n");
 }
 

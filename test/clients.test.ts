@@ -2,7 +2,10 @@
  * One test per client snippet (revisions 21): each parses as its client reads it, points at the server, reads the
  * agent's key from ROOMD_KEY with the expansion syntax that client documents, and embeds no secret.
  */
+
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   agentInstructions,
   claudeCodeCommand,
@@ -111,6 +114,11 @@ describe("client configuration snippets", () => {
     expect(block).toContain("the operator key is yours, not your agents'");
   });
 
+  test("the claiming-work guide shows exactly the instructions block roomd prints", () => {
+    const guide = readFileSync(join(import.meta.dir, "..", "docs", "guides", "claiming-work.md"), "utf8");
+    expect(guide).toContain(agentInstructions({ ...info, roomId: "my-project" }));
+  });
+
   test("the secret detector finds a pasted key (so the checks above can fail)", () => {
     const pasted = claudeCodeJson(info).replace(`\${ROOMD_KEY}`, "rk_local_yfX-_u03eGVYhkX1xeuTcLnTk-U5DX");
     expect(embeddedSecrets(pasted).length).toBeGreaterThan(0);
@@ -126,7 +134,11 @@ describe("client configuration snippets", () => {
       "ROOMD_KEY",
       "get_my_summary",
       "get_unblocked_tasks",
-      "expectedVersion",
+      "claim_task",
+      "claim_files",
+      "release_files",
+      "check_files",
+      "leave_room",
       "consuming_agents",
       "change_request",
       "heartbeat",

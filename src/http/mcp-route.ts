@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { LiveRooms } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
+import type { CallContext } from "../mcp/call-path.ts";
 import type { Catalog } from "../mcp/catalog.ts";
 import { handleMcp, readBody, rpcError } from "../mcp/server.ts";
 import { PROFILES, type Profile } from "../mcp/tool.ts";
@@ -25,6 +26,16 @@ export interface McpRouteDeps extends AuthDeps {
   catalog: Catalog;
   logger: Logger;
   onToolCall?: (name: string, isError: boolean) => void;
+}
+
+/**
+ * The room and agent a request names in headers (X-Roomd-Room, X-Roomd-Agent): used by tool calls that leave
+ * them out. An empty header counts as absent; a malformed one is refused by the argument's own validation.
+ */
+function callContext(headers: Headers): CallContext {
+  const roomId = headers.get("x-roomd-room")?.trim();
+  const agentId = headers.get("x-roomd-agent")?.trim();
+  return { ...(roomId ? { roomId } : {}), ...(agentId ? { agentId } : {}) };
 }
 
 export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
@@ -58,6 +69,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
       const response = await handleMcp(c.req.raw, parsed.body, {
         catalog: deps.catalog,
         profile,
+        context: callContext(c.req.raw.headers),
         store: deps.store,
         live: deps.live,
         principal,

@@ -11,7 +11,13 @@ import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed } from "../protocol/validation.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
-import { isMutating, type RoomToolCall, type ToolDefinition } from "./tool.ts";
+import { contextFields, isMutating, type RoomToolCall, type ToolDefinition } from "./tool.ts";
+
+/** What a request names besides its arguments: the X-Roomd-Room and X-Roomd-Agent headers. */
+export interface CallContext {
+  roomId?: string;
+  agentId?: string;
+}
 
 export interface CallDeps {
   store: RoomStore;
@@ -19,6 +25,12 @@ export interface CallDeps {
   principal: Principal;
   requestId: string;
   signal?: AbortSignal;
+  /**
+   * The request's room and agent, used when the arguments leave them out. The invite's room and the bound key's
+   * agent stand in for missing headers; a header naming another room or agent than the invite or key is refused
+   * exactly like such an argument (the key always wins).
+   */
+  context?: CallContext;
 }
 
 /** Outcome of one call, for logging and metrics by the caller. */
@@ -89,7 +101,7 @@ function prepare(tool: ToolDefinition, raw: unknown, deps: CallDeps) {
     );
   }
   const bound = deps.principal.boundAgentId;
-  if (bound !== undefined) for (const field of requiredActingOf(tool)) given[field] ??= bound;
+  fillFromContext(tool, given, deps);
   const parsed = tool.input.safeParse(given);
   if (!parsed.success) throw new RoomError("invalid", describeIssues(parsed.error.issues));
   const { idempotencyKey, ...args } = parsed.data as Record<string, unknown> & { idempotencyKey?: string };
@@ -110,6 +122,42 @@ function prepare(tool: ToolDefinition, raw: unknown, deps: CallDeps) {
   if (scope && agent !== undefined) scope.actor = agent;
   if (scope && idempotency) scope.idempotency = idempotency;
   return { args, agent, idempotency, scope };
+}
+
+/**
+ * Fills what the arguments leave out from the request's context (headers, else the invite's room and the bound
+ * agent): roomId, and the acting arguments the schema requires. Tools of the compact and agentroom profiles get a
+ * hint when neither gives them; agentroom tools take them from the context only.
+ */
+function fillFromContext(tool: ToolDefinition, given: Record<string, unknown>, deps: CallDeps): void {
+  const fields = contextFields(tool);
+  if (tool.context === "context") {
+    const sent = fields.find((field) => field in given);
+    if (sent) throw new RoomError("invalid", `Invalid arguments: arguments: Unrecognized key: "${sent}"`);
+  }
+  const room = deps.context?.roomId ?? deps.principal.allowedRoomId;
+  const agent = deps.context?.agentId ?? deps.principal.boundAgentId;
+  if (tool.room && room !== undefined) given.roomId ??= room;
+  if (agent !== undefined) for (const field of requiredActingOf(tool)) given[field] ??= agent;
+  if (tool.context === "arguments") return;
+  const only = tool.context === "context";
+  for (const field of fields) {
+    if (given[field] !== undefined) continue;
+    if (field === "roomId") {
+      throw new RoomError(
+        "invalid",
+        only
+          ? "Invalid roomId: none given; send the X-Roomd-Room header, or use an invite for the room"
+          : "Invalid roomId: required; pass roomId, or send the X-Roomd-Room header (an invite gives its room)",
+      );
+    }
+    throw new RoomError(
+      "invalid",
+      only
+        ? "Invalid arguments: agent: none given; send the X-Roomd-Agent header, or use a key bound to your agent"
+        : `Invalid arguments: ${field}: required; pass ${field}, or send the X-Roomd-Agent header (a key bound to an agent gives it)`,
+    );
+  }
 }
 
 /** The room a call works on: an invite reaches only its own room (any other reads as missing) and never claims. */

@@ -4,9 +4,14 @@
  * with a deliberately broken tool) through createCatalog.
  */
 import { z } from "zod";
-import { PROFILES, type Profile, type ToolDefinition } from "./tool.ts";
+import { PROFILES, type Profile, publishedInput, type ToolDefinition } from "./tool.ts";
+import { agentroomTools } from "./tools/agentroom.ts";
+import { claimTools } from "./tools/claims.ts";
+import { compactTools } from "./tools/compact.ts";
 import { contextTools } from "./tools/context.ts";
 import { eventTools } from "./tools/events.ts";
+import { leaseTools } from "./tools/leases.ts";
+import { leaveTools } from "./tools/leave.ts";
 import { lockTools } from "./tools/locks.ts";
 import { planTools } from "./tools/plan.ts";
 import { presenceTools } from "./tools/presence.ts";
@@ -68,7 +73,7 @@ export function listing(tool: ToolDefinition): ListedTool {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: jsonSchema(tool.input, "input"),
+    inputSchema: jsonSchema(publishedInput(tool), "input"),
     ...(tool.output ? { outputSchema: jsonSchema(tool.output, "output") } : {}),
     annotations: {
       title: tool.title,
@@ -109,4 +114,9 @@ export const CATALOG: Catalog = createCatalog([
   ...roomTools,
   ...reviewTools,
   ...searchTools,
+  ...leaseTools,
+  ...claimTools,
+  ...leaveTools,
+  ...compactTools,
+  ...agentroomTools,
 ]);

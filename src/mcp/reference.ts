@@ -4,7 +4,7 @@
  * part of docs/protocol.md between the markers; a test fails when the file differs from what this renders.
  */
 import { CATALOG, type Catalog, jsonSchema } from "./catalog.ts";
-import { isMutating, type ToolDefinition } from "./tool.ts";
+import { isMutating, publishedInput, type ToolDefinition } from "./tool.ts";
 
 /** The parts of a JSON Schema node the reference reads. */
 interface SchemaNode {
@@ -67,7 +67,7 @@ export function typeText(node: SchemaNode): string {
 const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ");
 
 function argumentRows(tool: ToolDefinition): string[] {
-  const schema = jsonSchema(tool.input, "input") as SchemaNode;
+  const schema = jsonSchema(publishedInput(tool), "input") as SchemaNode;
   const required = new Set(schema.required ?? []);
   const role = (name: string) =>
     tool.acting.includes(name)
@@ -98,6 +98,16 @@ function toolSection(tool: ToolDefinition): string {
     `- **Returns:** ${tool.returns}.`,
     `- **Effect:** ${effect}${tool.idempotent ? ", idempotent" : ""}${isMutating(tool) ? "; takes `idempotencyKey`" : ""}; ${tool.roundTrips} Redis round trip${tool.roundTrips === 1 ? "" : "s"}; profiles: ${tool.profiles.join(", ")}.`,
   ];
+  if (tool.context === "optional") {
+    lines.push(
+      "- **Room and agent:** `roomId` and the acting agent may be left out when the `X-Roomd-Room` / `X-Roomd-Agent` headers, an invite or a bound key give them.",
+    );
+  }
+  if (tool.context === "context") {
+    lines.push(
+      "- **Room and agent:** not arguments: from the `X-Roomd-Room` / `X-Roomd-Agent` headers, an invite or a bound key.",
+    );
+  }
   if (tool.events.length > 0) lines.push(`- **Appends:** ${tool.events.map((e) => `\`${e}\``).join(", ")}.`);
   if (tool.errors.length > 0) lines.push(`- **Refusals:** ${tool.errors.map((e) => `\`${e}\``).join("; ")}.`);
   return lines.join("\n");

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { agentIdSchema, roomIdSchema } from "../protocol/ids.ts";
-import { CONTEXT_TYPES, TASK_STATUSES } from "../protocol/records.ts";
+import { CONTEXT_TYPES, PRESENCE_STATUSES, TASK_STATUSES } from "../protocol/records.ts";
 import { jsonObject } from "../protocol/validation.ts";
 
 export const roomId = roomIdSchema.describe("Room id: 2-64 chars of a-z, 0-9, _ and -.");
@@ -54,6 +54,11 @@ export const taskShape = z.object({
   version: z.number().int(),
   created_at: iso,
   updated_at: iso,
+  lease_expires_at: iso
+    .optional()
+    .describe(
+      "Only on a task taken with claim_task: when its lease runs out unless the owner's calls renew it.",
+    ),
 });
 
 export const planShape = z.object({
@@ -93,7 +98,7 @@ export const eventShape = z.object({
 
 export const presenceShape = z.object({
   agentId: z.string(),
-  status: z.enum(["online", "offline"]),
+  status: z.enum(PRESENCE_STATUSES),
   lastSeen: iso,
   statusText: z.string().optional(),
 });

@@ -12,7 +12,7 @@ import type { Logger } from "../log.ts";
 import { describeError } from "../log.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
-import { callTool, toolError } from "./call-path.ts";
+import { type CallContext, callTool, toolError } from "./call-path.ts";
 import type { Catalog } from "./catalog.ts";
 import { invalidParams } from "./rpc-params.ts";
 import type { Profile } from "./tool.ts";
@@ -26,8 +26,14 @@ export const SERVER_INFO = { name: "roomd", version: pkg.version } as const;
  */
 const VALIDATOR = new AjvJsonSchemaValidator();
 
-const INSTRUCTIONS =
-  "roomd holds a room's shared state for coding agents: plan (tasks with dependencies), typed context, an event log with your own read cursor, presence, locks and shared variables. Start each session with get_my_summary; pick work with get_unblocked_tasks; take a task with update_task (owner + in_progress + expectedVersion); publish contracts with write_context and consuming_agents; consume events with get_unread_events once per turn; heartbeat about every 60 s.";
+/** What the server tells a client about its tools, per profile (MCP initialize `instructions`). */
+const INSTRUCTIONS: Record<Profile, string> = {
+  full: "roomd holds a room's shared state for coding agents: plan (tasks with dependencies), typed context, an event log with your own read cursor, presence, file claims, locks and shared variables. Start each session with get_my_summary; pick work with get_unblocked_tasks; take a task with claim_task (a lease your calls keep alive); claim the files you will edit with claim_files before editing them, and release_files when done; publish contracts with write_context and consuming_agents; consume events with get_unread_events once per turn; heartbeat about every 60 s; leave_room when you stop.",
+  compact:
+    "roomd: shared plan, context, events and file claims for coding agents. roomId and agentId may be left out when the X-Roomd-Room / X-Roomd-Agent headers or your key give them. Start with summary; take work with claim; claim files with files before editing; update tasks with update; publish with context_write.",
+  agentroom:
+    "AgentRoom: (1) room_state before writing; (2) room_claim each file you will create or edit; (3) on a conflict, pick another file; (4) write your claimed files; (5) room_read between subtasks; (6) room_broadcast when done, and room_release what you no longer need. The room and your agent come from the X-Roomd-Room / X-Roomd-Agent headers or your key.",
+};
 
 export interface McpRequestDeps {
   catalog: Catalog;
@@ -38,6 +44,8 @@ export interface McpRequestDeps {
   principal: Principal;
   logger: Logger;
   requestId: string;
+  /** The room and agent the request's headers name (call-path.ts CallContext). */
+  context?: CallContext;
   /** Called once per tools/call, with the tool name and whether it failed. */
   onToolCall?: (name: string, isError: boolean) => void;
   /** The caller's budget is spent: tool calls answer this refusal without running. */
@@ -103,7 +111,7 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
   headers.set("accept", accept);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {} },
-    instructions: INSTRUCTIONS,
+    instructions: INSTRUCTIONS[deps.profile],
     jsonSchemaValidator: VALIDATOR,
   });
   const tools = deps.catalog.listing(deps.profile);
@@ -120,6 +128,7 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
         principal: deps.principal,
         requestId: deps.requestId,
         signal: request.signal,
+        ...(deps.context ? { context: deps.context } : {}),
       },
     );
     if (unexpected !== undefined) {

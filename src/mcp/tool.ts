@@ -15,6 +15,17 @@ export const PROFILES = ["full", "compact", "agentroom"] as const;
 export type Profile = (typeof PROFILES)[number];
 
 /**
+ * Where roomId and the acting agent come from (call-path.ts fills them from the request's context: the
+ * X-Roomd-Room / X-Roomd-Agent headers, else the invite's room and the key's bound agent):
+ * - "arguments": they are arguments, roomId required (the full profile);
+ * - "optional": they are arguments a call may leave out when the context gives them (the compact profile);
+ * - "context": they are not arguments at all; only the context gives them (the agentroom profile).
+ * The definition's input schema always has them (required); the published schema (publishedInput) follows the
+ * mode.
+ */
+export type ContextMode = "arguments" | "optional" | "context";
+
+/**
  * read: changes nothing. write: adds or changes state. destructive: may delete or overwrite what others made
  * (MCP destructiveHint). Anything but read is a mutating tool: it takes an `idempotencyKey`.
  */
@@ -73,6 +84,8 @@ export interface ToolDefinition {
   /** False for tools that work on no room (no roomId argument). */
   room: boolean;
   profiles: readonly Profile[];
+  /** Where roomId and the acting agent come from (see ContextMode). */
+  context: ContextMode;
   /** Event types the tool may append (reference). */
   events: readonly string[];
   /** Refusals the tool may answer besides argument and access errors (reference; templates with <id>). */
@@ -87,12 +100,14 @@ const mutates = (effect: Effect) => effect !== "read";
 export const isMutating = (tool: Pick<ToolDefinition, "effect">): boolean => mutates(tool.effect);
 
 /** 1–128 chars of [A-Za-z0-9_.:-] (spec revisions §1.5). */
-export const idempotencyKey = z
+const idempotencyKeyShape = z
   .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, { error: "must be 1-128 chars of A-Z, a-z, 0-9, _ . : -" })
-  .describe(
-    "Optional. Any unique string for this write (e.g. a UUID). If the call times out or the store is unavailable, retry with the same key: the write is applied at most once and the retry returns the first result with replayed=true.",
-  );
+  .regex(/^[A-Za-z0-9_.:-]{1,128}$/, { error: "must be 1-128 chars of A-Z, a-z, 0-9, _ . : -" });
+export const idempotencyKey = idempotencyKeyShape.describe(
+  "Optional. Any unique string for this write (e.g. a UUID). If the call times out or the store is unavailable, retry with the same key: the write is applied at most once and the retry returns the first result with replayed=true.",
+);
+/** The same, described in a few words for the profiles that pay for every token (compact). */
+const terseIdempotencyKey = idempotencyKeyShape.describe("Retry key: a retry with it is applied once.");
 
 type Keys<I extends z.ZodObject> = Extract<keyof z.input<I>, string>;
 
@@ -111,6 +126,10 @@ interface Common<I extends z.ZodObject, O extends z.ZodObject | undefined> {
   addressees?: readonly Keys<I>[];
   /** Default ["full"]. */
   profiles?: readonly Profile[];
+  /** Default "arguments". */
+  context?: ContextMode;
+  /** Short descriptions of the added arguments (idempotencyKey), for profiles that pay for every token. */
+  terse?: boolean;
   events?: readonly string[];
   errors?: readonly string[];
   /** Default 1. */
@@ -137,7 +156,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
   spec: RoomToolSpec<I, O> | TeamToolSpec<I, O>,
 ): ToolDefinition {
   const writes = mutates(spec.effect);
-  const input = writes ? spec.input.extend({ idempotencyKey: idempotencyKey.optional() }) : spec.input;
+  const key = spec.terse ? terseIdempotencyKey : idempotencyKey;
+  const input = writes ? spec.input.extend({ idempotencyKey: key.optional() }) : spec.input;
   const output =
     writes && spec.output
       ? spec.output.extend({
@@ -158,10 +178,42 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
     addressees: spec.addressees ?? [],
     room: spec.room !== false,
     profiles: spec.profiles ?? ["full"],
+    context: spec.context ?? "arguments",
     events: spec.events ?? [],
     errors: spec.errors ?? [],
     roundTrips: spec.roundTrips ?? 1,
     example: spec.example,
     handler: spec.handler as ToolDefinition["handler"],
   };
+}
+
+/** The arguments a tool's context mode concerns: roomId (room tools) and its first acting argument. */
+export function contextFields(tool: Pick<ToolDefinition, "room" | "acting">): string[] {
+  const fields = tool.room ? ["roomId"] : [];
+  const agent = tool.acting[0];
+  return agent === undefined ? fields : [...fields, agent];
+}
+
+const published = new WeakMap<ToolDefinition, z.ZodObject>();
+/**
+ * The input schema clients see in tools/list: the definition's, with the context fields made optional
+ * ("optional") or left out ("context").
+ */
+export function publishedInput(tool: ToolDefinition): z.ZodObject {
+  let schema = published.get(tool);
+  if (!schema) {
+    const mask = Object.fromEntries(contextFields(tool).map((field) => [field, true])) as Record<
+      string,
+      true
+    > &
+      Record<number, never>;
+    schema =
+      tool.context === "arguments"
+        ? tool.input
+        : tool.context === "optional"
+          ? tool.input.partial(mask)
+          : tool.input.omit(mask);
+    published.set(tool, schema);
+  }
+  return schema;
 }

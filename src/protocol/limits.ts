@@ -32,6 +32,20 @@ export const LIMITS = {
   roomTtlMs: 30 * 24 * 60 * 60 * 1000,
   /** How long the result of a write with an idempotencyKey is kept (revisions §1.5). */
   idempotencyKeepMs: 24 * 60 * 60 * 1000,
+  /** claim_task leases (work §1): renewed by any call of the owner in the room. */
+  leaseDefaultSeconds: 900,
+  leaseMinSeconds: 30,
+  leaseMaxSeconds: 3600,
+  /** claim_files (work §2). */
+  claimPathsMax: 100,
+  claimTtlDefaultSeconds: 3600,
+  claimTtlMinSeconds: 60,
+  claimTtlMaxSeconds: 86_400,
+  claimReasonMax: 200,
+  /** Live file claims a room may hold: bounds the conflict check inside one atomic step. */
+  claimsPerRoom: 500,
+  /** room_broadcast's message. */
+  broadcastMax: 4000,
 } as const;
 
 /** Name of the resource that doubles as the advisory plan lock (spec §4). */

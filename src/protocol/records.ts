@@ -16,6 +16,11 @@ export interface Task {
   version: number;
   created_at: string;
   updated_at: string;
+  /**
+   * Only on a task held under a lease (claim_task): when the lease runs out unless the owner's calls renew it.
+   * Renewal changes neither version nor updated_at (protocol/leases.ts).
+   */
+  lease_expires_at?: string;
 }
 
 export interface Plan {
@@ -59,26 +64,31 @@ export interface RoomEvent {
   deleted?: EventDeletion;
 }
 
+export const PRESENCE_STATUSES = ["online", "offline", "left"] as const;
+
 export interface Presence {
   agentId: string;
-  status: "online" | "offline";
+  /** left: the agent called leave_room and has not called anything since. */
+  status: (typeof PRESENCE_STATUSES)[number];
   lastSeen: string;
   statusText?: string;
 }
 
 /**
- * A presence record from its stored parts: online when seen within LIMITS.presenceOnlineMs; an absent or empty
- * status text is left out. The one definition both drivers use.
+ * A presence record from its stored parts: left after leave_room (until the agent's next call), else online when
+ * seen within LIMITS.presenceOnlineMs; an absent or empty status text is left out. The one definition both
+ * drivers use.
  */
 export function presenceOf(
   agentId: string,
   lastSeenMs: number,
   statusText: string | null | undefined,
   now: number,
+  left = false,
 ): Presence {
   const presence: Presence = {
     agentId,
-    status: now - lastSeenMs < LIMITS.presenceOnlineMs ? "online" : "offline",
+    status: left ? "left" : now - lastSeenMs < LIMITS.presenceOnlineMs ? "online" : "offline",
     lastSeen: iso(lastSeenMs),
   };
   if (statusText) presence.statusText = statusText;

@@ -17,10 +17,16 @@
  * - Room limit: a writing operation that would claim a room for a team already owning the store's
  *   limits.roomsPerTeam rooms throws errors.roomLimit(n) and changes nothing (see access-types.ts StoreLimits).
  *
+ * - Leases (protocol/leases.ts): every task a read returns is shown as effectiveTask at the read's time (a lease
+ *   that ran out reads as pending and unowned), and every successful plan write (addTask, updateTask, claimTask,
+ *   renewLeases, leaveRoom) first records each lease that ran out, with the event task_lease_expired. The acting
+ *   agent's successful calls renew its live leases and file claims along with its presence (RoomScope.actor).
+ *
  * This file imports only types, so drivers and the layers above can depend on it freely.
  */
 
 import type { AnalyticsLog } from "../protocol/analytics.ts";
+import type { ClaimResult, FileCheck, FileClaim, LeaveResult } from "../protocol/claims.ts";
 import type {
   ContextEntry,
   ContextType,
@@ -57,7 +63,8 @@ export interface RoomScope {
   /**
    * The acting agent of the call. A successful operation on a room the team owns (after claiming it, for a write)
    * records this agent's presence (lastSeen = now, status text kept) in the same atomic step, so any call that
-   * names the agent keeps it online (revisions §3.10).
+   * names the agent keeps it online (revisions §3.10) — and renews the agent's live task leases and file claims
+   * (expiry = now + their own length), at no extra cost for an agent holding none.
    */
   actor?: string;
   /** Set by mutating calls that carry an idempotencyKey (revisions §1.5); see Idempotency. */
@@ -236,6 +243,47 @@ export interface UsableRoom {
   roomId: string;
   /** When the team claimed it. */
   createdAt: string;
+}
+
+/** claim_task's input (work §1). */
+export interface TaskClaim {
+  taskId: string;
+  agentId: string;
+  /** Lease length in ms: the lease runs out this long after the owner's last call in the room. */
+  leaseMs: number;
+  /** When given and not the task's version → errors.taskVersionConflict. */
+  expectedVersion?: number;
+}
+
+/** claim_files' input (work §2): paths already normalised (protocol/paths.ts) and distinct. */
+export interface FilesClaim {
+  agentId: string;
+  paths: string[];
+  /** How long the claims live past the holder's last call in the room, in ms. */
+  ttlMs: number;
+  /** Replaces the reason of claims already held when given; kept when absent. */
+  reason?: string;
+}
+
+/** list_claims' filters: the holder, and/or the claims overlapping one (normalised) path. */
+export interface ClaimFilter {
+  agentId?: string;
+  path?: string;
+}
+
+/** room_broadcast: an event `broadcast` {message, status?} and, with status, the sender's status text. */
+export interface NewBroadcast {
+  agentId: string;
+  message: string;
+  status?: string;
+}
+
+/** room_state: the peer state of a room in one read. */
+export interface RoomStateView {
+  claims: FileClaim[];
+  presence: Presence[];
+  /** The seq of the room's newest event (0 for none): room_read with since = this reads what comes after. */
+  lastSeq: number;
 }
 
 /**
@@ -432,6 +480,53 @@ export interface RoomStore extends AccessStore {
   search(scope: RoomScope, query: SearchQuery): Promise<SearchHit[]>;
   /** Everything get_room_analytics reads, in one atomic read (see protocol/analytics.ts AnalyticsLog). */
   analyticsLog(scope: RoomScope): Promise<AnalyticsLog>;
+  // ── leases (protocol/leases.ts) ──────────────────────────────────────────────────────────────────────
+  /**
+   * Takes a task with a lease, atomically: the task (as reads show it, protocol/leases.ts effectiveTask) must
+   * exist, be pending and unowned (or owned by the caller), with every dependency done; it becomes in_progress,
+   * owned by agentId, version + 1, with lease_expires_at = now + leaseMs; event `task_claimed` {task}.
+   * Checks, in this order: plan lock (errors.planLocked), existence (errors.taskNotFound), version
+   * (errors.taskVersionConflict), done (leaseErrors.notClaimable), another owner (leaseErrors.owned, with the
+   * lease's expiry when leased), status other than pending (leaseErrors.notClaimable), dependencies
+   * (planErrors.blocked). A task the caller already has in_progress is (re)leased without a version change or
+   * an event. Like every plan write, it first records every lease of the room that ran out.
+   */
+  claimTask(scope: RoomScope, input: TaskClaim): Promise<Task>;
+  /**
+   * Renews every live lease (and file claim) of agentId and returns its leased tasks with their new expiries, in
+   * plan order; with taskId, only that task, which must be leased to the caller (errors.taskNotFound,
+   * leaseErrors.notLeased). Records leases that ran out first, like every plan write.
+   */
+  renewLeases(scope: RoomScope, agentId: string, taskId?: string): Promise<Task[]>;
+  /**
+   * leave_room: the agent's presence becomes "left" (until its next call), and its live leases (tasks back to
+   * pending, unowned, version + 1), file claims and locks are released, in one atomic step; events
+   * `files_released` {paths} (when it held claims) and `agent_left` {agentId, tasks, paths, locks}. On a room the
+   * team does not own it records nothing (roomExists false). The scope's actor is ignored: leaving is not a visit.
+   */
+  leaveRoom(scope: RoomScope, agentId: string): Promise<LeaveResult>;
+
+  // ── file claims (protocol/claims.ts) ─────────────────────────────────────────────────────────────────
+  /**
+   * All or nothing: when any requested path overlaps another agent's live claim, answers every such pair as
+   * conflicts and changes nothing; otherwise claims (or renews) every path for ttlMs, records claims that ran out
+   * (`files_claim_expired` {path, heldBy, expiredAt} each), appends `files_claimed` {paths, expiresAt, reason?}
+   * and signals "claims". More than LIMITS.claimsPerRoom live claims → RoomError("limit").
+   */
+  claimFiles(scope: RoomScope, input: FilesClaim): Promise<ClaimResult>;
+  /**
+   * Releases the agent's live claims named exactly in `paths` (all of them when omitted); appends
+   * `files_released` {paths} when any went. Releasing nothing writes (and claims) nothing.
+   */
+  releaseFiles(scope: RoomScope, agentId: string, paths?: string[]): Promise<{ released: string[] }>;
+  /** Live claims in byte order of path, filtered by holder and/or overlap with a path. */
+  listClaims(scope: RoomScope, filter: ClaimFilter): Promise<FileClaim[]>;
+  /** protocol/claims.ts checkPaths over the live claims, one answer per path in the given order. */
+  checkFiles(scope: RoomScope, agentId: string, paths: string[]): Promise<FileCheck[]>;
+  /** Live claims, every agent's presence and the newest event's seq, in one read. */
+  roomState(scope: RoomScope): Promise<RoomStateView>;
+  /** Appends `broadcast` {message, status?} from agentId to all; with status, sets its presence status text. */
+  broadcast(scope: RoomScope, input: NewBroadcast): Promise<RoomEvent>;
 
   // ── lifecycle ─────────────────────────────────────────────────────────────────────────────────────────
   /** Resolves when the store answers; throws RoomError("store_unavailable") otherwise. */

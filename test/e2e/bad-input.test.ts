@@ -41,6 +41,8 @@ describe("bad arguments beyond the catalog-wide cases (test/e2e/catalog.test.ts)
       "update_context",
       "post_event",
       "reply_to_event",
+      "context_write",
+      "post",
     ]);
     const room = { call: (name: string, a: Json) => c.call<any>(name, { roomId, ...a }) };
     const examples = [];

@@ -17,6 +17,7 @@ import {
   foreignInviteProblems,
   impersonationProblems,
   prepared,
+  send,
   snapshot,
 } from "../support/catalog-check.ts";
 import { httpClient } from "../support/http.ts";
@@ -64,13 +65,13 @@ for (const make of E2E_STORES) {
           const valid = await prepared(tool, env, roomId);
           const before = await snapshot(env, roomId);
           for (const bad of badCases(tool, valid)) {
-            const result = await env.http.tool(TEAM_A.secret, tool.name, bad.args);
+            const result = await send(env, TEAM_A.secret, tool, bad.args);
             expect(result.isError, `${bad.label}: ${result.text}`).toBe(true);
             expect(result.text, bad.label).toMatch(bad.expect);
           }
           expect(await snapshot(env, roomId)).toBe(before);
           // The example itself succeeds.
-          const ok = await env.http.tool(TEAM_A.secret, tool.name, valid);
+          const ok = await send(env, TEAM_A.secret, tool, valid);
           expect(ok.isError, ok.text).toBe(false);
         });
       });

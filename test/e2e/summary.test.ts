@@ -77,6 +77,7 @@ describe("GET /room/:roomId under load", () => {
     const priv = startInProcess(store, undefined, {
       ROOM_SUMMARY: "private",
       SUMMARY_RATE_LIMIT_PER_MINUTE: "5",
+      RATE_LIMIT_PER_MINUTE: "600",
     });
     try {
       const http = httpClient(priv.url);

@@ -246,7 +246,18 @@ for (const make of E2E_STORES) {
           const roomId = newRoomId();
           await http.post("/admin/rooms", team, { roomId });
           const args = await tool.example({ call: (name, a) => ok(team, name, { roomId, ...a }) });
-          const result = await client.raw(tool.name, tool.room ? { roomId, ...args } : args);
+          // Tools that take the room and agent only from the request (agentroom) get them as headers, listed in
+          // their own profile so the client knows (and checks) their output schema.
+          const own =
+            tool.context === "context"
+              ? await connect(server.url, team, "json", {
+                  profile: tool.profiles[0] ?? "full",
+                  headers: { "X-Roomd-Room": roomId, "X-Roomd-Agent": "alice" },
+                })
+              : client;
+          if (own !== client) await own.client.listTools();
+          const result = await own.raw(tool.name, tool.room && own === client ? { roomId, ...args } : args);
+          if (own !== client) await own.close();
           expect({ tool: tool.name, isError: result.isError ?? false }).toEqual({
             tool: tool.name,
             isError: false,

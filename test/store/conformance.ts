@@ -12,6 +12,7 @@ import { rateTests } from "./conformance/access-rate.ts";
 import { mayClaimTests, roomAdminTests, roomLimitTests } from "./conformance/access-rooms.ts";
 import { roomStatsTests, roomSummaryTests } from "./conformance/access-views.ts";
 import { analyticsTests } from "./conformance/analytics.ts";
+import { claimTests } from "./conformance/claims.ts";
 import { concurrencyTests } from "./conformance/concurrency.ts";
 import { contextTests } from "./conformance/context.ts";
 import { deletionTests } from "./conformance/deletions.ts";
@@ -28,6 +29,7 @@ import {
   testWith,
 } from "./conformance/harness.ts";
 import { isolationTests } from "./conformance/isolation.ts";
+import { leaseTests } from "./conformance/leases.ts";
 import { lockTests } from "./conformance/locks.ts";
 import { ownershipTests } from "./conformance/ownership.ts";
 import { planLockTests, planTests } from "./conformance/plan.ts";
@@ -122,6 +124,8 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("templates and usable rooms", () => templateTests(suite));
     describe("search", () => searchTests(suite));
     describe("analytics", () => analyticsTests(suite));
+    describe("task leases", () => leaseTests(suite));
+    describe("file claims, leave_room, room state", () => claimTests(suite));
     describe("access: keys", () => keyTests(suite));
     describe("access: provisionTeam", () => provisionTests(suite));
     describe("access: rate limiting", () => rateTests(suite));

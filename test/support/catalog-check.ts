@@ -4,7 +4,7 @@
  * problems instead of asserting lets a test prove a check can fail (a deliberately broken tool must be caught).
  */
 import { jsonSchema } from "../../src/mcp/catalog.ts";
-import type { ExampleRoom, ToolDefinition } from "../../src/mcp/tool.ts";
+import { contextFields, type ExampleRoom, publishedInput, type ToolDefinition } from "../../src/mcp/tool.ts";
 import { AGENT_ID } from "../../src/protocol/ids.ts";
 import type { httpClient } from "./http.ts";
 
@@ -17,6 +17,20 @@ export interface CheckEnv {
   teamKey: string;
   /** A key of another team. */
   otherTeamKey: string;
+}
+
+/**
+ * Calls a tool with the arguments the checks build (roomId and the acting agent included): for a tool that takes
+ * them from the request's context only (agentroom), they travel as the X-Roomd-Room / X-Roomd-Agent headers.
+ */
+export function send(env: CheckEnv, key: string, tool: ToolDefinition, args: Json) {
+  if (tool.context !== "context") return env.http.tool(key, tool.name, args);
+  const [roomField, agentField] = contextFields(tool);
+  const { [roomField as string]: roomId, [agentField as string]: agentId, ...rest } = args;
+  const headers: Record<string, string> = {};
+  if (typeof roomId === "string") headers["X-Roomd-Room"] = roomId;
+  if (typeof agentId === "string") headers["X-Roomd-Agent"] = agentId;
+  return env.http.tool(key, tool.name, rest, headers);
 }
 
 /** A room for examples: calls go through real HTTP with the team key, roomId filled in. */
@@ -42,6 +56,7 @@ export async function snapshot(env: CheckEnv, roomId: string): Promise<string> {
       ["list_locks", {}],
       ["list_shared_vars", {}],
       ["get_presence", {}],
+      ["list_claims", {}],
     ].map(([name, args]) => env.http.tool(env.teamKey, name as string, { roomId, ...(args as Json) })),
   );
   return JSON.stringify(reads.map((r) => r.text));
@@ -53,6 +68,8 @@ export async function prepared(tool: ToolDefinition, env: CheckEnv, roomId: stri
   if (created.status !== 201)
     throw new Error(`creating ${roomId}: ${created.status} ${JSON.stringify(created.body)}`);
   const args = await tool.example(exampleRoom(env, roomId));
+  // A tool whose room and agent come from the request's context acts as alice, like every example.
+  if (tool.context === "context") return { roomId, [contextFields(tool)[1] as string]: "alice", ...args };
   return tool.room ? { roomId, ...args } : args;
 }
 
@@ -64,7 +81,7 @@ export async function crossTeamProblems(tool: ToolDefinition, env: CheckEnv, roo
   if (!tool.room) return problems;
   const args = await prepared(tool, env, roomId);
   const before = await snapshot(env, roomId);
-  const result = await env.http.tool(env.otherTeamKey, tool.name, args);
+  const result = await send(env, env.otherTeamKey, tool, args);
   if (result.text !== DENIED) problems.push(`${tool.name}: another team got ${result.text.slice(0, 120)}`);
   if ((await snapshot(env, roomId)) !== before)
     problems.push(`${tool.name}: another team's call changed the room`);
@@ -82,7 +99,7 @@ export async function foreignInviteProblems(
   if (!tool.room) return problems;
   const args = await prepared(tool, env, roomId);
   const before = await snapshot(env, roomId);
-  const result = await env.http.tool(inviteForOtherRoom, tool.name, args);
+  const result = await send(env, inviteForOtherRoom, tool, args);
   if (result.text !== DENIED)
     problems.push(`${tool.name}: a foreign invite got ${result.text.slice(0, 120)}`);
   if ((await snapshot(env, roomId)) !== before)
@@ -111,7 +128,7 @@ export async function impersonationProblems(
   const args = await prepared(tool, env, roomId);
   for (const field of [...tool.acting, ...tool.filters]) {
     const before = await snapshot(env, roomId);
-    const result = await env.http.tool(boundToAlice, tool.name, { ...args, [field]: IMPOSTOR });
+    const result = await send(env, boundToAlice, tool, { ...args, [field]: IMPOSTOR });
     const after = await snapshot(env, roomId);
     if (tool.acting.includes(field)) {
       if (result.text !== "Error: This key is bound to agent alice") {
@@ -169,7 +186,11 @@ function wrongFor(s: Json): unknown {
  * unknown property.
  */
 export function badCases(tool: ToolDefinition, valid: Json): BadCase[] {
-  const schema = jsonSchema(tool.input, "input") as { properties: Record<string, Json>; required?: string[] };
+  // What clients see: a context-only tool publishes neither roomId nor its agent (they travel as headers).
+  const schema = jsonSchema(publishedInput(tool), "input") as {
+    properties: Record<string, Json>;
+    required?: string[];
+  };
   const field = (name: string) =>
     name === "roomId" ? /^Error: Invalid roomId/ : new RegExp(`^Error: Invalid arguments: ${name}`);
   const cases: BadCase[] = [

@@ -12,6 +12,7 @@ export function postTool(
   name: string,
   args: Record<string, unknown>,
   signal?: AbortSignal,
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   return fetch(`${base}/mcp`, {
     method: "POST",
@@ -19,6 +20,7 @@ export function postTool(
       Authorization: `Bearer ${secret}`,
       "Content-Type": "application/json",
       Accept: "application/json, text/event-stream",
+      ...headers,
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
     signal,
@@ -48,8 +50,13 @@ export function httpClient(base: string) {
     return { status: res.status, body: parsed, headers: res.headers };
   };
   /** One tools/call as raw JSON-RPC (no SDK), returning the HTTP status, result and headers. */
-  const tool = async (secret: string, name: string, args: Record<string, unknown>) => {
-    const res = await postTool(base, secret, name, args);
+  const tool = async (
+    secret: string,
+    name: string,
+    args: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ) => {
+    const res = await postTool(base, secret, name, args, undefined, headers);
     const body = res.headers.get("content-type")?.includes("json")
       ? ((await res.json()) as any)
       : await res.text();

@@ -14,7 +14,18 @@ export interface RoomClient {
   close(): Promise<void>;
 }
 
-export async function connect(url: string, secret: string, mode: ResponseMode = "json"): Promise<RoomClient> {
+/** A tool profile to list (?profile=) and extra request headers (X-Roomd-Room, X-Roomd-Agent). */
+export interface ConnectOptions {
+  profile?: "full" | "compact" | "agentroom";
+  headers?: Record<string, string>;
+}
+
+export async function connect(
+  url: string,
+  secret: string,
+  mode: ResponseMode = "json",
+  options: ConnectOptions = {},
+): Promise<RoomClient> {
   // The SDK always lists both types with equal weight; roomd then answers JSON. Preferring SSE by q-value
   // exercises the SSE-framed mode with the same client.
   const preferSse: typeof fetch = ((input: string | URL | Request, init?: RequestInit) => {
@@ -24,8 +35,9 @@ export async function connect(url: string, secret: string, mode: ResponseMode = 
     }
     return fetch(input, { ...init, headers });
   }) as typeof fetch;
-  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+  const query = options.profile ? `?profile=${options.profile}` : "";
+  const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp${query}`), {
+    requestInit: { headers: { Authorization: `Bearer ${secret}`, ...options.headers } },
     ...(mode === "sse" ? { fetch: preferSse } : {}),
   });
   const client = new Client({ name: "roomd-test", version: "1.0.0" });

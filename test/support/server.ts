@@ -12,6 +12,7 @@ import { type Logger, silentLogger } from "../../src/log.ts";
 import type { Catalog } from "../../src/mcp/catalog.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { freePort } from "./redis-server.ts";
+import { TEST_ROOMS_PER_TEAM } from "./stores.ts";
 
 export const TEAM_A = { teamId: "team-a", secret: "secret-team-a-0123456789" };
 export const TEAM_B = { teamId: "team-b", secret: "secret-team-b-0123456789" };
@@ -39,6 +40,10 @@ export function startInProcess(
   const config = loadConfig({
     API_KEYS: [TEAM_A, TEAM_B].map((k) => `${k.teamId}:${k.secret}`).join(","),
     OPERATOR_KEYS: `${OPERATOR.teamId}:${OPERATOR.secret}`,
+    ROOMS_PER_TEAM: String(TEST_ROOMS_PER_TEAM),
+    // Teams A and B serve many test files on the shared stores, within one minute's rate window: tests of the
+    // rate limit set their own (and use teams of their own).
+    RATE_LIMIT_PER_MINUTE: "1000000",
     ...env,
   });
   const deps = appDeps(config, store, logger, now);

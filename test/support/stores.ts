@@ -45,13 +45,20 @@ export interface E2eStore {
 
 const BROKEN = '{"id": "broken';
 
+/**
+ * The room limit of test stores and servers unless a test sets one: the shared Redis backings keep the rooms of
+ * every test file of the process, and teams A and B are used by many files, so the default (100) would be reached
+ * by the suite as a whole rather than by any test. Tests of the limit set their own.
+ */
+export const TEST_ROOMS_PER_TEAM = 1_000_000;
+
 /** roomd's own wiring (openStore) for the given settings. */
 export function openWith(settings: StoreSettings, options: OpenOptions = {}): Promise<RoomStore> {
   return openStore(
     {
       ...settings,
       storeTimeoutMs: options.timeoutMs ?? 5000,
-      roomsPerTeam: options.limits?.roomsPerTeam ?? 100,
+      roomsPerTeam: options.limits?.roomsPerTeam ?? TEST_ROOMS_PER_TEAM,
     },
     options.now ?? Date.now,
   );
@@ -67,7 +74,7 @@ function backing(
     name,
     settings,
     open: async (options?: OpenOptions) => openWith(await settings(), options),
-    env,
+    env: async () => ({ ROOMS_PER_TEAM: String(TEST_ROOMS_PER_TEAM), ...(await env()) }),
     corruptTask,
   };
 }

@@ -47,7 +47,7 @@ export const presenceTools = [
     name: "get_presence",
     title: "Who is here",
     description:
-      "Every agent ever seen in the room: online (seen within 120 s) or offline, last seen, status text.",
+      "Every agent ever seen in the room: online (seen within 120 s), offline, or left (called leave_room), with last seen and status text.",
     returns: "Presence[], by agent id",
     input: z.strictObject({ roomId }),
     effect: "read",

@@ -35,6 +35,10 @@ export const ROOM_KEY_PARTS = [
   "posted", // hash: seq → "1" for events posted by agents (post_event, reply_to_event): the deletable ones
   "reviews", // hash: review id → Review JSON
   "ctx_reads", // hash: "<seq> <agent>" → ms of the first delivery of a context event to that agent
+  "claims", // hash: claimed path or glob → {agentId, expiresAt, ttl, claimedAt, reason?} (ms)
+  "claim_exp", // zset: claimed path scored by its expiry (ms), so claims that ran out are a range
+  "leases", // zset: leased task id scored by its lease's expiry (ms)
+  "holdings", // hash: "l:<agent>" → its leases ("<task id> <lease ms>" per line), "c:<agent>" → its claimed paths
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];

@@ -4,13 +4,65 @@
  * to them): plan lock, existence, version, ownership, dependencies (known, acyclic), status.
  */
 
-/** Helpers of the plan scripts: task JSON, the plan lock, the kept task counts and the plan's rules. */
-const PLAN_HELPERS = `
+/**
+ * Helpers of the plan scripts: task JSON, the plan lock, the kept task counts, the plan's rules and leases
+ * (protocol/leases.ts: a plan write shows and then records the leases that ran out).
+ */
+export const PLAN_HELPERS = `
+-- lease_expires_at is the last field, only on leased tasks (R.with_lease rewrites it in place).
 local function task_json(t, deps_json)
   return '{"id":' .. str(t.id) .. ',"title":' .. str(t.title) .. ',"description":' .. str(t.description)
     .. ',"status":' .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. ',"depends_on":' .. deps_json
     .. ',"priority":' .. (val(t.priority) and num(t.priority) or "null") .. ',"version":' .. num(t.version)
-    .. ',"created_at":' .. str(t.created_at) .. ',"updated_at":' .. str(t.updated_at) .. '}'
+    .. ',"created_at":' .. str(t.created_at) .. ',"updated_at":' .. str(t.updated_at)
+    .. (t.lease_expires_at and (',"lease_expires_at":' .. str(t.lease_expires_at)) or "") .. '}'
+end
+-- Leases that ran out (ZRANGEBYSCORE order: expiry, then id): each task as reads show it (effectiveTask), kept
+-- in DUE until record_leases writes them once the script's checks have passed.
+local DUE = { json = {}, list = {} }
+local function leases_due()
+  for _, id in ipairs(redis.call("ZRANGEBYSCORE", K_LEASES, "-inf", NOW)) do
+    local raw = redis.call("HGET", K_TASKS, id)
+    local t = raw and cjson.decode(raw)
+    local item = { id = id }
+    if t and t.lease_expires_at then
+      item.owner, item.status = val(t.owner), t.status
+      t.status, t.owner, t.version = "pending", nil, t.version + 1
+      t.updated_at, t.lease_expires_at = t.lease_expires_at, nil
+      DUE.json[id] = task_json(t, strs(t.depends_on))
+    end
+    DUE.list[#DUE.list + 1] = item
+  end
+end
+-- A task's JSON as reads show it.
+local function task_raw(id)
+  return DUE.json[id] or redis.call("HGET", K_TASKS, id)
+end
+local function moved(from, to)
+  if from == to then return end
+  if from then W("HINCRBY", K_META, "n_" .. from, -1) end
+  if to then W("HINCRBY", K_META, "n_" .. to, 1) end
+end
+-- Writes what leases_due found, with task_lease_expired each; call after ensure_counts.
+local function record_leases()
+  for _, item in ipairs(DUE.list) do
+    redis.call("ZREM", K_LEASES, item.id)
+    if DUE.json[item.id] then
+      W("HSET", K_TASKS, item.id, DUE.json[item.id])
+      if item.owner then R.drop("l", item.owner, item.id) end
+      moved(item.status, "pending")
+      append_event("task_lease_expired", "system", "all",
+        '{"taskId":' .. str(item.id) .. ',"previousOwner":' .. opt_str(item.owner) .. '}')
+    end
+  end
+  if next(DUE.json) then W("HSET", K_META, "plan_updated_at", NOW_ISO) end
+end
+-- Ends a task's lease (the caller writes the task): out of the index and the holder's list.
+local function drop_lease(t)
+  if not t.lease_expires_at then return end
+  redis.call("ZREM", K_LEASES, t.id)
+  if val(t.owner) then R.drop("l", t.owner, t.id) end
+  t.lease_expires_at = nil
 end
 local function plan_locked(agent)
   local raw = redis.call("HGET", K_LOCKS, "plan")
@@ -33,11 +85,6 @@ local function ensure_counts()
   W("HSET", K_META, "n_pending", n.pending, "n_in_progress", n.in_progress, "n_done", n.done,
     "n_blocked", n.blocked, "counted", "1")
   META[4] = "1"
-end
-local function moved(from, to)
-  if from == to then return end
-  if from then W("HINCRBY", K_META, "n_" .. from, -1) end
-  if to then W("HINCRBY", K_META, "n_" .. to, 1) end
 end
 local function deps_of(id)
   local raw = redis.call("HGET", K_TASKS, id)
@@ -84,7 +131,7 @@ local function blocked(id, status, deps)
   if status ~= "in_progress" and status ~= "done" then return nil end
   local blockers = {}
   for _, dep in ipairs(deps) do
-    local raw = redis.call("HGET", K_TASKS, dep)
+    local raw = task_raw(dep)
     local s = raw and cjson.decode(raw).status or "missing"
     if s ~= "done" then blockers[#blockers + 1] = dep .. " (" .. s .. ")" end
   end
@@ -117,6 +164,10 @@ local unknown = unknown_dep(cjson.decode(deps_json))
 if unknown then return unknown end
 if not OWNED and not CLAIM_OK then return CLAIM end
 ensure_counts()
+if OWNED then
+  leases_due()
+  record_leases()
+end
 local id = "task-" .. W("HINCRBY", K_META, "task_n", 1)
 local task = task_json({ id = id, title = title, description = description, status = "pending",
   priority = tonumber(priority), version = 1, created_at = NOW_ISO, updated_at = NOW_ISO }, deps_json)
@@ -144,7 +195,8 @@ local from = ARGV[10]           -- the event's from (agent or "system")
 local terms = ARGV[11]          -- search terms of the changed title/description, JSON {field: {token: count}}, "" for none
 local locked = OWNED and plan_locked(agent)
 if locked then return locked end
-local raw = OWNED and redis.call("HGET", K_TASKS, id)
+if OWNED then leases_due() end
+local raw = OWNED and task_raw(id)
 if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
 local t = cjson.decode(raw)
 if expected ~= "" and tonumber(expected) ~= t.version then
@@ -168,6 +220,21 @@ if f.status ~= nil or f.depends_on ~= nil then
   if refused then return refused end
 end
 ensure_counts()
+record_leases()
+-- The lease ends when the task leaves its holder or becomes done or pending (protocol/leases.ts keepsLease).
+local owner = val(t.owner)
+if f.owner ~= nil then owner = val(f.owner) end
+if owner ~= val(t.owner) or (status ~= "in_progress" and status ~= "blocked") then drop_lease(t) end
+-- The holder's own update renews its lease in the same step (the result shows the new expiry).
+if t.lease_expires_at and agent == owner then
+  for _, item in ipairs(R.items("l", agent)) do
+    local leased, ms = string.match(item, "^(%S+) (%d+)$")
+    if leased == id then
+      t.lease_expires_at = R.iso(NOW + tonumber(ms))
+      W("ZADD", K_LEASES, NOW + tonumber(ms), id)
+    end
+  end
+end
 t.status = status
 t.depends_on = deps
 if f.owner ~= nil then t.owner = f.owner end
@@ -223,11 +290,15 @@ return ok('{"exists":true,"tasks":[' .. table.concat(mine, ",") .. '],"unread":'
   .. fresh .. ',"presence":{' .. table.concat(people, ",") .. '}}')
 `;
 
-/** The checks every plan write makes first, in order: plan lock, existence, version, ownership. */
+/**
+ * The checks every plan write makes first, in order: plan lock, existence, version, ownership — on the task as
+ * reads show it (a lease that ran out already undone; record_leases writes that once the checks passed).
+ */
 const PLAN_WRITE_CHECKS = `
 local locked = OWNED and plan_locked(agent)
 if locked then return locked end
-local raw = OWNED and redis.call("HGET", K_TASKS, id)
+if OWNED then leases_due() end
+local raw = OWNED and task_raw(id)
 if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
 local t = cjson.decode(raw)
 if expected ~= "" and tonumber(expected) ~= t.version then
@@ -264,6 +335,8 @@ if #waiting > 0 and not force then
   return '{"err":"hasDependents","id":' .. str(id) .. ',"dependents":' .. strs(waiting) .. '}'
 end
 ensure_counts()
+record_leases()
+drop_lease(t)
 redis.call("HDEL", K_TASKS, id)
 IX.drop(id)
 moved(t.status, nil)
@@ -291,6 +364,8 @@ end
 -- Only the new dependency is checked: earlier ones were when they were set (one may have gone since).
 local refused = unknown_dep({ dep }, id) or cycle_through(id, { dep }) or blocked(id, t.status, { dep })
 if refused then return refused end
+ensure_counts()
+record_leases()
 local deps = t.depends_on
 deps[#deps + 1] = dep
 local previous = t.status

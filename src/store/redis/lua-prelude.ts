@@ -1,5 +1,6 @@
 import { LIMITS } from "../../protocol/limits.ts";
 import { ROOM_KEY_PARTS } from "./keys.ts";
+import { HOLDINGS } from "./lua-holdings.ts";
 
 /**
  * `local K_<PART> = KEYS[i]` for every part, in ROOM_KEY_PARTS order, so scripts address keys by name and adding
@@ -72,13 +73,16 @@ local function signal(kind)
   publish("s:" .. kind)
 end
 
--- The actor's presence: lastSeen = NOW, status text kept; a presence signal when it comes online.
+${HOLDINGS}
+-- The actor's presence: lastSeen = NOW, status text kept, "left" ended; a presence signal when it comes online.
+-- It renews the agent's live leases and claims too.
 local function seen(agent)
   local old = redis.call("HGET", K_PRESENCE, agent)
   local before = old and cjson.decode(old)
   local text = before and val(before.statusText)
   W("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. (text and (',"statusText":' .. str(text)) or "") .. '}')
-  if not before or NOW - before.lastSeen >= ${LIMITS.presenceOnlineMs} then signal("presence") end
+  if not before or before.left or NOW - before.lastSeen >= ${LIMITS.presenceOnlineMs} then signal("presence") end
+  R.renew(agent)
 end
 -- Keeps a write's result for IDEM_KEY, and drops a few keys past IDEM_KEEP so the hash stays bounded.
 local function remember(json)

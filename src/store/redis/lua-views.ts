@@ -56,6 +56,15 @@ else
     task_count = task_count + 1
   end
 end
+-- Leases that ran out but are not recorded yet: those tasks already read as pending (protocol/leases.ts).
+for _, id in ipairs(redis.call("ZRANGEBYSCORE", K_LEASES, "-inf", NOW)) do
+  local raw = redis.call("HGET", K_TASKS, id)
+  local t = raw and cjson.decode(raw)
+  if t and t.lease_expires_at then
+    by_status[t.status] = (by_status[t.status] or 0) - 1
+    by_status.pending = (by_status.pending or 0) + 1
+  end
+end
 `;
 
 /**

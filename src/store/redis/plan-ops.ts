@@ -1,4 +1,5 @@
 /** Plan operations and the summary of the Redis store. */
+import { effectiveTask } from "../../protocol/leases.ts";
 import { uniqueDependencies } from "../../protocol/plan-rules.ts";
 import type { Plan, Summary, Task } from "../../protocol/records.ts";
 import { fieldTerms, type SearchFields, taskFields } from "../../protocol/search.ts";
@@ -38,12 +39,12 @@ function changedTerms(input: TaskUpdate): string {
 export function planOps(call: Call): PlanOps {
   return {
     async readPlan(scope) {
-      const { value } = await call<Omit<Plan, "project">>(scope, "READ_PLAN", []);
+      const { value, now } = await call<Omit<Plan, "project">>(scope, "READ_PLAN", []);
       return {
         project: scope.roomId,
         created_at: value.created_at,
         updated_at: value.updated_at,
-        tasks: sortTasks(value.tasks),
+        tasks: sortTasks(value.tasks).map((task) => effectiveTask(task, now)),
       };
     },
 
@@ -75,7 +76,8 @@ export function planOps(call: Call): PlanOps {
     },
 
     async getTask(scope, taskId) {
-      return (await call<Task>(scope, "GET_TASK", [taskId])).value;
+      const { value, now } = await call<Task>(scope, "GET_TASK", [taskId]);
+      return effectiveTask(value, now);
     },
 
     async summary(scope, agentId, limit) {
@@ -92,7 +94,10 @@ export function planOps(call: Call): PlanOps {
         agentId,
         roomId: scope.roomId,
         roomExists: value.exists,
-        myTasks: sortTasks(value.tasks),
+        // A lease that ran out makes the task nobody's (protocol/leases.ts).
+        myTasks: sortTasks(value.tasks)
+          .map((task) => effectiveTask(task, now))
+          .filter((task) => task.owner === agentId),
         unreadEvents: { events, cursor, count: events.length, remaining: value.unread.remaining },
         newContextCount: value.newContextCount,
         presence: toPresenceList(value.presence, now),

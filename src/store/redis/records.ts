@@ -22,6 +22,8 @@ export interface StoredEvent {
 export interface StoredPresence {
   lastSeen: number;
   statusText?: string;
+  /** Set by leave_room until the agent's next call. */
+  left?: boolean;
 }
 
 /** Creation order of "task-<n>" / "ctx-<n>" ids, which Lua hashes do not keep. */
@@ -58,7 +60,7 @@ export function toEvent({ e, r }: StoredEvent): RoomEvent {
 }
 
 export const toPresence = (agentId: string, stored: StoredPresence, now: number): Presence =>
-  presenceOf(agentId, stored.lastSeen, stored.statusText, now);
+  presenceOf(agentId, stored.lastSeen, stored.statusText, now, stored.left === true);
 
 /** Every agent ever seen, ordered by agentId. */
 export function toPresenceList(stored: Record<string, StoredPresence>, now: number): Presence[] {

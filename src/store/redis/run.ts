@@ -4,7 +4,10 @@
  * RoomError("store_unavailable") with the cause kept but never shown. Script-level refusals ({"err": …}) become
  * the same RoomErrors the other drivers throw.
  */
+
+import { claimErrors } from "../../protocol/claims.ts";
 import { errors, type RoomError, StoreFault } from "../../protocol/errors.ts";
+import { leaseErrors } from "../../protocol/leases.ts";
 import { planErrors } from "../../protocol/plan-rules.ts";
 import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
@@ -87,6 +90,18 @@ function refusal(reply: { err: string; [detail: string]: unknown }): RoomError |
       return toolErrors.notReviewer(id, String(reply.reviewer));
     case "reviewDecided":
       return toolErrors.reviewDecided(id, String(reply.status), String(reply.by), String(reply.at));
+    case "leaseOwned":
+      return leaseErrors.owned(
+        id,
+        String(reply.owner),
+        typeof reply.until === "string" ? reply.until : undefined,
+      );
+    case "notClaimable":
+      return leaseErrors.notClaimable(id, String(reply.status));
+    case "notLeased":
+      return leaseErrors.notLeased(id, typeof reply.owner === "string" ? reply.owner : null);
+    case "claimLimit":
+      return claimErrors.limit(Number(reply.max));
     default:
       return new StoreFault("redis", "script", `unknown refusal ${JSON.stringify(reply.err)}`);
   }

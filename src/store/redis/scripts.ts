@@ -4,9 +4,11 @@
  * change. Room scripts get the room's fixed KEYS list, team scripts the team's (see keys.ts).
  */
 import * as admin from "./lua-admin.ts";
+import * as claims from "./lua-claims.ts";
 import * as context from "./lua-context.ts";
 import * as events from "./lua-events.ts";
 import { INDEX } from "./lua-index.ts";
+import * as leases from "./lua-leases.ts";
 import { LOG } from "./lua-log.ts";
 import * as plan from "./lua-plan.ts";
 import { GUARD, PRELUDE } from "./lua-prelude.ts";
@@ -34,10 +36,13 @@ function defineAll<B extends Record<string, string>>(bodies: B, prelude: string)
 }
 
 const { TEAM_PRELUDE, ...teamBodies } = team;
+// Shared Lua chunks exported beside the bodies, not scripts of their own.
+const { PLAN_HELPERS: _planHelpers, ...planBodies } = plan;
+const { GLOB: _glob, ...claimBodies } = claims;
 
 /** Room-slot scripts acting for a team: another team's room is refused first (GUARD). */
 const GUARDED = defineAll(
-  { ...plan, ...context, ...events, ...room, ...admin, ...tools },
+  { ...planBodies, ...leases, ...context, ...events, ...room, ...admin, ...claimBodies, ...tools },
   PRELUDE + LOG + INDEX + GUARD,
 );
 /** Room-slot scripts acting for no team: invite resolution and the read-only views. */

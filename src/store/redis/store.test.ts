@@ -160,6 +160,9 @@ describe("key layout", () => {
     const invite = { tokenId: "i_00000000", roomId: s.roomId, teamId: s.teamId, hint: "****abcd" };
     const [createdAt, expiresAt] = [new Date(t).toISOString(), new Date(t + 60_000).toISOString()];
     await store.createInvite({ ...invite, createdAt, expiresAt, digest: "0".repeat(64) }, 50);
+    const leased = await store.addTask(s, { title: "l", description: "", depends_on: [], priority: null });
+    await store.claimTask(s, { taskId: leased.id, agentId: "b", leaseMs: 60_000 });
+    await store.claimFiles(s, { agentId: "b", paths: ["src/**"], ttlMs: 60_000 });
 
     const keys = ((await raw.send("KEYS", [`*${s.roomId}*`])) as string[]).sort();
     expect(keys).toEqual(ROOM_KEY_PARTS.map((part) => `room:{${s.roomId}}:${part}`).sort());

@@ -4,12 +4,14 @@ import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import type { RoomStore } from "../types.ts";
 import { adminOps } from "./admin-ops.ts";
 import { createBridge } from "./call.ts";
+import { claimOps } from "./claim-ops.ts";
 import type { ScriptClient } from "./client.ts";
 import { contextOps } from "./context-ops.ts";
 import { eventOps } from "./event-ops.ts";
 import { createRedisFeed } from "./feed.ts";
 import { inviteOps } from "./invite-ops.ts";
 import { keyOps } from "./key-ops.ts";
+import { leaseOps } from "./lease-ops.ts";
 import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
@@ -49,6 +51,8 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...contextOps(call),
     ...eventOps(call),
     ...roomOps(call),
+    ...leaseOps(call),
+    ...claimOps(call),
     ...keyOps(bridge),
     ...inviteOps(bridge),
     ...adminOps(bridge),

@@ -20,6 +20,12 @@ export function createAdminRooms({ db, now, rooms }: StoreParts, presence: (room
     [string, number]
   >("SELECT seq, type, from_agent, to_agent, ts FROM events WHERE room_id = ? ORDER BY seq DESC LIMIT ?");
 
+  // Leases that ran out but are not recorded yet: those tasks already read as pending (protocol/leases.ts).
+  const lapsed = db.query<{ status: TaskStatus }, [string, number]>(
+    `SELECT json_extract(json, '$.status') AS status FROM tasks
+     WHERE room_id = ? AND lease_expires_at <= ? AND lease_expires_at IS NOT NULL`,
+  );
+
   /** Task counts per status, kept on the room row as the plan changes (O(1), revisions §5.18). */
   function taskCounts(room: RoomRow): { total: number; byStatus: Record<TaskStatus, number> } {
     const byStatus: Record<TaskStatus, number> = {
@@ -28,6 +34,10 @@ export function createAdminRooms({ db, now, rooms }: StoreParts, presence: (room
       done: room.n_done,
       blocked: room.n_blocked,
     };
+    for (const { status } of lapsed.all(room.room_id, now())) {
+      byStatus[status] -= 1;
+      byStatus.pending += 1;
+    }
     return { total: TASK_STATUSES.reduce((sum, s) => sum + byStatus[s], 0), byStatus };
   }
 

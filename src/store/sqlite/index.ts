@@ -18,6 +18,7 @@ import type {
   TaskUpdate,
 } from "../types.ts";
 import { createAdminRooms } from "./admin-rooms.ts";
+import { createClaims } from "./claims.ts";
 import { createContext } from "./context.ts";
 import { createContextEdits } from "./context-edits.ts";
 import { createEventEdits } from "./event-edits.ts";
@@ -25,18 +26,21 @@ import { createEvents } from "./events.ts";
 import { createSqliteFeed } from "./feed.ts";
 import { createInvites } from "./invites.ts";
 import { createKeys } from "./keys.ts";
+import { createLeases } from "./leases.ts";
+import { createLeave } from "./leave.ts";
 import { createLocks } from "./locks.ts";
 import { createPlan } from "./plan.ts";
 import { createPlanEdits } from "./plan-edits.ts";
 import { createPresence } from "./presence.ts";
 import { createRate } from "./rate.ts";
+import { createRenewal } from "./renewal.ts";
 import { createReviews } from "./reviews.ts";
 import { createRoomTools } from "./room-tools.ts";
-import { roomTransactions } from "./room-tx.ts";
+import { frozenClock, roomTransactions } from "./room-tx.ts";
 import { createRooms, type StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
 import { createSearch } from "./search.ts";
-import { instantClock, mapError } from "./tx.ts";
+import { mapError } from "./tx.ts";
 import { createVars } from "./vars.ts";
 
 export interface SqliteStoreOptions {
@@ -79,7 +83,9 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /** Opens (and if needed creates) the database at options.path; throws when the file cannot be opened. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore {
-  const clock = instantClock(options.now ?? systemClock);
+  // One instant per room write, as a Redis script has (its NOW): the renewal after the operation sets the same
+  // expiries the operation just wrote, and every time a write records is the same.
+  const clock = frozenClock(options.now ?? systemClock);
   const now = clock.now;
   const db = openDatabase(options.path, options.busyTimeoutMs);
   const rate = createRate(db, now);
@@ -90,23 +96,31 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const invites = createInvites(parts, rate);
   const events = createEvents(parts);
   const locks = createLocks(parts);
-  const plan = createPlan(parts, events, locks);
+  const leases = createLeases(parts, events, locks);
+  const plan = createPlan(parts, events, locks, leases);
   const context = createContext(parts, events);
   const presence = createPresence(parts);
+  const claims = createClaims(parts, events, presence.list);
+  const leave = createLeave(parts, events, leases, claims);
+  const renewal = createRenewal(db);
   const vars = createVars(parts, events);
   const admin = createAdminRooms(parts, presence.list);
   const search = createSearch(parts);
-  const planEdits = createPlanEdits(parts, events, locks, search);
+  const planEdits = createPlanEdits(parts, events, locks, search, leases);
   const contextEdits = createContextEdits(parts, events, search);
   const eventEdits = createEventEdits(parts, events, search);
   const reviews = createReviews(parts, events);
   const roomTools = createRoomTools(parts, { events, locks, plan, context, search });
-  const room = roomTransactions(parts, {
-    afterRead: rooms.flushReadTouch,
-    afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
-    atOneInstant: clock.atOneInstant,
-  });
+  const room = roomTransactions(
+    parts,
+    {
+      afterRead: rooms.flushReadTouch,
+      afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
+    },
+    clock,
+  );
   const { read, write } = room.plain;
+  const leaveRoom = room.write(leave.leaveRoom);
   const pruneKept = db.query<unknown, [number]>(
     "DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE at < ? LIMIT 500)",
   );
@@ -129,6 +143,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     }
     const room = rooms.claim(scope);
     presence.beat(scope.roomId, agentId);
+    // The summary is a heartbeat: it renews the agent's leases and claims like any call naming it.
+    renewal.renew(scope.roomId, agentId, now());
     const unreadEvents = events.deliver(scope, room, agentId, limit, true);
     eventEdits.delivered(scope.roomId, agentId, unreadEvents.events);
     const mark = contextMark.get(scope.roomId, agentId)?.ctx_mark ?? 0;
@@ -250,6 +266,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     listReviews: room.read(reviews.listReviews),
     search: room.read(searchRoom),
     analyticsLog: room.read(roomTools.analyticsLog),
+    claimTask: room.write(leases.claimTask),
+    renewLeases: room.write(leases.renewLeases),
+    // Leaving is not a visit: the actor's presence would undo "left" (the kept result still applies).
+    leaveRoom: (scope, agentId) => leaveRoom({ ...scope, actor: undefined }, agentId),
+    claimFiles: room.write(claims.claimFiles),
+    releaseFiles: room.write(claims.releaseFiles),
+    listClaims: room.read(claims.listClaims),
+    checkFiles: room.read(claims.checkFiles),
+    roomState: room.read(claims.roomState),
+    broadcast: room.write(claims.broadcast),
     resolveKey: (teamId, digest, request) =>
       (request ? resolveKeyCharged : resolveKeyRead)(teamId, digest, request),
     createKey: write(keys.createKey),

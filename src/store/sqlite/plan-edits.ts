@@ -1,4 +1,7 @@
-/** Deleting a task and adding one dependency: the plan's rules (protocol/plan-rules.ts) inside one transaction. */
+/**
+ * Deleting a task and adding one dependency: the plan's rules (protocol/plan-rules.ts) inside one transaction. A
+ * deleted task's lease goes with its row.
+ */
 import { errors } from "../../protocol/errors.ts";
 import { checkDependencies, checkOwnership, checkStatus } from "../../protocol/plan-rules.ts";
 import { BROADCAST, type Task, type TaskStatus } from "../../protocol/records.ts";
@@ -6,6 +9,7 @@ import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
 import type { NewDependency, RoomScope, TaskDeletion } from "../types.ts";
 import type { Events } from "./events.ts";
+import type { Leases } from "./leases.ts";
 import type { Locks } from "./locks.ts";
 import type { StoreParts } from "./rooms.ts";
 import type { Search } from "./search.ts";
@@ -15,6 +19,7 @@ export function createPlanEdits(
   events: Events,
   locks: Locks,
   search: Search,
+  leases: Pick<Leases, "recordExpired">,
 ) {
   const get = db.query<{ json: string }, [string, string]>(
     "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
@@ -50,6 +55,8 @@ export function createPlanEdits(
     const room = rooms.check(scope);
     if (!room) throw errors.taskNotFound(taskId);
     locks.assertPlanWritable(room.room_id, agentId);
+    // Like every plan write: leases that ran out are recorded first (a refusal rolls that back too).
+    leases.recordExpired(room.room_id);
     const task = find(room.room_id, taskId);
     if (expectedVersion !== undefined && expectedVersion !== task.version)
       throw errors.taskVersionConflict(task);

@@ -1,5 +1,6 @@
 /** The plan: tasks in creation order, each stored as its Task JSON plus the columns queries filter on. */
 import { errors } from "../../protocol/errors.ts";
+import { effectiveTask, keepsLease } from "../../protocol/leases.ts";
 import {
   checkDependencies,
   checkKnown,
@@ -11,6 +12,7 @@ import { BROADCAST, type Plan, type Task, type TaskStatus } from "../../protocol
 import { iso } from "../../protocol/time.ts";
 import type { NewTask, RoomScope, TaskUpdate } from "../types.ts";
 import type { Events } from "./events.ts";
+import type { Leases } from "./leases.ts";
 import type { Locks } from "./locks.ts";
 import type { StoreParts } from "./rooms.ts";
 
@@ -19,12 +21,9 @@ const CHANGE_FIELDS = ["status", "owner", "title", "description", "depends_on", 
 
 const parse = (row: { json: string }): Task => JSON.parse(row.json);
 
-export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks: Locks) {
+export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks: Locks, leases: Leases) {
   const insert = db.query<unknown, [string, string, number, string]>(
     "INSERT INTO tasks (room_id, id, n, owner, json) VALUES (?1, ?2, ?3, NULL, ?4)",
-  );
-  const update = db.query<unknown, [string | null, string, string, string]>(
-    "UPDATE tasks SET owner = ?1, json = ?2 WHERE room_id = ?3 AND id = ?4",
   );
   const get = db.query<{ json: string }, [string, string]>(
     "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
@@ -54,9 +53,13 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
   }
 
   return {
-    /** Tasks owned by agentId in plan order (the room must be live and visible). */
+    /** Tasks owned by agentId in plan order, as reads show them (a lease that ran out is no longer its). */
     myTasks(roomId: string, agentId: string): Task[] {
-      return owned.all(roomId, agentId).map(parse);
+      const t = now();
+      return owned
+        .all(roomId, agentId)
+        .map((row) => effectiveTask(parse(row), t))
+        .filter((task) => task.owner === agentId);
     },
     readPlan(scope: RoomScope): Plan {
       const room = rooms.read(scope);
@@ -65,17 +68,18 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
         project: scope.roomId,
         created_at: room.plan_created_at === null ? null : iso(room.plan_created_at),
         updated_at: room.plan_updated_at === null ? null : iso(room.plan_updated_at),
-        tasks: all.all(room.room_id).map(parse),
+        tasks: all.all(room.room_id).map((row) => effectiveTask(parse(row), now())),
       };
     },
     getTask(scope: RoomScope, taskId: string): Task {
       const room = rooms.read(scope);
       if (!room) throw errors.taskNotFound(taskId);
-      return find(room.room_id, taskId);
+      return effectiveTask(find(room.room_id, taskId), now());
     },
     addTask(scope: RoomScope, input: NewTask): Task {
       const room = rooms.check(scope);
       if (room) locks.assertPlanWritable(scope.roomId, input.agentId);
+      if (room) leases.recordExpired(room.room_id);
       const deps = uniqueDependencies(input.depends_on);
       // A new task cannot close a cycle (nothing depends on it yet); only unknown ids are refused.
       checkKnown(deps, (id) => room !== null && dependsOn(room.room_id)(id) !== undefined);
@@ -110,6 +114,7 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
       if (!room) throw errors.taskNotFound(input.taskId);
       // Lock first, then existence, then version: the same order as the Redis script.
       locks.assertPlanWritable(room.room_id, input.agentId);
+      leases.recordExpired(room.room_id);
       const previous = find(room.room_id, input.taskId);
       if (input.expectedVersion !== undefined && input.expectedVersion !== previous.version) {
         throw errors.taskVersionConflict(previous);
@@ -127,8 +132,18 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
       for (const field of CHANGE_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
       if (input.depends_on !== undefined) changes.depends_on = deps;
       const t = now();
+      const { lease_expires_at: lease, ...unleased } = previous;
+      const owner = input.owner !== undefined ? input.owner : previous.owner;
+      // The lease ends when the task leaves its holder or becomes done or pending (protocol/leases.ts).
+      const leaseMs =
+        lease !== undefined && keepsLease(previous, owner, next)
+          ? leases.leaseMsOf(room.room_id, previous.id)
+          : null;
+      // The holder's own update renews its lease in the same step (the result shows the new expiry).
+      const renewed =
+        leaseMs !== null && input.agentId === owner ? { lease_expires_at: iso(t + leaseMs) } : {};
       const task: Task = {
-        ...previous,
+        ...(leaseMs === null ? unleased : previous),
         status: next,
         ...(input.owner !== undefined && { owner: input.owner }),
         ...(input.title !== undefined && { title: input.title }),
@@ -137,9 +152,10 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
         ...(input.priority !== undefined && { priority: input.priority }),
         version: previous.version + 1,
         updated_at: iso(t),
+        ...renewed,
       };
       rooms.claim(scope);
-      update.run(task.owner, JSON.stringify(task), room.room_id, task.id);
+      leases.store(room.room_id, task, leaseMs);
       if (task.status !== previous.status) rooms.taskMoved(room.room_id, previous.status, task.status);
       rooms.planChanged(room.room_id, t);
       events.append(room.room_id, {

@@ -6,14 +6,16 @@ import { type PresenceRow, toPresence } from "./rows.ts";
 
 export function createPresence({ db, now, rooms, changes }: StoreParts) {
   // A NULL status_text (none given) keeps the previous text; "" replaces it (and reads as none).
+  // A beat also ends a leave_room (left_at cleared).
   const upsert = db.query<PresenceRow, [string, string, number, string | null]>(
     `INSERT INTO presence (room_id, agent_id, last_seen, status_text) VALUES (?1, ?2, ?3, ?4)
      ON CONFLICT (room_id, agent_id) DO UPDATE
-     SET last_seen = excluded.last_seen, status_text = coalesce(excluded.status_text, presence.status_text)
-     RETURNING agent_id, last_seen, status_text`,
+     SET last_seen = excluded.last_seen, status_text = coalesce(excluded.status_text, presence.status_text),
+         left_at = NULL
+     RETURNING agent_id, last_seen, status_text, left_at`,
   );
   const all = db.query<PresenceRow, [string]>(
-    "SELECT agent_id, last_seen, status_text FROM presence WHERE room_id = ? ORDER BY agent_id",
+    "SELECT agent_id, last_seen, status_text, left_at FROM presence WHERE room_id = ? ORDER BY agent_id",
   );
 
   /** Records lastSeen = now in a room the caller has claimed. */

@@ -2,6 +2,8 @@
  * Room operations' transactions: what every room operation gets from RoomScope, in one place — the kept result of
  * an idempotency key (revisions §1.5) and the actor's presence refresh (revisions §3.10).
  *
+ * The actor's presence also renews its live task leases and file claims (renewal.ts).
+ *
  * A write runs in BEGIN IMMEDIATE: the key is looked up first (a kept result is returned as is, another
  * fingerprint refused), then the operation, then — only when it succeeded on a room the team owns — the actor's
  * last_seen and the kept result, all in the same transaction. A read changes nothing inside its transaction; its
@@ -9,7 +11,9 @@
  */
 import { errors } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
+import type { Clock } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
+import { createRenewal } from "./renewal.ts";
 import type { StoreParts } from "./rooms.ts";
 import { type TxHooks, transactions } from "./tx.ts";
 
@@ -20,7 +24,32 @@ const SEEN_MEMORY = 10_000;
 
 type RoomFn<A extends unknown[], T> = (scope: RoomScope, ...args: A) => T;
 
-export function roomTransactions({ db, now, changes }: StoreParts, hooks: TxHooks) {
+/** A clock that can be held at one instant for the length of a write (see roomTransactions). */
+export interface FrozenClock {
+  now: Clock;
+  /** Holds now() at the current instant until thaw(). */
+  freeze(): void;
+  thaw(): void;
+}
+
+export function frozenClock(base: Clock): FrozenClock {
+  let held: number | undefined;
+  return {
+    now: () => held ?? base(),
+    freeze: () => {
+      held = base();
+    },
+    thaw: () => {
+      held = undefined;
+    },
+  };
+}
+
+export function roomTransactions(
+  { db, now, changes }: StoreParts,
+  hooks: TxHooks,
+  clock?: Pick<FrozenClock, "freeze" | "thaw">,
+) {
   const { read, write } = transactions(db, hooks);
   const kept = db.query<{ fingerprint: string; result: string; at: number }, [string, string]>(
     "SELECT fingerprint, result, at FROM idempotency WHERE room_id = ? AND key = ?",
@@ -31,18 +60,26 @@ export function roomTransactions({ db, now, changes }: StoreParts, hooks: TxHook
   const owner = db.query<{ owner: string; last_activity: number }, [string]>(
     "SELECT owner, last_activity FROM rooms WHERE room_id = ?",
   );
+  // Any call brings an agent that left back (left_at cleared).
   const upsertSeen = db.query<unknown, [string, string, number]>(
     `INSERT INTO presence (room_id, agent_id, last_seen) VALUES (?1, ?2, ?3)
-     ON CONFLICT (room_id, agent_id) DO UPDATE SET last_seen = max(presence.last_seen, excluded.last_seen)`,
+     ON CONFLICT (room_id, agent_id) DO UPDATE
+     SET last_seen = max(presence.last_seen, excluded.last_seen), left_at = NULL`,
   );
-  const lastSeen = db.query<{ last_seen: number }, [string, string]>(
-    "SELECT last_seen FROM presence WHERE room_id = ? AND agent_id = ?",
+  const renewal = createRenewal(db);
+  const lastSeen = db.query<{ last_seen: number; left_at: number | null }, [string, string]>(
+    "SELECT last_seen, left_at FROM presence WHERE room_id = ? AND agent_id = ?",
   );
-  /** Records the agent's presence; a presence signal when it comes online (new, or offline until now). */
+  /**
+   * Records the agent's presence and renews its live leases and claims; a presence signal when it comes online
+   * (new, back from leave_room, or offline until now).
+   */
   function seen(roomId: string, agentId: string, t: number): void {
-    const before = lastSeen.get(roomId, agentId)?.last_seen;
+    const before = lastSeen.get(roomId, agentId);
     upsertSeen.run(roomId, agentId, t);
-    if (before === undefined || t - before >= LIMITS.presenceOnlineMs) changes.signal(roomId, "presence");
+    renewal.renew(roomId, agentId, t);
+    if (!before || before.left_at !== null || t - before.last_seen >= LIMITS.presenceOnlineMs)
+      changes.signal(roomId, "presence");
   }
 
   const ownedByTeam = (scope: RoomScope, t: number) => {
@@ -96,19 +133,25 @@ export function roomTransactions({ db, now, changes }: StoreParts, hooks: TxHook
 
   return {
     /**
-     * A room write: idempotency, then fn, then presence and the kept result, in one IMMEDIATE transaction. `keep`
-     * says whether a result is kept under the idempotency key (a write that changed nothing need not be).
+     * A room write: idempotency, then fn, then presence and the kept result, in one IMMEDIATE transaction, all at
+     * one instant (the clock is held from when the write lock is taken). `keep` says whether a result is kept
+     * under the idempotency key (a write that changed nothing need not be).
      */
     write<A extends unknown[], T>(
       fn: RoomFn<A, T>,
       keep: (result: T) => boolean = () => true,
     ): (scope: RoomScope, ...args: A) => Promise<T> {
       return write((scope: RoomScope, ...args: A): T => {
-        const earlier = replay(scope);
-        if (earlier) return earlier.value as T;
-        const result = fn(scope, ...args);
-        settle(scope, result, keep(result));
-        return result;
+        clock?.freeze();
+        try {
+          const earlier = replay(scope);
+          if (earlier) return earlier.value as T;
+          const result = fn(scope, ...args);
+          settle(scope, result, keep(result));
+          return result;
+        } finally {
+          clock?.thaw();
+        }
       }, fn.name);
     },
     /** A room read: fn in a deferred transaction; the actor's presence is recorded after it. */

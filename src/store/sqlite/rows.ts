@@ -53,11 +53,13 @@ export interface PresenceRow {
   agent_id: string;
   last_seen: number;
   status_text: string | null;
+  /** Set by leave_room until the agent's next call. */
+  left_at?: number | null;
 }
 
-/** Online while seen within LIMITS.presenceOnlineMs; an empty status text reads as none. */
+/** Left after leave_room, else online while seen within LIMITS.presenceOnlineMs; an empty status text reads as none. */
 export const toPresence = (row: PresenceRow, now: number): Presence =>
-  presenceOf(row.agent_id, row.last_seen, row.status_text, now);
+  presenceOf(row.agent_id, row.last_seen, row.status_text, now, row.left_at != null);
 
 export interface LockRow {
   resource: string;

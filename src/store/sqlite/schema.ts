@@ -7,7 +7,11 @@
  *                  plan_created_at / plan_updated_at (ms or NULL), and the per-room counters:
  *                  task_n (last "task-<n>"), ctx_n (last "ctx-<n>"), ctx_seq (context change counter),
  *                  event_seq (last event seq; the next event gets exactly event_seq + 1).
- *   tasks          (room_id, id) PK, n (plan order), owner (for myTasks), json (the Task record).
+ *   tasks          (room_id, id) PK, n (plan order), owner (for myTasks), json (the Task record),
+ *                  lease_expires_at and lease_ms (ms; NULL unless leased by claim_task). Partial indexes on
+ *                  (room_id, lease_expires_at) and (room_id, owner) of leased tasks only.
+ *   claims         (room_id, path) PK, agent_id, expires_at (ms), ttl_ms, claimed_at (ms), reason (or NULL).
+ *                  Indexes (room_id, agent_id) and (room_id, expires_at).
  *   contexts       (room_id, id) PK, n (creation order), type, author, changed_seq (rooms.ctx_seq at the last
  *                  write or update, compared with cursors.ctx_mark), json (the ContextEntry record).
  *   context_history  one row per earlier version, rowid = insertion order; json (a ContextVersion).
@@ -16,7 +20,8 @@
  *   event_reads    (room_id, seq, agent_id) PK; rowid keeps insertion order for read_by.
  *   cursors        (room_id, agent_id) PK, seq (last consumed, NULL before the first), ctx_mark (rooms.ctx_seq
  *                  at the agent's previous summary, 0 before the first).
- *   presence       (room_id, agent_id) PK, last_seen (ms), status_text (NULL when never given).
+ *   presence       (room_id, agent_id) PK, last_seen (ms), status_text (NULL when never given), left_at (ms of
+ *                  leave_room, NULL once the agent calls again).
  *   locks          (room_id, resource) PK, holder (NULL once released), expires_at (ms), fence. The row is kept
  *                  after release or expiry so the fence only grows.
  *   vars           (room_id, key) PK, value (TEXT, byte for byte).
@@ -265,10 +270,35 @@ CREATE TABLE context_reads (
 `;
 
 /**
+ *  * Leases, file claims and leave_room (work §1, §2, §3): a leased task keeps its lease's expiry and length in
+ * columns (the JSON carries lease_expires_at too), with partial indexes so an agent holding no lease costs one
+ * index probe; claims are rows of their own; presence remembers when an agent left.
+ */
+const CLAIMS = `
+ALTER TABLE tasks ADD COLUMN lease_expires_at INTEGER;
+ALTER TABLE tasks ADD COLUMN lease_ms INTEGER;
+CREATE INDEX tasks_leased_by_expiry ON tasks (room_id, lease_expires_at) WHERE lease_expires_at IS NOT NULL;
+CREATE INDEX tasks_leased_by_owner ON tasks (room_id, owner) WHERE lease_expires_at IS NOT NULL;
+ALTER TABLE presence ADD COLUMN left_at INTEGER;
+CREATE TABLE claims (
+  room_id TEXT NOT NULL,
+  path TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  ttl_ms INTEGER NOT NULL,
+  claimed_at INTEGER NOT NULL,
+  reason TEXT,
+  PRIMARY KEY (room_id, path)
+) STRICT;
+CREATE INDEX claims_by_agent ON claims (room_id, agent_id);
+CREATE INDEX claims_by_expiry ON claims (room_id, expires_at);
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS];
+const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -286,6 +316,7 @@ export const ROOM_TABLES = [
   "vars",
   "addr_counts",
   "signals",
+  "claims",
   "idempotency",
   "invites",
   "search_docs",

@@ -39,33 +39,11 @@ export interface TxHooks {
   afterRead(): void;
   /** After a write transaction: committed (true) or rolled back (false). */
   afterWrite(committed: boolean): void;
-  /** Runs a write transaction at one instant (the store's now() does not move inside it). */
-  atOneInstant<T>(fn: () => T): T;
-}
-
-/**
- * The store's clock, held still during a write: everything one write records carries the same time (a heartbeat's
- * lastSeen and the acting agent's, an event's timestamp and the room's activity), as if it happened at once.
- */
-export function instantClock(clock: () => number) {
-  let held: number | undefined;
-  return {
-    now: () => held ?? clock(),
-    atOneInstant<T>(fn: () => T): T {
-      if (held !== undefined) return fn();
-      held = clock();
-      try {
-        return fn();
-      } finally {
-        held = undefined;
-      }
-    },
-  };
 }
 
 /** Builds the two wrappers once per database; each wrapped operation prepares its transaction once. */
 export function transactions(db: Database, hooks: TxHooks) {
-  const { afterRead, afterWrite, atOneInstant } = hooks;
+  const { afterRead, afterWrite } = hooks;
   return {
     /** Runs fn in BEGIN IMMEDIATE; a thrown error rolls everything back. */
     write<A extends unknown[], T>(fn: Fn<A, T>, name = fn.name): (...args: A) => Promise<T> {
@@ -73,7 +51,7 @@ export function transactions(db: Database, hooks: TxHooks) {
       return async (...args: A) => {
         let result: T;
         try {
-          result = atOneInstant(() => tx.immediate(...args));
+          result = tx.immediate(...args);
         } catch (error) {
           afterWrite(false);
           mapError(error, name);

@@ -39,6 +39,8 @@ function writingOperations(store: RoomStore, scope: RoomScope): Record<string, (
         author: "a",
       }),
     acquireLock: () => store.acquireLock(scope, "deploy", "a", 30_000),
+    claimFiles: () => store.claimFiles(scope, { agentId: "a", paths: ["src/**"], ttlMs: 60_000 }),
+    broadcast: () => store.broadcast(scope, { agentId: "a", message: "hi" }),
   };
 }
 
@@ -62,6 +64,7 @@ const emptySnapshot = (roomId: string) => ({
   vars: {},
   locks: [],
   presence: [],
+  claims: [],
 });
 
 export function mayClaimTests(suite: Suite): void {

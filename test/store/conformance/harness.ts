@@ -165,16 +165,17 @@ export async function allEvents(store: RoomStore, scope: RoomScope): Promise<Roo
 
 /** Everything observable about a room through reads, to compare before and after a refused call. */
 export async function snapshot(store: RoomStore, scope: RoomScope) {
-  const [plan, events, context, vars, locks, presence] = await Promise.all([
+  const [plan, events, context, vars, locks, presence, claims] = await Promise.all([
     store.readPlan(scope),
     allEvents(store, scope),
     store.listContext(scope, {}),
     store.listVars(scope),
     store.listLocks(scope),
     store.getPresence(scope),
+    store.listClaims(scope, {}),
   ]);
   const history = await Promise.all(context.map((entry) => store.contextHistory(scope, entry.id)));
-  return { plan, events, context, history, vars, locks, presence };
+  return { plan, events, context, history, vars, locks, presence, claims };
 }
 
 /** Runs `refused` (which must throw the given RoomError) and asserts the room looks exactly as before. */

@@ -1,0 +1,92 @@
+/**
+ * Lua bodies of claim_task and renew_lease (prepended with PRELUDE, LOG and GUARD). The rules and their order are
+ * those of protocol/leases.ts and the SQLite driver (sqlite/leases.ts); the conformance suite holds both to them.
+ */
+import { PLAN_HELPERS } from "./lua-plan.ts";
+
+/**
+ * claimTask. Replies {ok: Task} or {err: "planLocked" | "taskNotFound" | "taskVersion" | "notClaimable" |
+ * "leaseOwned" | "blocked"}.
+ */
+export const CLAIM_TASK = `${PLAN_HELPERS}
+local agent = ARGV[5]           -- the claiming agent
+local id = ARGV[6]              -- task id
+local lease = tonumber(ARGV[7]) -- lease length in ms
+local expected = ARGV[8]        -- expected version, "" for any
+local locked = OWNED and plan_locked(agent)
+if locked then return locked end
+if OWNED then leases_due() end
+local raw = OWNED and task_raw(id)
+if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
+local t = cjson.decode(raw)
+if expected ~= "" and tonumber(expected) ~= t.version then
+  return '{"err":"taskVersion","id":' .. str(id) .. ',"version":' .. num(t.version) .. ',"status":'
+    .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
+end
+if t.status == "done" then return '{"err":"notClaimable","id":' .. str(id) .. ',"status":"done"}' end
+local owner = val(t.owner)
+if owner and owner ~= agent then
+  return '{"err":"leaseOwned","id":' .. str(id) .. ',"owner":' .. str(owner) .. ',"until":'
+    .. opt_str(t.lease_expires_at) .. '}'
+end
+-- Already the caller's work in progress: (re)leased, no version change, no event.
+local renewing = owner == agent and t.status == "in_progress"
+if not renewing then
+  if t.status ~= "pending" then
+    return '{"err":"notClaimable","id":' .. str(id) .. ',"status":' .. str(t.status) .. '}'
+  end
+  local refused = blocked(id, "in_progress", t.depends_on)
+  if refused then return refused end
+end
+ensure_counts()
+record_leases()
+local expires = NOW + lease
+local previous = t.status
+t.status, t.owner, t.lease_expires_at = "in_progress", agent, R.iso(expires)
+if not renewing then
+  t.version = t.version + 1
+  t.updated_at = NOW_ISO
+end
+local task = task_json(t, strs(t.depends_on))
+W("HSET", K_TASKS, id, task)
+W("ZADD", K_LEASES, expires, id)
+R.add("l", agent, id .. " " .. num(lease))
+if not renewing then
+  moved(previous, "in_progress")
+  W("HSET", K_META, "plan_updated_at", NOW_ISO)
+  append_event("task_claimed", agent, "all", '{"task":' .. task .. '}')
+end
+commit()
+return ok(task)
+`;
+
+/**
+ * renewLeases: renews every live lease and claim of the agent and returns its leased tasks (unordered; sorted in
+ * TS), only taskId's when given. Replies {ok: [Task…]} or {err: "taskNotFound" | "notLeased"}.
+ */
+export const RENEW_LEASE = `${PLAN_HELPERS}
+local agent = ARGV[5]           -- the lease holder
+local only = ARGV[6]            -- a task id, "" for all of the agent's leased tasks
+if not OWNED then
+  if only ~= "" then return '{"err":"taskNotFound","id":' .. str(only) .. '}' end
+  return ok("[]")
+end
+leases_due()
+if only ~= "" then
+  local raw = task_raw(only)
+  if not raw then return '{"err":"taskNotFound","id":' .. str(only) .. '}' end
+  local t = cjson.decode(raw)
+  if val(t.owner) ~= agent or not t.lease_expires_at then
+    return '{"err":"notLeased","id":' .. str(only) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
+  end
+end
+ensure_counts()
+record_leases()
+R.renew(agent)
+local out = {}
+for _, item in ipairs(R.items("l", agent)) do
+  local id = R.key("l", item)
+  if only == "" or id == only then out[#out + 1] = redis.call("HGET", K_TASKS, id) end
+end
+return ok("[" .. table.concat(out, ",") .. "]")
+`;

@@ -1,0 +1,30 @@
+/**
+ * The acting agent's leases and file claims are renewed by its calls (RoomScope.actor), with its presence: every
+ * live lease to now + its length, every live claim to now + its TTL. Expired ones are left for the next write
+ * that records them. An agent holding nothing costs two index probes (the partial lease index, claims by agent).
+ */
+import type { Database } from "bun:sqlite";
+import { iso } from "../../protocol/time.ts";
+
+export function createRenewal(db: Database) {
+  const leased = db.query<{ id: string; lease_ms: number }, [string, string, number]>(
+    `SELECT id, lease_ms FROM tasks
+     WHERE room_id = ? AND owner = ? AND lease_expires_at > ? AND lease_expires_at IS NOT NULL`,
+  );
+  const renewLease = db.query<unknown, [number, string, string, string]>(
+    `UPDATE tasks SET lease_expires_at = ?1, json = json_set(json, '$.lease_expires_at', ?2)
+     WHERE room_id = ?3 AND id = ?4`,
+  );
+  const renewClaims = db.query<unknown, [number, string, string]>(
+    "UPDATE claims SET expires_at = ?1 + ttl_ms WHERE room_id = ?2 AND agent_id = ?3 AND expires_at > ?1",
+  );
+  return {
+    /** Renews agentId's live leases and claims in the room at time t; call inside a write transaction. */
+    renew(roomId: string, agentId: string, t: number): void {
+      for (const { id, lease_ms } of leased.all(roomId, agentId, t)) {
+        renewLease.run(t + lease_ms, iso(t + lease_ms), roomId, id);
+      }
+      renewClaims.run(t, roomId, agentId);
+    },
+  };
+}

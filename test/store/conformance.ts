@@ -33,6 +33,7 @@ import { planRuleTests } from "./conformance/plan-rules.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
 import { actorTests, faultTests, idempotencyTests, noClaimTests } from "./conformance/scope.ts";
 import { varTests } from "./conformance/vars.ts";
+import { webhookTests } from "./conformance/webhooks.ts";
 
 export type { Capability, OpenOptions, StoreFactory } from "./conformance/harness.ts";
 
@@ -121,5 +122,6 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("access: room limit", () => roomLimitTests(suite));
     describe("access: roomStats", () => roomStatsTests(suite));
     describe("access: roomSummary", () => roomSummaryTests(suite));
+    describe("webhooks", () => webhookTests(suite));
   });
 }

@@ -29,6 +29,10 @@ export const ROOM_KEY_PARTS = [
   "idem", // hash: idempotency key → "<at ms> <fingerprint> <result JSON>", kept 24 h
   "idem_at", // zset: idempotency key scored by its time, so old keys are dropped a few at a time
   "event_addr", // zset (score 0): "<to> <seq, 12 digits>" per event, so an addressee's events are a lex range
+  "webhooks", // hash: webhook id → webhook JSON as registered (no secret: it is derived from the id)
+  "wh_state", // hash: webhook id → "<a|d> <dropped in a row> <last delivery ms> <attempts logged> <type match>"
+  "wh_outbox", // zset: "<seq> <webhook id> <attempt>" → due ms, or while claimed the lease's end (its token)
+  "wh_log", // hash: "<webhook id> <n mod 100>" → JSON of the webhook's attempt n (a ring of the newest 100)
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];
@@ -50,6 +54,14 @@ export function inviteRateKey(roomId: string, digest: string, bucket: string): s
     .slice(0, 16);
   return `room:{${roomId}}:rl:${fingerprint}:${bucket}`;
 }
+
+/**
+ * The rooms that have (or recently had) webhooks, for the delivery workers: a zset room id → time of its latest
+ * registration (ms), in one slot of its own (hash tag `{index}`) whatever the cluster's size. Registration adds
+ * to it before writing the webhook; a worker whose claim finds a listed room without webhooks removes it, only if
+ * its score is older than a grace period (so a registration in flight is never undone).
+ */
+export const WEBHOOK_INDEX_KEY = "webhooks:{index}:rooms";
 
 /** The parts of a team's keys, in the order every team script receives them as KEYS[1..n]. Append only. */
 export const TEAM_KEY_PARTS = [

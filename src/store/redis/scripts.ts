@@ -12,6 +12,7 @@ import { GUARD, PRELUDE } from "./lua-prelude.ts";
 import * as room from "./lua-room.ts";
 import * as team from "./lua-team.ts";
 import * as views from "./lua-views.ts";
+import { WEBHOOK_ADMIN, WEBHOOK_INDEX, WEBHOOK_WORKER } from "./lua-webhooks.ts";
 
 export interface LuaScript {
   name: string;
@@ -34,11 +35,16 @@ function defineAll<B extends Record<string, string>>(bodies: B, prelude: string)
 const { TEAM_PRELUDE, ...teamBodies } = team;
 
 /** Room-slot scripts acting for a team: another team's room is refused first (GUARD). */
-const GUARDED = defineAll({ ...plan, ...context, ...events, ...room, ...admin }, PRELUDE + LOG + GUARD);
-/** Room-slot scripts acting for no team: invite resolution and the read-only views. */
-const OPEN = defineAll(views, PRELUDE + LOG);
+const GUARDED = defineAll(
+  { ...plan, ...context, ...events, ...room, ...admin, ...WEBHOOK_ADMIN },
+  PRELUDE + LOG + GUARD,
+);
+/** Room-slot scripts acting for no team: invite resolution, the read-only views, the webhook worker's steps. */
+const OPEN = defineAll({ ...views, ...WEBHOOK_WORKER }, PRELUDE + LOG);
 /** Team-slot scripts: keys, rate limiting, the room index. */
 export const TEAM_SCRIPTS = defineAll(teamBodies, TEAM_PRELUDE);
+/** Scripts of the global index of rooms with webhooks (keys.ts WEBHOOK_INDEX_KEY). */
+export const WEBHOOK_INDEX_SCRIPTS = defineAll(WEBHOOK_INDEX, "");
 
 /**
  * The polled change feed (feed.ts, for clients that cannot subscribe): KEYS are the meta keys of the watched rooms,
@@ -64,9 +70,11 @@ export const ROOM_SCRIPTS = { ...GUARDED, ...OPEN };
 
 export type RoomScriptName = keyof typeof ROOM_SCRIPTS;
 export type TeamScriptName = keyof typeof TEAM_SCRIPTS;
+export type WebhookIndexScriptName = keyof typeof WEBHOOK_INDEX_SCRIPTS;
 
-/** Every script by name (READ_PLAN, ADD_TASK, …, RESOLVE_KEY, …). */
-export const SCRIPTS: Record<RoomScriptName | TeamScriptName, LuaScript> = {
+/** Every script by name (READ_PLAN, ADD_TASK, …, RESOLVE_KEY, …, WEBHOOK_ROOMS). */
+export const SCRIPTS: Record<RoomScriptName | TeamScriptName | WebhookIndexScriptName, LuaScript> = {
   ...ROOM_SCRIPTS,
   ...TEAM_SCRIPTS,
+  ...WEBHOOK_INDEX_SCRIPTS,
 };

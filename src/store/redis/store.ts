@@ -13,6 +13,7 @@ import { keyOps } from "./key-ops.ts";
 import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
+import { webhookOps } from "./webhook-ops.ts";
 
 export interface RedisStoreOptions {
   /** Runs the scripts; see createTcpScriptClient, createClusterScriptClient and createUpstashScriptClient. */
@@ -38,7 +39,8 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     throw new Error(`limits.roomsPerTeam must be a non-negative integer, got ${limits.roomsPerTeam}`);
   }
   const run = { client: options.client, timeoutMs: options.timeoutMs ?? 2000, driver: options.driver };
-  const bridge = createBridge(run, options.now ?? systemClock, limits);
+  const clock = options.now ?? systemClock;
+  const bridge = createBridge(run, clock, limits);
   const { call } = bridge;
   const changes = createRedisFeed(options.client, run);
   return {
@@ -51,6 +53,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...keyOps(bridge),
     ...inviteOps(bridge),
     ...adminOps(bridge),
+    ...webhookOps(bridge, run, clock),
     ping: () => runPing(run),
     async close() {
       await changes.close();

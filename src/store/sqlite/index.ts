@@ -22,6 +22,7 @@ import { createRooms, type StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
 import { mapError } from "./tx.ts";
 import { createVars } from "./vars.ts";
+import { createWebhooks } from "./webhooks.ts";
 
 export interface SqliteStoreOptions {
   /** Database file; its parent directory is created when missing. ":memory:" only for quick experiments. */
@@ -78,6 +79,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const presence = createPresence(parts);
   const vars = createVars(parts, events);
   const admin = createAdminRooms(parts, presence.list);
+  const webhooks = createWebhooks(parts, events);
   const room = roomTransactions(parts, {
     afterRead: rooms.flushReadTouch,
     afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
@@ -187,6 +189,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     deleteRoom: write(admin.deleteRoom),
     roomStats: read(admin.roomStats),
     roomSummary: read(admin.roomSummary),
+    createWebhook: write(webhooks.createWebhook),
+    listWebhooks: read(webhooks.listWebhooks),
+    deleteWebhook: write(webhooks.deleteWebhook),
+    webhookDeliveries: read(webhooks.webhookDeliveries),
+    logTestDelivery: write(webhooks.logTestDelivery),
+    webhookRooms: read(webhooks.webhookRooms),
+    claimDeliveries: write(webhooks.claimDeliveries),
+    recordDelivery: write(webhooks.recordDelivery),
     sweepExpired,
     async ping() {
       try {

@@ -39,6 +39,10 @@ export interface AppDeps {
     | "host"
     | "allowedOrigins"
     | "summaryRateLimitPerMinute"
+    | "webhookSigningKey"
+    | "webhookAllowHttp"
+    | "webhookAllowPrivate"
+    | "webhooksPerRoom"
   >;
   /** Teams configured through the environment (provisioning them is a conflict). */
   staticTeams: ReadonlySet<string>;

@@ -124,6 +124,11 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         at: iso(startedAt),
       });
       if (recorded.recorded && retryInMs !== null) room.dueAt = Math.min(room.dueAt, now() + retryInMs);
+      if (result.outcome !== "delivered") {
+        // Failures only (a delivery is in the webhook's log): ids, status and a fixed phrase, never the URL.
+        const status = result.httpStatus !== undefined ? { httpStatus: result.httpStatus } : {};
+        logger.log("info", "webhook attempt failed", { ...where, ...status, error: result.error, retryInMs });
+      }
       if (recorded.disabled) logger.log("info", "webhook disabled", { ...where, outcome: result.outcome });
     } catch (error) {
       // The lease runs out and the attempt is claimed again: a receiver may see it twice, never not at all.

@@ -158,14 +158,16 @@ for (const make of E2E_STORES) {
       const env = { ...ENV, ...(await backing.env()) };
       servers.push(...(await Promise.all([spawnServer(env), spawnServer(env), spawnServer(env)])));
       const urls = servers.map((s) => s.url);
-      // The first attempt of every fourth event fails; everything else is answered 200 at once.
+      // The first attempt of every fourth event fails; everything else is answered 200. Each answer takes 100 ms,
+      // so one process's slots for the room (8) fill up and the others claim side by side with it.
       const answers = new Map<string, number[]>();
       const receiver = receivers.start({
-        respond: (request) => {
+        respond: async (request) => {
           const id = request.headers.get("webhook-id") ?? "";
           const seen = answers.get(id) ?? [];
           const status = seen.length === 0 && seqOf(id) % 4 === 0 ? 500 : 200;
           answers.set(id, [...seen, status]);
+          await Bun.sleep(100);
           return new Response(null, { status });
         },
       });

@@ -186,5 +186,34 @@ for (const make of E2E_STORES.filter((m) => ["sqlite", "redis"].includes(m().nam
       await stopping;
       expect((await store.webhookDeliveries(scope, webhookId))?.map((a) => a.outcome)).toEqual(["delivered"]);
     });
+
+    test("a receiver that hangs in one room does not hold up another room's delivery", async () => {
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const slow = receivers.start({
+        respond: async () => {
+          await held;
+          return new Response("late");
+        },
+      });
+      const fast = receivers.start();
+      const busy = await roomWithWebhook(`http://127.0.0.1:${slow.port}/`);
+      const quiet = await roomWithWebhook(`http://127.0.0.1:${fast.port}/`);
+      for (let i = 0; i < 6; i++)
+        await store.postEvent(busy.scope, { type: "a", from: "x", to: "all", payload: { i } });
+      await store.postEvent(quiet.scope, { type: "a", from: "x", to: "all", payload: {} });
+      const w = worker({ concurrency: 4 });
+      w.start();
+      try {
+        for (let i = 0; i < 100 && fast.requests.length === 0; i++) await Bun.sleep(20);
+        expect(fast.requests).toHaveLength(1);
+        expect(slow.requests.length).toBeLessThanOrEqual(2); // half the slots at most for one room
+      } finally {
+        release();
+        await w.stop();
+      }
+    });
   });
 }

@@ -6,11 +6,13 @@
  * the claim's lease covers a crash, so nothing is lost and no attempt is sent by two processes.
  *
  * Sends run concurrently up to `concurrency`; a room is only claimed for as many deliveries as there are free
- * slots. Time (due times, webhook-timestamp, `at`) and the retry jitter come from injected sources, so tests move
+ * slots, at most half of them per room, and each pass starts one room further along, so a room whose receiver
+ * hangs to the timeout cannot hold every slot. Time (due times, webhook-timestamp, `at`) and the retry jitter come from injected sources, so tests move
  * the clock instead of waiting minutes.
  */
 import type { Logger } from "../../log.ts";
 import { describeError } from "../../log.ts";
+import { RoomError } from "../../protocol/errors.ts";
 import { type Clock, iso, systemClock } from "../../protocol/time.ts";
 import { WEBHOOK_LIMITS } from "../../protocol/webhooks.ts";
 import type { ClaimedDelivery, RoomStore } from "../../store/types.ts";
@@ -19,6 +21,8 @@ import { nextAttemptDelay, type Random } from "./schedule.ts";
 
 /** Look at every listed room at least this often, whatever the feed said. */
 const SAFETY_MS = 15_000;
+/** The same warning (e.g. the store is down) is logged at most this often. */
+const WARN_EVERY_MS = 30_000;
 
 export interface WorkerOptions extends DeliverySettings {
   store: RoomStore;
@@ -29,7 +33,7 @@ export interface WorkerOptions extends DeliverySettings {
   random?: Random;
   /** Tick of the loop (re-read the room list, claim what is due). 1 s by default. */
   intervalMs?: number;
-  /** Sends in flight at most. 8 by default. */
+  /** Sends in flight at most. 16 by default. */
   concurrency?: number;
   /** How long a claim is this process's. WEBHOOK_LIMITS.leaseMs by default. */
   leaseMs?: number;
@@ -51,6 +55,8 @@ interface WatchedRoom {
   checkAt: number;
   /** Counts the feed's reports, so a report that arrives while a claim is under way is not lost. */
   reports: number;
+  /** This room's sends in flight. */
+  sending: number;
   unwatch: () => void;
 }
 
@@ -59,7 +65,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   const now = options.now ?? systemClock;
   const random = options.random ?? Math.random;
   const intervalMs = options.intervalMs ?? 1000;
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? 16;
+  const perRoom = Math.max(1, Math.ceil(concurrency / 2));
   const leaseMs = options.leaseMs ?? WEBHOOK_LIMITS.leaseMs;
   const rooms = new Map<string, WatchedRoom>();
   const inFlight = new Set<Promise<void>>();
@@ -68,8 +75,15 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   let passing: Promise<void> | undefined;
   let again = false;
 
-  const warn = (msg: string, fields: Record<string, unknown>, error: unknown) =>
+  const warned = new Map<string, number>();
+  /** A warning, unless the same one was logged within WARN_EVERY_MS (an outage would repeat it every second). */
+  const warn = (msg: string, fields: Record<string, unknown>, error: unknown) => {
+    const at = performance.now();
+    if (at - (warned.get(msg) ?? Number.NEGATIVE_INFINITY) < WARN_EVERY_MS) return;
+    warned.set(msg, at);
     logger.log("warn", msg, { ...fields, ...describeError(error) });
+  };
+  let start = 0;
 
   /** A pass soon, coalesced with any already queued. */
   let soon: ReturnType<typeof setTimeout> | undefined;
@@ -82,7 +96,7 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   };
 
   function watch(roomId: string): void {
-    const room: WatchedRoom = { dueAt: 0, checkAt: 0, reports: 0, unwatch: () => {} };
+    const room: WatchedRoom = { dueAt: 0, checkAt: 0, reports: 0, sending: 0, unwatch: () => {} };
     rooms.set(roomId, room);
     room.unwatch = store.changes.watch(roomId, (change) => {
       if (!("seq" in change)) return;
@@ -137,7 +151,9 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
   }
 
   function launch(room: WatchedRoom, claim: ClaimedDelivery): void {
+    room.sending++;
     const running = attempt(room, claim).finally(() => {
+      room.sending--;
       inFlight.delete(running);
       wake();
     });
@@ -146,12 +162,17 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
 
   /** Claims every due room (as far as free slots go) and starts its sends. */
   async function claimDue(): Promise<void> {
-    for (const [roomId, room] of rooms) {
+    const order = [...rooms.keys()];
+    start = order.length > 0 ? (start + 1) % order.length : 0;
+    for (const roomId of [...order.slice(start), ...order.slice(0, start)]) {
+      const room = rooms.get(roomId);
       if (stopped) return;
+      if (!room) continue;
       const t = now();
       if (room.dueAt > t && room.checkAt > t) continue;
-      const free = concurrency - inFlight.size;
-      if (free <= 0) return;
+      if (concurrency - inFlight.size <= 0) return;
+      const free = Math.min(perRoom - room.sending, concurrency - inFlight.size);
+      if (free <= 0) continue;
       const reports = room.reports;
       try {
         const batch = await store.claimDeliveries(roomId, { limit: free, leaseMs });
@@ -167,6 +188,8 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
         for (const claim of batch.deliveries) launch(room, claim);
       } catch (error) {
         warn("webhook claim failed", { roomId }, error);
+        // The store is unreachable: the other rooms would only wait for the same timeout. Next tick.
+        if (error instanceof RoomError && error.kind === "store_unavailable") return;
       }
     }
   }

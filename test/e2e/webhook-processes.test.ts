@@ -10,12 +10,17 @@
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { httpClient } from "../support/http.ts";
-import { type SpawnedServer, spawnServer, TEAM_A } from "../support/server.ts";
+import { type SpawnedServer, spawnServer } from "../support/server.ts";
 import { E2E_STORES, type E2eStore, newRoomId } from "../support/stores.ts";
 import { type Receiver, receiverPool } from "../support/webhook-receiver.ts";
 
+/** A team of this run's own: the shared Redis keeps rooms and rate windows per team across test files. */
+const TEAM = {
+  teamId: `wh-${crypto.randomUUID().slice(0, 8)}`,
+  secret: `webhook-processes-${crypto.randomUUID()}`,
+};
 const ENV = {
-  API_KEYS: `${TEAM_A.teamId}:${TEAM_A.secret}`,
+  API_KEYS: `${TEAM.teamId}:${TEAM.secret}`,
   RATE_LIMIT_PER_MINUTE: "1000000",
   WEBHOOK_SIGNING_KEY: "processes-webhook-signing-key-0123456789",
   WEBHOOK_ALLOW_HTTP: "true",
@@ -43,7 +48,7 @@ function tally(receiver: Receiver, answers: Map<string, number[]>) {
 
 async function registerWebhook(url: string, roomId: string, path: string) {
   const http = httpClient(url);
-  const made = await http.post(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret, { url: path });
+  const made = await http.post(`/admin/rooms/${roomId}/webhooks`, TEAM.secret, { url: path });
   expect(made.status).toBe(201);
   return made.body.webhookId as string;
 }
@@ -54,7 +59,7 @@ async function postEvents(urls: string[], roomId: string, count: number, paralle
     Array.from({ length: parallel }, async () => {
       while (next < count) {
         const i = next++;
-        const res = await httpClient(urls[i % urls.length] as string).tool(TEAM_A.secret, "post_event", {
+        const res = await httpClient(urls[i % urls.length] as string).tool(TEAM.secret, "post_event", {
           roomId,
           type: "build",
           from: `agent-${i % 5}`,
@@ -69,7 +74,7 @@ async function postEvents(urls: string[], roomId: string, count: number, paralle
 async function deliveries(url: string, roomId: string, webhookId: string): Promise<any[]> {
   const res = await httpClient(url).get(
     `/admin/rooms/${roomId}/webhooks/${webhookId}/deliveries`,
-    TEAM_A.secret,
+    TEAM.secret,
   );
   return res.body.deliveries ?? [];
 }
@@ -98,7 +103,7 @@ async function crashTest(backing: E2eStore, inFlight: boolean): Promise<void> {
   let b: SpawnedServer | undefined;
   try {
     const roomId = newRoomId();
-    await httpClient(a.url).post("/admin/rooms", TEAM_A.secret, { roomId });
+    await httpClient(a.url).post("/admin/rooms", TEAM.secret, { roomId });
     const webhookId = await registerWebhook(a.url, roomId, `http://127.0.0.1:${receiver.port}/crash`);
     await postEvents([a.url], roomId, events);
     // Every first attempt has reached the receiver, and A recorded the four failures.
@@ -175,8 +180,8 @@ for (const make of E2E_STORES) {
       const roomId = newRoomId();
       const goneRoom = newRoomId();
       const http = httpClient(urls[0] as string);
-      await http.post("/admin/rooms", TEAM_A.secret, { roomId });
-      await http.post("/admin/rooms", TEAM_A.secret, { roomId: goneRoom });
+      await http.post("/admin/rooms", TEAM.secret, { roomId });
+      await http.post("/admin/rooms", TEAM.secret, { roomId: goneRoom });
       const hooks = [
         await registerWebhook(urls[1] as string, roomId, `http://127.0.0.1:${receiver.port}/a`),
         await registerWebhook(urls[2] as string, roomId, `http://127.0.0.1:${receiver.port}/b`),
@@ -210,7 +215,7 @@ for (const make of E2E_STORES) {
       // 410: the webhook is disabled at once, the room is told so, and later events are not sent.
       await until(
         async () => {
-          const [listed] = (await http.get(`/admin/rooms/${goneRoom}/webhooks`, TEAM_A.secret)).body.webhooks;
+          const [listed] = (await http.get(`/admin/rooms/${goneRoom}/webhooks`, TEAM.secret)).body.webhooks;
           return listed?.status === "disabled";
         },
         "the 410 webhook to be disabled",
@@ -219,7 +224,7 @@ for (const make of E2E_STORES) {
       await postEvents(urls, goneRoom, 3);
       await Bun.sleep(1500);
       expect(gone.requests).toHaveLength(1);
-      const events = await http.tool(TEAM_A.secret, "read_events", { roomId: goneRoom });
+      const events = await http.tool(TEAM.secret, "read_events", { roomId: goneRoom });
       expect(events.text).toContain(`"type":"webhook_disabled"`);
       expect(events.text).toContain(`"webhookId":"${goneHook}"`);
       // The work was shared: the 30 failed first attempts were made (and logged) by more than one process.

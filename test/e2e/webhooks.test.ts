@@ -12,7 +12,7 @@ import { createWebhookWorker, type WebhookWorker } from "../../src/live/webhooks
 import type { Logger } from "../../src/log.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { httpClient } from "../support/http.ts";
-import { OPERATOR, type RunningServer, startInProcess, TEAM_A, TEAM_B } from "../support/server.ts";
+import { OPERATOR, type RunningServer, startInProcess, TEAM_B } from "../support/server.ts";
 import { verifyStandardWebhook } from "../support/standard-webhooks.ts";
 import { scanStoreForSecrets } from "../support/store-scan.ts";
 import { E2E_STORES, newRoomId } from "../support/stores.ts";
@@ -63,12 +63,20 @@ for (const make of E2E_STORES) {
     let worker: WebhookWorker;
     let http: ReturnType<typeof httpClient>;
     const secrets: string[] = [];
+    /**
+     * A team of this file's own, provisioned by the operator: the shared Redis keeps every file's rooms and rate
+     * window per team, so the fixed test teams' budgets are left to the files that count on them.
+     */
+    let teamKey = "";
 
     beforeAll(async () => {
       store = await backing.open();
       server = startInProcess(store, logger, { ...BASE, ...FLAGS });
       strict = startInProcess(store, logger, BASE);
-      keyless = startInProcess(store, logger, { RATE_LIMIT_PER_MINUTE: "1000000" });
+      keyless = startInProcess(store, logger, {
+        RATE_LIMIT_PER_MINUTE: "1000000",
+        ROOMS_PER_TEAM: "1000000",
+      });
       worker = createWebhookWorker({
         store,
         logger,
@@ -78,6 +86,8 @@ for (const make of E2E_STORES) {
       });
       worker.start();
       http = httpClient(server.url);
+      const teamId = `wh-${crypto.randomUUID().slice(0, 8)}`;
+      teamKey = (await http.post("/admin/keys/provision", OPERATOR.secret, { teamId })).body.secret;
     });
     afterAll(async () => {
       await Promise.all([server.stop(), strict.stop(), keyless.stop()]);
@@ -92,8 +102,8 @@ for (const make of E2E_STORES) {
     /** A room of team A with one webhook to `url`; the registration answer. */
     async function registered(url: string, body: Record<string, unknown> = {}) {
       const roomId = newRoomId();
-      expect((await http.post("/admin/rooms", TEAM_A.secret, { roomId })).status).toBe(201);
-      const res = await http.post(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret, { url, ...body });
+      expect((await http.post("/admin/rooms", teamKey, { roomId })).status).toBe(201);
+      const res = await http.post(`/admin/rooms/${roomId}/webhooks`, teamKey, { url, ...body });
       expect(res.status).toBe(201);
       secrets.push(res.body.secret);
       return { roomId, ...res.body } as { roomId: string; webhookId: string; secret: string; url: string };
@@ -103,8 +113,8 @@ for (const make of E2E_STORES) {
       const receiver = receivers.start();
       const url = `http://127.0.0.1:${receiver.port}/hook?x=1#frag`;
       const roomId = newRoomId();
-      await http.post("/admin/rooms", TEAM_A.secret, { roomId });
-      const res = await http.post(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret, {
+      await http.post("/admin/rooms", teamKey, { roomId });
+      const res = await http.post(`/admin/rooms/${roomId}/webhooks`, teamKey, {
         url,
         types: ["build_failed", "note", "note"],
         description: "CI alerts",
@@ -121,7 +131,7 @@ for (const make of E2E_STORES) {
         message: "Store this secret now: it is shown only once and cannot be recovered.",
       });
       expect(Buffer.from(res.body.secret.slice(6), "base64")).toHaveLength(32);
-      const listed = await http.get(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret);
+      const listed = await http.get(`/admin/rooms/${roomId}/webhooks`, teamKey);
       expect(listed.body).toEqual({
         roomId,
         webhooks: [
@@ -147,8 +157,8 @@ for (const make of E2E_STORES) {
     test("an event posted by an agent reaches the receiver, signed with the shown secret; the log records it", async () => {
       const receiver = receivers.start();
       const hook = await registered(`http://127.0.0.1:${receiver.port}/in`, { types: ["build_failed"] });
-      await http.tool(TEAM_A.secret, "post_event", { roomId: hook.roomId, type: "chatter", from: "alice" });
-      const posted = await http.tool(TEAM_A.secret, "post_event", {
+      await http.tool(teamKey, "post_event", { roomId: hook.roomId, type: "chatter", from: "alice" });
+      const posted = await http.tool(teamKey, "post_event", {
         roomId: hook.roomId,
         type: "build_failed",
         from: "alice",
@@ -173,13 +183,13 @@ for (const make of E2E_STORES) {
       await until(async () => {
         const log = await http.get(
           `/admin/rooms/${hook.roomId}/webhooks/${hook.webhookId}/deliveries`,
-          TEAM_A.secret,
+          teamKey,
         );
         return log.body.deliveries?.length === 1;
       }, "the log");
       const log = await http.get(
         `/admin/rooms/${hook.roomId}/webhooks/${hook.webhookId}/deliveries`,
-        TEAM_A.secret,
+        teamKey,
       );
       expect(log.body).toEqual({
         webhookId: hook.webhookId,
@@ -194,7 +204,7 @@ for (const make of E2E_STORES) {
           },
         ],
       });
-      const [listed] = (await http.get(`/admin/rooms/${hook.roomId}/webhooks`, TEAM_A.secret)).body.webhooks;
+      const [listed] = (await http.get(`/admin/rooms/${hook.roomId}/webhooks`, teamKey)).body.webhooks;
       expect(listed.lastDeliveryAt).toBe(log.body.deliveries[0].at);
       expect(receiver.requests).toHaveLength(1);
     });
@@ -205,15 +215,9 @@ for (const make of E2E_STORES) {
         respond: () => new Response(null, { status: answers.shift() ?? 200 }),
       });
       const hook = await registered(`http://127.0.0.1:${receiver.port}/t`);
-      const ok = await http.post(
-        `/admin/rooms/${hook.roomId}/webhooks/${hook.webhookId}/test`,
-        TEAM_A.secret,
-      );
+      const ok = await http.post(`/admin/rooms/${hook.roomId}/webhooks/${hook.webhookId}/test`, teamKey);
       expect(ok).toMatchObject({ status: 200, body: { delivered: true, httpStatus: 204 } });
-      const failed = await http.post(
-        `/admin/rooms/${hook.roomId}/webhooks/${hook.webhookId}/test`,
-        TEAM_A.secret,
-      );
+      const failed = await http.post(`/admin/rooms/${hook.roomId}/webhooks/${hook.webhookId}/test`, teamKey);
       expect(failed.body).toEqual({ delivered: false, httpStatus: 503, error: "HTTP 503" });
       const [first] = receiver.requests;
       expect(JSON.parse(first!.body)).toMatchObject({
@@ -232,38 +236,36 @@ for (const make of E2E_STORES) {
       });
       const log = await http.get(
         `/admin/rooms/${hook.roomId}/webhooks/${hook.webhookId}/deliveries`,
-        TEAM_A.secret,
+        teamKey,
       );
       expect(log.body.deliveries.map((d: any) => [d.eventSeq, d.attempt, d.outcome, d.httpStatus])).toEqual([
         [0, 1, "failed", 503],
         [0, 1, "delivered", 204],
       ]);
       // A test changes nothing else: no event in the room, the webhook still active.
-      const [listed] = (await http.get(`/admin/rooms/${hook.roomId}/webhooks`, TEAM_A.secret)).body.webhooks;
+      const [listed] = (await http.get(`/admin/rooms/${hook.roomId}/webhooks`, teamKey)).body.webhooks;
       expect(listed).toMatchObject({ status: "active", consecutiveFailures: 0 });
-      const events = await http.tool(TEAM_A.secret, "read_events", { roomId: hook.roomId });
+      const events = await http.tool(teamKey, "read_events", { roomId: hook.roomId });
       expect(events.text).not.toContain("webhook.test");
     });
 
     test("delete: {ok, webhookId}; then 404 Webhook not found on every route of it", async () => {
       const hook = await registered("https://hooks.example.com/x");
       const base = `/admin/rooms/${hook.roomId}/webhooks/${hook.webhookId}`;
-      expect((await http.del(base, TEAM_A.secret)).body).toEqual({ ok: true, webhookId: hook.webhookId });
-      expect(await http.del(base, TEAM_A.secret)).toMatchObject({ status: 404, body: NOT_FOUND });
-      expect(await http.get(`${base}/deliveries`, TEAM_A.secret)).toMatchObject({
+      expect((await http.del(base, teamKey)).body).toEqual({ ok: true, webhookId: hook.webhookId });
+      expect(await http.del(base, teamKey)).toMatchObject({ status: 404, body: NOT_FOUND });
+      expect(await http.get(`${base}/deliveries`, teamKey)).toMatchObject({
         status: 404,
         body: NOT_FOUND,
       });
-      expect(await http.post(`${base}/test`, TEAM_A.secret)).toMatchObject({ status: 404, body: NOT_FOUND });
-      expect((await http.get(`/admin/rooms/${hook.roomId}/webhooks`, TEAM_A.secret)).body.webhooks).toEqual(
-        [],
-      );
+      expect(await http.post(`${base}/test`, teamKey)).toMatchObject({ status: 404, body: NOT_FOUND });
+      expect((await http.get(`/admin/rooms/${hook.roomId}/webhooks`, teamKey)).body.webhooks).toEqual([]);
     });
 
     test("bad input gets a clear 4xx and changes nothing: unknown room, other team, invite, bound key, bad URL, bad types, limit", async () => {
       const hook = await registered("https://hooks.example.com/a");
       const { roomId, webhookId } = hook;
-      const before = (await http.get(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret)).body;
+      const before = (await http.get(`/admin/rooms/${roomId}/webhooks`, teamKey)).body;
       const routes = (room: string, id = webhookId) =>
         [
           ["POST", `/admin/rooms/${room}/webhooks`],
@@ -286,7 +288,7 @@ for (const make of E2E_STORES) {
       // Another team's room, an unknown room and an invalid room id all read as missing.
       for (const room of [roomId, newRoomId(), "Not_A_Room!"]) {
         for (const [method, path] of routes(room)) {
-          const secret = room === roomId ? TEAM_B.secret : TEAM_A.secret;
+          const secret = room === roomId ? TEAM_B.secret : teamKey;
           expect({ path, ...(await send(method, path, secret)) }).toMatchObject({
             path,
             status: 404,
@@ -295,8 +297,8 @@ for (const make of E2E_STORES) {
         }
       }
       // Invites and bound keys have no admin routes.
-      const invite = (await http.post(`/admin/rooms/${roomId}/invite`, TEAM_A.secret, {})).body.token;
-      const bound = (await http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" })).body.secret;
+      const invite = (await http.post(`/admin/rooms/${roomId}/invite`, teamKey, {})).body.token;
+      const bound = (await http.post("/admin/keys", teamKey, { boundAgentId: "alice" })).body.secret;
       for (const [method, path] of routes(roomId)) {
         expect(await send(method, path, invite)).toMatchObject({
           status: 403,
@@ -310,13 +312,13 @@ for (const make of E2E_STORES) {
       }
       // Webhook ids that cannot exist.
       for (const id of ["wh_nope", "wh_0000000000000000"]) {
-        expect(await http.del(`/admin/rooms/${roomId}/webhooks/${id}`, TEAM_A.secret)).toMatchObject({
+        expect(await http.del(`/admin/rooms/${roomId}/webhooks/${id}`, teamKey)).toMatchObject({
           status: 404,
           body: NOT_FOUND,
         });
       }
       // Bodies.
-      const post = (body: unknown) => http.post(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret, body);
+      const post = (body: unknown) => http.post(`/admin/rooms/${roomId}/webhooks`, teamKey, body);
       const refusals: [unknown, string | RegExp][] = [
         [{}, /^Invalid arguments: url: required/],
         ["{not json", "Invalid JSON body"],
@@ -353,19 +355,18 @@ for (const make of E2E_STORES) {
             "Webhook limit reached: a room may have at most 3 webhooks (WEBHOOKS_PER_ROOM); delete one first",
         },
       });
-      const after = (await http.get(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret)).body;
+      const after = (await http.get(`/admin/rooms/${roomId}/webhooks`, teamKey)).body;
       expect(after.webhooks.slice(0, 1)).toEqual(before.webhooks);
       expect(after.webhooks).toHaveLength(3);
       for (const w of after.webhooks.slice(1))
-        await http.del(`/admin/rooms/${roomId}/webhooks/${w.webhookId}`, TEAM_A.secret);
+        await http.del(`/admin/rooms/${roomId}/webhooks/${w.webhookId}`, teamKey);
     });
 
     test("without the flags: http, localhost and private addresses are refused at registration, naming the rule", async () => {
       const strictHttp = httpClient(strict.url);
       const roomId = newRoomId();
-      await strictHttp.post("/admin/rooms", TEAM_A.secret, { roomId });
-      const post = (url: string) =>
-        strictHttp.post(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret, { url });
+      await strictHttp.post("/admin/rooms", teamKey, { roomId });
+      const post = (url: string) => strictHttp.post(`/admin/rooms/${roomId}/webhooks`, teamKey, { url });
       const cases: [string, string][] = [
         [
           "http://hooks.example.com/",
@@ -394,9 +395,7 @@ for (const make of E2E_STORES) {
       ];
       for (const [url, error] of cases)
         expect({ url, ...(await post(url)) }).toMatchObject({ url, status: 400, body: { error } });
-      expect((await strictHttp.get(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret)).body.webhooks).toEqual(
-        [],
-      );
+      expect((await strictHttp.get(`/admin/rooms/${roomId}/webhooks`, teamKey)).body.webhooks).toEqual([]);
     });
 
     test.skipIf(LOOPBACK_NAME === null)(
@@ -408,15 +407,15 @@ for (const make of E2E_STORES) {
         try {
           const client = httpClient(plain.url);
           const roomId = newRoomId();
-          await client.post("/admin/rooms", TEAM_A.secret, { roomId });
-          const made = await client.post(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret, {
+          await client.post("/admin/rooms", teamKey, { roomId });
+          const made = await client.post(`/admin/rooms/${roomId}/webhooks`, teamKey, {
             url: `http://${name}:${receiver.port}/`,
           });
           expect(made.status).toBe(201); // a name is not resolved at registration: DNS can change
           secrets.push(made.body.secret);
           const tested = await client.post(
             `/admin/rooms/${roomId}/webhooks/${made.body.webhookId}/test`,
-            TEAM_A.secret,
+            teamKey,
           );
           expect(tested.body).toEqual({
             delivered: false,
@@ -433,16 +432,16 @@ for (const make of E2E_STORES) {
     test("without a signing key every webhook route answers 503 and says what to set", async () => {
       const client = httpClient(keyless.url);
       const roomId = newRoomId();
-      await client.post("/admin/rooms", TEAM_A.secret, { roomId });
+      await client.post("/admin/rooms", teamKey, { roomId });
       const id = "wh_0000000000000000";
       for (const res of [
-        await client.post(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret, {
+        await client.post(`/admin/rooms/${roomId}/webhooks`, teamKey, {
           url: "https://h.example.com/",
         }),
-        await client.get(`/admin/rooms/${roomId}/webhooks`, TEAM_A.secret),
-        await client.del(`/admin/rooms/${roomId}/webhooks/${id}`, TEAM_A.secret),
-        await client.get(`/admin/rooms/${roomId}/webhooks/${id}/deliveries`, TEAM_A.secret),
-        await client.post(`/admin/rooms/${roomId}/webhooks/${id}/test`, TEAM_A.secret),
+        await client.get(`/admin/rooms/${roomId}/webhooks`, teamKey),
+        await client.del(`/admin/rooms/${roomId}/webhooks/${id}`, teamKey),
+        await client.get(`/admin/rooms/${roomId}/webhooks/${id}/deliveries`, teamKey),
+        await client.post(`/admin/rooms/${roomId}/webhooks/${id}/test`, teamKey),
       ]) {
         expect(res).toMatchObject({ status: 503, body: { error: "Webhooks need WEBHOOK_SIGNING_KEY" } });
       }

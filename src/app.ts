@@ -43,6 +43,10 @@ export interface AppDeps {
     | "summaryRateLimitPerMinute"
     | "streamsPerTeam"
     | "streamsPerProcess"
+    | "webhookSigningKey"
+    | "webhookAllowHttp"
+    | "webhookAllowPrivate"
+    | "webhooksPerRoom"
   >;
   /** The process's live rooms: streams and waiters share one hub per room. */
   live: LiveRooms;

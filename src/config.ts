@@ -66,7 +66,24 @@ export type Config = StoreConfig & {
   streamsPerTeam: number;
   /** Open SSE streams per process (STREAMS_PER_PROCESS). */
   streamsPerProcess: number;
+  /**
+   * Master key every webhook signing secret is derived from (WEBHOOK_SIGNING_KEY, at least 32 chars; the same in
+   * every process of a deployment). Absent: the embedded store keeps one in a file, a shared store has no webhooks.
+   */
+  webhookSigningKey?: string;
+  /** Webhook URLs may use plain http (WEBHOOK_ALLOW_HTTP). */
+  webhookAllowHttp: boolean;
+  /** Webhooks may reach loopback, private and other refused addresses (WEBHOOK_ALLOW_PRIVATE). */
+  webhookAllowPrivate: boolean;
+  /** Webhooks one room may have (WEBHOOKS_PER_ROOM). */
+  webhooksPerRoom: number;
 };
+
+/** The webhook settings (config fields the admin routes and the delivery worker read). */
+export type WebhookConfig = Pick<
+  Config,
+  "webhookSigningKey" | "webhookAllowHttp" | "webhookAllowPrivate" | "webhooksPerRoom"
+>;
 
 /** `teamId:secret,…` → keys; the message never contains the secret. */
 const keyList = z
@@ -174,6 +191,15 @@ const redisUrl = url(/^rediss?:$/).or(
     .regex(CLUSTER_URL, { error: "must be redis://, rediss:// or redis-cluster://host:port,host:port" }),
 );
 
+/** WEBHOOK_SIGNING_KEY: a secret, so its message says what is wrong and never shows it. */
+const signingKey = z
+  .string()
+  .optional()
+  .refine((v) => v === undefined || v === "" || v.length >= 32, {
+    error: "must be at least 32 characters (e.g. the output of: openssl rand -base64 32)",
+  })
+  .transform((v) => (v === "" ? undefined : v));
+
 const envSchema = z.object({
   PORT: intIn(0, 65535, 3000),
   STORE: z.enum(["sqlite", "redis", "upstash"], { error: "must be sqlite, redis or upstash" }).optional(),
@@ -196,6 +222,10 @@ const envSchema = z.object({
   SUMMARY_RATE_LIMIT_PER_MINUTE: intIn(1, 1_000_000, 120),
   STREAMS_PER_TEAM: intIn(1, 1_000_000, 100),
   STREAMS_PER_PROCESS: intIn(1, 1_000_000, 5000),
+  WEBHOOK_SIGNING_KEY: signingKey,
+  WEBHOOK_ALLOW_HTTP: bool(false),
+  WEBHOOK_ALLOW_PRIVATE: bool(false),
+  WEBHOOKS_PER_ROOM: intIn(1, 1000, 10),
 });
 
 export class ConfigError extends Error {
@@ -277,6 +307,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       summaryRateLimitPerMinute: e.SUMMARY_RATE_LIMIT_PER_MINUTE,
       streamsPerTeam: e.STREAMS_PER_TEAM,
       streamsPerProcess: e.STREAMS_PER_PROCESS,
+      ...(e.WEBHOOK_SIGNING_KEY ? { webhookSigningKey: e.WEBHOOK_SIGNING_KEY } : {}),
+      webhookAllowHttp: e.WEBHOOK_ALLOW_HTTP,
+      webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      webhooksPerRoom: e.WEBHOOKS_PER_ROOM,
     };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);

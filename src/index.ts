@@ -3,7 +3,9 @@ import { basename } from "node:path";
 import { ensureLocalKey } from "./access/first-run.ts";
 import { appDeps, createApp } from "./app.ts";
 import { connectBlock } from "./clients.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
+import { createWebhookWorker } from "./live/webhooks/worker.ts";
 import { stderrLogger } from "./log.ts";
 import { systemClock } from "./protocol/time.ts";
 import { openStore } from "./store/index.ts";
@@ -25,9 +27,20 @@ function suggestedRoomId(): string {
   return name.length >= 2 ? name.slice(0, 64) : "my-project";
 }
 
+/**
+ * The webhook signing key: WEBHOOK_SIGNING_KEY, or on the embedded store the key kept next to the database (made on
+ * first use). A shared store without it has no webhooks: every process must be given the same key.
+ */
+function webhookSigningKey(config: Config): string | undefined {
+  if (config.webhookSigningKey !== undefined) return config.webhookSigningKey;
+  return config.store === "sqlite" ? readOrCreateSigningKey(config.sqlitePath).key : undefined;
+}
+
 async function main(): Promise<void> {
-  const config = loadConfig(process.env);
+  const loaded = loadConfig(process.env);
   const logger = stderrLogger;
+  const signingKey = webhookSigningKey(loaded);
+  const config: Config = signingKey ? { ...loaded, webhookSigningKey: signingKey } : loaded;
   const store = await openStore(config);
   // loadConfig refuses a shared store without keys, so a first run is always on the embedded store.
   const firstRun =
@@ -38,7 +51,23 @@ async function main(): Promise<void> {
   const app = createApp(deps);
   // wait_for_events holds a request up to 30 s without sending anything: the idle timeout must outlast it.
   const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, idleTimeout: 60 });
-  logger.log("info", "roomd listening", { host: config.host, port: server.port, store: store.driver });
+  // The outbox worker: delivers the webhooks of every room of the store, sharing the work with other processes.
+  const worker = signingKey
+    ? createWebhookWorker({
+        store,
+        logger,
+        signingKey,
+        allowHttp: config.webhookAllowHttp,
+        allowPrivate: config.webhookAllowPrivate,
+      })
+    : undefined;
+  worker?.start();
+  logger.log("info", "roomd listening", {
+    host: config.host,
+    port: server.port,
+    store: store.driver,
+    webhooks: worker ? "on" : "off (set WEBHOOK_SIGNING_KEY)",
+  });
   if (firstRun) {
     const url = browsableUrl(config.host, server.port ?? config.port);
     const operator = firstRun.created
@@ -57,6 +86,8 @@ async function main(): Promise<void> {
     // Open streams and waits would hold a graceful stop forever: end them first (clients resume elsewhere).
     deps.live.close();
     await server.stop();
+    // Sends in flight are recorded first; a process killed instead leaves them to its claims' leases.
+    await worker?.stop();
     await store.close();
     process.exit(0);
   };

@@ -101,4 +101,38 @@ describe("loadConfig", () => {
       /PORT: .*\n.*HOST: .*\n.*ALLOWED_ORIGINS: /s,
     );
   });
+
+  test("webhooks: the signing key is at least 32 chars and never echoed; the flags default to off; 10 per room", () => {
+    expect(loadConfig({})).toMatchObject({
+      webhookAllowHttp: false,
+      webhookAllowPrivate: false,
+      webhooksPerRoom: 10,
+    });
+    expect(loadConfig({})).not.toHaveProperty("webhookSigningKey");
+    const key = "k".repeat(32);
+    expect(
+      loadConfig({
+        WEBHOOK_SIGNING_KEY: key,
+        WEBHOOK_ALLOW_HTTP: "true",
+        WEBHOOK_ALLOW_PRIVATE: "1",
+        WEBHOOKS_PER_ROOM: "3",
+      }),
+    ).toMatchObject({
+      webhookSigningKey: key,
+      webhookAllowHttp: true,
+      webhookAllowPrivate: true,
+      webhooksPerRoom: 3,
+    });
+    const short = "too-short-signing-key";
+    let message = "";
+    try {
+      loadConfig({ WEBHOOK_SIGNING_KEY: short, WEBHOOK_ALLOW_HTTP: "yes", WEBHOOKS_PER_ROOM: "0" });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/WEBHOOK_SIGNING_KEY: must be at least 32 characters/);
+    expect(message).toContain("WEBHOOK_ALLOW_HTTP: must be true or false");
+    expect(message).toContain("WEBHOOKS_PER_ROOM: must be at least 1");
+    expect(message).not.toContain(short);
+  });
 });

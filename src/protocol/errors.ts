@@ -83,6 +83,11 @@ export const errors = {
       "limit",
       `Invite limit reached: a room may have at most ${max} live invites (INVITES_PER_ROOM); revoke one first`,
     ),
+  webhookLimit: (max: number) =>
+    new RoomError(
+      "limit",
+      `Webhook limit reached: a room may have at most ${max} webhooks (WEBHOOKS_PER_ROOM); delete one first`,
+    ),
   /** Over the rate limit: the message says how long to wait (whole seconds, at least 1). */
   rateLimited: (resetMs: number) =>
     new RoomError("limit", `Rate limit exceeded; retry in ${Math.max(1, Math.ceil(resetMs / 1000))} s`),

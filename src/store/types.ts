@@ -47,6 +47,7 @@ import type {
 } from "../protocol/records.ts";
 import type { SearchHit, SearchKind } from "../protocol/search.ts";
 import type { RoomSeed } from "../protocol/templates.ts";
+import type { WebhookAttempt } from "../protocol/webhooks.ts";
 import type { AccessStore } from "./access-types.ts";
 
 export type StoreDriver = "sqlite" | "redis" | "upstash";
@@ -314,7 +315,136 @@ export interface ChangeFeed {
   watch(roomId: string, onChange: (change: RoomChange) => void): () => void;
 }
 
-export interface RoomStore extends AccessStore {
+// ── webhooks ──────────────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * A webhook of a room, as stored and listed. It holds no secret: the signing secret is derived from webhookId and a
+ * server-held key (live/webhooks/signing-key.ts), so nothing secret is stored.
+ */
+export interface WebhookRecord {
+  /** protocol/webhooks.ts WEBHOOK_ID. */
+  webhookId: string;
+  roomId: string;
+  /** The normalised URL (live/webhooks/url-rules.ts). */
+  url: string;
+  /** The event types delivered, in the order given; empty = every type. */
+  types: string[];
+  description?: string;
+  createdAt: string;
+  /** active: events are queued for it; disabled (410 Gone, or too many dropped events): nothing is. */
+  status: "active" | "disabled";
+  /** Events dropped in a row (every attempt failed); a delivery resets it. */
+  consecutiveFailures: number;
+  /** ISO time of the last delivered attempt. */
+  lastDeliveryAt?: string;
+}
+
+/** What createWebhook stores (status active, no failures yet). */
+export type NewWebhook = Pick<WebhookRecord, "webhookId" | "url" | "types" | "description" | "createdAt">;
+
+export type { WebhookAttempt };
+
+/** A due delivery given to one caller by claimDeliveries, until `lease`. */
+export interface ClaimedDelivery {
+  roomId: string;
+  webhookId: string;
+  /** The webhook's URL, as registered. */
+  url: string;
+  /** The event, as it is now (read_by included). */
+  event: RoomEvent;
+  /** 1 for the first try. */
+  attempt: number;
+  /** ms (store clock) until which the claim is this caller's; also the token recordDelivery checks. */
+  lease: number;
+}
+
+export interface ClaimBatch {
+  deliveries: ClaimedDelivery[];
+  /** Earliest time (ms) at which something of this room's outbox is due or a lease runs out; null when empty. */
+  nextDueMs: number | null;
+  /** False when the room has no webhook at all (a worker may stop looking at it). */
+  hasWebhooks: boolean;
+}
+
+/** What one attempt of a claimed delivery came to. */
+export interface DeliveryReport {
+  /** From live/webhooks/send.ts: a 2xx, anything else, or 410 Gone. */
+  outcome: "delivered" | "failed" | "gone";
+  /** For `failed`: ms until the next try (schedule.ts nextAttemptDelay), or null when this was the last. */
+  retryInMs: number | null;
+  httpStatus?: number;
+  error?: string;
+  durationMs: number;
+  /** ISO time the attempt started. */
+  at: string;
+}
+
+export interface RecordedDelivery {
+  /** False when the claim was no longer the caller's (its lease ran out and another caller claimed it, or the webhook is gone). */
+  recorded: boolean;
+  /** The outcome the delivery log got. */
+  logged?: WebhookAttempt["outcome"];
+  /** True when this attempt disabled the webhook. */
+  disabled?: boolean;
+}
+
+/**
+ * Webhooks and their outbox (spec live §4). Admin operations take the room owner's scope: RoomError "denied"
+ * (ACCESS_DENIED) when another team owns the room or it is unowned; they never claim a room. The outbox
+ * operations are the delivery worker's and act for no team.
+ *
+ * The outbox: appending an event to a room (any operation that appends, webhook_disabled included) MUST, in the
+ * same atomic step, queue one delivery (attempt 1, due now) for every active webhook of the room whose `types` is
+ * empty or lists the event's type. A room without webhooks pays one O(1) check for it, nothing more.
+ */
+export interface WebhookStore {
+  /**
+   * Registers a webhook, active, unless the room already has `maxPerRoom` webhooks (active or disabled):
+   * errors.webhookLimit(maxPerRoom). Concurrent registrations never exceed the limit.
+   */
+  createWebhook(
+    scope: { roomId: string; teamId: string },
+    webhook: NewWebhook,
+    maxPerRoom: number,
+  ): Promise<WebhookRecord>;
+  /** The room's webhooks, oldest first. */
+  listWebhooks(scope: { roomId: string; teamId: string }): Promise<WebhookRecord[]>;
+  /** Deletes the webhook and its log; its queued deliveries are never claimed again. False when there is no such webhook. */
+  deleteWebhook(scope: { roomId: string; teamId: string }, webhookId: string): Promise<boolean>;
+  /** The webhook's last WEBHOOK_LIMITS.logSize attempts, newest first; null when the room has no such webhook. */
+  webhookDeliveries(
+    scope: { roomId: string; teamId: string },
+    webhookId: string,
+  ): Promise<WebhookAttempt[] | null>;
+  /** Adds a test delivery's attempt to the log (nothing else changes); false when there is no such webhook. */
+  logTestDelivery(
+    scope: { roomId: string; teamId: string },
+    webhookId: string,
+    attempt: WebhookAttempt,
+  ): Promise<boolean>;
+  /**
+   * Rooms that may have webhooks, for the worker to look at (a room whose last webhook went may stay listed until
+   * a claimDeliveries on it answers hasWebhooks false). Not atomic with registration; every room with a webhook
+   * is listed once its registration has returned.
+   */
+  webhookRooms(): Promise<string[]>;
+  /**
+   * Gives up to `limit` due deliveries of the room (due time ≤ now, or a lease run out) to this caller, leased
+   * until now + leaseMs, in one atomic step: across callers and processes a delivery is held by at most one caller
+   * at a time. Deliveries of deleted or disabled webhooks, and of events that no longer exist, are dropped.
+   */
+  claimDeliveries(roomId: string, request: { limit: number; leaseMs: number }): Promise<ClaimBatch>;
+  /**
+   * Records one attempt of a claimed delivery, only while the claim is still the caller's (else {recorded:
+   * false}, nothing changed): the log gets it; delivered → done, consecutiveFailures 0, lastDeliveryAt; failed
+   * with retryInMs → attempt + 1 due at now + retryInMs; failed without → dropped, consecutiveFailures + 1, and at
+   * WEBHOOK_LIMITS.disableAfterDropped the webhook is disabled; gone → dropped and disabled at once. Disabling
+   * appends `webhook_disabled` {webhookId, reason: "gone"|"failing", consecutiveFailures} from "system" to "all".
+   */
+  recordDelivery(claim: ClaimedDelivery, report: DeliveryReport): Promise<RecordedDelivery>;
+}
+
+export interface RoomStore extends AccessStore, WebhookStore {
   readonly driver: StoreDriver;
   /** The change feed of this store instance. */
   readonly changes: ChangeFeed;

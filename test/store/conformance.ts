@@ -39,6 +39,7 @@ import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
 import { varTests } from "./conformance/vars.ts";
+import { webhookTests } from "./conformance/webhooks.ts";
 
 export type { Capability, OpenOptions, StoreFactory } from "./conformance/harness.ts";
 
@@ -135,5 +136,6 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("access: room limit", () => roomLimitTests(suite));
     describe("access: roomStats", () => roomStatsTests(suite));
     describe("access: roomSummary", () => roomSummaryTests(suite));
+    describe("webhooks", () => webhookTests(suite));
   });
 }

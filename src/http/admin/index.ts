@@ -4,6 +4,7 @@ import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
 import { keyRoutes } from "./keys.ts";
 import { roomRoutes } from "./rooms.ts";
 import type { AdminDeps } from "./shared.ts";
+import { webhookRoutes } from "./webhooks.ts";
 
 export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
@@ -25,5 +26,6 @@ export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
   });
   app.route("/", keyRoutes(deps));
   app.route("/", roomRoutes(deps));
+  app.route("/", webhookRoutes(deps));
   return app;
 }

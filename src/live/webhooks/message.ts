@@ -5,6 +5,7 @@
  */
 import { isRoomId } from "../../protocol/ids.ts";
 import type { RoomEvent } from "../../protocol/records.ts";
+import type { WebhookAttempt } from "../../protocol/webhooks.ts";
 
 /** Webhook ids (made at registration) carry no dot, so `<roomId>.<seq>.<webhookId>` splits one way only. */
 const WEBHOOK_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -36,17 +37,5 @@ export function webhookBody(roomId: string, event: RoomEvent): string {
 /** What one attempt came to: a 2xx, anything else, or 410 Gone (the receiver wants no more). */
 export type SendOutcome = "delivered" | "failed" | "gone";
 
-/** The delivery log's record of one attempt. */
-export interface DeliveryAttempt {
-  eventSeq: number;
-  /** 1 for the first try, up to MAX_ATTEMPTS. */
-  attempt: number;
-  /** `dropped`: this was the event's last attempt for this webhook and it did not succeed. */
-  outcome: "delivered" | "failed" | "dropped";
-  httpStatus?: number;
-  /** Short and free of secrets and response bodies (see send.ts). */
-  error?: string;
-  durationMs: number;
-  /** ISO time of the attempt. */
-  at: string;
-}
+/** The delivery log's record of one attempt (the stores keep it; see protocol/webhooks.ts). */
+export type DeliveryAttempt = WebhookAttempt;

@@ -4,14 +4,15 @@
  * After the last failure the event is dropped for that webhook; 410 Gone disables the webhook at once, and so
  * do 20 dropped events in a row. Randomness is injected so tests pin the jitter.
  */
+import { WEBHOOK_LIMITS } from "../../protocol/webhooks.ts";
 import type { DeliveryAttempt, SendOutcome } from "./message.ts";
 
 /** Base delays before retries 1…6, in ms. */
 export const RETRY_DELAYS_MS: readonly number[] = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
 /** Tries per event and webhook: the first one and six retries. */
 export const MAX_ATTEMPTS = 1 + RETRY_DELAYS_MS.length;
-/** Dropped events in a row after which a webhook is disabled. */
-export const DISABLE_AFTER_DROPPED = 20;
+/** Dropped events in a row after which a webhook is disabled (the stores apply the same limit). */
+export const DISABLE_AFTER_DROPPED: number = WEBHOOK_LIMITS.disableAfterDropped;
 /** Each delay is scaled by a factor in [1 - JITTER, 1 + JITTER). */
 export const JITTER = 0.2;
 

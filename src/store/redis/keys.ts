@@ -39,6 +39,10 @@ export const ROOM_KEY_PARTS = [
   "claim_exp", // zset: claimed path scored by its expiry (ms), so claims that ran out are a range
   "leases", // zset: leased task id scored by its lease's expiry (ms)
   "holdings", // hash: "l:<agent>" → its leases ("<task id> <lease ms>" per line), "c:<agent>" → its claimed paths
+  "webhooks", // hash: webhook id → webhook JSON as registered (no secret: it is derived from the id)
+  "wh_state", // hash: webhook id → "<a|d> <dropped in a row> <last delivery ms> <attempts logged> <type match>"
+  "wh_outbox", // zset: "<seq> <webhook id> <attempt>" → due ms, or while claimed the lease's end (its token)
+  "wh_log", // hash: "<webhook id> <n mod 100>" → JSON of the webhook's attempt n (a ring of the newest 100)
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];
@@ -60,6 +64,14 @@ export function inviteRateKey(roomId: string, digest: string, bucket: string): s
     .slice(0, 16);
   return `room:{${roomId}}:rl:${fingerprint}:${bucket}`;
 }
+
+/**
+ * The rooms that have (or recently had) webhooks, for the delivery workers: a zset room id → time of its latest
+ * registration (ms), in one slot of its own (hash tag `{index}`) whatever the cluster's size. Registration adds
+ * to it before writing the webhook; a worker whose claim finds a listed room without webhooks removes it, only if
+ * its score is older than a grace period (so a registration in flight is never undone).
+ */
+export const WEBHOOK_INDEX_KEY = "webhooks:{index}:rooms";
 
 /** The parts of a team's keys, in the order every team script receives them as KEYS[1..n]. Append only. */
 export const TEAM_KEY_PARTS = [

@@ -5,8 +5,13 @@
  * The addressee index (K_EVENT_ADDR) holds one member per event, "<to> <seq as 12 digits>", all with score 0, so a
  * lex range finds an addressee's events after a seq and ZLEXCOUNT counts them — both O(log n). Rooms written
  * before the index existed get it built once, on their first log operation (flag addr_v in meta).
+ *
+ * Every append also fills the webhook outbox in the same script (lua-webhooks.ts WEBHOOK_ENQUEUE): one HLEN on a
+ * room without webhooks.
  */
-export const LOG = `
+import { WEBHOOK_ENQUEUE } from "./lua-webhooks.ts";
+
+export const LOG = `${WEBHOOK_ENQUEUE}
 local function addr_member(to, seq) return to .. " " .. string.format("%012d", seq) end
 -- One past the last member of an addressee: ":" sorts after every digit.
 local function addr_end(to) return "(" .. to .. " :" end
@@ -36,6 +41,7 @@ local function append_event(etype, from, to, payload, reply_to)
   W("HSET", K_EVENTS, seq, e)
   W("HSET", K_EVENT_IDX, seq, num(NOW) .. " " .. to)
   W("ZADD", K_EVENT_ADDR, 0, addr_member(to, seq))
+  WH.enqueue(seq, etype)
   publish(tostring(seq))
   return e
 end

@@ -16,6 +16,7 @@ import * as room from "./lua-room.ts";
 import * as team from "./lua-team.ts";
 import * as tools from "./lua-tools.ts";
 import * as views from "./lua-views.ts";
+import { WEBHOOK_ADMIN, WEBHOOK_INDEX, WEBHOOK_WORKER } from "./lua-webhooks.ts";
 
 export interface LuaScript {
   name: string;
@@ -42,13 +43,25 @@ const { GLOB: _glob, ...claimBodies } = claims;
 
 /** Room-slot scripts acting for a team: another team's room is refused first (GUARD). */
 const GUARDED = defineAll(
-  { ...planBodies, ...leases, ...context, ...events, ...room, ...admin, ...claimBodies, ...tools },
+  {
+    ...planBodies,
+    ...leases,
+    ...context,
+    ...events,
+    ...room,
+    ...admin,
+    ...claimBodies,
+    ...tools,
+    ...WEBHOOK_ADMIN,
+  },
   PRELUDE + LOG + INDEX + GUARD,
 );
-/** Room-slot scripts acting for no team: invite resolution and the read-only views. */
-const OPEN = defineAll(views, PRELUDE + LOG);
+/** Room-slot scripts acting for no team: invite resolution, the read-only views, the webhook worker's steps. */
+const OPEN = defineAll({ ...views, ...WEBHOOK_WORKER }, PRELUDE + LOG);
 /** Team-slot scripts: keys, rate limiting, the room index. */
 export const TEAM_SCRIPTS = defineAll(teamBodies, TEAM_PRELUDE);
+/** Scripts of the global index of rooms with webhooks (keys.ts WEBHOOK_INDEX_KEY). */
+export const WEBHOOK_INDEX_SCRIPTS = defineAll(WEBHOOK_INDEX, "");
 
 /**
  * The polled change feed (feed.ts, for clients that cannot subscribe): KEYS are the meta keys of the watched rooms,
@@ -74,9 +87,11 @@ export const ROOM_SCRIPTS = { ...GUARDED, ...OPEN };
 
 export type RoomScriptName = keyof typeof ROOM_SCRIPTS;
 export type TeamScriptName = keyof typeof TEAM_SCRIPTS;
+export type WebhookIndexScriptName = keyof typeof WEBHOOK_INDEX_SCRIPTS;
 
-/** Every script by name (READ_PLAN, ADD_TASK, …, RESOLVE_KEY, …). */
-export const SCRIPTS: Record<RoomScriptName | TeamScriptName, LuaScript> = {
+/** Every script by name (READ_PLAN, ADD_TASK, …, RESOLVE_KEY, …, WEBHOOK_ROOMS). */
+export const SCRIPTS: Record<RoomScriptName | TeamScriptName | WebhookIndexScriptName, LuaScript> = {
   ...ROOM_SCRIPTS,
   ...TEAM_SCRIPTS,
+  ...WEBHOOK_INDEX_SCRIPTS,
 };

@@ -151,7 +151,19 @@ describe("key layout", () => {
       author: "a",
     });
     await store.updateContext(s, { id: entry.id, author: "a", summary: "t" });
+    const createdAt0 = new Date(t).toISOString();
+    const hook = {
+      webhookId: "wh_0000000000000000",
+      url: "https://h.example.com/",
+      types: [],
+      createdAt: createdAt0,
+    };
+    await store.createWebhook(s, hook, 10);
     const event = await store.postEvent(s, { type: "e", from: "a", to: "all", payload: {} });
+    // The worker's steps: the failed attempt is logged (wh_log) and its retry stays queued (wh_outbox).
+    const [queued] = (await store.claimDeliveries(s.roomId, { limit: 10, leaseMs: 30_000 })).deliveries;
+    const failed = { outcome: "failed" as const, retryInMs: 5000, durationMs: 1, at: createdAt0 };
+    expect((await store.recordDelivery(queued!, failed)).recorded).toBe(true);
     await store.markEventRead(s, event.id, "a");
     await store.requestReview(s, { requester: "a", reviewer: "b", subject: "s", details: "" });
     await store.summary(s, "a", 10);

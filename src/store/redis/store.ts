@@ -16,6 +16,7 @@ import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
 import { toolOps } from "./tool-ops.ts";
+import { webhookOps } from "./webhook-ops.ts";
 
 export interface RedisStoreOptions {
   /** Runs the scripts; see createTcpScriptClient, createClusterScriptClient and createUpstashScriptClient. */
@@ -41,7 +42,8 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     throw new Error(`limits.roomsPerTeam must be a non-negative integer, got ${limits.roomsPerTeam}`);
   }
   const run = { client: options.client, timeoutMs: options.timeoutMs ?? 2000, driver: options.driver };
-  const bridge = createBridge(run, options.now ?? systemClock, limits);
+  const clock = options.now ?? systemClock;
+  const bridge = createBridge(run, clock, limits);
   const { call } = bridge;
   const changes = createRedisFeed(options.client, run);
   return {
@@ -57,6 +59,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...inviteOps(bridge),
     ...adminOps(bridge),
     ...toolOps(bridge),
+    ...webhookOps(bridge, run, clock),
     ping: () => runPing(run),
     async close() {
       await changes.close();

@@ -4,6 +4,7 @@ import { BROADCAST, type RoomEvent, type UnreadBatch } from "../../protocol/reco
 import type { EventQuery, LogPage, NewEvent, RoomScope } from "../types.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
 import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
+import { createOutbox } from "./webhook-outbox.ts";
 
 /** Bounds that stand in for "no filter", so one prepared statement serves every query as a PK range scan. */
 const NO_LOWER = -1;
@@ -23,6 +24,7 @@ export const ADDRESSED_SQL = `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.room
 ) ORDER BY e.seq LIMIT $limit`;
 
 export function createEvents({ db, now, rooms, changes }: StoreParts) {
+  const outbox = createOutbox(db);
   const insert = db.query<unknown, [string, number, string, string, string, number, string, string | null]>(
     `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -83,6 +85,7 @@ export function createEvents({ db, now, rooms, changes }: StoreParts) {
     const payload = JSON.stringify(input.payload ?? {});
     insert.run(roomId, seq, input.type, input.from, input.to, ts, payload, reply);
     countTo.run(roomId, input.to);
+    outbox.enqueue(roomId, seq, input.type, ts);
     changes.appended(roomId, seq);
     const row = { seq, type: input.type, from_agent: input.from, to_agent: input.to, ts, payload };
     return toEvent({ ...row, reply_to: reply, read_by: "[]" });

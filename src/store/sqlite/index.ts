@@ -42,6 +42,7 @@ import { openDatabase } from "./schema.ts";
 import { createSearch } from "./search.ts";
 import { mapError } from "./tx.ts";
 import { createVars } from "./vars.ts";
+import { createWebhooks } from "./webhooks.ts";
 
 export interface SqliteStoreOptions {
   /** Database file; its parent directory is created when missing. ":memory:" only for quick experiments. */
@@ -111,6 +112,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const eventEdits = createEventEdits(parts, events, search);
   const reviews = createReviews(parts, events);
   const roomTools = createRoomTools(parts, { events, locks, plan, context, search });
+  const webhooks = createWebhooks(parts, events);
   const room = roomTransactions(
     parts,
     {
@@ -293,6 +295,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     deleteRoom: write(admin.deleteRoom),
     roomStats: read(admin.roomStats),
     roomSummary: read(admin.roomSummary),
+    createWebhook: write(webhooks.createWebhook),
+    listWebhooks: read(webhooks.listWebhooks),
+    deleteWebhook: write(webhooks.deleteWebhook),
+    webhookDeliveries: read(webhooks.webhookDeliveries),
+    logTestDelivery: write(webhooks.logTestDelivery),
+    webhookRooms: read(webhooks.webhookRooms),
+    claimDeliveries: write(webhooks.claimDeliveries),
+    recordDelivery: write(webhooks.recordDelivery),
     sweepExpired,
     async ping() {
       try {

@@ -295,10 +295,55 @@ CREATE INDEX claims_by_expiry ON claims (room_id, expires_at);
 `;
 
 /**
+ * Webhooks (store/types.ts WebhookStore), all room rows:
+ *
+ *   webhooks        (room_id, webhook_id) PK, n (creation order), url, types (JSON array, [] = every type),
+ *                   description, created_at (ms), active (1/0), drops (events dropped in a row), last_delivery_at
+ *                   (ms or NULL), log_n (attempts logged so far). No secret: it is derived from the id.
+ *   webhook_outbox  (room_id, seq, webhook_id) PK: one row per event still to deliver to a webhook; attempt (the
+ *                   next try's number) and due_at (ms: when it is due, or — while claimed — when the claim's lease
+ *                   runs out; the lease's value is the claim's token). Index (room_id, due_at).
+ *   webhook_log     (room_id, webhook_id, n) PK: the webhook's attempt number n (1-based, log_n at the time) as
+ *                   JSON; only the newest 100 are kept.
+ */
+const WEBHOOKS = `
+CREATE TABLE webhooks (
+  room_id TEXT NOT NULL,
+  webhook_id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  url TEXT NOT NULL,
+  types TEXT NOT NULL,
+  description TEXT,
+  created_at INTEGER NOT NULL,
+  active INTEGER NOT NULL DEFAULT 1,
+  drops INTEGER NOT NULL DEFAULT 0,
+  last_delivery_at INTEGER,
+  log_n INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (room_id, webhook_id)
+) STRICT;
+CREATE TABLE webhook_outbox (
+  room_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  webhook_id TEXT NOT NULL,
+  attempt INTEGER NOT NULL,
+  due_at INTEGER NOT NULL,
+  PRIMARY KEY (room_id, seq, webhook_id)
+) STRICT;
+CREATE INDEX webhook_outbox_by_due ON webhook_outbox (room_id, due_at);
+CREATE TABLE webhook_log (
+  room_id TEXT NOT NULL,
+  webhook_id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  json TEXT NOT NULL,
+  PRIMARY KEY (room_id, webhook_id, n)
+) STRICT;
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS];
+const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -322,6 +367,9 @@ export const ROOM_TABLES = [
   "search_docs",
   "reviews",
   "context_reads",
+  "webhooks",
+  "webhook_outbox",
+  "webhook_log",
   "rooms",
 ] as const;
 

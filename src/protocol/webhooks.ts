@@ -1,0 +1,72 @@
+/**
+ * Webhooks in the domain: the shape of a webhook id, the limits every store and the worker share, and the event a
+ * room gets when one of its webhooks is disabled. Delivery itself (signing, sending, the SSRF guard) lives in
+ * live/webhooks/; the records are in store/types.ts.
+ */
+
+/** `wh_` + 16 chars of [0-9a-z]: no dot, so `<roomId>.<seq>.<webhookId>` (the webhook-id header) splits one way. */
+export const WEBHOOK_ID = /^wh_[0-9a-z]{16}$/;
+
+export const WEBHOOK_LIMITS = {
+  /** Webhooks one room may have (active and disabled), unless WEBHOOKS_PER_ROOM says otherwise. */
+  perRoomDefault: 10,
+  /** Attempts kept per webhook in its delivery log (the newest). */
+  logSize: 100,
+  /** Events dropped in a row after which a webhook is disabled. */
+  disableAfterDropped: 20,
+  /** Event types one webhook may filter on. */
+  typesMax: 20,
+  /** Characters of a webhook's description. */
+  descriptionMax: 200,
+  /**
+   * How long a claimed delivery stays with the process that claimed it. Longer than one attempt (5 s) plus the
+   * store call that records it; when it runs out (the process died), another process may claim the attempt again.
+   */
+  leaseMs: 30_000,
+} as const;
+
+/** The event appended to a room when one of its webhooks is disabled (410 Gone, or too many dropped events). */
+export const WEBHOOK_DISABLED_EVENT = "webhook_disabled";
+
+/** Why a webhook was disabled, as the webhook_disabled event's payload says. */
+export type WebhookDisabledReason = "gone" | "failing";
+
+/** One attempt as a webhook's delivery log keeps it. eventSeq 0 is a test delivery (POST …/test). */
+export interface WebhookAttempt {
+  eventSeq: number;
+  /** 1 for the first try of an event. */
+  attempt: number;
+  /** `dropped`: this was the event's last try for this webhook (or it answered 410 Gone) and it did not succeed. */
+  outcome: "delivered" | "failed" | "dropped";
+  httpStatus?: number;
+  /** A short fixed phrase (live/webhooks/failure.ts), never a response body or a secret. */
+  error?: string;
+  durationMs: number;
+  /** ISO time the attempt started. */
+  at: string;
+}
+
+/** The log's JSON of one attempt, with its fields in the documented order and absent ones left out. */
+export function attemptJson(a: WebhookAttempt): string {
+  return JSON.stringify({
+    eventSeq: a.eventSeq,
+    attempt: a.attempt,
+    outcome: a.outcome,
+    ...(a.httpStatus !== undefined ? { httpStatus: a.httpStatus } : {}),
+    ...(a.error !== undefined ? { error: a.error } : {}),
+    durationMs: a.durationMs,
+    at: a.at,
+  });
+}
+
+/**
+ * What the delivery log records for one attempt: a failure that will be tried again is `failed`; the last failure
+ * of an event, and a 410 Gone (which ends delivery at once), are `dropped`.
+ */
+export function loggedOutcome(
+  outcome: "delivered" | "failed" | "gone",
+  retryInMs: number | null,
+): "delivered" | "failed" | "dropped" {
+  if (outcome === "delivered") return "delivered";
+  return outcome === "failed" && retryInMs !== null ? "failed" : "dropped";
+}

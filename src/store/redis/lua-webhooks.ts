@@ -1,0 +1,236 @@
+/**
+ * Lua of webhooks: the outbox hook that append_event calls (lua-log.ts), the owner's admin scripts (prepended with
+ * PRELUDE + LOG + GUARD), the delivery worker's claim and record scripts (PRELUDE + LOG, acting for no team) and
+ * the scripts of the global index of rooms with webhooks (keys.ts WEBHOOK_INDEX_KEY, a slot of its own).
+ *
+ * Per webhook, `wh_state` keeps one string "<a|d> <dropped in a row> <last delivery ms> <attempts logged> <match>":
+ * active or disabled, the counters, and the type filter — "*" for every type, else the types each wrapped in
+ * "\001" (a control character no event type may hold), so matching is one plain string.find. Helpers live in the
+ * table WH, which LOG declares: Lua 5.1 allows 200 locals per chunk, and every script shares one.
+ */
+import { WEBHOOK_DISABLED_EVENT, WEBHOOK_LIMITS } from "../../protocol/webhooks.ts";
+
+/**
+ * Part of LOG, before append_event: queues event `seq` for every active webhook of the room whose filter takes
+ * `etype`, due now. A room without webhooks pays one HLEN.
+ */
+export const WEBHOOK_ENQUEUE = `
+local WH = {}
+function WH.enqueue(seq, etype)
+  if redis.call("HLEN", K_WEBHOOKS) == 0 then return end
+  local all = redis.call("HGETALL", K_WH_STATE)
+  for i = 1, #all, 2 do
+    local active, match = string.match(all[i + 1], "^(%a) %d+ %d+ %d+ (.*)$")
+    if active == "a" and (match == "*" or string.find(match, "\\001" .. etype .. "\\001", 1, true)) then
+      W("ZADD", K_WH_OUTBOX, NOW, seq .. " " .. all[i] .. " 1")
+    end
+  end
+end
+`;
+
+/** Helpers of the scripts below (WH was declared by LOG). */
+const HELPERS = `
+local LOG_SIZE = ${WEBHOOK_LIMITS.logSize}
+-- The webhook's state as a table, or nil when there is no such webhook.
+function WH.state(id)
+  local raw = redis.call("HGET", K_WH_STATE, id)
+  if not raw then return nil end
+  local active, drops, last, logn, match = string.match(raw, "^(%a) (%d+) (%d+) (%d+) (.*)$")
+  return { active = active, drops = tonumber(drops), last = tonumber(last), logn = tonumber(logn), match = match }
+end
+function WH.save(id, s)
+  W("HSET", K_WH_STATE, id, s.active .. " " .. num(s.drops) .. " " .. num(s.last) .. " " .. num(s.logn) .. " " .. s.match)
+end
+-- Appends an attempt (JSON) to the webhook's ring of the newest LOG_SIZE; the caller saves s.
+function WH.log(id, s, entry)
+  s.logn = s.logn + 1
+  W("HSET", K_WH_LOG, id .. " " .. (s.logn % LOG_SIZE), entry)
+end
+-- "<seq> <webhook id> <attempt>" → seq, id, attempt.
+function WH.member(m)
+  local seq, id, attempt = string.match(m, "^(%d+) (%S+) (%d+)$")
+  return seq, id, tonumber(attempt)
+end
+-- Scripts acting for no team never run ok(): a key they create gets the room's remaining lifetime.
+function WH.keep_ttl()
+  local ttl = redis.call("PTTL", K_META)
+  if ttl <= 0 then ttl = tonumber(ROOM_TTL) end
+  for key in pairs(DIRTY) do
+    if redis.call("PTTL", key) == -1 then redis.call("PEXPIRE", key, ttl) end
+  end
+end
+`;
+
+/** The owner-only check (GUARD already refused other owners; this refuses unowned rooms). */
+const OWNER_ONLY = `
+if not OWNED then return '{"err":"denied"}' end
+`;
+
+/** Scripts of the admin routes, for the room's owner; none of them claims a room. */
+export const WEBHOOK_ADMIN = {
+  /** createWebhook: stores unless the room has `max` webhooks. Replies {ok: true} or {ok: "limit"}. */
+  CREATE_WEBHOOK: `${OWNER_ONLY}${HELPERS}
+local id = ARGV[5]              -- webhook id
+local hook = ARGV[6]            -- webhook JSON as registered
+local match = ARGV[7]           -- type filter: "*", or each type wrapped in \\001
+local max = tonumber(ARGV[8])   -- most webhooks the room may have
+if redis.call("HLEN", K_WEBHOOKS) >= max then return ok('"limit"') end
+-- The creation number "n" is spliced in: listings sort by it.
+local n = W("HINCRBY", K_META, "webhook_n", 1)
+W("HSET", K_WEBHOOKS, id, string.sub(hook, 1, -2) .. ',"n":' .. n .. '}')
+W("HSET", K_WH_STATE, id, "a 0 0 0 " .. match)
+return ok("true")
+`,
+
+  /** listWebhooks. Replies {ok: [{w: webhook JSON, active, drops, last}…]} (unordered; sorted in TS). */
+  LIST_WEBHOOKS: `${OWNER_ONLY}${HELPERS}
+local all = redis.call("HGETALL", K_WEBHOOKS)
+local out = {}
+for i = 1, #all, 2 do
+  local s = WH.state(all[i])
+  if s then
+    out[#out + 1] = '{"w":' .. all[i + 1] .. ',"active":' .. tostring(s.active == "a") .. ',"drops":'
+      .. num(s.drops) .. ',"last":' .. num(s.last) .. '}'
+  end
+end
+return ok("[" .. table.concat(out, ",") .. "]")
+`,
+
+  /** deleteWebhook: the webhook, its state and its log; queued deliveries are dropped by the next claim. Replies {ok: bool}. */
+  DELETE_WEBHOOK: `${OWNER_ONLY}${HELPERS}
+local id = ARGV[5]              -- webhook id
+if redis.call("HDEL", K_WEBHOOKS, id) == 0 then return ok("false") end
+redis.call("HDEL", K_WH_STATE, id)
+local fields = {}
+for i = 0, LOG_SIZE - 1 do fields[#fields + 1] = id .. " " .. i end
+redis.call("HDEL", K_WH_LOG, unpack(fields))
+return ok("true")
+`,
+
+  /** webhookDeliveries: the log, newest first. Replies {ok: [attempt JSON…]} or {ok: null} for no such webhook. */
+  WEBHOOK_DELIVERIES: `${OWNER_ONLY}${HELPERS}
+local id = ARGV[5]              -- webhook id
+local s = WH.state(id)
+if not s then return ok("null") end
+if s.logn == 0 then return ok("[]") end
+local fields = {}
+for n = s.logn, math.max(1, s.logn - LOG_SIZE + 1), -1 do fields[#fields + 1] = id .. " " .. (n % LOG_SIZE) end
+local got = redis.call("HMGET", K_WH_LOG, unpack(fields))
+local out = {}
+for i = 1, #got do if got[i] then out[#out + 1] = got[i] end end
+return ok("[" .. table.concat(out, ",") .. "]")
+`,
+
+  /** logTestDelivery: appends to the log only. Replies {ok: bool} (false: no such webhook). */
+  LOG_TEST_DELIVERY: `${OWNER_ONLY}${HELPERS}
+local id = ARGV[5]              -- webhook id
+local entry = ARGV[6]           -- the attempt's JSON
+local s = WH.state(id)
+if not s then return ok("false") end
+WH.log(id, s, entry)
+WH.save(id, s)
+return ok("true")
+`,
+};
+
+/** Scripts of the delivery worker: they act for no team and never claim or touch the room. */
+export const WEBHOOK_WORKER = {
+  /**
+   * claimDeliveries: up to `limit` due members, each leased until NOW + lease (the new score, also its token);
+   * members of deleted or disabled webhooks, or of events that are gone, are dropped. Replies
+   * {ok: {hooks, claimed: [{attempt, lease, hook: webhook JSON, e: event, r: read_by}…], next: ms|null}}.
+   */
+  CLAIM_DELIVERIES: `${HELPERS}
+local limit = tonumber(ARGV[5]) -- most deliveries to claim
+local lease = tonumber(ARGV[6]) -- ms a claim lasts
+if redis.call("HLEN", K_WEBHOOKS) == 0 then return reply('{"hooks":false,"claimed":[],"next":null}') end
+local out = {}
+for _, m in ipairs(redis.call("ZRANGEBYSCORE", K_WH_OUTBOX, "-inf", NOW, "LIMIT", 0, limit)) do
+  local seq, id, attempt = WH.member(m)
+  local s = WH.state(id)
+  local hook = redis.call("HGET", K_WEBHOOKS, id)
+  local event = redis.call("HGET", K_EVENTS, seq)
+  if not (s and s.active == "a" and hook and event) then
+    redis.call("ZREM", K_WH_OUTBOX, m)
+  else
+    redis.call("ZADD", K_WH_OUTBOX, "XX", NOW + lease, m)
+    out[#out + 1] = '{"attempt":' .. attempt .. ',"lease":' .. num(NOW + lease) .. ',"hook":' .. hook
+      .. ',"e":' .. event .. ',"r":' .. (redis.call("HGET", K_EVENT_READS, seq) or "[]") .. '}'
+  end
+end
+local first = redis.call("ZRANGE", K_WH_OUTBOX, 0, 0, "WITHSCORES")
+local next_due = first[2] and num(tonumber(first[2])) or "null"
+return reply('{"hooks":true,"claimed":[' .. table.concat(out, ",") .. '],"next":' .. next_due .. '}')
+`,
+
+  /**
+   * recordDelivery: applies one attempt's outcome while the member still carries the claim's lease. Replies
+   * {ok: {recorded, logged?, disabled?}}.
+   */
+  RECORD_DELIVERY: `${HELPERS}
+local m = ARGV[5]               -- outbox member "<seq> <webhook id> <attempt>"
+local token = tonumber(ARGV[6]) -- the claim's lease end, which the member's score still is while the claim holds
+local outcome = ARGV[7]         -- delivered | failed | gone
+local retry = tonumber(ARGV[8]) -- ms until the next try of a failure ("" for none: it was the last)
+local entry = ARGV[9]           -- the attempt's JSON for the log
+local at = tonumber(ARGV[10])   -- ms the attempt started
+local score = redis.call("ZSCORE", K_WH_OUTBOX, m)
+if not score or tonumber(score) ~= token then return reply('{"recorded":false}') end
+redis.call("ZREM", K_WH_OUTBOX, m)
+local seq, id, attempt = WH.member(m)
+local s = WH.state(id)
+if not s then return reply('{"recorded":false}') end
+local logged, reason = "dropped", nil
+if outcome == "delivered" then
+  logged = "delivered"
+  s.drops = 0
+  s.last = at
+elseif outcome == "gone" then
+  reason = "gone"
+elseif retry then
+  logged = "failed"
+  W("ZADD", K_WH_OUTBOX, NOW + retry, seq .. " " .. id .. " " .. (attempt + 1))
+else
+  s.drops = s.drops + 1
+  if s.drops >= ${WEBHOOK_LIMITS.disableAfterDropped} then reason = "failing" end
+end
+WH.log(id, s, entry)
+local disabled = reason ~= nil and s.active == "a"
+if disabled then s.active = "d" end
+-- Saved before the event is appended, so the event is not queued for the webhook it disables.
+WH.save(id, s)
+if disabled then
+  append_event("${WEBHOOK_DISABLED_EVENT}", "system", "all", '{"webhookId":' .. str(id) .. ',"reason":"' .. reason
+    .. '","consecutiveFailures":' .. num(s.drops) .. '}')
+end
+WH.keep_ttl()
+return reply('{"recorded":true,"logged":"' .. logged .. '","disabled":' .. tostring(disabled) .. '}')
+`,
+};
+
+/**
+ * Scripts of the global index (KEYS[1] = keys.ts WEBHOOK_INDEX_KEY; ARGV[1] = the injected clock, ms). They are
+ * the only scripts outside a room's or team's slot.
+ */
+export const WEBHOOK_INDEX = {
+  /** Lists the room (score: now). Replies {ok: true}. */
+  WEBHOOK_INDEX_ADD: `
+redis.call("ZADD", KEYS[1], ARGV[1], ARGV[2]) -- ARGV[2]: room id
+return '{"ok":true}'
+`,
+  /** Replies {ok: [room id…]}. */
+  WEBHOOK_ROOMS: `
+local rooms = redis.call("ZRANGE", KEYS[1], 0, -1)
+if #rooms == 0 then return '{"ok":[]}' end
+return '{"ok":' .. cjson.encode(rooms) .. '}'
+`,
+  /** Unlists the room if its score is at most ARGV[3] (ms). Replies {ok: removed}. */
+  WEBHOOK_INDEX_FORGET: `
+local score = redis.call("ZSCORE", KEYS[1], ARGV[2]) -- ARGV[2]: room id
+if score and tonumber(score) <= tonumber(ARGV[3]) then
+  redis.call("ZREM", KEYS[1], ARGV[2])
+  return '{"ok":true}'
+end
+return '{"ok":false}'
+`,
+};

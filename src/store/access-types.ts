@@ -9,6 +9,7 @@
  * room's slot (`room:{<roomId>}:…`), so each operation below touches one slot — except listRooms, which reads
  * several rooms and is not required to be atomic.
  */
+import type { ForkedFrom } from "../protocol/people.ts";
 import type { Presence, RoomEvent, TaskStatus } from "../protocol/records.ts";
 
 /** A dynamic key as stored and listed. Never holds the secret. */
@@ -90,6 +91,8 @@ export interface RoomSummaryView {
   contextCount: number;
   /** Newest first, at most 20, without payload and read_by. */
   recentEvents: Pick<RoomEvent, "id" | "seq" | "type" | "from" | "to" | "timestamp">[];
+  /** Present for a fork: the room and seq it was made from (humans.md §5). */
+  forkedFrom?: ForkedFrom;
 }
 
 export interface AccessStore {

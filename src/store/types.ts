@@ -37,6 +37,7 @@ import type {
   UnreadBatch,
 } from "../protocol/records.ts";
 import type { AccessStore } from "./access-types.ts";
+import type { PeopleStore } from "./people-types.ts";
 
 export type StoreDriver = "sqlite" | "redis" | "upstash";
 
@@ -173,7 +174,7 @@ export interface ChangeFeed {
   watch(roomId: string, onChange: (change: RoomChange) => void): () => void;
 }
 
-export interface RoomStore extends AccessStore {
+export interface RoomStore extends AccessStore, PeopleStore<RoomScope> {
   readonly driver: StoreDriver;
   /** The change feed of this store instance. */
   readonly changes: ChangeFeed;

@@ -8,20 +8,27 @@ import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import type { RoomScope, RoomStore } from "../types.ts";
 import { createAdminRooms } from "./admin-rooms.ts";
+import { createApprovals } from "./approvals.ts";
 import { createContext } from "./context.ts";
+import { createDriver } from "./driver.ts";
 import { createEvents } from "./events.ts";
 import { createSqliteFeed } from "./feed.ts";
+import { createFork } from "./fork.ts";
+import { createHandoffs } from "./handoffs.ts";
 import { createInvites } from "./invites.ts";
 import { createKeys } from "./keys.ts";
 import { createLocks } from "./locks.ts";
+import { createMailbox } from "./mailbox.ts";
 import { createPlan } from "./plan.ts";
 import { createPresence } from "./presence.ts";
 import { createRate } from "./rate.ts";
+import { createRoomInfo } from "./room-info.ts";
 import { roomTransactions } from "./room-tx.ts";
 import { createRooms, type StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
 import { mapError } from "./tx.ts";
 import { createVars } from "./vars.ts";
+import { createVerdicts } from "./verdicts.ts";
 
 export interface SqliteStoreOptions {
   /** Database file; its parent directory is created when missing. ":memory:" only for quick experiments. */
@@ -56,6 +63,7 @@ const emptySummary = (scope: RoomScope, agentId: string) => ({
   newContextCount: 0,
   presence: [],
   cursor: null,
+  messages: [],
 });
 
 /** How often expired rooms are swept (reads and writes already treat them as absent in between). */
@@ -78,6 +86,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const presence = createPresence(parts);
   const vars = createVars(parts, events);
   const admin = createAdminRooms(parts, presence.list);
+  const driver = createDriver(parts, events);
+  const approvals = createApprovals(parts, events);
+  const handoffs = createHandoffs(parts, events, locks);
+  const verdicts = createVerdicts(parts, events);
+  const mailbox = createMailbox(parts, { events, driver, plan, presence });
+  const fork = createFork(parts, events, driver);
+  const info = createRoomInfo(parts, driver);
   const room = roomTransactions(parts, {
     afterRead: rooms.flushReadTouch,
     afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
@@ -105,6 +120,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     }
     const room = rooms.claim(scope);
     presence.beat(scope.roomId, agentId);
+    // Taken before the cursor moves: people's messages lead the summary whatever the backlog (humans.md §2).
+    const messages = mailbox.takeMessages(scope.roomId, agentId);
     const unreadEvents = events.deliver(scope, room, agentId, limit, true);
     const mark = contextMark.get(scope.roomId, agentId)?.ctx_mark ?? 0;
     const newContextCount = context.countChangedSince(scope.roomId, mark);
@@ -113,6 +130,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
       agentId,
       roomId: scope.roomId,
       roomExists: true,
+      messages,
       myTasks: plan.myTasks(scope.roomId, agentId),
       unreadEvents,
       newContextCount,
@@ -186,7 +204,29 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     listRooms: read(admin.listRooms),
     deleteRoom: write(admin.deleteRoom),
     roomStats: read(admin.roomStats),
-    roomSummary: read(admin.roomSummary),
+    roomSummary: read((roomId: string, teamId?: string) => {
+      const view = admin.roomSummary(roomId, teamId);
+      const forkedFrom = view && info.forkedFrom(roomId);
+      return view && forkedFrom ? { ...view, forkedFrom } : view;
+    }),
+    getDriver: room.read(driver.getDriver),
+    takeDriver: room.write(driver.takeDriver),
+    releaseDriver: room.write(driver.releaseDriver),
+    driverAct: room.write(driver.driverAct),
+    requestApproval: room.write(approvals.requestApproval),
+    getApproval: room.read(approvals.getApproval),
+    listApprovals: room.read(approvals.listApprovals),
+    decideApproval: room.write(approvals.decideApproval),
+    offerHandoff: room.write(handoffs.offerHandoff),
+    acceptHandoff: room.write(handoffs.acceptHandoff),
+    declineHandoff: room.write(handoffs.declineHandoff),
+    cancelHandoff: room.write(handoffs.cancelHandoff),
+    listHandoffs: room.read(handoffs.listHandoffs),
+    recordVerdict: room.write(verdicts.recordVerdict),
+    listVerdicts: room.read(verdicts.listVerdicts),
+    forkRoom: room.write(fork.forkRoom),
+    roomInfo: room.read(info.roomInfo),
+    bridge: room.write(mailbox.bridge),
     sweepExpired,
     async ping() {
       try {

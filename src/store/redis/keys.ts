@@ -29,6 +29,12 @@ export const ROOM_KEY_PARTS = [
   "idem", // hash: idempotency key → "<at ms> <fingerprint> <result JSON>", kept 24 h
   "idem_at", // zset: idempotency key scored by its time, so old keys are dropped a few at a time
   "event_addr", // zset (score 0): "<to> <seq, 12 digits>" per event, so an addressee's events are a lex range
+  "approvals", // hash: approval id → approval JSON (with expiresMs, which TS strips; details last, verbatim)
+  "handoffs", // hash: handoff id → handoff JSON
+  "verdicts", // hash: verdict id → verdict JSON
+  "ctx_seqs", // hash: context id → JSON array of the log heads its latest versions became current at (aligned to the end)
+  "mailbox", // zset (score 0): "<type> <to> <seq, 12 digits>" per human_message, steer and interrupt event
+  "marks", // hash: "<type> <agent>" → seq of the last such event the bridge or get_my_summary delivered
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];

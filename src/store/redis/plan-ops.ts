@@ -1,8 +1,11 @@
 /** Plan operations and the summary of the Redis store. */
+
+import { PEOPLE_LIMITS } from "../../protocol/people.ts";
 import { uniqueDependencies } from "../../protocol/plan-rules.ts";
-import type { Plan, Summary, Task } from "../../protocol/records.ts";
+import type { Plan, RoomEvent, Summary, Task } from "../../protocol/records.ts";
 import type { RoomStore, TaskUpdate } from "../types.ts";
 import type { Call } from "./call.ts";
+import { toMessage } from "./people-ops.ts";
 import { type StoredEvent, type StoredPresence, sortTasks, toEvent, toPresenceList } from "./records.ts";
 
 type PlanOps = Pick<RoomStore, "readPlan" | "addTask" | "updateTask" | "getTask" | "summary">;
@@ -74,13 +77,15 @@ export function planOps(call: Call): PlanOps {
         unread: StoredBatch;
         newContextCount: number;
         presence: Record<string, StoredPresence>;
-      }>(scope, "SUMMARY", [agentId, String(limit)]);
+        messages: Omit<RoomEvent, "read_by">[];
+      }>(scope, "SUMMARY", [agentId, String(limit), String(PEOPLE_LIMITS.messagesPerCall)]);
       const events = value.unread.events.map(toEvent);
       const cursor = value.unread.cursor;
       return {
         agentId,
         roomId: scope.roomId,
         roomExists: value.exists,
+        messages: value.messages.map(toMessage),
         myTasks: sortTasks(value.tasks),
         unreadEvents: { events, cursor, count: events.length, remaining: value.unread.remaining },
         newContextCount: value.newContextCount,

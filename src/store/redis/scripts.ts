@@ -6,7 +6,9 @@
 import * as admin from "./lua-admin.ts";
 import * as context from "./lua-context.ts";
 import * as events from "./lua-events.ts";
+import * as fork from "./lua-fork.ts";
 import { LOG } from "./lua-log.ts";
+import * as people from "./lua-people.ts";
 import * as plan from "./lua-plan.ts";
 import { GUARD, PRELUDE } from "./lua-prelude.ts";
 import * as room from "./lua-room.ts";
@@ -34,7 +36,10 @@ function defineAll<B extends Record<string, string>>(bodies: B, prelude: string)
 const { TEAM_PRELUDE, ...teamBodies } = team;
 
 /** Room-slot scripts acting for a team: another team's room is refused first (GUARD). */
-const GUARDED = defineAll({ ...plan, ...context, ...events, ...room, ...admin }, PRELUDE + LOG + GUARD);
+const GUARDED = defineAll(
+  { ...plan, ...context, ...events, ...room, ...admin, ...people, ...fork },
+  PRELUDE + LOG + GUARD,
+);
 /** Room-slot scripts acting for no team: invite resolution and the read-only views. */
 const OPEN = defineAll(views, PRELUDE + LOG);
 /** Team-slot scripts: keys, rate limiting, the room index. */

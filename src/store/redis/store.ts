@@ -8,8 +8,10 @@ import type { ScriptClient } from "./client.ts";
 import { contextOps } from "./context-ops.ts";
 import { eventOps } from "./event-ops.ts";
 import { createRedisFeed } from "./feed.ts";
+import { forkOps } from "./fork-ops.ts";
 import { inviteOps } from "./invite-ops.ts";
 import { keyOps } from "./key-ops.ts";
+import { peopleOps } from "./people-ops.ts";
 import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
@@ -51,6 +53,8 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...keyOps(bridge),
     ...inviteOps(bridge),
     ...adminOps(bridge),
+    ...peopleOps(call),
+    ...forkOps(call),
     ping: () => runPing(run),
     async close() {
       await changes.close();

@@ -231,7 +231,10 @@ export function driverTests(suite: Suite): void {
         holder = event.payload.holder as string | null;
       } else if (event.type === "steer") {
         landed += 1;
-        expect({ epoch: event.payload.epoch, from: event.from }).toEqual({ epoch, from: holder });
+        expect({ epoch: event.payload.epoch, from: event.from as string | null }).toEqual({
+          epoch,
+          from: holder,
+        });
       }
     }
     expect(landed).toBe(flat.filter((r) => r === "landed").length);

@@ -496,7 +496,7 @@ export function verdictTests(suite: Suite): void {
     expect(await suite.store.listVerdicts(scope)).toEqual([second, first]);
     const after = await snapshot(suite.store, scope);
     expect(after.plan).toEqual(before.plan);
-    expect(await suite.store.getTask(scope, task.id)).toEqual(before.plan.tasks[0]);
+    expect(await suite.store.getTask(scope, task.id)).toEqual(before.plan.tasks[0] as typeof task);
     expect(await suite.store.getDriver(scope)).toEqual(driver);
     expect((await suite.store.getApproval(scope, "apr-1")).status).toBe("pending");
     const added = after.events.slice(before.events.length);

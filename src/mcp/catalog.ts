@@ -8,8 +8,10 @@ import { PROFILES, type Profile, type ToolDefinition } from "./tool.ts";
 import { contextTools } from "./tools/context.ts";
 import { eventTools } from "./tools/events.ts";
 import { lockTools } from "./tools/locks.ts";
+import { peopleTools } from "./tools/people.ts";
 import { planTools } from "./tools/plan.ts";
 import { presenceTools } from "./tools/presence.ts";
+import { roomTools } from "./tools/room.ts";
 import { varTools } from "./tools/vars.ts";
 
 /** A tools/list entry. */
@@ -103,4 +105,6 @@ export const CATALOG: Catalog = createCatalog([
   ...presenceTools,
   ...lockTools,
   ...varTools,
+  ...peopleTools,
+  ...roomTools,
 ]);

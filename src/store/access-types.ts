@@ -22,6 +22,8 @@ export interface KeyRecord {
   createdAt: string;
   note?: string;
   boundAgentId?: string;
+  /** Set for a person's key (humans.md §1): who holds it. Never together with boundAgentId. */
+  humanId?: string;
   /** "****" + the secret's last 4 chars. */
   hint: string;
 }
@@ -41,6 +43,8 @@ export interface InviteRecord {
   expiresAt: string;
   /** Agent id the invite is bound to; absent means bound to `invite:<tokenId>`. */
   agentId?: string;
+  /** Set for a person's invite (humans.md §1): to watch the room and take part as `human:<humanId>`. */
+  humanId?: string;
   hint: string;
 }
 

@@ -38,7 +38,8 @@ export function bridgeRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     const body = await parseBody(c, bridgeBody);
     const agentId = agentFor(c.get("principal"), body.agentId, "agentId");
     const step = body.hook === "PostToolUse" ? body.step : undefined;
-    return c.json(await deps.store.bridge(scope, { agentId, hook: body.hook, ...(step ? { step } : {}) }));
+    const result = await deps.store.bridge(scope, { agentId, hook: body.hook, ...(step ? { step } : {}) });
+    return c.json({ agentId, ...result });
   });
   return app;
 }

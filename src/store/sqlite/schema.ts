@@ -23,7 +23,14 @@
  *   idempotency    (room_id, key) PK, fingerprint (sha256 hex of tool + arguments), result (the operation's
  *                  result as JSON), at (ms); kept 24 h (LIMITS.idempotencyKeepMs), then ignored and swept.
  *   invites        (room_id, token_id) PK, team_id (issuer), digest (sha256 hex of the token), created_at and
- *                  expires_at (ms), agent_id (NULL = bound to "invite:<tokenId>"), hint. Index (room_id, digest).
+ *                  expires_at (ms), agent_id (NULL = bound to "invite:<tokenId>"), hint, human_id (a person's
+ *                  invite). Index (room_id, digest).
+ *   drivers        room_id PK, holder (NULL when nobody drives), holder_kind, epoch (only grows), since (ms).
+ *   approvals, handoffs, verdicts   (room_id, id) PK, n (creation order), json (the record).
+ *   agent_marks    (room_id, agent_id, kind) PK, seq: the last human_message / steer / interrupt delivered to the
+ *                  agent by the bridge or get_my_summary.
+ *   People's columns: rooms.forked_from (JSON {roomId, seq}), contexts.at_seq and context_history.at_seq (the log
+ *   head at which the version became current; NULL before they were kept), keys.human_id; index events_by_type.
  *
  * Team and limiter rows (not room rows):
  *

@@ -105,6 +105,11 @@ for (const make of E2E_STORES) {
           { kind: "invite", type: "agent", boundAgentId: "helper" },
         ],
       ];
+      // No agent passes for a person: agent ids may not take the prefix that names people, in any tool.
+      const posing = await http.tool(keys.plain, "post_event", { roomId, type: "x", from: "human:carol" });
+      expect(posing.text).toBe(
+        'Error: Invalid arguments: from: must not start with "human:" (that prefix names people)',
+      );
       for (const [key, expected] of cases) {
         const who = JSON.parse((await http.tool(key, "whoami", {})).text);
         expect(who).toMatchObject(expected);

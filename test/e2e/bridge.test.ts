@@ -25,17 +25,20 @@ for (const make of E2E_STORES) {
     let botKey: string;
     let roomId: string;
     let env: Record<string, string>;
-    const events = async () => (await http.tool(OPERATOR.secret, "read_events", { roomId, limit: 100 })).text;
+    const events = async () => (await http.tool(alice, "read_events", { roomId, limit: 100 })).text;
 
     beforeAll(async () => {
       store = await make().open();
       server = startInProcess(store, undefined, { RATE_LIMIT_PER_MINUTE: "1000000" });
       http = httpClient(server.url);
-      alice = (await http.post("/admin/keys", OPERATOR.secret, { kind: "human", humanId: "alice" })).body
-        .secret;
-      botKey = (await http.post("/admin/keys", OPERATOR.secret, { boundAgentId: "bot" })).body.secret;
+      // A team of its own (stores are shared by every test file): its first key is a person's, alice's.
+      const teamId = `bridge-${crypto.randomUUID().slice(0, 8)}`;
+      alice = (
+        await http.post("/admin/keys/provision", OPERATOR.secret, { teamId, kind: "human", humanId: "alice" })
+      ).body.secret;
+      botKey = (await http.post("/admin/keys", alice, { boundAgentId: "bot" })).body.secret;
       roomId = newRoomId();
-      await http.post("/admin/rooms", OPERATOR.secret, { roomId });
+      await http.post("/admin/rooms", alice, { roomId });
       env = { ROOMD_URL: server.url, ROOMD_KEY: botKey, ROOMD_ROOM: roomId };
     });
     afterAll(async () => {
@@ -125,12 +128,12 @@ for (const make of E2E_STORES) {
         reason: `People in room ${roomId} wrote to you; go on with their messages:\n- human:alice: release at 5pm`,
       });
       expect((await runHook("Stop", env)).answer).toBeNull();
-      const presence = JSON.parse((await http.tool(OPERATOR.secret, "get_presence", { roomId })).text);
+      const presence = JSON.parse((await http.tool(alice, "get_presence", { roomId })).text);
       expect(presence.find((p: { agentId: string }) => p.agentId === "bot").statusText).toBe("idle");
     });
 
     test("an unbound key names its agent with ROOMD_AGENT; a bound key naming another agent gets nothing", async () => {
-      const unbound = (await http.post("/admin/keys", OPERATOR.secret, {})).body.secret;
+      const unbound = (await http.post("/admin/keys", alice, {})).body.secret;
       await http.post(`/rooms/${roomId}/messages`, alice, { to: "worker-2", text: "hello worker" });
       const run = await runHook("UserPromptSubmit", { ...env, ROOMD_KEY: unbound, ROOMD_AGENT: "worker-2" });
       expect(run.answer?.hookSpecificOutput.additionalContext).toContain("hello worker");

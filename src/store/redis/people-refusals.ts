@@ -1,4 +1,4 @@
-/** The refusals of people's scripts (lua-people.ts, lua-fork.ts) as the RoomErrors every driver throws. */
+/** The refusals of people's scripts (lua-driver.ts, lua-approvals.ts, lua-handoffs.ts, lua-fork.ts) as the RoomErrors every driver throws. */
 import { RoomError } from "../../protocol/errors.ts";
 import { type DriverState, peopleErrors } from "../../protocol/people.ts";
 

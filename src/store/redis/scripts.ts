@@ -4,11 +4,13 @@
  * change. Room scripts get the room's fixed KEYS list, team scripts the team's (see keys.ts).
  */
 import * as admin from "./lua-admin.ts";
+import * as approvals from "./lua-approvals.ts";
 import * as context from "./lua-context.ts";
+import * as driver from "./lua-driver.ts";
 import * as events from "./lua-events.ts";
 import * as fork from "./lua-fork.ts";
+import * as handoffs from "./lua-handoffs.ts";
 import { LOG } from "./lua-log.ts";
-import * as people from "./lua-people.ts";
 import * as plan from "./lua-plan.ts";
 import { GUARD, PRELUDE } from "./lua-prelude.ts";
 import * as room from "./lua-room.ts";
@@ -37,7 +39,7 @@ const { TEAM_PRELUDE, ...teamBodies } = team;
 
 /** Room-slot scripts acting for a team: another team's room is refused first (GUARD). */
 const GUARDED = defineAll(
-  { ...plan, ...context, ...events, ...room, ...admin, ...people, ...fork },
+  { ...plan, ...context, ...events, ...room, ...admin, ...driver, ...approvals, ...handoffs, ...fork },
   PRELUDE + LOG + GUARD,
 );
 /** Room-slot scripts acting for no team: invite resolution and the read-only views. */

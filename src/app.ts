@@ -17,6 +17,7 @@ import { originCheck } from "./http/origin.ts";
 import { type RequestIdEnv, requestId } from "./http/request-id.ts";
 import { roomPageRoutes } from "./http/room-page.ts";
 import { streamRoutes } from "./http/room-stream.ts";
+import { roomsRoutes } from "./http/rooms/index.ts";
 import { createLiveRooms, type LiveRooms } from "./live/hub.ts";
 import { describeError, type Logger } from "./log.ts";
 import { CATALOG, type Catalog } from "./mcp/catalog.ts";
@@ -53,6 +54,8 @@ export interface AppDeps {
   /** Teams configured through the environment (provisioning them is a conflict). */
   staticTeams: ReadonlySet<string>;
   onToolCall?: (name: string, isError: boolean) => void;
+  /** People signed in by an authenticating proxy (TRUSTED_PROXY_*), or null. */
+  proxy?: Config["trustedProxy"];
 }
 
 export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
@@ -75,6 +78,7 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   );
   app.route("/", streamRoutes(deps));
   app.route("/admin", adminRoutes({ ...deps, limits: deps.config }));
+  app.route("/rooms", roomsRoutes(deps));
   app.notFound((c) => c.json({ error: "Not found" }, 404));
   // The one place errors become HTTP answers: RoomErrors by kind, anything else a logged, generic 500.
   app.onError((error, c) => {
@@ -105,6 +109,10 @@ export function appDeps(
     catalog: CATALOG,
     live: createLiveRooms(store),
     config,
-    staticTeams: new Set([...operatorKeys, ...config.apiKeys].map((k) => k.teamId)),
+    staticTeams: new Set([
+      ...[...operatorKeys, ...config.apiKeys].map((k) => k.teamId),
+      ...(config.trustedProxy ? [config.trustedProxy.teamId] : []),
+    ]),
+    proxy: config.trustedProxy,
   };
 }

@@ -3,11 +3,25 @@
  * is reported in one readable message that names it and never echoes a secret value.
  */
 import { z } from "zod";
+import { type Cidr, parseCidr } from "./protocol/cidr.ts";
 import { TEAM_ID } from "./protocol/ids.ts";
+import { HUMAN_ID } from "./protocol/principal.ts";
 
 export interface StaticKey {
   teamId: string;
   secret: string;
+  /** Operator keys only: the person who holds it (OPERATOR_KEYS=teamId:secret:humanId; default "operator"). */
+  humanId?: string;
+}
+
+/** Single sign-on through an authenticating proxy (humans.md §1): who may assert whom. */
+export interface TrustedProxy {
+  /** The request header carrying the person's id (TRUSTED_PROXY_HEADER), lowercase. */
+  header: string;
+  /** The team such people belong to (TRUSTED_PROXY_TEAM). */
+  teamId: string;
+  /** Peers allowed to assert it (TRUSTED_PROXY_CIDRS); from any other peer the header is ignored. */
+  cidrs: Cidr[];
 }
 
 /** Which store, with what it needs: one variant per driver, so no field is "present unless…". */
@@ -77,6 +91,8 @@ export type Config = StoreConfig & {
   webhookAllowPrivate: boolean;
   /** Webhooks one room may have (WEBHOOKS_PER_ROOM). */
   webhooksPerRoom: number;
+  /** People signed in by an authenticating proxy; null when not configured. */
+  trustedProxy: TrustedProxy | null;
 };
 
 /** The webhook settings (config fields the admin routes and the delivery worker read). */
@@ -85,28 +101,63 @@ export type WebhookConfig = Pick<
   "webhookSigningKey" | "webhookAllowHttp" | "webhookAllowPrivate" | "webhooksPerRoom"
 >;
 
-/** `teamId:secret,…` → keys; the message never contains the secret. */
-const keyList = z
+/**
+ * `teamId:secret,…` → keys; the message never contains the secret. Operator keys may name their person:
+ * `teamId:secret:humanId` (so their secrets may not contain ":"); without it the person is "operator".
+ */
+const keyList = (people: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((raw, ctx): StaticKey[] => {
+      const keys: StaticKey[] = [];
+      for (const [index, item] of (raw ?? "").split(",").entries()) {
+        const entry = item.trim();
+        if (entry === "") continue;
+        const colon = entry.indexOf(":");
+        const teamId = colon > 0 ? entry.slice(0, colon) : "";
+        let secret = colon > 0 ? entry.slice(colon + 1) : "";
+        let humanId: string | undefined;
+        const last = secret.lastIndexOf(":");
+        if (people && last >= 0) {
+          humanId = secret.slice(last + 1);
+          secret = secret.slice(0, last);
+        }
+        if (
+          !TEAM_ID.test(teamId) ||
+          secret.length < 16 ||
+          (humanId !== undefined && !HUMAN_ID.test(humanId))
+        ) {
+          ctx.addIssue({
+            code: "custom",
+            message: `entry ${index + 1} must be teamId:secret${people ? "[:humanId]" : ""} (teamId 3-32 chars of a-z, 0-9, - starting with a letter or digit; secret at least 16 chars${people ? ", without ':'; humanId 1-64 chars of A-Z, a-z, 0-9, _ . @ -" : ""})`,
+          });
+          continue;
+        }
+        keys.push(people ? { teamId, secret, humanId: humanId ?? "operator" } : { teamId, secret });
+      }
+      return keys;
+    });
+
+/** `10.0.0.0/8, fd00::/8` → ranges (one address is a /32 or /128). */
+const cidrList = z
   .string()
   .optional()
-  .transform((raw, ctx): StaticKey[] => {
-    const keys: StaticKey[] = [];
+  .transform((raw, ctx): Cidr[] => {
+    const ranges: Cidr[] = [];
     for (const [index, item] of (raw ?? "").split(",").entries()) {
-      const entry = item.trim();
-      if (entry === "") continue;
-      const colon = entry.indexOf(":");
-      const teamId = colon > 0 ? entry.slice(0, colon) : "";
-      const secret = colon > 0 ? entry.slice(colon + 1) : "";
-      if (!TEAM_ID.test(teamId) || secret.length < 16) {
+      if (item.trim() === "") continue;
+      const cidr = parseCidr(item);
+      if (!cidr) {
         ctx.addIssue({
           code: "custom",
-          message: `entry ${index + 1} must be teamId:secret (teamId 3-32 chars of a-z, 0-9, - starting with a letter or digit; secret at least 16 chars)`,
+          message: `entry ${index + 1} must be an IPv4 or IPv6 address or range, e.g. 10.0.0.0/8 or fd00::/8`,
         });
         continue;
       }
-      keys.push({ teamId, secret });
+      ranges.push(cidr);
     }
-    return keys;
+    return ranges;
   });
 
 const bool = (fallback: boolean) =>
@@ -208,8 +259,8 @@ const envSchema = z.object({
   REDIS_CLUSTER: bool(false),
   UPSTASH_REDIS_REST_URL: url(/^https?:$/),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
-  API_KEYS: keyList,
-  OPERATOR_KEYS: keyList,
+  API_KEYS: keyList(false),
+  OPERATOR_KEYS: keyList(true),
   RATE_LIMIT_PER_MINUTE: intIn(1, 1_000_000, 600),
   RATE_LIMIT_FAIL_OPEN: bool(true),
   ROOM_SUMMARY: z.enum(["public", "private"], { error: "must be public or private" }).optional(),
@@ -226,6 +277,19 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_HTTP: bool(false),
   WEBHOOK_ALLOW_PRIVATE: bool(false),
   WEBHOOKS_PER_ROOM: intIn(1, 1000, 10),
+  TRUSTED_PROXY_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, {
+      error: "must be an HTTP header name, e.g. X-Auth-Request-Email",
+    })
+    .optional(),
+  TRUSTED_PROXY_TEAM: z
+    .string()
+    .regex(TEAM_ID, {
+      error: "must be a team id: 3-32 chars of a-z, 0-9 and -, starting with a letter or digit",
+    })
+    .optional(),
+  TRUSTED_PROXY_CIDRS: cidrList,
 });
 
 export class ConfigError extends Error {
@@ -279,6 +343,32 @@ function storeSettings(store: StoreSettings["store"], e: z.output<typeof envSche
   return { store, sqlitePath: e.SQLITE_PATH ?? "./data/roomd.sqlite" };
 }
 
+/** The trusted proxy's three variables go together; a header nobody may assert would silently do nothing. */
+function proxyRules(env: Env): string[] {
+  const header = given(env.TRUSTED_PROXY_HEADER);
+  const problems: string[] = [];
+  if (header && !given(env.TRUSTED_PROXY_TEAM))
+    problems.push(
+      "TRUSTED_PROXY_TEAM: required with TRUSTED_PROXY_HEADER (the team the proxy's users belong to)",
+    );
+  if (header && !given(env.TRUSTED_PROXY_CIDRS))
+    problems.push(
+      "TRUSTED_PROXY_CIDRS: required with TRUSTED_PROXY_HEADER (the proxy's addresses; from any other peer the header is ignored)",
+    );
+  if (!header && (given(env.TRUSTED_PROXY_TEAM) || given(env.TRUSTED_PROXY_CIDRS)))
+    problems.push("TRUSTED_PROXY_HEADER: required with TRUSTED_PROXY_TEAM and TRUSTED_PROXY_CIDRS");
+  return problems;
+}
+
+function trustedProxy(e: z.output<typeof envSchema>): TrustedProxy | null {
+  if (!e.TRUSTED_PROXY_HEADER || !e.TRUSTED_PROXY_TEAM) return null;
+  return {
+    header: e.TRUSTED_PROXY_HEADER.toLowerCase(),
+    teamId: e.TRUSTED_PROXY_TEAM,
+    cidrs: e.TRUSTED_PROXY_CIDRS,
+  };
+}
+
 /** Parses the environment; throws ConfigError listing every bad variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);
@@ -288,6 +378,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const rules = storeRules(env);
   problems.push(...rules.problems);
+  problems.push(...proxyRules(env));
   const e = parsed.data;
   if (e && problems.length === 0) {
     return {
@@ -311,6 +402,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       webhookAllowHttp: e.WEBHOOK_ALLOW_HTTP,
       webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
       webhooksPerRoom: e.WEBHOOKS_PER_ROOM,
+      trustedProxy: trustedProxy(e),
     };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);

@@ -31,7 +31,12 @@ describe("key ring", () => {
       ring.resolve(secret);
       expect(comparisons).toBe(6);
     }
-    expect(ring.resolve(keys[0]!.secret)).toEqual({ teamId: "team-0", kind: "operator" });
+    // Operator keys are people's keys (humans.md §1): the person is "operator" unless OPERATOR_KEYS names one.
+    expect(ring.resolve(keys[0]!.secret)).toEqual({
+      teamId: "team-0",
+      kind: "operator",
+      humanId: "operator",
+    });
     expect(ring.resolve(keys[3]!.secret)).toEqual({ teamId: "team-3", kind: "static" });
     expect(ring.resolve("no-such-secret-0123456789")).toBeNull();
   });

@@ -12,6 +12,7 @@ import type { Principal } from "../protocol/principal.ts";
 import type { RateDecision, RateRequest } from "../store/access-types.ts";
 import type { RoomStore } from "../store/types.ts";
 import { sha256 } from "./digest.ts";
+import { LOCAL_HUMAN } from "./first-run.ts";
 import type { KeyRing } from "./keyring.ts";
 import { roomOfInvite, teamOfKey } from "./secrets.ts";
 
@@ -34,6 +35,11 @@ export interface GateOptions {
 
 export interface Gate {
   (secret: string | null, bucket: Bucket): Promise<Admission>;
+  /**
+   * A person the trusted proxy vouched for (humans.md §1): no key to find, only the team's rate window to charge
+   * (failing open like env keys when the limiter's store is down and RATE_LIMIT_FAIL_OPEN allows).
+   */
+  person(teamId: string, humanId: string, bucket: Bucket): Promise<Admission>;
   /** True for an env key (operator or static): checked in memory, no store work. */
   knows(secret: string): boolean;
 }
@@ -69,11 +75,14 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
       if (team) {
         const { key, rate: decision } = await store.resolveKey(team, digest.toString("hex"), rate);
         if (!key) return { ok: false, status: 401 };
+        // A human dynamic key names its person; the first-run (operator-kind) key is the person "local".
+        const humanId = key.humanId ?? (key.kind === "operator" ? LOCAL_HUMAN : undefined);
         const principal: Principal = {
           teamId: key.teamId,
           kind: key.kind === "operator" ? "operator" : "dynamic",
           keyId: key.keyId,
           ...(key.boundAgentId ? { boundAgentId: key.boundAgentId } : {}),
+          ...(humanId !== undefined ? { humanId } : {}),
         };
         return decide(principal, decision);
       }
@@ -87,6 +96,7 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
           keyId: invite.tokenId,
           allowedRoomId: invite.roomId,
           boundAgentId: invite.agentId ?? `invite:${invite.tokenId}`,
+          ...(invite.humanId !== undefined ? { humanId: invite.humanId } : {}),
         };
         return decide(principal, decision);
       }
@@ -97,5 +107,15 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
       throw error;
     }
   };
-  return Object.assign(admit, { knows: (secret: string) => keys.resolve(secret) !== null });
+  const person = async (teamId: string, humanId: string, bucket: Bucket): Promise<Admission> => {
+    const principal: Principal = { teamId, kind: "proxy", humanId };
+    try {
+      return decide(principal, await store.consumeRate(teamId, rateFor(bucket)));
+    } catch (error) {
+      if (isOutage(error))
+        return config.rateLimitFailOpen ? { ok: true, principal } : { ok: false, status: 503 };
+      throw error;
+    }
+  };
+  return Object.assign(admit, { knows: (secret: string) => keys.resolve(secret) !== null, person });
 }

@@ -21,7 +21,7 @@ export interface KeyRing {
 
 export function createKeyRing(
   keys: {
-    operatorKeys: { teamId: string; secret: string }[];
+    operatorKeys: { teamId: string; secret: string; humanId?: string }[];
     apiKeys: { teamId: string; secret: string }[];
   },
   /** Injected only by tests, to count comparisons. */
@@ -30,7 +30,8 @@ export function createKeyRing(
   const entries: Entry[] = [
     ...keys.operatorKeys.map((k) => ({
       digest: sha256(k.secret),
-      principal: { teamId: k.teamId, kind: "operator" as const },
+      // Operator keys are people's keys (humans.md §1): OPERATOR_KEYS=teamId:secret[:humanId].
+      principal: { teamId: k.teamId, kind: "operator" as const, humanId: k.humanId ?? "operator" },
     })),
     ...keys.apiKeys.map((k) => ({
       digest: sha256(k.secret),

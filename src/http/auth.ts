@@ -1,13 +1,17 @@
 /**
  * Bearer authentication and rate limiting for routes: resolves the principal before anything else runs.
  * 401 for no or an unknown bearer, 429 over the limit (with Retry-After and RateLimit-* headers), 503 when the
- * key store cannot be reached.
+ * key store cannot be reached. With a trusted proxy configured (TRUSTED_PROXY_*), a request from one of its
+ * addresses carrying its identity header is that person, whatever bearer it carries; from any other peer the
+ * header is ignored.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/bun";
-import type { Bucket, Gate } from "../access/gate.ts";
+import type { Admission, Bucket, Gate } from "../access/gate.ts";
+import type { TrustedProxy } from "../config.ts";
+import { peerAllowed } from "../protocol/cidr.ts";
 import { STORE_UNAVAILABLE } from "../protocol/errors.ts";
-import type { Principal } from "../protocol/principal.ts";
+import { HUMAN_ID, type Principal } from "../protocol/principal.ts";
 import type { RateDecision } from "../store/access-types.ts";
 import type { FailureLimiter } from "./auth-failures.ts";
 import type { RequestIdEnv } from "./request-id.ts";
@@ -47,18 +51,33 @@ export function rateHeaders(rate: RateDecision | undefined): Record<string, stri
 export interface AuthDeps {
   gate: Gate;
   failures: FailureLimiter;
+  /** Single sign-on through an authenticating proxy; absent or null when not configured. */
+  proxy?: TrustedProxy | null;
 }
 
-/** The whole check for one request; the caller answers `failure` as is. */
-export async function checkBearer(
-  c: Context,
-  deps: AuthDeps,
-  bucket: Bucket,
-): Promise<
+type Checked =
   | { principal: Principal; rate?: RateDecision }
-  | { failure: Response; limited?: Principal; rate?: RateDecision }
-> {
+  | { failure: Response; limited?: Principal; rate?: RateDecision };
+
+/** The whole check for one request; the caller answers `failure` as is. */
+export async function checkBearer(c: Context, deps: AuthDeps, bucket: Bucket): Promise<Checked> {
   const address = clientAddress(c);
+  const proxy = deps.proxy;
+  const asserted = proxy ? c.req.header(proxy.header) : undefined;
+  if (proxy && asserted !== undefined && peerAllowed(address, proxy.cidrs)) {
+    const humanId = asserted.trim();
+    if (!HUMAN_ID.test(humanId)) {
+      return {
+        failure: c.json(
+          {
+            error: `The ${proxy.header} header does not carry a person's id roomd accepts (1-64 chars of A-Z, a-z, 0-9, _ . @ -)`,
+          },
+          403,
+        ),
+      };
+    }
+    return settle(c, deps, address, await deps.gate.person(proxy.teamId, humanId, bucket));
+  }
   const bearer = bearerOf(c.req.header("authorization"));
   // Over the failure limit, only store lookups are refused: env keys cost no store work, so they still pass even
   // when other clients behind the same address (a load balancer) keep failing.
@@ -66,7 +85,11 @@ export async function checkBearer(
     c.header("Retry-After", "60");
     return { failure: c.json({ error: "Too many failed authentication attempts" }, 429) };
   }
-  const admission = await deps.gate(bearer, bucket);
+  return settle(c, deps, address, await deps.gate(bearer, bucket));
+}
+
+/** The answer to an admission: the principal, or the failure response with its headers. */
+function settle(c: Context, deps: AuthDeps, address: string, admission: Admission): Checked {
   for (const [name, value] of Object.entries(rateHeaders(admission.rate))) c.header(name, value);
   if (admission.ok) return { principal: admission.principal, rate: admission.rate };
   if (admission.status === 401) {

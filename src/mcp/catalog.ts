@@ -13,9 +13,11 @@ import { eventTools } from "./tools/events.ts";
 import { leaseTools } from "./tools/leases.ts";
 import { leaveTools } from "./tools/leave.ts";
 import { lockTools } from "./tools/locks.ts";
+import { peopleTools } from "./tools/people.ts";
 import { planTools } from "./tools/plan.ts";
 import { presenceTools } from "./tools/presence.ts";
 import { reviewTools } from "./tools/reviews.ts";
+import { roomTools as roomInfoTools } from "./tools/room.ts";
 import { roomTools } from "./tools/rooms.ts";
 import { searchTools } from "./tools/search.ts";
 import { varTools } from "./tools/vars.ts";
@@ -119,4 +121,6 @@ export const CATALOG: Catalog = createCatalog([
   ...leaveTools,
   ...compactTools,
   ...agentroomTools,
+  ...peopleTools,
+  ...roomInfoTools,
 ]);

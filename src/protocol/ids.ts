@@ -23,7 +23,11 @@ export const roomIdSchema = z
 
 export const agentIdSchema = z
   .string()
-  .regex(AGENT_ID, { error: "must be 1-64 chars of A-Z, a-z, 0-9, _ . : -" });
+  .regex(AGENT_ID, { error: "must be 1-64 chars of A-Z, a-z, 0-9, _ . : -" })
+  // humans.md §1: `human:<id>` names a person in events and records, so no agent may take that prefix.
+  .refine((v) => !v.startsWith("human:"), {
+    error: 'must not start with "human:" (that prefix names people)',
+  });
 
 /** Team ids: 3-32 chars of [a-z0-9-], starting with a letter or digit (they appear in key secrets and ids). */
 export const TEAM_ID = /^[a-z0-9][a-z0-9-]{2,31}$/;

@@ -1,12 +1,43 @@
-/** Identity of a request (spec access.md §1). */
+/** Identity of a request (spec access.md §1; people: humans.md §1). */
 
 /** Who is calling: resolved by the HTTP layer before any tool or route runs. */
 export interface Principal {
   teamId: string;
-  kind: "operator" | "static" | "dynamic" | "invite";
+  /**
+   * Where the identity comes from: a key of the environment (operator, static), a key of the store (dynamic), an
+   * invite, or the trusted authenticating proxy's header (proxy).
+   */
+  kind: "operator" | "static" | "dynamic" | "invite" | "proxy";
   keyId?: string;
   /** Set for keys bound to one agent: the tool layer forces this identity. */
   boundAgentId?: string;
   /** Set for invites: the one room this principal may touch. */
   allowedRoomId?: string;
+  /**
+   * Set exactly for people (operator keys, the first-run key, human dynamic keys and invites, the proxy's
+   * users): 1-64 chars of [A-Za-z0-9_.@-]. A principal without it is an agent.
+   */
+  humanId?: string;
 }
+
+/** What a principal is: a person (it carries a humanId) or an agent (everything else). */
+export type PrincipalType = "human" | "agent";
+
+/** 1-64 chars of [A-Za-z0-9_.@-]: an email address, a login, a name. */
+export const HUMAN_ID = /^[A-Za-z0-9_.@-]{1,64}$/;
+
+/** Agent ids may not take this prefix: it names people in events and records. */
+export const HUMAN_PREFIX = "human:";
+
+export const principalType = (principal: Principal): PrincipalType =>
+  principal.humanId !== undefined ? "human" : "agent";
+
+/** A person as events and records name them: `human:<humanId>`. */
+export const humanName = (humanId: string): string => `${HUMAN_PREFIX}${humanId}`;
+
+/** The person a principal is, as `human:<humanId>`, or undefined for an agent. */
+export const personOf = (principal: Principal): string | undefined =>
+  principal.humanId !== undefined ? humanName(principal.humanId) : undefined;
+
+/** True for a name that denotes a person (`human:…`). */
+export const isPersonName = (name: string): boolean => name.startsWith(HUMAN_PREFIX);

@@ -121,11 +121,26 @@ export interface UnreadBatch {
   remaining: number;
 }
 
+/** A person's message (a human_message event) as get_my_summary and the bridge deliver it. */
+export interface HumanMessage {
+  id: string;
+  seq: number;
+  from: string;
+  to: string;
+  text: string;
+  timestamp: string;
+}
+
 export interface Summary {
   agentId: string;
   roomId: string;
   /** False for a room with no state yet (the summary never creates one). */
   roomExists: boolean;
+  /**
+   * People's messages to this agent (or to all) it has not received yet, oldest first: they lead the summary,
+   * whatever the agent's backlog of other events (humans.md §2). They also come through the cursor like any event.
+   */
+  messages: HumanMessage[];
   myTasks: Task[];
   unreadEvents: UnreadBatch;
   newContextCount: number;

@@ -9,6 +9,7 @@
  * room's slot (`room:{<roomId>}:…`), so each operation below touches one slot — except listRooms, which reads
  * several rooms and is not required to be atomic.
  */
+import type { ForkedFrom } from "../protocol/people.ts";
 import type { Presence, RoomEvent, TaskStatus } from "../protocol/records.ts";
 
 /** A dynamic key as stored and listed. Never holds the secret. */
@@ -21,6 +22,8 @@ export interface KeyRecord {
   createdAt: string;
   note?: string;
   boundAgentId?: string;
+  /** Set for a person's key (humans.md §1): who holds it. Never together with boundAgentId. */
+  humanId?: string;
   /** "****" + the secret's last 4 chars. */
   hint: string;
 }
@@ -40,6 +43,8 @@ export interface InviteRecord {
   expiresAt: string;
   /** Agent id the invite is bound to; absent means bound to `invite:<tokenId>`. */
   agentId?: string;
+  /** Set for a person's invite (humans.md §1): to watch the room and take part as `human:<humanId>`. */
+  humanId?: string;
   hint: string;
 }
 
@@ -90,6 +95,8 @@ export interface RoomSummaryView {
   contextCount: number;
   /** Newest first, at most 20, without payload and read_by. */
   recentEvents: Pick<RoomEvent, "id" | "seq" | "type" | "from" | "to" | "timestamp">[];
+  /** Present for a fork: the room and seq it was made from (humans.md §5). */
+  forkedFrom?: ForkedFrom;
 }
 
 export interface AccessStore {

@@ -32,10 +32,17 @@ for (const make of E2E_STORES) {
     };
 
     test("GET /admin/me names the principal", async () => {
-      expect((await http.get("/admin/me", TEAM_A.secret)).body).toEqual({ teamId: "team-a", kind: "static" });
+      expect((await http.get("/admin/me", TEAM_A.secret)).body).toEqual({
+        teamId: "team-a",
+        kind: "static",
+        type: "agent",
+      });
+      // Operator keys are people's (humans.md §1): the person is "operator" unless OPERATOR_KEYS names one.
       expect((await http.get("/admin/me", OPERATOR.secret)).body).toEqual({
         teamId: "ops",
         kind: "operator",
+        type: "human",
+        humanId: "operator",
       });
       expect((await http.get("/admin/me")).status).toBe(401);
       expect((await http.get("/admin/me", "rk_team-a_nope")).status).toBe(401);
@@ -96,6 +103,7 @@ for (const make of E2E_STORES) {
       expect((await http.get("/admin/me", secret)).body).toEqual({
         teamId: team.teamId,
         kind: "dynamic",
+        type: "agent",
         keyId,
       });
       const list = await http.get("/admin/keys", team.secret);

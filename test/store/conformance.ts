@@ -32,6 +32,10 @@ import { isolationTests } from "./conformance/isolation.ts";
 import { leaseTests } from "./conformance/leases.ts";
 import { lockTests } from "./conformance/locks.ts";
 import { ownershipTests } from "./conformance/ownership.ts";
+import { driverTests } from "./conformance/people-driver.ts";
+import { forkTests } from "./conformance/people-fork.ts";
+import { bridgeTests, messageTests, roomInfoTests } from "./conformance/people-mailbox.ts";
+import { approvalTests, handoffTests, verdictTests } from "./conformance/people-work.ts";
 import { planLockTests, planTests } from "./conformance/plan.ts";
 import { planRuleTests } from "./conformance/plan-rules.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
@@ -137,5 +141,13 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("access: roomStats", () => roomStatsTests(suite));
     describe("access: roomSummary", () => roomSummaryTests(suite));
     describe("webhooks", () => webhookTests(suite));
+    describe("people: the driver", () => driverTests(suite));
+    describe("people: approvals", () => approvalTests(suite));
+    describe("people: handoffs", () => handoffTests(suite));
+    describe("people: verdicts", () => verdictTests(suite));
+    describe("people: messages", () => messageTests(suite));
+    describe("people: the bridge", () => bridgeTests(suite));
+    describe("people: room info", () => roomInfoTests(suite));
+    describe("people: forks", () => forkTests(suite));
   });
 }

@@ -1,5 +1,6 @@
 /** /admin/*: team keys only (invites get 403); one rate-limit unit per request. */
 import { Hono } from "hono";
+import { principalType } from "../../protocol/principal.ts";
 import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
 import { keyRoutes } from "./keys.ts";
 import { roomRoutes } from "./rooms.ts";
@@ -21,8 +22,16 @@ export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
     await next();
   });
   app.get("/me", (c) => {
-    const { teamId, kind, keyId, boundAgentId } = c.get("principal");
-    return c.json({ teamId, kind, ...(keyId ? { keyId } : {}), ...(boundAgentId ? { boundAgentId } : {}) });
+    const principal = c.get("principal");
+    const { teamId, kind, keyId, boundAgentId, humanId } = principal;
+    return c.json({
+      teamId,
+      kind,
+      type: principalType(principal),
+      ...(humanId !== undefined ? { humanId } : {}),
+      ...(keyId ? { keyId } : {}),
+      ...(boundAgentId ? { boundAgentId } : {}),
+    });
   });
   app.route("/", keyRoutes(deps));
   app.route("/", roomRoutes(deps));

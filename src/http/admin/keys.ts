@@ -4,21 +4,70 @@ import { z } from "zod";
 import { digestHex, hintOf, newKeyId, newKeySecret } from "../../access/secrets.ts";
 import { errors, RoomError } from "../../protocol/errors.ts";
 import { agentIdSchema, TEAM_ID } from "../../protocol/ids.ts";
+import { peopleErrors } from "../../protocol/people.ts";
+import { HUMAN_ID, type Principal } from "../../protocol/principal.ts";
 import { iso } from "../../protocol/time.ts";
 import type { KeyRecord, NewKey } from "../../store/access-types.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
 import type { AdminDeps } from "./shared.ts";
 
-const keyBody = z.strictObject({
+/** A person's id (humans.md §1). */
+export const humanIdSchema = z
+  .string()
+  .regex(HUMAN_ID, { error: "must be 1-64 chars of A-Z, a-z, 0-9, _ . @ -" });
+
+/**
+ * `kind: "human"` with a humanId makes a person's key or invite; anything else is an agent's. A person's is never
+ * bound to an agent.
+ */
+export function checkKind(
+  body: { kind?: "agent" | "human"; humanId?: string; boundAgentId?: string; agentId?: string },
+  ctx: z.RefinementCtx,
+): void {
+  if (body.kind === "human") {
+    if (body.humanId === undefined)
+      ctx.addIssue({ code: "custom", path: ["humanId"], message: 'required with kind "human"' });
+    for (const field of ["boundAgentId", "agentId"] as const) {
+      if (body[field] !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: [field],
+          message: "a person's key or invite is not bound to an agent",
+        });
+    }
+  } else if (body.humanId !== undefined) {
+    ctx.addIssue({ code: "custom", path: ["humanId"], message: 'only with kind "human"' });
+  }
+}
+
+const kindField = z.enum(["agent", "human"]).optional();
+
+const keyFields = {
   note: z.string().max(200).optional(),
   boundAgentId: agentIdSchema.optional(),
-});
-const provisionBody = keyBody.extend({
-  teamId: z
-    .string()
-    .regex(TEAM_ID, { error: "must be 3-32 chars of a-z, 0-9 and -, starting with a letter or digit" }),
-});
+  kind: kindField,
+  humanId: humanIdSchema.optional(),
+};
+const keyBody = z.strictObject(keyFields).superRefine(checkKind);
+
+/**
+ * Only a person may make a key or an invite for a person: an agent's key (static, dynamic, invite) could otherwise
+ * mint itself a person's key and then decide approvals (humans.md §3).
+ */
+export function assertMayMintPeople(principal: Principal, body: { kind?: "agent" | "human" }): void {
+  if (body.kind === "human" && principal.humanId === undefined) {
+    throw peopleErrors.peopleOnly("create keys or invites for people");
+  }
+}
+const provisionBody = z
+  .strictObject({
+    ...keyFields,
+    teamId: z
+      .string()
+      .regex(TEAM_ID, { error: "must be 3-32 chars of a-z, 0-9 and -, starting with a letter or digit" }),
+  })
+  .superRefine(checkKind);
 const KEY_ID = /^k_([a-z0-9][a-z0-9-]{2,31})_[0-9a-z]{8}$/;
 
 /** A fresh key for a team: the record to store (digest only) and the secret to show once. */
@@ -37,6 +86,7 @@ function mintKey(
     digest: digestHex(secret),
     ...(body.note ? { note: body.note } : {}),
     ...(body.boundAgentId ? { boundAgentId: body.boundAgentId } : {}),
+    ...(body.kind === "human" && body.humanId ? { humanId: body.humanId } : {}),
   };
   return { key, secret };
 }
@@ -59,6 +109,7 @@ export function keyRoutes(deps: AdminDeps): Hono<AuthEnv> {
   app.post("/keys/provision", async (c) => {
     if (c.get("principal").kind !== "operator") throw operatorOnly();
     const body = await parseBody(c, provisionBody);
+    assertMayMintPeople(c.get("principal"), body);
     // Provisioning creates a team; it never reaches into an existing one (revisions §3.12).
     if (deps.staticTeams.has(body.teamId)) throw errors.teamExists(body.teamId);
     const { key, secret } = mintKey(deps, body.teamId, body);
@@ -66,6 +117,7 @@ export function keyRoutes(deps: AdminDeps): Hono<AuthEnv> {
   });
   app.post("/keys", async (c) => {
     const body = await parseBody(c, keyBody);
+    assertMayMintPeople(c.get("principal"), body);
     const { key, secret } = mintKey(deps, c.get("principal").teamId, body);
     return c.json(created(await deps.store.createKey(key, deps.limits.keysPerTeam), secret), 201);
   });

@@ -8,23 +8,27 @@ import { agentIdSchema, isRoomId } from "../../protocol/ids.ts";
 import { iso } from "../../protocol/time.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
-import { operatorOnly } from "./keys.ts";
+import { assertMayMintPeople, checkKind, humanIdSchema, operatorOnly } from "./keys.ts";
 import type { AdminDeps } from "./shared.ts";
 
 const DAY = 86_400;
 const createBody = z.strictObject({
   roomId: z.string().refine(isRoomId, { error: "Invalid roomId" }).optional(),
 });
-const inviteBody = z.strictObject({
-  expiresIn: z
-    .number()
-    .int()
-    .min(60)
-    .max(90 * DAY)
-    .optional()
-    .describe("seconds, default 7 days"),
-  agentId: agentIdSchema.optional(),
-});
+const inviteBody = z
+  .strictObject({
+    expiresIn: z
+      .number()
+      .int()
+      .min(60)
+      .max(90 * DAY)
+      .optional()
+      .describe("seconds, default 7 days"),
+    agentId: agentIdSchema.optional(),
+    kind: z.enum(["agent", "human"]).optional(),
+    humanId: humanIdSchema.optional(),
+  })
+  .superRefine(checkKind);
 
 /** Routes throw RoomErrors; the app's onError answers them with their status (http/errors.ts). */
 export function roomRoutes(deps: AdminDeps): Hono<AuthEnv> {
@@ -61,6 +65,7 @@ export function roomRoutes(deps: AdminDeps): Hono<AuthEnv> {
 
   app.post("/rooms/:roomId/invite", async (c) => {
     const body = await parseBody(c, inviteBody);
+    assertMayMintPeople(c.get("principal"), body);
     const roomId = c.req.param("roomId");
     const now = deps.now();
     const token = newInviteToken(roomId);
@@ -73,23 +78,26 @@ export function roomRoutes(deps: AdminDeps): Hono<AuthEnv> {
       hint: hintOf(token),
       digest: digestHex(token),
       ...(body.agentId ? { agentId: body.agentId } : {}),
+      ...(body.kind === "human" && body.humanId ? { humanId: body.humanId } : {}),
     };
-    const { tokenId, createdAt, expiresAt } = await deps.store.createInvite(
+    const { tokenId, createdAt, expiresAt, humanId } = await deps.store.createInvite(
       invite,
       deps.limits.invitesPerRoom,
     );
     const message = "Share this token now: it is shown only once. It works for this room only.";
-    return c.json({ tokenId, token, roomId, createdAt, expiresAt, message }, 201);
+    const person = humanId !== undefined ? { kind: "human", humanId } : {};
+    return c.json({ tokenId, token, roomId, createdAt, expiresAt, ...person, message }, 201);
   });
   app.get("/rooms/:roomId/invites", async (c) => {
     const invites = await deps.store.listInvites(scopeOf(c, c.req.param("roomId")));
     return c.json({
       roomId: c.req.param("roomId"),
-      invites: invites.map(({ tokenId, createdAt, expiresAt, hint }) => ({
+      invites: invites.map(({ tokenId, createdAt, expiresAt, hint, humanId }) => ({
         tokenId,
         createdAt,
         expiresAt,
         hint,
+        ...(humanId !== undefined ? { humanId } : {}),
       })),
     });
   });

@@ -322,8 +322,8 @@ export const planTools = [
     name: "get_my_summary",
     title: "Start a session: my summary",
     description:
-      "Start every session with this one call: your tasks, your unread events (consumed, exactly as get_unread_events), how many context entries were written or updated since your previous summary, and who is online. Also records a heartbeat for you. A room with no state yet answers roomExists=false with a hint (check the room id) and is not created.",
-    returns: "{agentId, roomId, myTasks, unreadEvents, newContextCount, presence, cursor}",
+      "Start every session with this one call: messages people sent you (first, whatever your backlog), your tasks, your unread events (consumed, exactly as get_unread_events), how many context entries were written or updated since your previous summary, and who is online. Also records a heartbeat for you. A room with no state yet answers roomExists=false with a hint (check the room id) and is not created.",
+    returns: "{agentId, roomId, messages, myTasks, unreadEvents, newContextCount, presence, cursor}",
     input: z.strictObject({
       roomId,
       agentId: actingAgentId,
@@ -340,6 +340,20 @@ export const planTools = [
       roomId: z.string(),
       roomExists: z.boolean().describe("false when the room has no state yet (a summary never creates one)."),
       hint: z.string().optional(),
+      messages: z
+        .array(
+          z.object({
+            id: z.string(),
+            seq: z.number().int(),
+            from: z.string(),
+            to: z.string(),
+            text: z.string(),
+            timestamp: z.string(),
+          }),
+        )
+        .describe(
+          "People's messages to you (or to all) you have not seen yet, oldest first. Act on them first.",
+        ),
       myTasks: z.array(taskShape),
       unreadEvents: z.object({
         events: z.array(eventShape),

@@ -12,6 +12,7 @@ export function toKeyRecord(stored: NewKey): KeyRecord {
   };
   if (stored.note !== undefined) key.note = stored.note;
   if (stored.boundAgentId !== undefined) key.boundAgentId = stored.boundAgentId;
+  if (stored.humanId !== undefined) key.humanId = stored.humanId;
   return key;
 }
 
@@ -25,6 +26,7 @@ export function toInviteRecord(stored: NewInvite): InviteRecord {
     hint: stored.hint,
   };
   if (stored.agentId !== undefined) invite.agentId = stored.agentId;
+  if (stored.humanId !== undefined) invite.humanId = stored.humanId;
   return invite;
 }
 

@@ -25,6 +25,7 @@ interface StoredSummary {
   taskCount: number;
   contextCount: number;
   events: { h: Header; ms: number }[];
+  forkedFrom: { roomId: string; seq: number } | null;
 }
 
 export function adminOps({ call, open, index }: Bridge): AdminOps {
@@ -95,6 +96,7 @@ export function adminOps({ call, open, index }: Bridge): AdminOps {
           to: h.to,
           timestamp: iso(ms),
         })),
+        ...(value.forkedFrom ? { forkedFrom: value.forkedFrom } : {}),
       };
     },
   };

@@ -43,6 +43,12 @@ export const ROOM_KEY_PARTS = [
   "wh_state", // hash: webhook id → "<a|d> <dropped in a row> <last delivery ms> <attempts logged> <type match>"
   "wh_outbox", // zset: "<seq> <webhook id> <attempt>" → due ms, or while claimed the lease's end (its token)
   "wh_log", // hash: "<webhook id> <n mod 100>" → JSON of the webhook's attempt n (a ring of the newest 100)
+  "approvals", // hash: approval id → approval JSON (with expiresMs, which TS strips; details last, verbatim)
+  "handoffs", // hash: handoff id → handoff JSON
+  "verdicts", // hash: verdict id → verdict JSON
+  "ctx_seqs", // hash: context id → JSON array of the log heads its latest versions became current at (aligned to the end)
+  "mailbox", // zset (score 0): "<type> <to> <seq, 12 digits>" per human_message, steer and interrupt event
+  "marks", // hash: "<type> <agent>" → seq of the last such event the bridge or get_my_summary delivered
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];

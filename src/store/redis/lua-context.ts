@@ -18,6 +18,13 @@ end
 local function changed(id)
   W("ZADD", K_CTX_CHANGES, W("HINCRBY", K_META, "ctx_seq", 1), id)
 end
+-- The log head at which the entry's new version became current (forks rebuild context at any seq); the list is
+-- aligned to the end of the entry's versions, so entries written before it was kept have nulls in front.
+local function placed(id)
+  local head = redis.call("HGET", K_META, "event_seq") or "0"
+  local old = redis.call("HGET", K_CTX_SEQS, id)
+  W("HSET", K_CTX_SEQS, id, old and (string.sub(old, 1, -2) .. "," .. head .. "]") or ("[" .. head .. "]"))
+end
 `;
 
 /** writeContext. Replies {ok: {m, p}}. */
@@ -38,6 +45,7 @@ IX.put(id, cjson.decode(terms))
 changed(id)
 notify("context_available", author, cjson.decode(agents_json), '{"contextId":' .. str(id) .. ',"contextType":'
   .. str(ctype) .. ',"summary":' .. str(summary) .. ',"consuming_agents":' .. agents_json .. '}')
+placed(id)
 commit()
 return ok('{"m":' .. entry .. ',"p":' .. payload .. '}')
 `;
@@ -125,6 +133,7 @@ changed(id)
 notify("context_updated", author, m.consuming_agents, '{"contextId":' .. str(id) .. ',"contextType":'
   .. str(m.type) .. ',"summary":' .. str(m.summary) .. ',"previousVersion":' .. str(previous)
   .. ',"version":' .. str(m.version) .. ',"consuming_agents":' .. strs(m.consuming_agents) .. '}')
+placed(id)
 commit()
 return ok('{"m":' .. entry .. ',"p":' .. payload .. '}')
 `;

@@ -12,6 +12,9 @@
 import { WEBHOOK_ENQUEUE } from "./lua-webhooks.ts";
 
 export const LOG = `${WEBHOOK_ENQUEUE}
+-- People's messages, steers and interrupts are also indexed by type (mailbox), so the bridge and get_my_summary
+-- find what waits for an agent without walking the log; MAIL holds the helpers (one local).
+local MAIL = { types = { human_message = true, steer = true, interrupt = true } }
 local function addr_member(to, seq) return to .. " " .. string.format("%012d", seq) end
 -- One past the last member of an addressee: ":" sorts after every digit.
 local function addr_end(to) return "(" .. to .. " :" end
@@ -42,8 +45,42 @@ local function append_event(etype, from, to, payload, reply_to)
   W("HSET", K_EVENT_IDX, seq, num(NOW) .. " " .. to)
   W("ZADD", K_EVENT_ADDR, 0, addr_member(to, seq))
   WH.enqueue(seq, etype)
+  if MAIL.types[etype] then W("ZADD", K_MAILBOX, 0, etype .. " " .. addr_member(to, seq)) end
   publish(tostring(seq))
   return e
+end
+-- Seqs of up to limit events of this type addressed to "to" after seq "after", ascending.
+function MAIL.range(etype, to, after, limit)
+  local prefix = etype .. " " .. to .. " "
+  local members = redis.call("ZRANGEBYLEX", K_MAILBOX, "(" .. prefix .. string.format("%012d", after), "(" .. prefix .. ":", "LIMIT", 0, limit)
+  for i = 1, #members do members[i] = tonumber(string.sub(members[i], #prefix + 1)) end
+  return members
+end
+-- Takes up to limit events of this type waiting for the agent (to it or to all) after its mark — for messages also
+-- after its cursor, which delivered them already — and moves the mark past them. Returns their seqs, ascending.
+function MAIL.take(etype, agent, limit)
+  local mark = etype .. " " .. agent
+  local after = tonumber(redis.call("HGET", K_MARKS, mark)) or 0
+  if etype == "human_message" then after = math.max(after, tonumber(redis.call("HGET", K_CURSORS, agent)) or 0) end
+  local a = MAIL.range(etype, "all", after, limit)
+  local b = agent ~= "all" and MAIL.range(etype, agent, after, limit) or {}
+  local picked, i, j = {}, 1, 1
+  while #picked < limit and (i <= #a or j <= #b) do
+    if j > #b or (i <= #a and a[i] < b[j]) then
+      picked[#picked + 1] = a[i]
+      i = i + 1
+    else
+      picked[#picked + 1] = b[j]
+      j = j + 1
+    end
+  end
+  if #picked > 0 then W("HSET", K_MARKS, mark, picked[#picked]) end
+  return picked
+end
+-- The stored events of the given seqs as a JSON array.
+function MAIL.events(seqs)
+  if #seqs == 0 then return "[]" end
+  return "[" .. table.concat(redis.call("HMGET", K_EVENTS, unpack(seqs)), ",") .. "]"
 end
 -- Events of the given seqs as [{"e": event, "r": read_by}], in the given order.
 local function events_json(seqs)

@@ -271,10 +271,12 @@ return ok(raw)
 export const SUMMARY = `
 local agent = ARGV[5]           -- agent asking for its summary
 local limit = tonumber(ARGV[6]) -- max events to consume
+local msg_max = tonumber(ARGV[7]) or 20 -- most people's messages to deliver (they lead the summary)
 if not OWNED then
-  return ok('{"exists":false,"tasks":[],"unread":{"events":[],"cursor":null,"remaining":0},"newContextCount":0,"presence":{}}')
+  return ok('{"exists":false,"tasks":[],"unread":{"events":[],"cursor":null,"remaining":0},"newContextCount":0,"presence":{},"messages":[]}')
 end
 seen(agent)
+local messages = MAIL.events(MAIL.take("human_message", agent, msg_max))
 local unread = consume(agent, limit)
 local mark = redis.call("HGET", K_CTX_MARKS, agent) or "0"
 local fresh = redis.call("ZCOUNT", K_CTX_CHANGES, "(" .. mark, "+inf")
@@ -287,7 +289,7 @@ local presence = redis.call("HGETALL", K_PRESENCE)
 local people = {}
 for i = 1, #presence, 2 do people[#people + 1] = str(presence[i]) .. ":" .. presence[i + 1] end
 return ok('{"exists":true,"tasks":[' .. table.concat(mine, ",") .. '],"unread":' .. unread .. ',"newContextCount":'
-  .. fresh .. ',"presence":{' .. table.concat(people, ",") .. '}}')
+  .. fresh .. ',"presence":{' .. table.concat(people, ",") .. '},"messages":' .. messages .. '}')
 `;
 
 /**

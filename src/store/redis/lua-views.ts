@@ -113,5 +113,5 @@ while high >= 1 and #headers < recent do
 end
 return reply('{"presence":{' .. table.concat(people, ",") .. '},"byStatus":{' .. table.concat(statuses, ",")
   .. '},"taskCount":' .. task_count .. ',"contextCount":' .. redis.call("HLEN", K_CTX) .. ',"events":['
-  .. table.concat(headers, ",") .. ']}')
+  .. table.concat(headers, ",") .. '],"forkedFrom":' .. (redis.call("HGET", K_META, "forked_from") or "null") .. '}')
 `;

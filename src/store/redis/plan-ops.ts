@@ -1,10 +1,12 @@
 /** Plan operations and the summary of the Redis store. */
 import { effectiveTask } from "../../protocol/leases.ts";
+import { PEOPLE_LIMITS } from "../../protocol/people.ts";
 import { uniqueDependencies } from "../../protocol/plan-rules.ts";
-import type { Plan, Summary, Task } from "../../protocol/records.ts";
+import type { Plan, RoomEvent, Summary, Task } from "../../protocol/records.ts";
 import { fieldTerms, type SearchFields, taskFields } from "../../protocol/search.ts";
 import type { RoomStore, TaskUpdate } from "../types.ts";
 import type { Call } from "./call.ts";
+import { toMessage } from "./people-ops.ts";
 import { type StoredEvent, type StoredPresence, sortTasks, toEvent, toPresenceList } from "./records.ts";
 
 type PlanOps = Pick<RoomStore, "readPlan" | "addTask" | "updateTask" | "getTask" | "summary">;
@@ -87,13 +89,15 @@ export function planOps(call: Call): PlanOps {
         unread: StoredBatch;
         newContextCount: number;
         presence: Record<string, StoredPresence>;
-      }>(scope, "SUMMARY", [agentId, String(limit)]);
+        messages: Omit<RoomEvent, "read_by">[];
+      }>(scope, "SUMMARY", [agentId, String(limit), String(PEOPLE_LIMITS.messagesPerCall)]);
       const events = value.unread.events.map(toEvent);
       const cursor = value.unread.cursor;
       return {
         agentId,
         roomId: scope.roomId,
         roomExists: value.exists,
+        messages: value.messages.map(toMessage),
         // A lease that ran out makes the task nobody's (protocol/leases.ts).
         myTasks: sortTasks(value.tasks)
           .map((task) => effectiveTask(task, now))

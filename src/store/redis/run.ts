@@ -12,6 +12,7 @@ import { planErrors } from "../../protocol/plan-rules.ts";
 import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
 import { isNoScript, isScriptFailure, type ScriptClient } from "./client.ts";
+import { peopleRefusal } from "./people-refusals.ts";
 
 /** An error's message with the Redis client's own prefix dropped ("Command failed: ERR …" → "ERR …"). */
 const messageOf = (err: unknown) =>
@@ -43,6 +44,8 @@ export async function beforeDeadline<T>(call: Promise<T>, deadline: number): Pro
 
 /** Raises the RoomError named by a script's {"err": kind, …} reply. */
 function refusal(reply: { err: string; [detail: string]: unknown }): RoomError | StoreFault {
+  const people = peopleRefusal(reply);
+  if (people) return people;
   const id = String(reply.id ?? "");
   switch (reply.err) {
     case "denied":

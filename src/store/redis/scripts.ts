@@ -4,9 +4,13 @@
  * change. Room scripts get the room's fixed KEYS list, team scripts the team's (see keys.ts).
  */
 import * as admin from "./lua-admin.ts";
+import * as approvals from "./lua-approvals.ts";
 import * as claims from "./lua-claims.ts";
 import * as context from "./lua-context.ts";
+import * as driver from "./lua-driver.ts";
 import * as events from "./lua-events.ts";
+import * as fork from "./lua-fork.ts";
+import * as handoffs from "./lua-handoffs.ts";
 import { INDEX } from "./lua-index.ts";
 import * as leases from "./lua-leases.ts";
 import { LOG } from "./lua-log.ts";
@@ -53,6 +57,10 @@ const GUARDED = defineAll(
     ...claimBodies,
     ...tools,
     ...WEBHOOK_ADMIN,
+    ...driver,
+    ...approvals,
+    ...handoffs,
+    ...fork,
   },
   PRELUDE + LOG + INDEX + GUARD,
 );

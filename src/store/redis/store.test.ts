@@ -166,6 +166,18 @@ describe("key layout", () => {
     expect((await store.recordDelivery(queued!, failed)).recorded).toBe(true);
     await store.markEventRead(s, event.id, "a");
     await store.requestReview(s, { requester: "a", reviewer: "b", subject: "s", details: "" });
+    await store.postEvent(s, { type: "human_message", from: "human:p", to: "a", payload: { text: "hi" } });
+    await store.requestApproval(s, { requestedBy: "a", action: "x", details: {}, expiresInMs: 60_000 });
+    await store.offerHandoff(s, {
+      from: "a",
+      to: "b",
+      taskIds: [],
+      contextIds: [],
+      note: "n",
+      offeredBy: "a",
+      agentOffer: true,
+    });
+    await store.recordVerdict(s, { by: "a", verdict: "pass", summary: "ok", details: "", ref: null });
     await store.summary(s, "a", 10);
     await store.acquireLock(s, "r", "a", 30_000);
     await store.setVar({ ...s, idempotency: { key: "k-1", fingerprint: "ab12" } }, "k", "v", "a");

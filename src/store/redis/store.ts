@@ -9,9 +9,11 @@ import type { ScriptClient } from "./client.ts";
 import { contextOps } from "./context-ops.ts";
 import { eventOps } from "./event-ops.ts";
 import { createRedisFeed } from "./feed.ts";
+import { forkOps } from "./fork-ops.ts";
 import { inviteOps } from "./invite-ops.ts";
 import { keyOps } from "./key-ops.ts";
 import { leaseOps } from "./lease-ops.ts";
+import { peopleOps } from "./people-ops.ts";
 import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
@@ -60,6 +62,8 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...adminOps(bridge),
     ...toolOps(bridge),
     ...webhookOps(bridge, run, clock),
+    ...peopleOps(call),
+    ...forkOps(call),
     ping: () => runPing(run),
     async close() {
       await changes.close();

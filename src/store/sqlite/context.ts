@@ -40,6 +40,15 @@ export function createContext({ db, now, rooms }: StoreParts, events: Events) {
   const changedSince = db.query<{ c: number }, [string, number]>(
     "SELECT count(*) AS c FROM contexts WHERE room_id = ? AND changed_seq > ?",
   );
+  // Forks rebuild context at any seq (humans.md §5): each version records the log head it became current at, and
+  // keeps it when it moves to history.
+  const placeAtHead = db.query<unknown, [string, string]>(
+    "UPDATE contexts SET at_seq = (SELECT event_seq FROM rooms WHERE room_id = ?1) WHERE room_id = ?1 AND id = ?2",
+  );
+  const historyPlace = db.query<unknown, [string, string]>(
+    `UPDATE context_history SET at_seq = (SELECT at_seq FROM contexts WHERE room_id = ?1 AND id = ?2)
+     WHERE rowid = last_insert_rowid()`,
+  );
 
   function find(roomId: string, id: string): ContextEntry {
     const row = get.get(roomId, id);
@@ -80,6 +89,7 @@ export function createContext({ db, now, rooms }: StoreParts, events: Events) {
         };
         events.append(scope.roomId, { type: "context_available", from: entry.author, to, payload });
       }
+      placeAtHead.run(scope.roomId, entry.id);
       // Return what a read returns (the payload after its JSON round trip).
       return JSON.parse(json);
     },
@@ -120,6 +130,7 @@ export function createContext({ db, now, rooms }: StoreParts, events: Events) {
       };
       rooms.claim(scope);
       historyAdd.run(room.room_id, entry.id, JSON.stringify(kept satisfies ContextVersion));
+      historyPlace.run(room.room_id, entry.id);
       const json = JSON.stringify(entry);
       update.run(entry.author, rooms.next(room.room_id, "ctx_seq"), json, room.room_id, entry.id);
       const to = addressee(entry.consuming_agents);
@@ -134,6 +145,7 @@ export function createContext({ db, now, rooms }: StoreParts, events: Events) {
         };
         events.append(room.room_id, { type: "context_updated", from: entry.author, to, payload });
       }
+      placeAtHead.run(room.room_id, entry.id);
       return JSON.parse(json);
     },
   };

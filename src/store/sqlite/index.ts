@@ -18,23 +18,29 @@ import type {
   TaskUpdate,
 } from "../types.ts";
 import { createAdminRooms } from "./admin-rooms.ts";
+import { createApprovals } from "./approvals.ts";
 import { createClaims } from "./claims.ts";
 import { createContext } from "./context.ts";
 import { createContextEdits } from "./context-edits.ts";
+import { createDriver } from "./driver.ts";
 import { createEventEdits } from "./event-edits.ts";
 import { createEvents } from "./events.ts";
 import { createSqliteFeed } from "./feed.ts";
+import { createFork } from "./fork.ts";
+import { createHandoffs } from "./handoffs.ts";
 import { createInvites } from "./invites.ts";
 import { createKeys } from "./keys.ts";
 import { createLeases } from "./leases.ts";
 import { createLeave } from "./leave.ts";
 import { createLocks } from "./locks.ts";
+import { createMailbox } from "./mailbox.ts";
 import { createPlan } from "./plan.ts";
 import { createPlanEdits } from "./plan-edits.ts";
 import { createPresence } from "./presence.ts";
 import { createRate } from "./rate.ts";
 import { createRenewal } from "./renewal.ts";
 import { createReviews } from "./reviews.ts";
+import { createRoomInfo } from "./room-info.ts";
 import { createRoomTools } from "./room-tools.ts";
 import { frozenClock, roomTransactions } from "./room-tx.ts";
 import { createRooms, type StoreParts } from "./rooms.ts";
@@ -42,6 +48,7 @@ import { openDatabase } from "./schema.ts";
 import { createSearch } from "./search.ts";
 import { mapError } from "./tx.ts";
 import { createVars } from "./vars.ts";
+import { createVerdicts } from "./verdicts.ts";
 import { createWebhooks } from "./webhooks.ts";
 
 export interface SqliteStoreOptions {
@@ -77,6 +84,7 @@ const emptySummary = (scope: RoomScope, agentId: string) => ({
   newContextCount: 0,
   presence: [],
   cursor: null,
+  messages: [],
 });
 
 /** How often expired rooms are swept (reads and writes already treat them as absent in between). */
@@ -113,6 +121,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const reviews = createReviews(parts, events);
   const roomTools = createRoomTools(parts, { events, locks, plan, context, search });
   const webhooks = createWebhooks(parts, events);
+  const driver = createDriver(parts, events);
+  const approvals = createApprovals(parts, events);
+  const handoffs = createHandoffs(parts, events, locks);
+  const verdicts = createVerdicts(parts, events);
+  const mailbox = createMailbox(parts, { events, driver, plan, presence });
+  const fork = createFork(parts, events, driver);
+  const info = createRoomInfo(parts, driver);
   const room = roomTransactions(
     parts,
     {
@@ -145,6 +160,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     }
     const room = rooms.claim(scope);
     presence.beat(scope.roomId, agentId);
+    // Taken before the cursor moves: people's messages lead the summary whatever the backlog (humans.md §2).
+    const messages = mailbox.takeMessages(scope.roomId, agentId);
     // The summary is a heartbeat: it renews the agent's leases and claims like any call naming it.
     renewal.renew(scope.roomId, agentId, now());
     const unreadEvents = events.deliver(scope, room, agentId, limit, true);
@@ -156,6 +173,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
       agentId,
       roomId: scope.roomId,
       roomExists: true,
+      messages,
       myTasks: plan.myTasks(scope.roomId, agentId),
       unreadEvents,
       newContextCount,
@@ -294,7 +312,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     listRooms: read(admin.listRooms),
     deleteRoom: write(admin.deleteRoom),
     roomStats: read(admin.roomStats),
-    roomSummary: read(admin.roomSummary),
+    roomSummary: read((roomId: string, teamId?: string) => {
+      const view = admin.roomSummary(roomId, teamId);
+      const forkedFrom = view && info.forkedFrom(roomId);
+      return view && forkedFrom ? { ...view, forkedFrom } : view;
+    }),
     createWebhook: write(webhooks.createWebhook),
     listWebhooks: read(webhooks.listWebhooks),
     deleteWebhook: write(webhooks.deleteWebhook),
@@ -303,6 +325,24 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     webhookRooms: read(webhooks.webhookRooms),
     claimDeliveries: write(webhooks.claimDeliveries),
     recordDelivery: write(webhooks.recordDelivery),
+    getDriver: room.read(driver.getDriver),
+    takeDriver: room.write(driver.takeDriver),
+    releaseDriver: room.write(driver.releaseDriver),
+    driverAct: room.write(driver.driverAct),
+    requestApproval: room.write(approvals.requestApproval),
+    getApproval: room.read(approvals.getApproval),
+    listApprovals: room.read(approvals.listApprovals),
+    decideApproval: room.write(approvals.decideApproval),
+    offerHandoff: room.write(handoffs.offerHandoff),
+    acceptHandoff: room.write(handoffs.acceptHandoff),
+    declineHandoff: room.write(handoffs.declineHandoff),
+    cancelHandoff: room.write(handoffs.cancelHandoff),
+    listHandoffs: room.read(handoffs.listHandoffs),
+    recordVerdict: room.write(verdicts.recordVerdict),
+    listVerdicts: room.read(verdicts.listVerdicts),
+    forkRoom: room.write(fork.forkRoom),
+    roomInfo: room.read(info.roomInfo),
+    bridge: room.write(mailbox.bridge),
     sweepExpired,
     async ping() {
       try {

@@ -17,10 +17,11 @@ interface InviteRow {
   created_at: number;
   expires_at: number;
   agent_id: string | null;
+  human_id: string | null;
   hint: string;
 }
 
-const COLUMNS = "room_id, token_id, team_id, created_at, expires_at, agent_id, hint";
+const COLUMNS = "room_id, token_id, team_id, created_at, expires_at, agent_id, hint, human_id";
 
 function toInvite(row: InviteRow): InviteRecord {
   const invite: InviteRecord = {
@@ -32,15 +33,19 @@ function toInvite(row: InviteRow): InviteRecord {
     hint: row.hint,
   };
   if (row.agent_id !== null) invite.agentId = row.agent_id;
+  if (row.human_id !== null) invite.humanId = row.human_id;
   return invite;
 }
 
 type RoomTeam = { roomId: string; teamId: string };
 
 export function createInvites({ db, now, rooms }: StoreParts, rate: Rate) {
-  const insert = db.query<InviteRow, [string, string, string, string, number, number, string | null, string]>(
-    `INSERT INTO invites (room_id, token_id, team_id, digest, created_at, expires_at, agent_id, hint)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+  const insert = db.query<
+    InviteRow,
+    [string, string, string, string, number, number, string | null, string, string | null]
+  >(
+    `INSERT INTO invites (room_id, token_id, team_id, digest, created_at, expires_at, agent_id, hint, human_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
   );
   const forgetExpired = db.query<unknown, [string, number]>(
     "DELETE FROM invites WHERE room_id = ? AND expires_at <= ?",
@@ -82,6 +87,7 @@ export function createInvites({ db, now, rooms }: StoreParts, rate: Rate) {
         toMs(invite.expiresAt, "expiresAt"),
         invite.agentId ?? null,
         invite.hint,
+        invite.humanId ?? null,
       );
       if (!row) throw new Error("invites: insert returned no row");
       return toInvite(row);

@@ -14,10 +14,11 @@ interface KeyRow {
   created_at: number;
   note: string | null;
   bound_agent_id: string | null;
+  human_id: string | null;
   hint: string;
 }
 
-const COLUMNS = "key_id, team_id, kind, created_at, note, bound_agent_id, hint";
+const COLUMNS = "key_id, team_id, kind, created_at, note, bound_agent_id, hint, human_id";
 
 function toKey(row: KeyRow): KeyRecord {
   const key: KeyRecord = {
@@ -29,6 +30,7 @@ function toKey(row: KeyRow): KeyRecord {
   };
   if (row.note !== null) key.note = row.note;
   if (row.bound_agent_id !== null) key.boundAgentId = row.bound_agent_id;
+  if (row.human_id !== null) key.humanId = row.human_id;
   return key;
 }
 
@@ -45,10 +47,10 @@ export function createKeys(db: Database, rate: Rate) {
   );
   const insert = db.query<
     KeyRow,
-    [string, string, string, string, number, string | null, string | null, string]
+    [string, string, string, string, number, string | null, string | null, string, string | null]
   >(
-    `INSERT INTO keys (key_id, team_id, kind, digest, created_at, note, bound_agent_id, hint)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    `INSERT INTO keys (key_id, team_id, kind, digest, created_at, note, bound_agent_id, hint, human_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
   );
   const list = db.query<KeyRow, [string]>(
     `SELECT ${COLUMNS} FROM keys WHERE team_id = ? ORDER BY created_at, rowid`,
@@ -66,6 +68,7 @@ export function createKeys(db: Database, rate: Rate) {
       key.note ?? null,
       key.boundAgentId ?? null,
       key.hint,
+      key.humanId ?? null,
     );
     if (!row) throw new Error("keys: insert returned no row");
     return toKey(row);

@@ -340,10 +340,62 @@ CREATE TABLE webhook_log (
 `;
 
 /**
+ * People in the room (humans.md): the driver of each room, approvals, handoffs and verdicts (each record's JSON,
+ * numbered in creation order), each agent's marks of what the bridge and get_my_summary delivered to it, the
+ * event index by type (people's messages, steers and interrupts are found without walking the log), the room a
+ * fork came from, and the log head at which each context version became current (so a fork rebuilds context as
+ * it stood at any seq; rows written before this version have NULL and are placed by their timestamp). Human keys
+ * and invites carry a humanId.
+ */
+const PEOPLE = `
+CREATE TABLE drivers (
+  room_id TEXT PRIMARY KEY,
+  holder TEXT,
+  holder_kind TEXT,
+  epoch INTEGER NOT NULL,
+  since INTEGER NOT NULL
+) STRICT;
+CREATE TABLE approvals (
+  room_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  json TEXT NOT NULL,
+  PRIMARY KEY (room_id, id)
+) STRICT;
+CREATE TABLE handoffs (
+  room_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  json TEXT NOT NULL,
+  PRIMARY KEY (room_id, id)
+) STRICT;
+CREATE TABLE verdicts (
+  room_id TEXT NOT NULL,
+  id TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  json TEXT NOT NULL,
+  PRIMARY KEY (room_id, id)
+) STRICT;
+CREATE TABLE agent_marks (
+  room_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (room_id, agent_id, kind)
+) STRICT;
+CREATE INDEX events_by_type ON events (room_id, type, seq);
+ALTER TABLE rooms ADD COLUMN forked_from TEXT;
+ALTER TABLE contexts ADD COLUMN at_seq INTEGER;
+ALTER TABLE context_history ADD COLUMN at_seq INTEGER;
+ALTER TABLE keys ADD COLUMN human_id TEXT;
+ALTER TABLE invites ADD COLUMN human_id TEXT;
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS];
+const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -362,6 +414,11 @@ export const ROOM_TABLES = [
   "addr_counts",
   "signals",
   "claims",
+  "drivers",
+  "approvals",
+  "handoffs",
+  "verdicts",
+  "agent_marks",
   "idempotency",
   "invites",
   "search_docs",

@@ -1,0 +1,129 @@
+/**
+ * What `roomctl hook` answers Claude Code, per hook, in its hook protocol (Claude Code hooks reference,
+ * https://code.claude.com/docs/en/hooks — "Hook output" / JSON output of each event):
+ * - SessionStart, UserPromptSubmit, PostToolUse: `hookSpecificOutput.additionalContext` (added to the agent's context);
+ * - PreToolUse: `hookSpecificOutput.permissionDecision: "deny"` with `permissionDecisionReason` (shown to the agent);
+ * - Stop: top-level `decision: "block"` with `reason` (the agent goes on with it).
+ * Nothing to say → null: the hook prints nothing, exits 0, and the agent continues as if no hook ran.
+ */
+
+/** The hooks the bridge serves. */
+export const HOOKS = ["SessionStart", "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"] as const;
+export type Hook = (typeof HOOKS)[number];
+
+interface Message {
+  from: string;
+  text: string;
+}
+
+/** POST /rooms/:roomId/bridge's answer, as the hook reads it (unknown fields ignored). */
+export interface BridgeAnswer {
+  /** The agent the key spoke for (a bound key's own id). */
+  agentId?: string;
+  roomExists: boolean;
+  driver?: { holder: string | null; epoch: number };
+  interrupt?: { by: string; reason: string };
+  steers?: { by: string; text: string }[];
+  messages?: Message[];
+  digest?: { myTasks: { id: string; title: string; status: string }[]; unread: number };
+}
+
+export interface HookContext {
+  roomId: string;
+  agentId: string;
+}
+
+const listOf = (messages: Message[]) => messages.map((m) => `- ${m.from}: ${m.text}`).join("\n");
+
+function sessionDigest(answer: BridgeAnswer, ctx: HookContext): string {
+  const tasks = answer.digest?.myTasks ?? [];
+  const lines = [
+    `You are ${ctx.agentId} in roomd room ${ctx.roomId}.`,
+    `Driver: ${answer.driver?.holder ? `${answer.driver.holder} (epoch ${answer.driver.epoch})` : "nobody"}.`,
+    tasks.length === 0
+      ? "Your tasks: none."
+      : `Your tasks: ${tasks.map((t) => `${t.id} "${t.title}" (${t.status})`).join("; ")}.`,
+    `Unread room events: ${answer.digest?.unread ?? 0}${(answer.digest?.unread ?? 0) > 0 ? " (get_my_summary reads them)" : ""}.`,
+  ];
+  const messages = answer.messages ?? [];
+  if (messages.length > 0) lines.push(`Messages from people in the room:\n${listOf(messages)}`);
+  return lines.join("\n");
+}
+
+const context = (hookEventName: Hook, additionalContext: string) => ({
+  hookSpecificOutput: { hookEventName, additionalContext },
+});
+
+/** The JSON to print for this hook, or null to print nothing. */
+export function hookAnswer(
+  hook: Hook,
+  answer: BridgeAnswer,
+  ctx: HookContext,
+): Record<string, unknown> | null {
+  if (!answer.roomExists) return null;
+  const messages = answer.messages ?? [];
+  switch (hook) {
+    case "SessionStart":
+      return context("SessionStart", sessionDigest(answer, ctx));
+    case "PreToolUse":
+      if (!answer.interrupt) return null;
+      return {
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "deny",
+          permissionDecisionReason: `Interrupted by ${answer.interrupt.by}: ${answer.interrupt.reason}`,
+        },
+      };
+    case "PostToolUse": {
+      const steers = answer.steers ?? [];
+      if (steers.length === 0) return null;
+      return context(
+        "PostToolUse",
+        steers.map((s) => `Steer from ${s.by} (the room's driver): ${s.text}`).join("\n"),
+      );
+    }
+    case "UserPromptSubmit":
+      if (messages.length === 0) return null;
+      return context("UserPromptSubmit", `Messages from people in room ${ctx.roomId}:\n${listOf(messages)}`);
+    case "Stop":
+      if (messages.length === 0) return null;
+      return {
+        decision: "block",
+        reason: `People in room ${ctx.roomId} wrote to you; go on with their messages:\n${listOf(messages)}`,
+      };
+  }
+}
+
+const TARGET_MAX = 120;
+
+/** One line, at most TARGET_MAX chars: a command's head, never its output. */
+const head = (value: string) =>
+  value
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced.
+    .replace(/[\u0000-\u001f\u007f]+/g, " ")
+    .trim()
+    .slice(0, TARGET_MAX);
+
+/**
+ * The agent_step of a PostToolUse input: the tool, its target (a file path, or the head of a command, URL or
+ * pattern) and whether it succeeded. Never file contents, tool output or anything else of the input.
+ */
+export function stepOf(input: Record<string, unknown>): { tool: string; target: string; ok: boolean } {
+  const tool = head(
+    typeof input.tool_name === "string" && input.tool_name !== "" ? input.tool_name : "unknown",
+  ).slice(0, 100);
+  const args = (input.tool_input ?? {}) as Record<string, unknown>;
+  const first = ["file_path", "notebook_path", "path", "command", "url", "pattern"]
+    .map((k) => args[k])
+    .find((v): v is string => typeof v === "string" && v !== "");
+  const response = input.tool_response as Record<string, unknown> | undefined;
+  const failed =
+    response !== null &&
+    typeof response === "object" &&
+    (response.success === false || response.is_error === true || response.isError === true);
+  return {
+    tool: tool === "" ? "unknown" : tool,
+    target: first === undefined ? "" : head(first),
+    ok: !failed,
+  };
+}

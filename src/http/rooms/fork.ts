@@ -1,0 +1,43 @@
+/**
+ * POST /rooms/:roomId/fork (humans.md §5): a new room from a prefix of this one's log, owned by the caller's team
+ * and driven by the person who forked it. Invites cannot fork: the new room would be out of their reach.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { shortId } from "../../access/secrets.ts";
+import { RoomError } from "../../protocol/errors.ts";
+import { isRoomId } from "../../protocol/ids.ts";
+import { personOf } from "../../protocol/principal.ts";
+import type { AuthEnv } from "../auth.ts";
+import { parseBody } from "../errors.ts";
+import { type RoomRouteDeps, scopeOf } from "./shared.ts";
+
+const forkBody = z.strictObject({
+  newRoomId: z
+    .string()
+    .refine(isRoomId, {
+      error: 'must be 2-64 chars of a-z, 0-9, _ and -, starting with a letter or digit, no "__"',
+    })
+    .optional(),
+  atSeq: z.number().int().min(0).optional(),
+});
+
+export function forkRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
+  app.post("/:roomId/fork", async (c) => {
+    const scope = scopeOf(c);
+    const principal = c.get("principal");
+    if (principal.kind === "invite")
+      throw new RoomError("forbidden", "Invites cannot fork a room: use a team key");
+    const body = await parseBody(c, forkBody);
+    const person = personOf(principal);
+    const made = await deps.store.forkRoom(scope, {
+      newRoomId: body.newRoomId ?? shortId(12),
+      ...(body.atSeq !== undefined ? { atSeq: body.atSeq } : {}),
+      by: person ?? principal.boundAgentId ?? "system",
+      ...(person !== undefined ? { driver: person } : {}),
+    });
+    return c.json(made, 201);
+  });
+  return app;
+}

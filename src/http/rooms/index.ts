@@ -1,0 +1,23 @@
+/**
+ * /rooms/:roomId/…: people in the room (humans.md §2) — messages, the driver, approvals, handoffs, forks,
+ * verdicts — and the bridge of running agents. Bearer (or the trusted proxy's person), one rate-limit unit per
+ * request; every route answers another team's room, an invite's other room and an invalid id as not found.
+ * Routes throw RoomErrors; the app's onError answers them with their status.
+ */
+import { Hono } from "hono";
+import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
+import { bridgeRoutes } from "./bridge.ts";
+import { forkRoutes } from "./fork.ts";
+import type { RoomRouteDeps } from "./shared.ts";
+import { talkRoutes } from "./talk.ts";
+import { workRoutes } from "./work.ts";
+
+export function roomsRoutes(deps: RoomRouteDeps & AuthDeps): Hono<AuthEnv> {
+  const app = new Hono<AuthEnv>();
+  app.use("*", auth(deps));
+  app.route("/", talkRoutes(deps));
+  app.route("/", workRoutes(deps));
+  app.route("/", forkRoutes(deps));
+  app.route("/", bridgeRoutes(deps));
+  return app;
+}

@@ -1,0 +1,160 @@
+/**
+ * forkRoom on Redis (humans.md §5): one script reads the source's log prefix and context (an atomic snapshot),
+ * the plan and context at atSeq are rebuilt here (protocol/fork-rebuild.ts, as on SQLite), and the new room is
+ * written by FORK_WRITE in parts of at most PART_BYTES — one part for most rooms. The source and the fork live in
+ * different slots, so on a Redis Cluster no single script could do both.
+ */
+import { randomUUID } from "node:crypto";
+import { type ContextVersionAt, contextAt, rebuildPlan, serialOf } from "../../protocol/fork-rebuild.ts";
+import { type ForkedFrom, peopleErrors } from "../../protocol/people.ts";
+import type { ContextEntry, JsonObject, RoomEvent } from "../../protocol/records.ts";
+import type { PeopleStore } from "../people-types.ts";
+import type { RoomScope } from "../types.ts";
+import type { Call } from "./call.ts";
+import { ScriptRefusal } from "./run.ts";
+
+type Version = Omit<ContextEntry, "id" | "type">;
+
+interface Snapshot {
+  head: number;
+  atSeq: number;
+  nextMs: number | null;
+  events: Omit<RoomEvent, "read_by">[];
+  /** "<ms> <to>" per event, as event_idx keeps it. */
+  idx: string[];
+  ctx: { m: Omit<ContextEntry, "payload">; p: JsonObject; h: Version[]; s: number[] }[];
+}
+
+/** ARGV bytes of one FORK_WRITE part (events are cut between parts; the last part carries plan and context). */
+const PART_BYTES = 512 * 1024;
+
+/** The stored form of an entry without its payload, in the field order of lua-context.ts entry_json. */
+const entryJson = (id: string, type: string, v: Version) =>
+  JSON.stringify({
+    id,
+    type,
+    author: v.author,
+    timestamp: v.timestamp,
+    summary: v.summary,
+    consuming_agents: v.consuming_agents,
+    version: v.version,
+  });
+
+/** The history's form of a version (lua-context.ts `earlier`). */
+const versionJson = (v: Version) => ({
+  author: v.author,
+  timestamp: v.timestamp,
+  summary: v.summary,
+  consuming_agents: v.consuming_agents,
+  payload: v.payload,
+  version: v.version,
+});
+
+export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
+  return {
+    async forkRoom(scope, input) {
+      const at = input.atSeq === undefined ? "" : String(input.atSeq);
+      const snap = (await call<Snapshot>(scope, "FORK_SOURCE", [at])).value;
+      const atSeq = snap.atSeq;
+      const plan = rebuildPlan(
+        snap.events.map((e) => ({
+          seq: e.seq,
+          type: e.type,
+          ts: Date.parse(e.timestamp),
+          payload: e.payload,
+        })),
+      );
+
+      // Context as it stood: each entry's versions, the heads aligned to the end of the list.
+      const deleted = new Set(plan.deletedContexts);
+      let ctxN = plan.deletedContexts.reduce((max, id) => Math.max(max, serialOf(id)), 0);
+      const entries: string[] = [];
+      const kept = snap.ctx
+        .filter((c) => !deleted.has(c.m.id))
+        .sort((a, b) => serialOf(a.m.id) - serialOf(b.m.id));
+      for (const c of kept) {
+        const { id, type, ...meta } = c.m;
+        const all: Version[] = [...c.h, { ...meta, payload: c.p }];
+        const offset = all.length - c.s.length;
+        const versions: ContextVersionAt[] = all.map((version, i) => ({
+          version,
+          atSeq: i >= offset ? (c.s[i - offset] ?? null) : null,
+        }));
+        const found = contextAt(versions, atSeq, snap.nextMs);
+        if (!found) continue;
+        ctxN = Math.max(ctxN, serialOf(id));
+        const heads = [...found.history, found.current].flatMap((v) => (v.atSeq === null ? [] : [v.atSeq]));
+        entries.push(
+          id,
+          entryJson(id, type, found.current.version),
+          JSON.stringify(found.current.version.payload),
+          JSON.stringify(found.history.map((v) => versionJson(v.version))),
+          JSON.stringify(heads),
+          String(entries.length / 6 + 1),
+        );
+      }
+
+      const forkedFrom: ForkedFrom = { roomId: scope.roomId, seq: atSeq };
+      const setup = JSON.stringify({
+        eventSeq: atSeq,
+        taskN: plan.taskN,
+        ctxN,
+        ctxSeq: entries.length / 6,
+        pending: plan.byStatus.pending,
+        inProgress: plan.byStatus.in_progress,
+        done: plan.byStatus.done,
+        blocked: plan.byStatus.blocked,
+        planCreated: plan.createdMs === null ? null : new Date(plan.createdMs).toISOString(),
+        planUpdated: plan.updatedMs === null ? null : new Date(plan.updatedMs).toISOString(),
+        driver: input.driver ?? null,
+        by: input.by,
+      });
+      const finish = [
+        String(plan.tasks.length),
+        ...plan.tasks.flatMap((t) => [t.id, JSON.stringify(t)]),
+        String(entries.length / 6),
+        ...entries,
+      ];
+
+      // The log in parts by size; every part repeats the small setup and the origin.
+      const parts: string[][] = [];
+      let part: string[] = [];
+      let bytes = 0;
+      snap.events.forEach((event, i) => {
+        const json = JSON.stringify(event);
+        const line = `${event.seq} ${snap.idx[i]?.split(" ")[0]} ${event.to} ${event.type}`;
+        if (bytes + json.length > PART_BYTES && part.length > 0) {
+          parts.push(part);
+          part = [];
+          bytes = 0;
+        }
+        part.push(json, line);
+        bytes += json.length + line.length;
+      });
+      parts.push(part);
+
+      const token = randomUUID();
+      const target: RoomScope = { roomId: input.newRoomId, teamId: scope.teamId, mayClaim: scope.mayClaim };
+      for (const [n, events] of parts.entries()) {
+        const last = n === parts.length - 1;
+        const args = [
+          token,
+          n === 0 ? "1" : "0",
+          last ? "1" : "0",
+          setup,
+          JSON.stringify(forkedFrom),
+          String(events.length / 2),
+          ...events,
+          ...(last ? finish : []),
+        ];
+        try {
+          await call(target, "FORK_WRITE", args, ["forkTargetExists"]);
+        } catch (error) {
+          if (error instanceof ScriptRefusal) throw peopleErrors.forkTargetExists(input.newRoomId);
+          throw error;
+        }
+      }
+      return { roomId: input.newRoomId, forkedFrom };
+    },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Lua bodies of a fork (humans.md §5). The source and the fork live in different slots (a Redis Cluster cannot run
+ * one script over both), so a fork is one read of the source — one atomic snapshot — and then the fork's writes:
+ * one script when the log is small, or a few in a row for a long log (fork-ops.ts cuts them by size). The first
+ * claims the new room and marks it with a token; the others continue only while the token is there.
+ */
+
+/**
+ * forkSource: the prefix seq ≤ atSeq of the log, each event with its index entry, the instant of the event after
+ * atSeq, and every context entry with its payload, history and version heads. Reads only. Replies {ok: {head,
+ * atSeq, nextMs, events: [event…], idx: ["<ms> <to>"…], ctx: [{m, p, h, s}…]}} or {err: "denied" | "forkPastHead"}.
+ */
+export const FORK_SOURCE = `
+local at = ARGV[5]              -- the seq to fork at, "" for the head
+if not OWNED then return '{"err":"denied"}' end
+local head = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
+local at_seq = at == "" and head or tonumber(at)
+if at_seq > head then
+  return '{"err":"forkPastHead","atSeq":' .. num(at_seq) .. ',"head":' .. num(head) .. '}'
+end
+local evs, idx = {}, {}
+for low = 1, at_seq, 500 do
+  local seqs = {}
+  for s = low, math.min(at_seq, low + 499) do seqs[#seqs + 1] = s end
+  local e = redis.call("HMGET", K_EVENTS, unpack(seqs))
+  local x = redis.call("HMGET", K_EVENT_IDX, unpack(seqs))
+  for i = 1, #seqs do
+    if e[i] and x[i] then
+      evs[#evs + 1] = e[i]
+      idx[#idx + 1] = str(x[i])
+    end
+  end
+end
+local next_ms = "null"
+if at_seq < head then
+  local x = redis.call("HGET", K_EVENT_IDX, at_seq + 1)
+  if x then next_ms = num(idx_parts(x)) end
+end
+local ctx = {}
+local all = redis.call("HGETALL", K_CTX)
+for i = 1, #all, 2 do
+  local id = all[i]
+  ctx[#ctx + 1] = '{"m":' .. all[i + 1] .. ',"p":' .. redis.call("HGET", K_CTX_PAYLOAD, id) .. ',"h":'
+    .. (redis.call("HGET", K_CTX_HIST, id) or "[]") .. ',"s":' .. (redis.call("HGET", K_CTX_SEQS, id) or "[]") .. '}'
+end
+return ok('{"head":' .. num(head) .. ',"atSeq":' .. num(at_seq) .. ',"nextMs":' .. next_ms .. ',"events":['
+  .. table.concat(evs, ",") .. '],"idx":[' .. table.concat(idx, ",") .. '],"ctx":[' .. table.concat(ctx, ",") .. ']}')
+`;
+
+/**
+ * forkWrite: one part of a fork's writes. ARGV (after the common four):
+ *   5 token (marks the room while it is being built), 6 "1" on the first part, 7 "1" on the last part,
+ *   8 setup JSON {eventSeq, taskN, ctxN, ctxSeq, pending, inProgress, done, blocked, planCreated, planUpdated,
+ *     driver, by} (scalars only), 9 forkedFrom JSON {roomId, seq} (spliced verbatim),
+ *   10 the number of events n, then n pairs (event JSON, "<seq> <ms> <to> <type>"),
+ *   then (last part) the number of tasks t and t pairs (id, task JSON), the number of entries c and c sextets
+ *   (id, entry JSON without payload, payload JSON, history JSON, version heads JSON, change counter).
+ * The last part appends room_forked {from} and unmarks the room. Replies {ok: true} or {err: "forkTargetExists" |
+ * "forkInterrupted"} (another team's room was refused by GUARD).
+ */
+export const FORK_WRITE = `
+local token = ARGV[5]
+local first = ARGV[6] == "1"
+local last = ARGV[7] == "1"
+local setup = cjson.decode(ARGV[8])
+local forked = ARGV[9]
+if first then
+  if OWNED then return '{"err":"forkTargetExists"}' end
+  if not CLAIM_OK then return CLAIM end
+  commit()
+  W("HSET", K_META, "event_seq", setup.eventSeq, "forked_from", forked, "fork_building", token, "addr_v", "1",
+    "counted", "1", "task_n", setup.taskN, "ctx_n", setup.ctxN, "ctx_seq", setup.ctxSeq, "n_pending", setup.pending,
+    "n_in_progress", setup.inProgress, "n_done", setup.done, "n_blocked", setup.blocked)
+  META[3] = "1"
+  META[4] = "1"
+elseif not OWNED or redis.call("HGET", K_META, "fork_building") ~= token then
+  return '{"err":"forkInterrupted"}'
+end
+local i = 11
+for _ = 1, tonumber(ARGV[10]) do
+  local line = ARGV[i + 1]
+  local seq, ms, to, etype = string.match(line, "^(%d+) (%d+) (%S+) (.*)$")
+  seq = tonumber(seq)
+  W("HSET", K_EVENTS, seq, ARGV[i])
+  W("HSET", K_EVENT_IDX, seq, ms .. " " .. to)
+  W("ZADD", K_EVENT_ADDR, 0, addr_member(to, seq))
+  if MAIL.types[etype] then W("ZADD", K_MAILBOX, 0, etype .. " " .. addr_member(to, seq)) end
+  i = i + 2
+end
+if not last then return ok("true") end
+local tasks = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, tasks do
+  W("HSET", K_TASKS, ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+if setup.planCreated ~= cjson.null then
+  W("HSET", K_META, "plan_created_at", setup.planCreated, "plan_updated_at", setup.planUpdated)
+end
+local entries = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, entries do
+  local id = ARGV[i]
+  W("HSET", K_CTX, id, ARGV[i + 1])
+  W("HSET", K_CTX_PAYLOAD, id, ARGV[i + 2])
+  if ARGV[i + 3] ~= "[]" then W("HSET", K_CTX_HIST, id, ARGV[i + 3]) end
+  if ARGV[i + 4] ~= "[]" then W("HSET", K_CTX_SEQS, id, ARGV[i + 4]) end
+  W("ZADD", K_CTX_CHANGES, tonumber(ARGV[i + 5]), id)
+  i = i + 6
+end
+if setup.driver ~= cjson.null then
+  W("HSET", K_META, "drv_holder", setup.driver, "drv_kind", "human", "drv_epoch", 1, "drv_since", NOW_ISO)
+end
+append_event("room_forked", setup.by, "all", '{"from":' .. forked .. '}')
+redis.call("HDEL", K_META, "fork_building")
+return ok("true")
+`;

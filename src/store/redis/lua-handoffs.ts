@@ -1,0 +1,143 @@
+/**
+ * Lua bodies of handoffs (humans.md §4), each prepended with PRELUDE, LOG and GUARD: the offer records each task's
+ * owner; the acceptance decides and moves the tasks still owned as offered in one script, so racing acceptors get
+ * one winner.
+ */
+import { PEOPLE_HELPERS } from "./lua-people-helpers.ts";
+
+/**
+ * offerHandoff. Replies {ok: handoff} or {err: "taskNotFound" | "taskNotYours" | "contextNotFound"}.
+ */
+export const OFFER_HANDOFF = `${PEOPLE_HELPERS}
+local from = ARGV[5]            -- whose work is handed on
+local to = ARGV[6]              -- an agent, or "any"
+local task_ids = cjson.decode(ARGV[7]) -- JSON array of distinct task ids
+local ctx_ids = cjson.decode(ARGV[8])  -- JSON array of distinct context ids
+local note = ARGV[9]            -- the offer's note
+local by = ARGV[10]             -- who offers (from, or a person on its behalf)
+local agent_offer = ARGV[11] == "1" -- from is an agent: only its own or unowned tasks
+local owners = {}
+for _, tid in ipairs(task_ids) do
+  local raw = OWNED and redis.call("HGET", K_TASKS, tid)
+  if not raw then return '{"err":"taskNotFound","id":' .. str(tid) .. '}' end
+  local owner = val(cjson.decode(raw).owner)
+  if agent_offer and owner and owner ~= from then
+    return '{"err":"taskNotYours","id":' .. str(tid) .. ',"owner":' .. str(owner) .. '}'
+  end
+  owners[tid] = owner or cjson.null
+end
+for _, cid in ipairs(ctx_ids) do
+  if not (OWNED and redis.call("HEXISTS", K_CTX, cid) == 1) then
+    return '{"err":"contextNotFound","id":' .. str(cid) .. '}'
+  end
+end
+if not OWNED and not CLAIM_OK then return CLAIM end
+local h = { id = "hof-" .. W("HINCRBY", K_META, "handoff_n", 1), from = from, to = to, taskIds = task_ids,
+  contextIds = ctx_ids, note = note, status = "offered", offeredBy = by, owners = owners, created_at = NOW_ISO,
+  updated_at = NOW_ISO }
+local json = P.handoff(h)
+W("HSET", K_HANDOFFS, h.id, json)
+append_event("handoff_offered", by, to == "any" and "all" or to, '{"handoff":' .. json .. '}')
+commit()
+return ok(json)
+`;
+
+/**
+ * acceptHandoff: the decision and the moves, one script. Replies {ok: handoff} or {err: "handoffNotFound" |
+ * "handoffClosed" | "handoffNotForYou" | "handoffOwnOffer" | "planLocked"}.
+ */
+export const ACCEPT_HANDOFF = `${PEOPLE_HELPERS}
+local id = ARGV[5]              -- handoff id
+local agent = ARGV[6]           -- the acceptor
+local h, refused = P.open_handoff(id)
+if not h then return refused end
+if h.to ~= "any" and h.to ~= agent then
+  return '{"err":"handoffNotForYou","id":' .. str(id) .. ',"to":' .. str(h.to) .. ',"agent":' .. str(agent) .. '}'
+end
+if h.from == agent or h.offeredBy == agent then return '{"err":"handoffOwnOffer","id":' .. str(id) .. '}' end
+if #h.taskIds > 0 then
+  local locked = P.plan_locked(agent)
+  if locked then return locked end
+end
+local moved, conflicts, tasks = {}, {}, {}
+for _, tid in ipairs(h.taskIds) do
+  local raw = redis.call("HGET", K_TASKS, tid)
+  local t = raw and cjson.decode(raw)
+  local owner = t and val(t.owner)
+  if t and owner == val(h.owners[tid]) then
+    moved[#moved + 1] = tid
+    tasks[#tasks + 1] = t
+  else
+    conflicts[#conflicts + 1] = { taskId = tid, owner = owner or cjson.null }
+  end
+end
+for _, t in ipairs(tasks) do
+  t.owner = agent
+  t.version = t.version + 1
+  t.updated_at = NOW_ISO
+  local json = P.task(t)
+  W("HSET", K_TASKS, t.id, json)
+  W("HSET", K_META, "plan_updated_at", NOW_ISO)
+  append_event("task_updated", agent, "all", '{"task":' .. json .. ',"previousStatus":' .. str(t.status)
+    .. ',"changes":{"owner":' .. str(agent) .. ',"note":' .. str("handoff " .. id .. " from " .. h.from) .. '}}')
+end
+h.status = "accepted"
+h.closedBy = agent
+h.moved = moved
+h.conflicts = conflicts
+h.updated_at = NOW_ISO
+local json = P.handoff(h)
+W("HSET", K_HANDOFFS, id, json)
+append_event("handoff_accepted", agent, "all", '{"handoffId":' .. str(id) .. ',"from":' .. str(h.from) .. ',"by":'
+  .. str(agent) .. ',"moved":' .. strs(moved) .. ',"conflicts":' .. P.conflicts(conflicts) .. '}')
+commit()
+return ok(json)
+`;
+
+/** declineHandoff. Replies {ok: handoff} or {err: "handoffNotFound" | "handoffClosed" | "handoffToAny" | "handoffNotForYou"}. */
+export const DECLINE_HANDOFF = `${PEOPLE_HELPERS}
+local id = ARGV[5]              -- handoff id
+local agent = ARGV[6]           -- the addressee declining
+local reason = ARGV[7]          -- why
+local h, refused = P.open_handoff(id)
+if not h then return refused end
+if h.to == "any" then return '{"err":"handoffToAny","id":' .. str(id) .. '}' end
+if h.to ~= agent then
+  return '{"err":"handoffNotForYou","id":' .. str(id) .. ',"to":' .. str(h.to) .. ',"agent":' .. str(agent) .. '}'
+end
+h.status = "declined"
+h.closedBy = agent
+h.reason = reason
+h.updated_at = NOW_ISO
+local json = P.handoff(h)
+W("HSET", K_HANDOFFS, id, json)
+append_event("handoff_declined", agent, h.from, '{"handoffId":' .. str(id) .. ',"by":' .. str(agent) .. ',"reason":'
+  .. str(reason) .. '}')
+commit()
+return ok(json)
+`;
+
+/** cancelHandoff. Replies {ok: handoff} or {err: "handoffNotFound" | "handoffClosed" | "handoffNotOfferer"}. */
+export const CANCEL_HANDOFF = `${PEOPLE_HELPERS}
+local id = ARGV[5]              -- handoff id
+local by = ARGV[6]              -- must be the offer's from or offeredBy
+local h, refused = P.open_handoff(id)
+if not h then return refused end
+if by ~= h.from and by ~= h.offeredBy then
+  return '{"err":"handoffNotOfferer","id":' .. str(id) .. ',"from":' .. str(h.from) .. ',"offeredBy":' .. str(h.offeredBy) .. '}'
+end
+h.status = "cancelled"
+h.closedBy = by
+h.updated_at = NOW_ISO
+local json = P.handoff(h)
+W("HSET", K_HANDOFFS, id, json)
+append_event("handoff_cancelled", by, h.to == "any" and "all" or h.to, '{"handoffId":' .. str(id) .. ',"by":' .. str(by) .. '}')
+commit()
+return ok(json)
+`;
+
+/** listHandoffs. Replies {ok: [handoff…]} (unordered; sorted and filtered in TS). */
+export const LIST_HANDOFFS = `
+if not OWNED then return ok("[]") end
+return ok("[" .. table.concat(redis.call("HVALS", K_HANDOFFS), ",") .. "]")
+`;

@@ -1,0 +1,130 @@
+/**
+ * Lua helpers of people's scripts (lua-driver.ts, lua-approvals.ts, lua-handoffs.ts), prepended to the bodies that
+ * use them: the driver as meta keeps it, record builders (by concatenation, like every script, so user JSON is
+ * spliced in verbatim), an ISO formatter, and the plan lock. Grouped in one table so they cost one Lua local.
+ */
+
+export const PEOPLE_HELPERS = `
+local P = {}
+-- The driver as meta keeps it: holder and kind absent when nobody drives; epoch only grows.
+function P.driver()
+  local d = redis.call("HMGET", K_META, "drv_holder", "drv_kind", "drv_epoch", "drv_since")
+  return { holder = d[1] or nil, kind = d[2] or nil, epoch = tonumber(d[3]) or 0, since = d[4] or nil }
+end
+function P.driver_json(d)
+  return '{"holder":' .. opt_str(d.holder) .. ',"holderKind":' .. opt_str(d.holder and d.kind or nil)
+    .. ',"epoch":' .. num(d.epoch) .. ',"since":' .. opt_str(d.since) .. '}'
+end
+-- A change of holder: epoch + 1, driver_changed to all, a driver signal.
+function P.change(d, holder, kind, reason, actor)
+  local epoch = d.epoch + 1
+  if holder then
+    W("HSET", K_META, "drv_holder", holder, "drv_kind", kind, "drv_epoch", epoch, "drv_since", NOW_ISO)
+  else
+    redis.call("HDEL", K_META, "drv_holder", "drv_kind")
+    W("HSET", K_META, "drv_epoch", epoch, "drv_since", NOW_ISO)
+  end
+  append_event("driver_changed", actor, "all", '{"holder":' .. opt_str(holder) .. ',"previous":'
+    .. opt_str(d.holder) .. ',"epoch":' .. num(epoch) .. ',"reason":' .. str(reason) .. '}')
+  signal("driver")
+  return { holder = holder, kind = kind, epoch = epoch, since = NOW_ISO }
+end
+-- A driver refusal carries the state it was refused against.
+function P.refuse(code, d, extra)
+  return '{"err":' .. str(code) .. ',"driver":' .. P.driver_json(d) .. (extra or "") .. '}'
+end
+function P.value(v)
+  if v == nil or v == cjson.null then return "null" end
+  if type(v) == "string" then return str(v) end
+  if type(v) == "number" then return num(v) end
+  if type(v) == "boolean" then return tostring(v) end
+  return cjson.encode(v)
+end
+-- A task in the field order of the plan scripts; fields they do not know (added by later versions) are kept.
+P.TASK_FIELDS = { id = 1, title = 1, description = 1, status = 1, owner = 1, depends_on = 1, priority = 1,
+  version = 1, created_at = 1, updated_at = 1 }
+function P.task(t)
+  local out = '{"id":' .. str(t.id) .. ',"title":' .. str(t.title) .. ',"description":' .. str(t.description)
+    .. ',"status":' .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. ',"depends_on":' .. strs(t.depends_on)
+    .. ',"priority":' .. (val(t.priority) and num(t.priority) or "null") .. ',"version":' .. num(t.version)
+    .. ',"created_at":' .. str(t.created_at) .. ',"updated_at":' .. str(t.updated_at)
+  for k, v in pairs(t) do
+    if not P.TASK_FIELDS[k] then out = out .. "," .. str(k) .. ":" .. P.value(v) end
+  end
+  return out .. "}"
+end
+-- An approval; the stored form also keeps expiresMs (stripped in TS) and always ends with its details, spliced
+-- verbatim, so a decision rewrites the record without re-encoding what the agent sent.
+function P.approval(a, details, stored)
+  local out = '{"id":' .. str(a.id) .. ',"action":' .. str(a.action) .. ',"requestedBy":' .. str(a.requestedBy)
+    .. ',"status":' .. str(a.status)
+  if val(a.decidedBy) then out = out .. ',"decidedBy":' .. str(a.decidedBy) end
+  if val(a.note) then out = out .. ',"note":' .. str(a.note) end
+  out = out .. ',"created_at":' .. str(a.created_at)
+  if val(a.decided_at) then out = out .. ',"decided_at":' .. str(a.decided_at) end
+  out = out .. ',"expires_at":' .. str(a.expires_at)
+  if stored then out = out .. ',"expiresMs":' .. num(a.expiresMs) end
+  return out .. ',"details":' .. details .. '}'
+end
+function P.details_of(raw)
+  return string.sub(raw, string.find(raw, ',"details":', 1, true) + 11, -2)
+end
+function P.owners_json(owners)
+  local parts = {}
+  for k, v in pairs(owners) do parts[#parts + 1] = str(k) .. ":" .. P.value(v) end
+  return "{" .. table.concat(parts, ",") .. "}"
+end
+function P.handoff(h)
+  local out = '{"id":' .. str(h.id) .. ',"from":' .. str(h.from) .. ',"to":' .. str(h.to) .. ',"taskIds":'
+    .. strs(h.taskIds) .. ',"contextIds":' .. strs(h.contextIds) .. ',"note":' .. str(h.note) .. ',"status":'
+    .. str(h.status) .. ',"offeredBy":' .. str(h.offeredBy) .. ',"owners":' .. P.owners_json(h.owners)
+    .. ',"created_at":' .. str(h.created_at) .. ',"updated_at":' .. str(h.updated_at)
+  if val(h.closedBy) then out = out .. ',"closedBy":' .. str(h.closedBy) end
+  if val(h.reason) then out = out .. ',"reason":' .. str(h.reason) end
+  if h.moved then out = out .. ',"moved":' .. strs(h.moved) end
+  if h.conflicts then out = out .. ',"conflicts":' .. P.conflicts(h.conflicts) end
+  return out .. "}"
+end
+function P.conflicts(list)
+  local parts = {}
+  for i, c in ipairs(list) do parts[i] = '{"taskId":' .. str(c.taskId) .. ',"owner":' .. P.value(c.owner) .. '}' end
+  return "[" .. table.concat(parts, ",") .. "]"
+end
+-- An open offer, or the refusal naming why not.
+function P.open_handoff(id)
+  local raw = OWNED and redis.call("HGET", K_HANDOFFS, id)
+  if not raw then return nil, '{"err":"handoffNotFound","id":' .. str(id) .. '}' end
+  local h = cjson.decode(raw)
+  if h.status ~= "offered" then
+    return nil, '{"err":"handoffClosed","id":' .. str(id) .. ',"status":' .. str(h.status) .. ',"closedBy":' .. P.value(h.closedBy) .. '}'
+  end
+  return h, nil
+end
+-- ms since the epoch as ISO 8601 UTC with milliseconds, exactly like JavaScript's toISOString (civil-from-days).
+function P.iso(ms)
+  local secs = math.floor(ms / 1000)
+  local milli = ms - secs * 1000
+  local days = math.floor(secs / 86400)
+  local rest = secs - days * 86400
+  local z = days + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local day = doy - math.floor((153 * mp + 2) / 5) + 1
+  local month = mp < 10 and mp + 3 or mp - 9
+  local year = yoe + era * 400 + (month <= 2 and 1 or 0)
+  return string.format("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", year, month, day, math.floor(rest / 3600),
+    math.floor((rest % 3600) / 60), rest % 60, milli)
+end
+function P.plan_locked(agent)
+  local raw = redis.call("HGET", K_LOCKS, "plan")
+  if not raw then return nil end
+  local lock = cjson.decode(raw)
+  if lock.expiresAt > NOW and lock.holder ~= agent then
+    return '{"err":"planLocked","holder":' .. str(lock.holder) .. ',"expiresAt":' .. num(lock.expiresAt) .. '}'
+  end
+  return nil
+end
+`;

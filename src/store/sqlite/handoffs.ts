@@ -1,0 +1,213 @@
+/**
+ * Handoffs (humans.md §4): an offer of tasks and context to another agent or to any agent; acceptance moves the
+ * tasks whose owner is still the one recorded at the offer, in the same transaction as the decision, so two
+ * acceptors racing get one winner and the other a conflict naming it.
+ */
+import { errors } from "../../protocol/errors.ts";
+import {
+  ANY_AGENT,
+  type Handoff,
+  type HandoffStatus,
+  handoffMoves,
+  peopleErrors,
+} from "../../protocol/people.ts";
+import { BROADCAST, type Task } from "../../protocol/records.ts";
+import { iso } from "../../protocol/time.ts";
+import type { NewHandoff } from "../people-types.ts";
+import type { RoomScope } from "../types.ts";
+import type { Events } from "./events.ts";
+import type { Locks } from "./locks.ts";
+import type { StoreParts } from "./rooms.ts";
+
+const parse = (row: { json: string }): Handoff => JSON.parse(row.json);
+const audience = (to: string) => (to === ANY_AGENT ? BROADCAST : to);
+
+export function createHandoffs({ db, now, rooms }: StoreParts, events: Events, locks: Locks) {
+  const get = db.query<{ json: string }, [string, string]>(
+    "SELECT json FROM handoffs WHERE room_id = ? AND id = ?",
+  );
+  const all = db.query<{ json: string }, [string]>("SELECT json FROM handoffs WHERE room_id = ? ORDER BY n");
+  const nextN = db.query<{ n: number }, [string]>(
+    "SELECT coalesce(max(n), 0) + 1 AS n FROM handoffs WHERE room_id = ?",
+  );
+  const insert = db.query<unknown, [string, string, number, string]>(
+    "INSERT INTO handoffs (room_id, id, n, json) VALUES (?, ?, ?, ?)",
+  );
+  const update = db.query<unknown, [string, string, string]>(
+    "UPDATE handoffs SET json = ? WHERE room_id = ? AND id = ?",
+  );
+  const taskGet = db.query<{ json: string }, [string, string]>(
+    "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
+  );
+  const taskPut = db.query<unknown, [string, string, string, string]>(
+    "UPDATE tasks SET owner = ?, json = ? WHERE room_id = ? AND id = ?",
+  );
+  const contextExists = db.query<{ one: number }, [string, string]>(
+    "SELECT 1 AS one FROM contexts WHERE room_id = ? AND id = ?",
+  );
+
+  const task = (roomId: string, id: string): Task | undefined => {
+    const row = taskGet.get(roomId, id);
+    return row ? (JSON.parse(row.json) as Task) : undefined;
+  };
+
+  function find(roomId: string, id: string): Handoff {
+    const row = get.get(roomId, id);
+    if (!row) throw peopleErrors.handoffNotFound(id);
+    return parse(row);
+  }
+
+  /** An open offer of a live room, or the refusal naming who closed it. */
+  function open(scope: RoomScope, id: string): Handoff {
+    const room = rooms.check(scope);
+    if (!room) throw peopleErrors.handoffNotFound(id);
+    const handoff = find(room.room_id, id);
+    if (handoff.status !== "offered") throw peopleErrors.handoffClosed(handoff);
+    return handoff;
+  }
+
+  function close(roomId: string, closed: Handoff): void {
+    update.run(JSON.stringify(closed), roomId, closed.id);
+  }
+
+  return {
+    offerHandoff(scope: RoomScope, input: NewHandoff): Handoff {
+      const room = rooms.check(scope);
+      const owners: Record<string, string | null> = {};
+      for (const taskId of input.taskIds) {
+        const current = room ? task(room.room_id, taskId) : undefined;
+        if (!current) throw errors.taskNotFound(taskId);
+        if (input.agentOffer && current.owner !== null && current.owner !== input.from) {
+          throw peopleErrors.taskNotYours(taskId, current.owner);
+        }
+        owners[taskId] = current.owner;
+      }
+      for (const contextId of input.contextIds) {
+        if (!room || !contextExists.get(room.room_id, contextId)) throw errors.contextNotFound(contextId);
+      }
+      rooms.claim(scope);
+      const n = nextN.get(scope.roomId)?.n ?? 1;
+      const t = iso(now());
+      const handoff: Handoff = {
+        id: `hof-${n}`,
+        from: input.from,
+        to: input.to,
+        taskIds: input.taskIds,
+        contextIds: input.contextIds,
+        note: input.note,
+        status: "offered",
+        offeredBy: input.offeredBy,
+        owners,
+        created_at: t,
+        updated_at: t,
+      };
+      insert.run(scope.roomId, handoff.id, n, JSON.stringify(handoff));
+      events.append(scope.roomId, {
+        type: "handoff_offered",
+        from: input.offeredBy,
+        to: audience(input.to),
+        payload: { handoff },
+      });
+      return handoff;
+    },
+    acceptHandoff(scope: RoomScope, input: { id: string; agentId: string }): Handoff {
+      const handoff = open(scope, input.id);
+      if (handoff.to !== ANY_AGENT && handoff.to !== input.agentId) {
+        throw peopleErrors.handoffNotForYou(handoff, input.agentId);
+      }
+      if (handoff.from === input.agentId || handoff.offeredBy === input.agentId) {
+        throw peopleErrors.handoffOwnOffer(handoff.id);
+      }
+      const roomId = scope.roomId;
+      if (handoff.taskIds.length > 0) locks.assertPlanWritable(roomId, input.agentId);
+      const { move, conflicts } = handoffMoves(handoff, (id) => task(roomId, id));
+      rooms.claim(scope);
+      const t = now();
+      for (const taskId of move) {
+        const previous = task(roomId, taskId) as Task;
+        const moved: Task = {
+          ...previous,
+          owner: input.agentId,
+          version: previous.version + 1,
+          updated_at: iso(t),
+        };
+        taskPut.run(input.agentId, JSON.stringify(moved), roomId, taskId);
+        rooms.planChanged(roomId, t);
+        events.append(roomId, {
+          type: "task_updated",
+          from: input.agentId,
+          to: BROADCAST,
+          payload: {
+            task: moved,
+            previousStatus: previous.status,
+            changes: { owner: input.agentId, note: `handoff ${handoff.id} from ${handoff.from}` },
+          },
+        });
+      }
+      const accepted: Handoff = {
+        ...handoff,
+        status: "accepted",
+        closedBy: input.agentId,
+        moved: move,
+        conflicts,
+        updated_at: iso(t),
+      };
+      close(roomId, accepted);
+      events.append(roomId, {
+        type: "handoff_accepted",
+        from: input.agentId,
+        to: BROADCAST,
+        payload: { handoffId: handoff.id, from: handoff.from, by: input.agentId, moved: move, conflicts },
+      });
+      return accepted;
+    },
+    declineHandoff(scope: RoomScope, input: { id: string; agentId: string; reason: string }): Handoff {
+      const handoff = open(scope, input.id);
+      if (handoff.to === ANY_AGENT) throw peopleErrors.handoffToAny(handoff.id);
+      if (handoff.to !== input.agentId) throw peopleErrors.handoffNotForYou(handoff, input.agentId);
+      rooms.claim(scope);
+      const declined: Handoff = {
+        ...handoff,
+        status: "declined",
+        closedBy: input.agentId,
+        reason: input.reason,
+        updated_at: iso(now()),
+      };
+      close(scope.roomId, declined);
+      events.append(scope.roomId, {
+        type: "handoff_declined",
+        from: input.agentId,
+        to: handoff.from,
+        payload: { handoffId: handoff.id, by: input.agentId, reason: input.reason },
+      });
+      return declined;
+    },
+    cancelHandoff(scope: RoomScope, input: { id: string; by: string }): Handoff {
+      const handoff = open(scope, input.id);
+      if (input.by !== handoff.from && input.by !== handoff.offeredBy) {
+        throw peopleErrors.handoffNotOfferer(handoff);
+      }
+      rooms.claim(scope);
+      const cancelled: Handoff = {
+        ...handoff,
+        status: "cancelled",
+        closedBy: input.by,
+        updated_at: iso(now()),
+      };
+      close(scope.roomId, cancelled);
+      events.append(scope.roomId, {
+        type: "handoff_cancelled",
+        from: input.by,
+        to: audience(handoff.to),
+        payload: { handoffId: handoff.id, by: input.by },
+      });
+      return cancelled;
+    },
+    listHandoffs(scope: RoomScope, status?: HandoffStatus): Handoff[] {
+      const room = rooms.read(scope);
+      if (!room) return [];
+      const list = all.all(room.room_id).map(parse);
+      return status === undefined ? list : list.filter((h) => h.status === status);
+    },
+  };
+}

@@ -13,13 +13,14 @@ import {
   eventPayload,
   eventShape,
   otherAgentId,
+  postableEventType,
   roomId,
   unreadShape,
 } from "../schemas.ts";
 import { defineTool, type ExampleRoom } from "../tool.ts";
 
 const eventType = line(1, LIMITS.eventTypeMax).describe(
-  "Event type, an open string such as task_blocked or review_requested.",
+  "Event type, an open string such as task_blocked or question (not one of the types roomd appends itself, see the protocol).",
 );
 const recipient = otherAgentId.describe('The addressee: one agent id, or "all" (the default) for everyone.');
 const seq = z.number().int().min(0);
@@ -41,7 +42,7 @@ function parseSince(since: string | number | undefined): { sinceSeq?: number; si
 
 /** What post_event and reply_to_event both take. */
 const eventFields = {
-  type: eventType,
+  type: postableEventType(eventType),
   from: actingAgentId,
   to: recipient.optional(),
   payload: eventPayload.optional(),

@@ -13,7 +13,7 @@ const BATCH = 100;
 
 export interface StreamOptions {
   /** Joins the room's hub for this stream's watcher (rejects when the room cannot be read). */
-  join(watcher: Watcher): Promise<RoomHub>;
+  join(watcher: Watcher): Promise<RoomHub & { start: number }>;
   /** Replay every event with a larger seq first; null: start with the next new event. */
   after: number | null;
   /** Only events addressed to "all" or this agent. */
@@ -78,14 +78,18 @@ export async function openRoomStream(options: StreamOptions): Promise<ReadableSt
       };
     });
 
+  let joined: RoomHub & { start: number };
   try {
-    hub = await options.join(watcher);
+    joined = await options.join(watcher);
+    hub = joined;
   } catch (error) {
     ended = true;
     options.onClose();
     throw error;
   }
-  lastSeq = options.after ?? hub.head;
+  // A seq beyond the room's last event (a log that was reset: the room deleted and made again, or a wrong id)
+  // names no position in this log: the stream starts with the next new event, as without one.
+  lastSeq = Math.min(options.after ?? joined.start, joined.start);
 
   return new ReadableStream<Uint8Array>(
     {

@@ -122,6 +122,7 @@ examples:
     let last = after ?? (await headOf(api, roomId));
     let attempt = 0;
     let dropped = false;
+    let watching = false;
 
     const query = new URLSearchParams();
     if (options.agent) query.set("agentId", options.agent);
@@ -166,6 +167,8 @@ examples:
           throw new CliError(`${message} (${res.status})`);
         }
         if (dropped) note(`reconnected; resuming after #${last}`);
+        else if (!watching) note(`watching ${roomId} after #${last} (Ctrl-C to stop)`);
+        watching = true;
         dropped = false;
         for await (const message of readSse(res.body, touch)) {
           if (message.id !== undefined) {

@@ -66,8 +66,11 @@ examples:
     if (action === "delete") {
       noMore(positionals, 2);
       const roomId = roomArg(positionals, 1);
+      const what = `Delete room ${roomId} with its plan, context and events`;
+      // Refused before anything else when it cannot be confirmed (a script without --yes).
+      if (values.yes !== true && !process.stdin.isTTY) await confirm(false, what, roomId);
       const api = connect();
-      await confirm(values.yes === true, `Delete room ${roomId} with its plan, context and events`, roomId);
+      await confirm(values.yes === true, what, roomId);
       const gone = await api.del(`/admin/rooms/${seg(roomId)}`);
       if (values.json) printJson(gone);
       else out(`Deleted room ${roomId}.`);

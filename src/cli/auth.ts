@@ -39,8 +39,9 @@ function identity(me: Whoami): string {
 /** Reads a line from a terminal without echoing it. */
 function promptHidden(question: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(question);
+  // Echo off before the question shows: an answer typed (or pasted) the moment it appears is not echoed.
   stdin.setRawMode(true);
+  process.stderr.write(question);
   stdin.setEncoding("utf8");
   stdin.resume();
   return new Promise((resolve, reject) => {

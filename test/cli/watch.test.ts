@@ -247,6 +247,23 @@ describe("roomctl watch: filters, the line format, signals, failures", () => {
     expect(plain.lines.map((l) => JSON.parse(l).type)).toEqual(["driver_changed"]);
   }, 30_000);
 
+  test("text an agent wrote cannot drive the terminal: control characters are shown as spaces", async () => {
+    const roomId = newRoomId();
+    const evil = await http.tool(OPERATOR.secret, "post_event", {
+      roomId,
+      from: "mallory",
+      type: "note",
+      payload: { text: "\u001b[2J\u001b]0;pwned\u0007cleared\rover" },
+    });
+    expect(evil.isError).toBe(false);
+    const human = startWatch([roomId, "--after", "0"], cli);
+    watchers.push(human);
+    await human.until(1);
+    expect(human.lines[0]).toMatch(/#1 {2}note {2}mallory → all {2} \[2J \]0;pwned cleared over$/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must not appear.
+    expect(human.lines[0]).not.toMatch(/[\u0000-\u001f]/);
+  }, 30_000);
+
   test("a room it cannot read, a refused key and bad flags end the watch: exit 1 or 2, one line", async () => {
     const missing = await roomctl(["watch", newRoomId(), "--after", "0"], { env: cli });
     expect(missing.code).toBe(1);

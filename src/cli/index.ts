@@ -8,7 +8,7 @@
  */
 import pkg from "../../package.json" with { type: "json" };
 import { HOOKS } from "./hook-answers.ts";
-import { type Command, parse, UsageError } from "./kit.ts";
+import { asUsageError, type Command, parse, UsageError } from "./kit.ts";
 
 type Loader = () => Promise<Command>;
 
@@ -163,11 +163,11 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const usageError =
-      error instanceof UsageError ||
-      String((error as { code?: unknown })?.code ?? "").startsWith("ERR_PARSE_ARGS");
-    const message = error instanceof Error ? error.message : String(error);
+    // parseArgs errors of `hook install` are usage errors too.
+    const parseError = String((error as { code?: unknown })?.code ?? "").startsWith("ERR_PARSE_ARGS");
+    const shown = parseError ? asUsageError(error) : error;
+    const message = shown instanceof Error ? shown.message : String(shown);
     process.stderr.write(`roomctl: ${oneLine(message)}\n`);
-    process.exit(usageError ? 2 : 1);
+    process.exit(shown instanceof UsageError ? 2 : 1);
   },
 );

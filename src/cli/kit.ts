@@ -51,19 +51,21 @@ export function parse(command: Command, argv: string[]): Parsed | "help" {
     if (values.help === true) return "help";
     return { values: values as OptionValues, positionals };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const code = (error as { code?: string }).code;
-    // parseArgs explains at length; one short line is enough here.
-    const option = /'([^']+)'/.exec(message)?.[1];
-    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) throw new UsageError(`unknown option ${option}`);
-    if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option) {
-      const name = option.split(" ")[0];
-      throw new UsageError(
-        /does not take/.test(message) ? `${name} takes no value` : `${name} needs a value`,
-      );
-    }
-    throw new UsageError(message.split(/\.\s|\n/)[0] ?? "bad arguments");
+    throw asUsageError(error);
   }
+}
+
+/** A parseArgs error as one short usage line (parseArgs explains at length). */
+export function asUsageError(error: unknown): UsageError {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: string }).code;
+  const option = /'([^']+)'/.exec(message)?.[1]?.split(" ")[0];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) return new UsageError(`unknown option ${option}`);
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option)
+    return new UsageError(
+      /does not take/.test(message) ? `${option} takes no value` : `${option} needs a value`,
+    );
+  return new UsageError(message.split(/\.\s|\n/)[0] ?? "bad arguments");
 }
 
 /** A string option's value, if given. */

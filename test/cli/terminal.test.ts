@@ -1,6 +1,7 @@
 /**
- * Colour only on a terminal, and never with NO_COLOR (https://no-color.org: set and not empty): roomctl on a real
- * pseudo-terminal (util-linux `script`) and through a pipe, against a real roomd.
+ * What roomctl does differently on a terminal: colour only there, and never with NO_COLOR (https://no-color.org:
+ * set and not empty); a destructive command asks for confirmation there. roomctl on a real pseudo-terminal
+ * (util-linux `script`) and through a pipe, against a real roomd.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/log.ts";
@@ -56,5 +57,33 @@ describe("colours", () => {
     const failed = await roomctl(["approve", roomId, "apr-9"], { env });
     expect(failed.code).toBe(1);
     expect(failed.stderr).not.toMatch(ANSI);
+  }, 30_000);
+});
+
+describe("confirmation on a terminal", () => {
+  test("rooms delete asks for the room id: a wrong answer changes nothing, the right one deletes", async () => {
+    const doomed = newRoomId();
+    expect((await roomctl(["rooms", "create", doomed], { env })).code).toBe(0);
+    const exists = async () =>
+      JSON.parse((await roomctl(["rooms", "--json"], { env })).stdout).some((r: any) => r.roomId === doomed);
+    const wrong = await roomctlOnPty(["rooms", "delete", doomed], {
+      env,
+      prompt: "to confirm: ",
+      answer: "nope",
+    });
+    expect(wrong.code).toBe(1);
+    expect(wrong.screen).toContain(
+      `Delete room ${doomed} with its plan, context and events. Type ${doomed} to confirm:`,
+    );
+    expect(wrong.screen).toContain("not confirmed; nothing was changed");
+    expect(await exists()).toBe(true);
+    const right = await roomctlOnPty(["rooms", "delete", doomed], {
+      env,
+      prompt: "to confirm: ",
+      answer: doomed,
+    });
+    expect(right.code).toBe(0);
+    expect(right.screen).toContain(`Deleted room ${doomed}.`);
+    expect(await exists()).toBe(false);
   }, 30_000);
 });

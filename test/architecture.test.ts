@@ -38,7 +38,7 @@ const ALLOWED: Record<string, string[]> = {
   live: ["protocol", "store", "log.ts", "config.ts"],
   http: ["protocol", "store", "mcp", "access", "live", "log.ts", "config.ts"],
   web: ["protocol", "store", "http", "mcp", "live", "access", "log.ts", "config.ts"],
-  cli: ["protocol", "mcp", "log.ts"],
+  cli: ["protocol", "mcp", "log.ts", "clients.ts"],
   "config.ts": ["protocol", "store"],
   "log.ts": [],
   "clients.ts": ["protocol"],

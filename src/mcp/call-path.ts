@@ -139,6 +139,10 @@ function fillFromContext(tool: ToolDefinition, given: Record<string, unknown>, d
   const agent = deps.context?.agentId ?? deps.principal.boundAgentId;
   if (tool.room && room !== undefined) given.roomId ??= room;
   if (agent !== undefined) for (const field of requiredActingOf(tool)) given[field] ??= agent;
+  // A bound key acts as its agent: optional acting arguments (add_task's agentId, …) are filled in too, so the
+  // call is attributed and judged as that agent rather than as "system" (protocol.md §5 Identity).
+  const bound = deps.principal.boundAgentId;
+  if (bound !== undefined) for (const field of tool.acting) given[field] ??= bound;
   if (tool.context === "arguments") return;
   const only = tool.context === "context";
   for (const field of fields) {

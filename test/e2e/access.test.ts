@@ -73,6 +73,25 @@ for (const make of E2E_STORES) {
       );
     });
 
+    test("a bound key fills optional acting arguments too: its writes are its agent's, its own tasks its to change", async () => {
+      const roomId = newRoomId();
+      const key = await http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "carol" });
+      issued.push(key.body.secret);
+      const k = key.body.secret as string;
+      // add_task's agentId is optional (the event's from, "system" without it): a bound key's call is carol's.
+      const task = JSON.parse((await http.tool(k, "add_task", { roomId, title: "docs" })).text);
+      await http.tool(k, "claim_task", { roomId, taskId: task.id });
+      // update_task's agentId is optional too: carol changes her own task without naming herself.
+      const done = await http.tool(k, "update_task", { roomId, taskId: task.id, status: "done" });
+      expect(done.isError).toBe(false);
+      const events = JSON.parse((await http.tool(k, "read_events", { roomId, limit: 10 })).text);
+      expect(events.map((e: { type: string; from: string }) => [e.type, e.from]).reverse()).toEqual([
+        ["task_added", "carol"],
+        ["task_claimed", "carol"],
+        ["task_updated", "carol"],
+      ]);
+    });
+
     test("an invite works in its room only, as its bound agent, and never claims", async () => {
       const roomA = newRoomId();
       const roomB = newRoomId();

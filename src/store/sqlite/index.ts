@@ -123,7 +123,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const webhooks = createWebhooks(parts, events);
   const driver = createDriver(parts, events);
   const approvals = createApprovals(parts, events);
-  const handoffs = createHandoffs(parts, events, locks);
+  const handoffs = createHandoffs(parts, events, locks, leases);
   const verdicts = createVerdicts(parts, events);
   const mailbox = createMailbox(parts, { events, driver, plan, presence });
   const fork = createFork(parts, events, driver);

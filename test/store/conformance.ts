@@ -43,6 +43,7 @@ import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
 import { handoffLeaseTests } from "./conformance/together-handoffs.ts";
+import { togetherLogTests } from "./conformance/together-log.ts";
 import { varTests } from "./conformance/vars.ts";
 import { webhookTests } from "./conformance/webhooks.ts";
 
@@ -151,5 +152,6 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("people: room info", () => roomInfoTests(suite));
     describe("people: forks", () => forkTests(suite));
     describe("together: handoffs, leases, deletions, the plan lock", () => handoffLeaseTests(suite));
+    describe("together: analytics, summary, presence and the wheel", () => togetherLogTests(suite));
   });
 }

@@ -42,6 +42,7 @@ import { presenceTests, summaryTests } from "./conformance/presence.ts";
 import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
+import { togetherForkTests } from "./conformance/together-forks.ts";
 import { handoffLeaseTests } from "./conformance/together-handoffs.ts";
 import { togetherLogTests } from "./conformance/together-log.ts";
 import { varTests } from "./conformance/vars.ts";
@@ -153,5 +154,6 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("people: forks", () => forkTests(suite));
     describe("together: handoffs, leases, deletions, the plan lock", () => handoffLeaseTests(suite));
     describe("together: analytics, summary, presence and the wheel", () => togetherLogTests(suite));
+    describe("together: forks and everything they copy or not", () => togetherForkTests(suite));
   });
 }

@@ -37,7 +37,9 @@ export function createHandoffs(
   );
   const all = db.query<{ json: string }, [string]>("SELECT json FROM handoffs WHERE room_id = ? ORDER BY n");
   const nextN = db.query<{ n: number }, [string]>(
-    "SELECT coalesce(max(n), 0) + 1 AS n FROM handoffs WHERE room_id = ?",
+    // A fork's own continue after every id its copied log names (rooms.id_floors).
+    `SELECT max(coalesce((SELECT max(n) FROM handoffs WHERE room_id = ?1), 0),
+       coalesce((SELECT json_extract(id_floors, '$.handoff') FROM rooms WHERE room_id = ?1), 0)) + 1 AS n`,
   );
   const insert = db.query<unknown, [string, string, number, string]>(
     "INSERT INTO handoffs (room_id, id, n, json) VALUES (?, ?, ?, ?)",

@@ -126,7 +126,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const handoffs = createHandoffs(parts, events, locks, leases);
   const verdicts = createVerdicts(parts, events);
   const mailbox = createMailbox(parts, { events, driver, plan, presence });
-  const fork = createFork(parts, events, driver);
+  const fork = createFork(parts, events, driver, search);
   const info = createRoomInfo(parts, driver, admin.taskCounts);
   const room = roomTransactions(
     parts,

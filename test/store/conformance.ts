@@ -44,7 +44,8 @@ import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from
 import { searchTests } from "./conformance/search.ts";
 import { togetherForkTests } from "./conformance/together-forks.ts";
 import { handoffLeaseTests } from "./conformance/together-handoffs.ts";
-import { togetherLogTests } from "./conformance/together-log.ts";
+import { togetherLogTests, togetherWebhookTests } from "./conformance/together-log.ts";
+import { togetherSearchTests } from "./conformance/together-search.ts";
 import { varTests } from "./conformance/vars.ts";
 import { webhookTests } from "./conformance/webhooks.ts";
 
@@ -155,5 +156,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("together: handoffs, leases, deletions, the plan lock", () => handoffLeaseTests(suite));
     describe("together: analytics, summary, presence and the wheel", () => togetherLogTests(suite));
     describe("together: forks and everything they copy or not", () => togetherForkTests(suite));
+    describe("together: search and every writer", () => togetherSearchTests(suite));
+    describe("together: webhooks, people and forks", () => togetherWebhookTests(suite));
   });
 }

@@ -1,10 +1,12 @@
 /**
  * What reads the log and the plan together with leases, handoffs, people and leave_room: the analytics (who owned
  * what, read as protocol/task-log.ts reads it), get_my_summary and the bridge's digest (tasks as reads show them),
- * presence `left` in every view of who is here, and leave_room by the agent driving the room.
+ * presence `left` in every view of who is here, leave_room by the agent driving the room, and webhooks fed by
+ * people's actions (and not copied by forks).
  */
 import { expect, test } from "bun:test";
 import { computeAnalytics } from "../../../src/protocol/analytics.ts";
+import { iso } from "../../../src/protocol/time.ts";
 import type { RoomScope } from "../../../src/store/types.ts";
 import { allEvents, claimedRoom, newTask, type Suite } from "./harness.ts";
 
@@ -172,5 +174,95 @@ export function togetherLogTests(suite: Suite): void {
     // Another agent leaving changes nothing of the wheel.
     await store.leaveRoom(scope, "bystander");
     expect((await store.getDriver(scope)).holder).toBe("next");
+  });
+}
+
+export function togetherWebhookTests(suite: Suite): void {
+  test("people's actions and a fork's own event are queued for webhooks like any append; a fork copies no webhook and no delivery", async () => {
+    const { store, clock } = suite;
+    const scope = await claimedRoom(store);
+    const task = await store.addTask(scope, newTask("t"));
+    await store.createWebhook(
+      scope,
+      {
+        webhookId: `wh_${crypto.randomUUID().replaceAll("-", "")}`,
+        url: "https://hooks.example.com/people",
+        types: [],
+        createdAt: iso(clock.now()),
+      },
+      10,
+    );
+    const from = (await store.roomInfo(scope)).eventCount;
+    const driver = await store.takeDriver(scope, { holder: "human:alice", kind: "human" });
+    await store.driverAct(scope, {
+      type: "steer",
+      by: "human:alice",
+      epoch: driver.epoch,
+      to: "bot",
+      text: "go",
+    });
+    await store.postEvent(scope, {
+      type: "human_message",
+      from: "human:alice",
+      to: "bot",
+      payload: { text: "hi" },
+    });
+    await store.requestApproval(scope, {
+      requestedBy: "bot",
+      action: "deploy",
+      details: {},
+      expiresInMs: 60_000,
+    });
+    await store.decideApproval(scope, { id: "apr-1", decidedBy: "human:alice", decision: "approve" });
+    await store.offerHandoff(scope, {
+      from: "bot",
+      to: "web",
+      taskIds: [task.id],
+      contextIds: [],
+      note: "n",
+      offeredBy: "bot",
+      agentOffer: true,
+    });
+    await store.acceptHandoff(scope, { id: "hof-1", agentId: "web" });
+    await store.recordVerdict(scope, { by: "ci", verdict: "pass", summary: "green", details: "", ref: null });
+    await store.bridge(scope, {
+      agentId: "bot",
+      hook: "PostToolUse",
+      step: { tool: "Bash", target: "ls", ok: true },
+    });
+    await store.claimTask(as(scope, "web"), { taskId: task.id, agentId: "web", leaseMs: 1000 });
+    clock.advance(1000);
+    await store.leaveRoom(scope, "web");
+    const events = (await allEvents(store, scope)).filter((e) => e.seq > from);
+    expect(events.map((e) => e.type)).toEqual([
+      "driver_changed",
+      "steer",
+      "human_message",
+      "approval_requested",
+      "approval_decided",
+      "handoff_offered",
+      "task_updated",
+      "handoff_accepted",
+      "verdict_recorded",
+      "agent_step",
+      "task_claimed",
+      "task_lease_expired",
+      "agent_left",
+    ]);
+    const batch = await suite.second.claimDeliveries(scope.roomId, { limit: 50, leaseMs: 30_000 });
+    expect(batch.deliveries.map((d) => d.event.seq).sort((x, y) => x - y)).toEqual(events.map((e) => e.seq));
+
+    const fork = { roomId: `f-${crypto.randomUUID().slice(0, 10)}`, teamId: scope.teamId };
+    await store.forkRoom(scope, { newRoomId: fork.roomId, by: "human:alice" });
+    expect(await store.listWebhooks(fork)).toEqual([]);
+    expect(await store.claimDeliveries(fork.roomId, { limit: 50, leaseMs: 30_000 })).toEqual({
+      deliveries: [],
+      nextDueMs: null,
+      hasWebhooks: false,
+    });
+    // The fork queued nothing in the source either.
+    clock.advance(60_000);
+    const again = await store.claimDeliveries(scope.roomId, { limit: 50, leaseMs: 30_000 });
+    expect(again.deliveries.map((d) => d.event.seq).sort((x, y) => x - y)).toEqual(events.map((e) => e.seq));
   });
 }

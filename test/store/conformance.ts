@@ -44,7 +44,7 @@ import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from
 import { searchTests } from "./conformance/search.ts";
 import { togetherForkTests } from "./conformance/together-forks.ts";
 import { handoffLeaseTests } from "./conformance/together-handoffs.ts";
-import { togetherLogTests, togetherWebhookTests } from "./conformance/together-log.ts";
+import { togetherLogTests, togetherMailTests, togetherWebhookTests } from "./conformance/together-log.ts";
 import { togetherSearchTests } from "./conformance/together-search.ts";
 import { varTests } from "./conformance/vars.ts";
 import { webhookTests } from "./conformance/webhooks.ts";
@@ -158,5 +158,6 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("together: forks and everything they copy or not", () => togetherForkTests(suite));
     describe("together: search and every writer", () => togetherSearchTests(suite));
     describe("together: webhooks, people and forks", () => togetherWebhookTests(suite));
+    describe("together: people's mail, the bridge, deletions and forks", () => togetherMailTests(suite));
   });
 }

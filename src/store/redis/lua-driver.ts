@@ -113,6 +113,8 @@ local msg_max = tonumber(ARGV[10]) -- most messages delivered in one call
 if not OWNED then return ok('{"exists":false}') end
 W("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. ',"statusText":' .. str(status) .. '}')
 signal("presence")
+-- A hook of the agent's running harness is a call naming it: its live leases and claims are renewed.
+R.renew(agent)
 local out = '{"exists":true,"driver":' .. P.driver_json(P.driver())
 if hook == "PreToolUse" then
   out = out .. ',"interrupts":' .. MAIL.events(MAIL.take("interrupt", agent, take_max))

@@ -125,7 +125,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const approvals = createApprovals(parts, events);
   const handoffs = createHandoffs(parts, events, locks, leases);
   const verdicts = createVerdicts(parts, events);
-  const mailbox = createMailbox(parts, { events, driver, plan, presence });
+  const mailbox = createMailbox(parts, { events, driver, plan, presence, renew: renewal.renew });
   const fork = createFork(parts, events, driver, search);
   const info = createRoomInfo(parts, driver, admin.taskCounts);
   const room = roomTransactions(

@@ -177,7 +177,8 @@ export function driverTests(suite: Suite): void {
       () => suite.store.getDriver(other),
       () => suite.store.takeDriver(other, { ...human("mallory"), force: true }),
       () => suite.store.releaseDriver(other, { holder: "human:alice", epoch: 1 }),
-      () => suite.store.driverAct(other, { type: "steer", by: "human:alice", epoch: 1, to: "bot", text: "x" }),
+      () =>
+        suite.store.driverAct(other, { type: "steer", by: "human:alice", epoch: 1, to: "bot", text: "x" }),
     ];
     for (const call of denied) await expectRoomError(call(), "denied", "Room not found or access denied");
   });

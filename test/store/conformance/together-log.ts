@@ -177,6 +177,89 @@ export function togetherLogTests(suite: Suite): void {
   });
 }
 
+export function togetherMailTests(suite: Suite): void {
+  test("a bridge hook is a call of the agent: it renews the agent's leases and file claims", async () => {
+    const { store, clock } = suite;
+    const scope = await claimedRoom(store);
+    const task = await store.addTask(scope, newTask("long build"));
+    await store.claimTask(as(scope, "bot"), { taskId: task.id, agentId: "bot", leaseMs: 60_000 });
+    await store.claimFiles(as(scope, "bot"), { agentId: "bot", paths: ["src/build.ts"], ttlMs: 60_000 });
+    for (let i = 0; i < 3; i++) {
+      clock.advance(50_000);
+      await (i % 2 === 0 ? store : suite.second).bridge(scope, { agentId: "bot", hook: "PreToolUse" });
+    }
+    clock.advance(50_000);
+    const now = clock.now();
+    expect(await store.getTask(scope, task.id)).toMatchObject({
+      owner: "bot",
+      status: "in_progress",
+      lease_expires_at: iso(now + 10_000),
+    });
+    expect((await store.listClaims(scope, {})).map((c) => [c.path, c.heldBy])).toEqual([
+      ["src/build.ts", "bot"],
+    ]);
+  });
+
+  test("a deleted message is never handed over, by the bridge or the summary", async () => {
+    const { store } = suite;
+    const scope = await claimedRoom(store);
+    const say = (text: string) =>
+      store.postEvent(scope, { type: "human_message", from: "human:alice", to: "bot", payload: { text } });
+    const oops = await say("the key is hunter2");
+    await store.deleteEvent(scope, { eventId: oops.id, by: "human:alice" });
+    expect((await store.bridge(scope, { agentId: "bot", hook: "UserPromptSubmit" })).messages).toEqual([]);
+    await say("rotate it");
+    expect((await suite.second.summary(scope, "bot", 1)).messages.map((m) => m.text)).toEqual(["rotate it"]);
+  });
+
+  test("a fork hands its agents only the messages, steers and interrupts sent in the fork; the copied ones stay in its log", async () => {
+    const { store } = suite;
+    const scope = await claimedRoom(store);
+    const driver = await store.takeDriver(scope, { holder: "human:alice", kind: "human" });
+    await store.postEvent(scope, {
+      type: "human_message",
+      from: "human:alice",
+      to: "bot",
+      payload: { text: "old" },
+    });
+    await store.driverAct(scope, {
+      type: "steer",
+      by: "human:alice",
+      epoch: driver.epoch,
+      to: "bot",
+      text: "old",
+    });
+    await store.driverAct(scope, { type: "interrupt", by: "human:alice", epoch: 1, to: "bot", text: "stop" });
+    const fork = { roomId: `f-${crypto.randomUUID().slice(0, 10)}`, teamId: scope.teamId };
+    await store.forkRoom(scope, { newRoomId: fork.roomId, by: "human:alice", driver: "human:alice" });
+    const start = await suite.second.bridge(fork, { agentId: "bot", hook: "SessionStart" });
+    expect(start.messages).toEqual([]);
+    expect((await store.bridge(fork, { agentId: "bot", hook: "PreToolUse" })).interrupt).toBeUndefined();
+    expect((await store.bridge(fork, { agentId: "bot", hook: "PostToolUse" })).steers).toEqual([]);
+    expect((await store.summary(fork, "bot", 100)).messages).toEqual([]);
+    // Sent in the fork: handed over as in any room. The copied ones are ordinary events of its log.
+    await store.postEvent(fork, {
+      type: "human_message",
+      from: "human:alice",
+      to: "bot",
+      payload: { text: "new" },
+    });
+    await store.driverAct(fork, { type: "steer", by: "human:alice", epoch: 1, to: "bot", text: "new" });
+    expect((await store.bridge(fork, { agentId: "bot", hook: "Stop" })).messages.map((m) => m.text)).toEqual([
+      "new",
+    ]);
+    expect(
+      (await store.bridge(fork, { agentId: "bot", hook: "PostToolUse" })).steers.map((s) => s.text),
+    ).toEqual(["new"]);
+    const types = (await allEvents(store, fork)).map((e) => e.type);
+    expect(types.filter((t) => t === "human_message" || t === "steer")).toHaveLength(4);
+    // The source's agent still gets its own, untouched by the fork.
+    expect(
+      (await store.bridge(scope, { agentId: "bot", hook: "PostToolUse" })).steers.map((s) => s.text),
+    ).toEqual(["old"]);
+  });
+}
+
 export function togetherWebhookTests(suite: Suite): void {
   test("people's actions and a fork's own event are queued for webhooks like any append; a fork copies no webhook and no delivery", async () => {
     const { store, clock } = suite;

@@ -42,6 +42,10 @@ import { presenceTests, summaryTests } from "./conformance/presence.ts";
 import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
+import { togetherForkTests } from "./conformance/together-forks.ts";
+import { handoffLeaseTests } from "./conformance/together-handoffs.ts";
+import { togetherLogTests, togetherMailTests, togetherWebhookTests } from "./conformance/together-log.ts";
+import { togetherSearchTests } from "./conformance/together-search.ts";
 import { varTests } from "./conformance/vars.ts";
 import { webhookTests } from "./conformance/webhooks.ts";
 
@@ -149,5 +153,11 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("people: the bridge", () => bridgeTests(suite));
     describe("people: room info", () => roomInfoTests(suite));
     describe("people: forks", () => forkTests(suite));
+    describe("together: handoffs, leases, deletions, the plan lock", () => handoffLeaseTests(suite));
+    describe("together: analytics, summary, presence and the wheel", () => togetherLogTests(suite));
+    describe("together: forks and everything they copy or not", () => togetherForkTests(suite));
+    describe("together: search and every writer", () => togetherSearchTests(suite));
+    describe("together: webhooks, people and forks", () => togetherWebhookTests(suite));
+    describe("together: people's mail, the bridge, deletions and forks", () => togetherMailTests(suite));
   });
 }

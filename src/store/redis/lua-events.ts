@@ -129,6 +129,8 @@ local tomb = '{"id":' .. str(e.id) .. ',"seq":' .. num(e.seq) .. ',"type":' .. s
   .. ',"deleted":{"by":' .. str(by) .. ',"at":' .. str(NOW_ISO) .. '}}'
 W("HSET", K_EVENTS, seq, tomb)
 IX.drop(id)
+-- A deleted person's message is never handed over by the bridge or the summary.
+if MAIL.types[e.type] then redis.call("ZREM", K_MAILBOX, e.type .. " " .. addr_member(e.to, tonumber(seq))) end
 append_event("event_deleted", by, "all", '{"eventId":' .. str(id) .. ',"seq":' .. num(e.seq) .. ',"type":'
   .. str(e.type) .. '}')
 commit()

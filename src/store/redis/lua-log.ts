@@ -57,10 +57,13 @@ function MAIL.range(etype, to, after, limit)
   return members
 end
 -- Takes up to limit events of this type waiting for the agent (to it or to all) after its mark — for messages also
--- after its cursor, which delivered them already — and moves the mark past them. Returns their seqs, ascending.
+-- after its cursor, which delivered them already; in a fork, after its copied prefix, which was meant for the
+-- source's agents — and moves the mark past them. Returns their seqs, ascending.
 function MAIL.take(etype, agent, limit)
   local mark = etype .. " " .. agent
   local after = tonumber(redis.call("HGET", K_MARKS, mark)) or 0
+  local forked = redis.call("HGET", K_META, "forked_from")
+  if forked then after = math.max(after, cjson.decode(forked).seq) end
   if etype == "human_message" then after = math.max(after, tonumber(redis.call("HGET", K_CURSORS, agent)) or 0) end
   local a = MAIL.range(etype, "all", after, limit)
   local b = agent ~= "all" and MAIL.range(etype, agent, after, limit) or {}

@@ -67,9 +67,18 @@ export function createDriver({ db, now, rooms, changes }: StoreParts, events: Ev
     put.run(roomId, holder, "human", 1, now());
   }
 
+  /** leave_room: an agent holding the wheel lets it go (driver_changed, reason released). True when it held it. */
+  function releaseHeld(roomId: string, agentId: string): boolean {
+    const current = state(roomId);
+    if (current.holder !== agentId) return false;
+    change(roomId, current, { holder: null, kind: null }, "released", agentId);
+    return true;
+  }
+
   return {
     state,
     seed,
+    releaseHeld,
     getDriver(scope: RoomScope): DriverState {
       const room = rooms.read(scope);
       return room ? state(room.room_id) : NO_DRIVER;

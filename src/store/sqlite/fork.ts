@@ -1,8 +1,10 @@
 /**
  * Forks (humans.md §5): a new room from the prefix seq ≤ atSeq of another's log, in one IMMEDIATE transaction.
- * Events are copied row for row (INSERT … SELECT, so 10,000 events cost milliseconds). The plan is rebuilt from the
- * copied events (fork-rebuild.ts: task events carry the whole task), and each context entry is taken at the version
- * that was current when the log's head was atSeq (context versions record that head in at_seq).
+ * Events are copied row for row (INSERT … SELECT, so 10,000 events cost milliseconds), with their posted mark and
+ * tombstones. The plan and the reviews are rebuilt from the copied events (fork-rebuild.ts: task and review events
+ * carry the whole record), and each context entry is taken at the version that was current when the log's head was
+ * atSeq (context versions record that head in at_seq). The fork's search index is built from what it holds, as the
+ * writes would have built it.
  */
 import { errors } from "../../protocol/errors.ts";
 import {
@@ -10,16 +12,20 @@ import {
   contextAt,
   type RebuildEvent,
   rebuildPlan,
+  rebuildRecords,
   serialOf,
 } from "../../protocol/fork-rebuild.ts";
 import type { ForkedFrom } from "../../protocol/people.ts";
 import { peopleErrors } from "../../protocol/people.ts";
 import { BROADCAST, type ContextEntry } from "../../protocol/records.ts";
+import { contextFields, eventFields, taskFields } from "../../protocol/search.ts";
 import type { ForkInput } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
+import { EVENT_COLUMNS, type EventRow, toEvent } from "./rows.ts";
+import type { Search } from "./search.ts";
 
 interface ContextRow {
   id: string;
@@ -29,23 +35,38 @@ interface ContextRow {
   at_seq: number | null;
 }
 
-export function createFork({ db, rooms }: StoreParts, events: Events, driver: DriverOps) {
+export function createFork({ db, rooms }: StoreParts, events: Events, driver: DriverOps, search: Search) {
   const copyEvents = db.query<unknown, { src: string; dst: string; at: number }>(
-    `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to)
-     SELECT $dst, seq, type, from_agent, to_agent, ts, payload, reply_to FROM events
+    `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to, posted, deleted_by,
+       deleted_at)
+     SELECT $dst, seq, type, from_agent, to_agent, ts, payload, reply_to, posted, deleted_by, deleted_at FROM events
      WHERE room_id = $src AND seq <= $at ORDER BY seq`,
   );
   const countAddressees = db.query<unknown, [string]>(
     `INSERT INTO addr_counts (room_id, to_agent, n)
      SELECT room_id, to_agent, count(*) FROM events WHERE room_id = ?1 GROUP BY to_agent`,
   );
-  // Events that change the plan or remove context: whole tasks in payload.task, and the deletions and lease
-  // expiries that carry only ids.
-  const planEvents = db.query<{ seq: number; type: string; ts: number; payload: string }, [string]>(
-    `SELECT seq, type, ts, payload FROM events WHERE room_id = ?1
-     AND (type IN ('task_deleted', 'task_lease_expired', 'context_deleted') OR json_type(payload, '$.task') = 'object')
+  // Events that change the plan or remove context (whole tasks in payload.task, and the deletions, lease expiries
+  // and departures that carry ids), and those that create reviews, handoffs, approvals and verdicts.
+  const planEvents = db.query<
+    { seq: number; type: string; ts: number; payload: string; posted: number },
+    [string]
+  >(
+    `SELECT seq, type, ts, payload, posted FROM events WHERE room_id = ?1
+     AND (type IN ('task_deleted', 'task_lease_expired', 'context_deleted', 'agent_left', 'review_requested',
+       'review_decided', 'handoff_offered', 'approval_requested', 'verdict_recorded')
+       OR json_type(payload, '$.task') = 'object')
      ORDER BY seq`,
   );
+  // Events agents posted and nobody deleted: the searchable ones.
+  const searchable = db.query<EventRow, [string]>(
+    `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.room_id = ? AND e.posted = 1 AND e.deleted_by IS NULL
+     ORDER BY e.seq`,
+  );
+  const insertReview = db.query<unknown, [string, string, number, string]>(
+    "INSERT INTO reviews (room_id, id, n, json) VALUES (?, ?, ?, ?)",
+  );
+  const setFloors = db.query<unknown, [string, string]>("UPDATE rooms SET id_floors = ? WHERE room_id = ?");
   const tsAt = db.query<{ ts: number }, [string, number]>(
     "SELECT ts FROM events WHERE room_id = ? AND seq = ?",
   );
@@ -104,12 +125,25 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
       copyEvents.run({ src: source.room_id, dst, at: atSeq });
       countAddressees.run(dst);
 
-      const log: RebuildEvent[] = planEvents
-        .all(dst)
-        .map((row) => ({ seq: row.seq, type: row.type, ts: row.ts, payload: JSON.parse(row.payload) }));
+      const log: RebuildEvent[] = planEvents.all(dst).map((row) => ({
+        seq: row.seq,
+        type: row.type,
+        ts: row.ts,
+        payload: JSON.parse(row.payload),
+        posted: row.posted === 1,
+      }));
       const plan = rebuildPlan(log);
-      for (const [i, task] of plan.tasks.entries())
+      for (const [i, task] of plan.tasks.entries()) {
         insertTask.run(dst, task.id, i + 1, task.owner, JSON.stringify(task));
+        search.put(dst, task.id, taskFields(task));
+      }
+      const { reviews, floors } = rebuildRecords(log);
+      for (const review of reviews)
+        insertReview.run(dst, review.id, serialOf(review.id), JSON.stringify(review));
+      for (const row of searchable.all(dst)) {
+        const event = toEvent(row);
+        search.put(dst, event.id, eventFields(event));
+      }
 
       // The instant the head moved past atSeq: versions written before at_seq was recorded are placed by it.
       const nextTs = atSeq === head ? null : (tsAt.get(source.room_id, atSeq + 1)?.ts ?? null);
@@ -141,6 +175,7 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
           JSON.stringify(entry),
           at.current.atSeq,
         );
+        search.put(dst, row.id, contextFields(entry as ContextEntry));
       }
 
       const forkedFrom: ForkedFrom = { roomId: source.room_id, seq: atSeq };
@@ -160,6 +195,8 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
         updated: plan.updatedMs,
         from: JSON.stringify(forkedFrom),
       });
+      const { review: _review, ...notCopied } = floors;
+      setFloors.run(JSON.stringify(notCopied), dst);
       if (input.driver !== undefined) driver.seed(dst, input.driver);
       events.append(dst, {
         type: "room_forked",

@@ -110,7 +110,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const context = createContext(parts, events);
   const presence = createPresence(parts);
   const claims = createClaims(parts, events, presence.list);
-  const leave = createLeave(parts, events, leases, claims);
   const renewal = createRenewal(db);
   const vars = createVars(parts, events);
   const admin = createAdminRooms(parts, presence.list);
@@ -122,12 +121,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const roomTools = createRoomTools(parts, { events, locks, plan, context, search });
   const webhooks = createWebhooks(parts, events);
   const driver = createDriver(parts, events);
+  const leave = createLeave(parts, events, leases, claims, driver);
   const approvals = createApprovals(parts, events);
-  const handoffs = createHandoffs(parts, events, locks);
+  const handoffs = createHandoffs(parts, events, locks, leases);
   const verdicts = createVerdicts(parts, events);
-  const mailbox = createMailbox(parts, { events, driver, plan, presence });
-  const fork = createFork(parts, events, driver);
-  const info = createRoomInfo(parts, driver);
+  const mailbox = createMailbox(parts, { events, driver, plan, presence, renew: renewal.renew });
+  const fork = createFork(parts, events, driver, search);
+  const info = createRoomInfo(parts, driver, admin.taskCounts);
   const room = roomTransactions(
     parts,
     {

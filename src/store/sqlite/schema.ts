@@ -392,10 +392,19 @@ ALTER TABLE invites ADD COLUMN human_id TEXT;
 `;
 
 /**
+ * Integration of forks with the other records: `rooms.id_floors` (JSON {handoff, approval, verdict}: the highest n
+ * of each such id a fork's copied log names), so a fork's own handoffs, approvals and verdicts never reuse an id its
+ * log already names (those records are not copied).
+ */
+const FORK_FLOORS = `
+ALTER TABLE rooms ADD COLUMN id_floors TEXT;
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE];
+const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

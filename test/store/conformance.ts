@@ -39,6 +39,7 @@ import { approvalTests, handoffTests, verdictTests } from "./conformance/people-
 import { planLockTests, planTests } from "./conformance/plan.ts";
 import { planRuleTests } from "./conformance/plan-rules.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
+import { retentionTests } from "./conformance/retention.ts";
 import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
@@ -149,5 +150,6 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("people: the bridge", () => bridgeTests(suite));
     describe("people: room info", () => roomInfoTests(suite));
     describe("people: forks", () => forkTests(suite));
+    describe("event retention", () => retentionTests(suite));
   });
 }

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { type ContextVersionAt, contextAt, rebuildPlan, serialOf } from "../../protocol/fork-rebuild.ts";
 import { type ForkedFrom, peopleErrors } from "../../protocol/people.ts";
-import type { ContextEntry, JsonObject, RoomEvent } from "../../protocol/records.ts";
+import type { ContextEntry, JsonObject, RoomEvent, Task } from "../../protocol/records.ts";
 import type { PeopleStore } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Call } from "./call.ts";
@@ -23,6 +23,29 @@ interface Snapshot {
   /** "<ms> <to>" per event, as event_idx keeps it. */
   idx: string[];
   ctx: { m: Omit<ContextEntry, "payload">; p: JsonObject; h: Version[]; s: number[] }[];
+  /** Set when retention trimmed the source's log (forked at its head only): its last trimmed seq and its plan. */
+  trimmed?: number;
+  tasks?: Task[];
+  taskN?: number;
+  ctxN?: number;
+  planCreated?: string | null;
+  planUpdated?: string | null;
+}
+
+/** A trimmed room's plan at its head: its tasks as they are (the log cannot replay them), its own counters. */
+function currentPlan(snap: Snapshot) {
+  const tasks = (snap.tasks ?? []).sort((a, b) => serialOf(a.id) - serialOf(b.id));
+  const byStatus = { pending: 0, in_progress: 0, done: 0, blocked: 0 };
+  for (const task of tasks) byStatus[task.status] += 1;
+  const ms = (value: string | null | undefined) => (value ? Date.parse(value) : null);
+  return {
+    tasks,
+    taskN: snap.taskN ?? 0,
+    byStatus,
+    createdMs: ms(snap.planCreated),
+    updatedMs: ms(snap.planUpdated),
+    deletedContexts: [] as string[],
+  };
 }
 
 /** ARGV bytes of one FORK_WRITE part (events are cut between parts; the last part carries plan and context). */
@@ -56,18 +79,20 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
       const at = input.atSeq === undefined ? "" : String(input.atSeq);
       const snap = (await call<Snapshot>(scope, "FORK_SOURCE", [at])).value;
       const atSeq = snap.atSeq;
-      const plan = rebuildPlan(
-        snap.events.map((e) => ({
-          seq: e.seq,
-          type: e.type,
-          ts: Date.parse(e.timestamp),
-          payload: e.payload,
-        })),
-      );
+      const plan = snap.trimmed
+        ? currentPlan(snap)
+        : rebuildPlan(
+            snap.events.map((e) => ({
+              seq: e.seq,
+              type: e.type,
+              ts: Date.parse(e.timestamp),
+              payload: e.payload,
+            })),
+          );
 
       // Context as it stood: each entry's versions, the heads aligned to the end of the list.
       const deleted = new Set(plan.deletedContexts);
-      let ctxN = plan.deletedContexts.reduce((max, id) => Math.max(max, serialOf(id)), 0);
+      let ctxN = plan.deletedContexts.reduce((max, id) => Math.max(max, serialOf(id)), snap.ctxN ?? 0);
       const entries: string[] = [];
       const kept = snap.ctx
         .filter((c) => !deleted.has(c.m.id))
@@ -108,6 +133,7 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
         planUpdated: plan.updatedMs === null ? null : new Date(plan.updatedMs).toISOString(),
         driver: input.driver ?? null,
         by: input.by,
+        trimmed: snap.trimmed ?? 0,
       });
       const finish = [
         String(plan.tasks.length),

@@ -7,8 +7,10 @@
 
 /**
  * forkSource: the prefix seq ≤ atSeq of the log, each event with its index entry, the instant of the event after
- * atSeq, and every context entry with its payload, history and version heads. Reads only. Replies {ok: {head,
- * atSeq, nextMs, events: [event…], idx: ["<ms> <to>"…], ctx: [{m, p, h, s}…]}} or {err: "denied" | "forkPastHead"}.
+ * atSeq, and every context entry with its payload, history and version heads. A room whose log retention trimmed
+ * is forked only at its head, from its current plan: then also trimmed (the last seq trimmed), tasks, taskN,
+ * ctxN, planCreated, planUpdated. Reads only. Replies {ok: {head, atSeq, nextMs, events: [event…], idx: ["<ms>
+ * <to>"…], ctx: [{m, p, h, s}…], trimmed?…}} or {err: "denied" | "forkPastHead" | "forkTrimmed"}.
  */
 export const FORK_SOURCE = `
 local at = ARGV[5]              -- the seq to fork at, "" for the head
@@ -18,8 +20,13 @@ local at_seq = at == "" and head or tonumber(at)
 if at_seq > head then
   return '{"err":"forkPastHead","atSeq":' .. num(at_seq) .. ',"head":' .. num(head) .. '}'
 end
+local trimmed = TRIM.seq()
+if trimmed > 0 and at_seq < head then
+  return '{"err":"forkTrimmed","atSeq":' .. num(at_seq) .. ',"head":' .. num(head) .. ',"trimmedBefore":'
+    .. num(trimmed + 1) .. '}'
+end
 local evs, idx = {}, {}
-for low = 1, at_seq, 500 do
+for low = trimmed + 1, at_seq, 500 do
   local seqs = {}
   for s = low, math.min(at_seq, low + 499) do seqs[#seqs + 1] = s end
   local e = redis.call("HMGET", K_EVENTS, unpack(seqs))
@@ -43,15 +50,23 @@ for i = 1, #all, 2 do
   ctx[#ctx + 1] = '{"m":' .. all[i + 1] .. ',"p":' .. redis.call("HGET", K_CTX_PAYLOAD, id) .. ',"h":'
     .. (redis.call("HGET", K_CTX_HIST, id) or "[]") .. ',"s":' .. (redis.call("HGET", K_CTX_SEQS, id) or "[]") .. '}'
 end
+local plan = ""
+if trimmed > 0 then
+  local m = redis.call("HMGET", K_META, "task_n", "ctx_n", "plan_created_at", "plan_updated_at")
+  plan = ',"trimmed":' .. num(trimmed) .. ',"tasks":[' .. table.concat(redis.call("HVALS", K_TASKS), ",")
+    .. '],"taskN":' .. num(tonumber(m[1]) or 0) .. ',"ctxN":' .. num(tonumber(m[2]) or 0) .. ',"planCreated":'
+    .. (m[3] and str(m[3]) or "null") .. ',"planUpdated":' .. (m[4] and str(m[4]) or "null")
+end
 return ok('{"head":' .. num(head) .. ',"atSeq":' .. num(at_seq) .. ',"nextMs":' .. next_ms .. ',"events":['
-  .. table.concat(evs, ",") .. '],"idx":[' .. table.concat(idx, ",") .. '],"ctx":[' .. table.concat(ctx, ",") .. ']}')
+  .. table.concat(evs, ",") .. '],"idx":[' .. table.concat(idx, ",") .. '],"ctx":[' .. table.concat(ctx, ",") .. ']'
+  .. plan .. '}')
 `;
 
 /**
  * forkWrite: one part of a fork's writes. ARGV (after the common four):
  *   5 token (marks the room while it is being built), 6 "1" on the first part, 7 "1" on the last part,
  *   8 setup JSON {eventSeq, taskN, ctxN, ctxSeq, pending, inProgress, done, blocked, planCreated, planUpdated,
- *     driver, by} (scalars only), 9 forkedFrom JSON {roomId, seq} (spliced verbatim),
+ *     driver, by, trimmed} (scalars only; trimmed: the source's last trimmed seq, 0 for none), 9 forkedFrom JSON {roomId, seq} (spliced verbatim),
  *   10 the number of events n, then n pairs (event JSON, "<seq> <ms> <to> <type>"),
  *   then (last part) the number of tasks t and t pairs (id, task JSON), the number of entries c and c sextets
  *   (id, entry JSON without payload, payload JSON, history JSON, version heads JSON, change counter).
@@ -71,6 +86,7 @@ if first then
   W("HSET", K_META, "event_seq", setup.eventSeq, "forked_from", forked, "fork_building", token, "addr_v", "1",
     "counted", "1", "task_n", setup.taskN, "ctx_n", setup.ctxN, "ctx_seq", setup.ctxSeq, "n_pending", setup.pending,
     "n_in_progress", setup.inProgress, "n_done", setup.done, "n_blocked", setup.blocked)
+  if (tonumber(setup.trimmed) or 0) > 0 then W("HSET", K_META, "trim_seq", setup.trimmed) end
   META[3] = "1"
   META[4] = "1"
 elseif not OWNED or redis.call("HGET", K_META, "fork_building") ~= token then

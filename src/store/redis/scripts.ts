@@ -64,8 +64,11 @@ const GUARDED = defineAll(
   },
   PRELUDE + LOG + INDEX + GUARD,
 );
-/** Room-slot scripts acting for no team: invite resolution, the read-only views, the webhook worker's steps. */
-const OPEN = defineAll({ ...views, ...WEBHOOK_WORKER }, PRELUDE + LOG);
+/**
+ * Room-slot scripts acting for no team: invite resolution, the read-only views, the webhook worker's steps (an
+ * append there trims like any other, so the index helpers come too).
+ */
+const OPEN = defineAll({ ...views, ...WEBHOOK_WORKER }, PRELUDE + LOG + INDEX);
 /** Team-slot scripts: keys, rate limiting, the room index. */
 export const TEAM_SCRIPTS = defineAll(teamBodies, TEAM_PRELUDE);
 /** Scripts of the global index of rooms with webhooks (keys.ts WEBHOOK_INDEX_KEY). */

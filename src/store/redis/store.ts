@@ -1,6 +1,7 @@
 /** createRedisStore: the RoomStore over Lua scripts, shared by the TCP (Redis) and REST (Upstash) clients. */
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
+import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type { RoomStore } from "../types.ts";
 import { adminOps } from "./admin-ops.ts";
 import { createBridge } from "./call.ts";
@@ -31,6 +32,8 @@ export interface RedisStoreOptions {
   timeoutMs?: number;
   /** Limits enforced atomically (roomsPerTeam). Default DEFAULT_STORE_LIMITS. */
   limits?: StoreLimits;
+  /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
+  retention?: EventRetention;
 }
 
 /**
@@ -45,7 +48,13 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
   }
   const run = { client: options.client, timeoutMs: options.timeoutMs ?? 2000, driver: options.driver };
   const clock = options.now ?? systemClock;
-  const bridge = createBridge(run, clock, limits);
+  const retention = options.retention ?? NO_RETENTION;
+  for (const [name, value] of Object.entries(retention)) {
+    if (!(Number.isSafeInteger(value) && value >= 0)) {
+      throw new Error(`retention.${name} must be a non-negative integer, got ${value}`);
+    }
+  }
+  const bridge = createBridge(run, clock, limits, retention);
   const { call } = bridge;
   const changes = createRedisFeed(options.client, run);
   return {

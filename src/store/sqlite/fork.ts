@@ -12,14 +12,15 @@ import {
   rebuildPlan,
   serialOf,
 } from "../../protocol/fork-rebuild.ts";
+import { movingErrors } from "../../protocol/moving.ts";
 import type { ForkedFrom } from "../../protocol/people.ts";
 import { peopleErrors } from "../../protocol/people.ts";
-import { BROADCAST, type ContextEntry } from "../../protocol/records.ts";
+import { BROADCAST, type ContextEntry, type Task } from "../../protocol/records.ts";
 import type { ForkInput } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
-import type { StoreParts } from "./rooms.ts";
+import type { RoomRow, StoreParts } from "./rooms.ts";
 
 interface ContextRow {
   id: string;
@@ -83,12 +84,35 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
       created: number | null;
       updated: number | null;
       from: string;
+      trimmed: number;
     }
   >(
     `UPDATE rooms SET task_n = $task_n, ctx_n = $ctx_n, ctx_seq = $ctx_seq, event_seq = $event_seq,
      n_pending = $p, n_in_progress = $ip, n_done = $d, n_blocked = $b, n_contexts = $c,
-     plan_created_at = $created, plan_updated_at = $updated, forked_from = $from WHERE room_id = $room`,
+     plan_created_at = $created, plan_updated_at = $updated, forked_from = $from, trimmed_seq = $trimmed
+     WHERE room_id = $room`,
   );
+  const currentTasks = db.query<{ json: string }, [string]>(
+    "SELECT json FROM tasks WHERE room_id = ? ORDER BY n",
+  );
+
+  /**
+   * The plan of a room whose log retention trimmed, at its head: the tasks as they are (the log no longer holds
+   * every task's history, so it cannot be replayed), with the room's own counters.
+   */
+  function currentPlan(source: RoomRow) {
+    const tasks = currentTasks.all(source.room_id).map((row) => JSON.parse(row.json) as Task);
+    const byStatus = { pending: 0, in_progress: 0, done: 0, blocked: 0 };
+    for (const task of tasks) byStatus[task.status] += 1;
+    return {
+      tasks,
+      taskN: source.task_n,
+      byStatus,
+      createdMs: source.plan_created_at,
+      updatedMs: source.plan_updated_at,
+      deletedContexts: [] as string[],
+    };
+  }
 
   return {
     forkRoom(scope: RoomScope, input: ForkInput): { roomId: string; forkedFrom: ForkedFrom } {
@@ -97,6 +121,8 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
       const head = source.event_seq;
       const atSeq = input.atSeq ?? head;
       if (atSeq > head) throw peopleErrors.forkPastHead(atSeq, head);
+      const trimmed = source.trimmed_seq > 0;
+      if (trimmed && atSeq < head) throw movingErrors.forkTrimmed(atSeq, head, source.trimmed_seq + 1);
       const target = { roomId: input.newRoomId, teamId: scope.teamId, mayClaim: scope.mayClaim };
       if (rooms.check(target)) throw peopleErrors.forkTargetExists(input.newRoomId);
       rooms.claim(target);
@@ -107,7 +133,7 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
       const log: RebuildEvent[] = planEvents
         .all(dst)
         .map((row) => ({ seq: row.seq, type: row.type, ts: row.ts, payload: JSON.parse(row.payload) }));
-      const plan = rebuildPlan(log);
+      const plan = trimmed ? currentPlan(source) : rebuildPlan(log);
       for (const [i, task] of plan.tasks.entries())
         insertTask.run(dst, task.id, i + 1, task.owner, JSON.stringify(task));
 
@@ -119,7 +145,10 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
         list.push({ version: JSON.parse(row.json), atSeq: row.at_seq });
         earlier.set(row.id, list);
       }
-      let ctxN = plan.deletedContexts.reduce((max, id) => Math.max(max, serialOf(id)), 0);
+      let ctxN = plan.deletedContexts.reduce(
+        (max, id) => Math.max(max, serialOf(id)),
+        trimmed ? source.ctx_n : 0,
+      );
       let copied = 0;
       for (const row of entries.all(source.room_id)) {
         if (plan.deletedContexts.includes(row.id)) continue;
@@ -159,6 +188,7 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
         created: plan.createdMs,
         updated: plan.updatedMs,
         from: JSON.stringify(forkedFrom),
+        trimmed: source.trimmed_seq,
       });
       if (input.driver !== undefined) driver.seed(dst, input.driver);
       events.append(dst, {

@@ -7,6 +7,7 @@ import type { Summary } from "../../protocol/records.ts";
 import { contextFields, eventFields, taskFields } from "../../protocol/search.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
+import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type {
   ContextUpdate,
   NewContext,
@@ -64,6 +65,8 @@ export interface SqliteStoreOptions {
    * roomd passes STORE_TIMEOUT_MS.
    */
   busyTimeoutMs?: number;
+  /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
+  retention?: EventRetention;
 }
 
 /** A RoomStore plus the maintenance hook the driver runs on its own timer. */
@@ -103,7 +106,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const parts: StoreParts = { db, now, rooms, changes };
   const keys = createKeys(db, rate);
   const invites = createInvites(parts, rate);
-  const events = createEvents(parts);
+  const events = createEvents(parts, options.retention ?? NO_RETENTION);
   const locks = createLocks(parts);
   const leases = createLeases(parts, events, locks);
   const plan = createPlan(parts, events, locks, leases);

@@ -54,6 +54,7 @@ import type { SearchHit, SearchKind } from "../protocol/search.ts";
 import type { RoomSeed } from "../protocol/templates.ts";
 import type { WebhookAttempt } from "../protocol/webhooks.ts";
 import type { AccessStore } from "./access-types.ts";
+import type { MoveStore } from "./move-types.ts";
 import type { PeopleStore } from "./people-types.ts";
 
 export type StoreDriver = "sqlite" | "redis" | "upstash";
@@ -456,7 +457,7 @@ export interface WebhookStore {
   recordDelivery(claim: ClaimedDelivery, report: DeliveryReport): Promise<RecordedDelivery>;
 }
 
-export interface RoomStore extends AccessStore, WebhookStore, PeopleStore<RoomScope> {
+export interface RoomStore extends AccessStore, WebhookStore, PeopleStore<RoomScope>, MoveStore<RoomScope> {
   readonly driver: StoreDriver;
   /** The change feed of this store instance. */
   readonly changes: ChangeFeed;

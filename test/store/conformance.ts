@@ -31,6 +31,7 @@ import {
 import { isolationTests } from "./conformance/isolation.ts";
 import { leaseTests } from "./conformance/leases.ts";
 import { lockTests } from "./conformance/locks.ts";
+import { movingTests } from "./conformance/moving.ts";
 import { ownershipTests } from "./conformance/ownership.ts";
 import { driverTests } from "./conformance/people-driver.ts";
 import { forkTests } from "./conformance/people-fork.ts";
@@ -151,5 +152,6 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("people: room info", () => roomInfoTests(suite));
     describe("people: forks", () => forkTests(suite));
     describe("event retention", () => retentionTests(suite));
+    describe("moving rooms: export and import", () => movingTests(suite));
   });
 }

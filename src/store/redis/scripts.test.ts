@@ -78,6 +78,9 @@ const PINNED: Record<string, string> = {
   OFFER_HANDOFF: "e6fc03e81d5c8aa48eafd61dd8a3b895b759673d",
   FORK_SOURCE: "1a8cb251d55309334cfe2588bc1ae27b78e44baf",
   FORK_WRITE: "7d121fbb42f3262cd0f54a90b2bd5c7496b31e00",
+  EXPORT_LOG: "f65b06eca2d5a821c299e6efbfc71ab3b92f3885",
+  EXPORT_ROOM: "90e9d01b4e0406af525b3309d96bd56ddd811d7a",
+  IMPORT_WRITE: "671d3da37e2bf82c529838cc7c19fc6453f0560f",
   RESOLVE_INVITE: "b3f2a0b29746e1fc027651c3dbb77e01854c5c78",
   ROOM_INFO: "c612449762de70642583c26f787b3184f9f056b7",
   ROOM_STATS: "b81f9112020d0339a936087f2d2f2a2ac738c779",
@@ -116,6 +119,7 @@ test("there is one script per store operation (lifecycle excepted) plus the room
   // RESERVE_ROOM, ROOM_INDEX and UNINDEX_ROOMS of the room index; 8 of leases, file claims, leave_room and the
   // AgentRoom views (listClaims and checkFiles share LIST_CLAIMS); 5 webhook admin operations, the worker's claim
   // and record, and 3 scripts of the rooms-with-webhooks index; 17 people operations and the 2 steps of a fork
-  // (FORK_SOURCE, FORK_WRITE).
-  expect(Object.keys(SCRIPTS)).toHaveLength(24 + 11 + 9 + 6 + 3 + 8 + 5 + 2 + 3 + 17 + 2);
+  // (FORK_SOURCE, FORK_WRITE); 3 of moving rooms (EXPORT_ROOM, EXPORT_LOG, IMPORT_WRITE; keyDigests and
+  // inviteDigests read through LIST_KEYS and LIST_INVITES).
+  expect(Object.keys(SCRIPTS)).toHaveLength(24 + 11 + 9 + 6 + 3 + 8 + 5 + 2 + 3 + 17 + 2 + 3);
 });

@@ -14,6 +14,7 @@ import * as handoffs from "./lua-handoffs.ts";
 import { INDEX } from "./lua-index.ts";
 import * as leases from "./lua-leases.ts";
 import { LOG } from "./lua-log.ts";
+import * as moving from "./lua-moving.ts";
 import * as plan from "./lua-plan.ts";
 import { GUARD, PRELUDE } from "./lua-prelude.ts";
 import * as room from "./lua-room.ts";
@@ -61,6 +62,7 @@ const GUARDED = defineAll(
     ...approvals,
     ...handoffs,
     ...fork,
+    ...moving,
   },
   PRELUDE + LOG + INDEX + GUARD,
 );

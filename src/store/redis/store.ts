@@ -14,6 +14,7 @@ import { forkOps } from "./fork-ops.ts";
 import { inviteOps } from "./invite-ops.ts";
 import { keyOps } from "./key-ops.ts";
 import { leaseOps } from "./lease-ops.ts";
+import { moveOps } from "./move-ops.ts";
 import { peopleOps } from "./people-ops.ts";
 import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
@@ -57,6 +58,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
   const bridge = createBridge(run, clock, limits, retention);
   const { call } = bridge;
   const changes = createRedisFeed(options.client, run);
+  const admin = adminOps(bridge);
   return {
     driver: options.driver,
     changes,
@@ -68,11 +70,12 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...claimOps(call),
     ...keyOps(bridge),
     ...inviteOps(bridge),
-    ...adminOps(bridge),
+    ...admin,
     ...toolOps(bridge),
     ...webhookOps(bridge, run, clock),
     ...peopleOps(call),
     ...forkOps(call),
+    ...moveOps(bridge, options.client, admin.deleteRoom),
     ping: () => runPing(run),
     async close() {
       await changes.close();

@@ -35,6 +35,7 @@ import { createLeases } from "./leases.ts";
 import { createLeave } from "./leave.ts";
 import { createLocks } from "./locks.ts";
 import { createMailbox } from "./mailbox.ts";
+import { createMoving } from "./moving.ts";
 import { createPlan } from "./plan.ts";
 import { createPlanEdits } from "./plan-edits.ts";
 import { createPresence } from "./presence.ts";
@@ -131,6 +132,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const mailbox = createMailbox(parts, { events, driver, plan, presence });
   const fork = createFork(parts, events, driver);
   const info = createRoomInfo(parts, driver);
+  const moving = createMoving(parts, driver, search);
   const room = roomTransactions(
     parts,
     {
@@ -346,6 +348,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     forkRoom: room.write(fork.forkRoom),
     roomInfo: room.read(info.roomInfo),
     bridge: room.write(mailbox.bridge),
+    exportRoom: room.read(moving.exportRoom),
+    exportLog: room.read(moving.exportLog),
+    importRoom: room.write(moving.importRoom),
+    listTeams: read(moving.listTeams),
+    keyDigests: read(moving.keyDigests),
+    inviteDigests: read(moving.inviteDigests),
     sweepExpired,
     async ping() {
       try {

@@ -31,7 +31,8 @@ async function main(argv: string[]): Promise<number> {
     await hookCommand(rest[0]);
     return 0;
   }
-  if (group === "export" || group === "import") return transferCommand(group, rest, process.env as TransferEnv);
+  if (group === "export" || group === "import")
+    return transferCommand(group, rest, process.env as TransferEnv);
   if (group === undefined || group === "help" || group === "--help" || group === "-h") {
     process.stdout.write(USAGE);
     return group === undefined ? 1 : 0;

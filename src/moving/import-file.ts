@@ -41,6 +41,11 @@ const bad = (line: number, message: string) => new ImportRefused(400, `line ${li
 export interface VerifiedImport extends RoomImport {
   header: ExportHeader;
   end: EndLine;
+  /**
+   * True when records of the file are people's doing (`human:<id>` sent an event, decided an approval, drives,
+   * offered a handoff, …): only a person may import those, or an agent's key could forge people's acts.
+   */
+  namesPeople: boolean;
   /** Removes the spooled log; call once the store has read it (or gave up). */
   close(): void;
 }
@@ -56,6 +61,31 @@ function parseLine<S extends z.ZodType>(schema: S, value: unknown, n: number): z
 }
 
 const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
+const person = (name: string | null | undefined) => name?.startsWith("human:") === true;
+
+/** Whether a state line records something a person did (or holds). */
+function statePerson(line: StateLine): boolean {
+  switch (line.kind) {
+    case "room":
+      return person(line.driver.holder);
+    case "task":
+      return person(line.task.owner);
+    case "context_version":
+      return person(line.version.author);
+    case "context":
+      return person(line.entry.author);
+    case "review":
+      return person(line.review.requester) || person(line.review.reviewer);
+    case "approval":
+      return person(line.approval.requestedBy) || person(line.approval.decidedBy);
+    case "handoff":
+      return [line.handoff.from, line.handoff.offeredBy, line.handoff.closedBy].some(person);
+    case "verdict":
+      return person(line.verdict.by);
+    default:
+      return false;
+  }
+}
 
 /** Collects state lines into a snapshot, checking what the chain cannot (duplicates, counters, references). */
 function createGatherer(header: ExportHeader) {
@@ -233,6 +263,7 @@ export async function readExport(
   let stateHash = "";
   let nextSeq = 0;
   const counts: Record<string, number> = {};
+  let namesPeople = false;
   let n = 0;
 
   const take = (text: string) => {
@@ -282,6 +313,7 @@ export async function readExport(
         throw bad(n, `event seq ${line.event.seq} is past head (${header.head})`);
       hash = given;
       nextSeq++;
+      if (person(line.event.from) || person(line.event.deleted?.by)) namesPeople = true;
       counts.event = (counts.event ?? 0) + 1;
       const logged: LoggedEvent = {
         event: line.event,
@@ -297,6 +329,7 @@ export async function readExport(
     if (snapshot) throw bad(n, "a state line after the log began");
     const line = parseLine(stateLineSchema, value, n);
     (gatherer as ReturnType<typeof createGatherer>).add(line, n);
+    if (statePerson(line)) namesPeople = true;
     counts[line.kind] = (counts[line.kind] ?? 0) + 1;
     hash = nextHash(hash, line);
   };
@@ -354,6 +387,7 @@ export async function readExport(
   return {
     header: header as ExportHeader,
     end,
+    namesPeople,
     snapshot: verified,
     events: () => spooled(spool),
     close: cleanup,

@@ -3,13 +3,14 @@
  * POST /admin/rooms/:roomId/import recreates exactly (same lines but the header, same hashes); a file edited in
  * any way — a payload, a removed or swapped line, the end line, a state line — is refused naming the line, and
  * creates nothing; who may export; bad input (another team's room, a taken id, malformed NDJSON, an oversized
- * body) answered clearly with nothing changed.
+ * body) answered clearly with nothing changed. The rooms belong to the operator's team, whose key is a person's:
+ * a room holding people's acts is imported only by a person.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RoomStore } from "../../src/store/types.ts";
 import { httpClient } from "../support/http.ts";
 import { fillRoom } from "../support/rich-room.ts";
-import { type RunningServer, startInProcess, TEAM_A, TEAM_B } from "../support/server.ts";
+import { OPERATOR, type RunningServer, startInProcess, TEAM_B } from "../support/server.ts";
 import { E2E_STORES, newRoomId } from "../support/stores.ts";
 
 const lines = (text: string) => text.split("\n").filter((l) => l !== "");
@@ -22,9 +23,13 @@ for (const make of E2E_STORES) {
     let source: string;
     let exported: string;
 
-    const exportOf = (roomId: string, secret = TEAM_A.secret) =>
+    const exportOf = (roomId: string, secret = OPERATOR.secret) =>
       fetch(`${server.url}/rooms/${roomId}/export`, { headers: { Authorization: `Bearer ${secret}` } });
-    const importInto = (roomId: string, body: string | ReadableStream<Uint8Array>, secret = TEAM_A.secret) =>
+    const importInto = (
+      roomId: string,
+      body: string | ReadableStream<Uint8Array>,
+      secret = OPERATOR.secret,
+    ) =>
       fetch(`${server.url}/admin/rooms/${roomId}/import`, {
         method: "POST",
         headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/x-ndjson" },
@@ -32,7 +37,7 @@ for (const make of E2E_STORES) {
       });
     /** The room does not exist for its team: no info, no export. */
     const absent = async (roomId: string) => {
-      expect((await store.roomInfo({ roomId, teamId: TEAM_A.teamId })).exists).toBe(false);
+      expect((await store.roomInfo({ roomId, teamId: OPERATOR.teamId })).exists).toBe(false);
       expect((await exportOf(roomId)).status).toBe(404);
     };
 
@@ -41,7 +46,7 @@ for (const make of E2E_STORES) {
       server = startInProcess(store, undefined, { IMPORT_MAX_BYTES: String(1024 * 1024) });
       http = httpClient(server.url);
       source = newRoomId();
-      await fillRoom(store, { roomId: source, teamId: TEAM_A.teamId });
+      await fillRoom(store, { roomId: source, teamId: OPERATOR.teamId });
       const res = await exportOf(source);
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("application/x-ndjson");
@@ -64,7 +69,7 @@ for (const make of E2E_STORES) {
       const [h1, h2] = [JSON.parse(lines(exported)[0] as string), JSON.parse(lines(again)[0] as string)];
       expect({ ...h2, roomId: h1.roomId, exportedAt: h1.exportedAt }).toEqual(h1);
       // The copy works like any room: tools read it.
-      const plan = await http.tool(TEAM_A.secret, "read_plan", { roomId: copy });
+      const plan = await http.tool(OPERATOR.secret, "read_plan", { roomId: copy });
       expect(JSON.parse(plan.text).tasks).toHaveLength(3);
     });
 
@@ -190,14 +195,36 @@ for (const make of E2E_STORES) {
       expect(lines(await (await exportOf(source)).text()).slice(1)).toEqual(lines(before).slice(1));
     });
 
+    test("a room holding people's acts is imported by a person only; an agent's key may import one without", async () => {
+      const agent = await http.post("/admin/keys", OPERATOR.secret, { note: "an agent's unbound key" });
+      const refused = await importInto(newRoomId(), exported, agent.body.secret);
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: string }).error).toStartWith(
+        "This room holds people's acts",
+      );
+      const plain = newRoomId();
+      await store.addTask(
+        { roomId: plain, teamId: OPERATOR.teamId },
+        { title: "t", description: "", depends_on: [], priority: null, agentId: "bot" },
+      );
+      await store.postEvent(
+        { roomId: plain, teamId: OPERATOR.teamId },
+        { type: "note", from: "bot", to: "all", payload: {} },
+      );
+      const file = await (await exportOf(plain)).text();
+      const copy = newRoomId();
+      expect((await importInto(copy, file, agent.body.secret)).status).toBe(201);
+      expect(lines(await (await exportOf(copy)).text()).slice(1)).toEqual(lines(file).slice(1));
+    });
+
     test("export: another team's room or an unknown one → 404; an invite → 403; a bound key of the team may", async () => {
       expect((await exportOf(source, TEAM_B.secret)).status).toBe(404);
       expect((await exportOf(newRoomId())).status).toBe(404);
       expect((await exportOf("Not_A_Room!")).status).toBe(404);
-      const invite = await http.post(`/admin/rooms/${source}/invite`, TEAM_A.secret, { agentId: "guest" });
+      const invite = await http.post(`/admin/rooms/${source}/invite`, OPERATOR.secret, { agentId: "guest" });
       const asGuest = await exportOf(source, invite.body.token);
       expect(asGuest.status).toBe(403);
-      const bound = await http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "bob" });
+      const bound = await http.post("/admin/keys", OPERATOR.secret, { boundAgentId: "bob" });
       const asBob = await exportOf(source, bound.body.secret);
       expect(asBob.status).toBe(200);
       expect(lines(await asBob.text()).slice(1)).toEqual(lines(exported).slice(1));

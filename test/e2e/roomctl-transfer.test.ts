@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { spawn } from "bun";
 import type { RoomStore } from "../../src/store/types.ts";
 import { fillRoom } from "../support/rich-room.ts";
-import { type RunningServer, startInProcess, TEAM_A } from "../support/server.ts";
+import { OPERATOR, type RunningServer, startInProcess } from "../support/server.ts";
 import { newRoomId, sqliteE2e } from "../support/stores.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -27,7 +27,7 @@ describe("roomctl export / import", () => {
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? "/tmp",
         ROOMD_URL: server.url,
-        ROOMD_KEY: TEAM_A.secret,
+        ROOMD_KEY: OPERATOR.secret,
         ...env,
       },
       stdout: "pipe",
@@ -39,7 +39,7 @@ describe("roomctl export / import", () => {
   const exported = async (roomId: string) =>
     (
       await fetch(`${server.url}/rooms/${roomId}/export`, {
-        headers: { Authorization: `Bearer ${TEAM_A.secret}` },
+        headers: { Authorization: `Bearer ${OPERATOR.secret}` },
       })
     )
       .text()
@@ -49,7 +49,7 @@ describe("roomctl export / import", () => {
     store = await sqliteE2e().open();
     server = startInProcess(store);
     source = newRoomId();
-    await fillRoom(store, { roomId: source, teamId: TEAM_A.teamId });
+    await fillRoom(store, { roomId: source, teamId: OPERATOR.teamId });
   });
   afterAll(async () => {
     await server.stop();

@@ -2,11 +2,15 @@
  * POST /admin/rooms/:roomId/import: a new room from an export (NDJSON body, protocol/export-format.ts). The body
  * is read as it streams in, up to IMPORT_MAX_BYTES (413 beyond), and verified whole — every line, the hash chain,
  * the end line — before anything is written: a bad file answers 400 naming its first bad line and creates
- * nothing. The room id must be new (the team's own → 409; another team's reads as missing → 404).
+ * nothing. The room id must be new (the team's own → 409; another team's reads as missing → 404). A file holding
+ * people's acts (messages, decisions, the wheel…) is imported only by a person: an agent's key could otherwise
+ * forge them.
  */
 import { Hono } from "hono";
 import { ImportRefused, readExport } from "../../moving/import-file.ts";
+import { RoomError } from "../../protocol/errors.ts";
 import { movingErrors } from "../../protocol/moving.ts";
+import { personOf } from "../../protocol/principal.ts";
 import type { AuthEnv } from "../auth.ts";
 import type { AdminDeps } from "./shared.ts";
 
@@ -33,6 +37,12 @@ export function importRoutes(deps: AdminDeps): Hono<AuthEnv> {
       return error.status === 413 ? tooLarge() : c.json({ error: error.message }, 400);
     }
     try {
+      if (file.namesPeople && personOf(c.get("principal")) === undefined) {
+        throw new RoomError(
+          "forbidden",
+          "This room holds people's acts (messages, decisions, the driver…): only a person can import it (a person's key, an operator key or the sign-on proxy)",
+        );
+      }
       await deps.store.importRoom(scope, file);
     } finally {
       file.close();

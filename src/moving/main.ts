@@ -48,7 +48,13 @@ export function storeSettings(spec: string): StoreSettings {
 async function open(spec: string): Promise<RoomStore> {
   const settings = storeSettings(spec);
   // The migration is the operator's: no room limit, a patient timeout, no retention.
-  return openStore({ ...settings, storeTimeoutMs: 30_000, roomsPerTeam: Number.MAX_SAFE_INTEGER });
+  return openStore({
+    ...settings,
+    storeTimeoutMs: 30_000,
+    roomsPerTeam: Number.MAX_SAFE_INTEGER,
+    eventRetentionDays: 0,
+    eventRetentionMax: 0,
+  });
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -83,7 +89,7 @@ async function main(argv: string[]): Promise<number> {
     const kinds = Object.entries(report.kinds)
       .map(([name, k]) => `${name} ${k.verified} (${k.copied} copied, ${k.skipped} already there)`)
       .join(", ");
-    process.stdout.write(`done: ${report.teams} teams; verified ${kinds}\n`);
+    process.stdout.write(`done: ${report.teams} team${report.teams === 1 ? "" : "s"}; verified ${kinds}\n`);
     return 0;
   } finally {
     await Promise.all([from.close(), to.close()]);

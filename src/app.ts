@@ -1,6 +1,6 @@
 /**
  * createApp(deps): the Hono application. Middleware order: request id → Origin check (every route but
- * /health) → body cap (64 KB; /mcp brings its own 512 KB) → routes (each route group brings its own
+ * /health) → body cap (64 KB; /mcp brings its own 512 KB, the room import IMPORT_MAX_BYTES) → routes (each route group brings its own
  * authentication and rate limiting) → one onError that logs with the request id and answers generically.
  */
 import { Hono } from "hono";
@@ -48,6 +48,7 @@ export interface AppDeps {
     | "webhookAllowHttp"
     | "webhookAllowPrivate"
     | "webhooksPerRoom"
+    | "importMaxBytes"
   >;
   /** The process's live rooms: streams and waiters share one hub per room. */
   live: LiveRooms;
@@ -65,7 +66,10 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   app.use(
     originCheck({ host: deps.config.host, allowedOrigins: deps.config.allowedOrigins, open: ["/health"] }),
   );
-  app.use(routeBodyLimit({ maxSize: MAX_ROUTE_BODY_BYTES, except: ["/mcp"] }));
+  // The room import brings its own cap (IMPORT_MAX_BYTES), enforced as its body streams in.
+  app.use(
+    routeBodyLimit({ maxSize: MAX_ROUTE_BODY_BYTES, except: ["/mcp", /^\/admin\/rooms\/[^/]+\/import$/] }),
+  );
   app.route("/", healthRoutes(deps.store));
   app.route("/", mcpRoutes(deps));
   app.route(

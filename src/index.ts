@@ -67,6 +67,10 @@ async function main(): Promise<void> {
     port: server.port,
     store: store.driver,
     webhooks: worker ? "on" : "off (set WEBHOOK_SIGNING_KEY)",
+    eventRetention:
+      (config.eventRetentionDays ?? 0) > 0 || (config.eventRetentionMax ?? 0) > 0
+        ? { days: config.eventRetentionDays ?? 0, maxEvents: config.eventRetentionMax ?? 0 }
+        : "off",
   });
   if (firstRun) {
     const url = browsableUrl(config.host, server.port ?? config.port);

@@ -53,6 +53,13 @@ const SECTIONS: [string, Record<string, Loader>][] = [
     },
   ],
   [
+    "moving rooms",
+    {
+      export: async () => (await import("./transfer.ts")).exportRoom,
+      import: async () => (await import("./transfer.ts")).importRoom,
+    },
+  ],
+  [
     "keys and agents",
     {
       keys: async () => (await import("./keys.ts")).keys,

@@ -11,7 +11,7 @@ import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed } from "../protocol/validation.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
-import { contextFields, isMutating, type RoomToolCall, type ToolDefinition } from "./tool.ts";
+import { contextFields, isMutating, Noted, type RoomToolCall, type ToolDefinition } from "./tool.ts";
 
 /** What a request names besides its arguments: the X-Roomd-Room and X-Roomd-Agent headers. */
 export interface CallContext {
@@ -194,10 +194,12 @@ export async function callTool(
       requestId: deps.requestId,
       ...(deps.signal ? { signal: deps.signal } : {}),
     };
-    const value = await tool.handler(args as never, { ...call, scope } as RoomToolCall);
+    const answered = await tool.handler(args as never, { ...call, scope } as RoomToolCall);
+    const value = answered instanceof Noted ? answered.value : answered;
     const replayed = scope?.idempotency?.replayed === true;
     const shaped = replayed && isObject(value) ? { ...value, replayed: true } : value;
     const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(shaped) }] };
+    if (answered instanceof Noted) result.content.push({ type: "text", text: JSON.stringify(answered.note) });
     if (tool.output) result.structuredContent = shaped as Record<string, unknown>;
     return { result };
   } catch (error) {

@@ -116,4 +116,11 @@ export const unreadShape = z.object({
   cursor: z.number().int().nullable(),
   count: z.number().int(),
   remaining: z.number().int(),
+  trimmedBefore: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "Set when events you had not read yet were trimmed by the room's retention: the oldest seq still kept (you carry on from it)",
+    ),
 });

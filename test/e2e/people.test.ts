@@ -466,7 +466,9 @@ for (const make of E2E_STORES) {
     test("the bridge speaks for agents only: a person's key cannot take an agent's waiting messages", async () => {
       const roomId = await room();
       await http.post(`/rooms/${roomId}/messages`, keys.alice, { to: "bot", text: "for the bot" });
-      expect(await http.post(`/rooms/${roomId}/bridge`, keys.bob, { hook: "Stop", agentId: "bot" })).toMatchObject({
+      expect(
+        await http.post(`/rooms/${roomId}/bridge`, keys.bob, { hook: "Stop", agentId: "bot" }),
+      ).toMatchObject({
         status: 403,
         body: { error: "The bridge speaks for an agent: use the agent's key, not a person's" },
       });
@@ -541,7 +543,11 @@ for (const make of E2E_STORES) {
       ];
       for (const [path, body, error] of cases) {
         // The bridge is an agent's route (a person's key gets 403 before the body is read).
-        const res = await http.post(`/rooms/${roomId}/${path}`, path === "bridge" ? keys.plain : keys.alice, body);
+        const res = await http.post(
+          `/rooms/${roomId}/${path}`,
+          path === "bridge" ? keys.plain : keys.alice,
+          body,
+        );
         expect({ path, status: res.status }).toEqual({ path, status: 400 });
         expect(res.body.error, path).toMatch(error);
       }

@@ -31,6 +31,7 @@ import {
 import { isolationTests } from "./conformance/isolation.ts";
 import { leaseTests } from "./conformance/leases.ts";
 import { lockTests } from "./conformance/locks.ts";
+import { movingTests } from "./conformance/moving.ts";
 import { ownershipTests } from "./conformance/ownership.ts";
 import { driverTests } from "./conformance/people-driver.ts";
 import { forkTests } from "./conformance/people-fork.ts";
@@ -39,6 +40,7 @@ import { approvalTests, handoffTests, verdictTests } from "./conformance/people-
 import { planLockTests, planTests } from "./conformance/plan.ts";
 import { planRuleTests } from "./conformance/plan-rules.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
+import { retentionTests } from "./conformance/retention.ts";
 import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
@@ -159,5 +161,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("together: search and every writer", () => togetherSearchTests(suite));
     describe("together: webhooks, people and forks", () => togetherWebhookTests(suite));
     describe("together: people's mail, the bridge, deletions and forks", () => togetherMailTests(suite));
+    describe("event retention", () => retentionTests(suite));
+    describe("moving rooms: export and import", () => movingTests(suite));
   });
 }

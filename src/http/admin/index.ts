@@ -2,6 +2,7 @@
 import { Hono } from "hono";
 import { principalType } from "../../protocol/principal.ts";
 import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
+import { importRoutes } from "./import.ts";
 import { keyRoutes } from "./keys.ts";
 import { roomRoutes } from "./rooms.ts";
 import type { AdminDeps } from "./shared.ts";
@@ -36,5 +37,6 @@ export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
   app.route("/", keyRoutes(deps));
   app.route("/", roomRoutes(deps));
   app.route("/", webhookRoutes(deps));
+  app.route("/", importRoutes(deps));
   return app;
 }

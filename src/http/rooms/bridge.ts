@@ -5,12 +5,12 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { RoomError } from "../../protocol/errors.ts";
 import { PEOPLE_LIMITS } from "../../protocol/people.ts";
+import { personOf } from "../../protocol/principal.ts";
 import { line } from "../../protocol/validation.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
-import { RoomError } from "../../protocol/errors.ts";
-import { personOf } from "../../protocol/principal.ts";
 import { agentFor, agentSchema, type RoomRouteDeps, scopeOf } from "./shared.ts";
 
 export const BRIDGE_HOOKS = [

@@ -32,7 +32,10 @@ export function forkRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     const person = personOf(principal);
     // A fork is a new room: like POST /admin/rooms, not for a key bound to an agent.
     if (person === undefined && principal.boundAgentId !== undefined)
-      throw new RoomError("forbidden", "Keys bound to an agent cannot fork a room: use a team key or a person's key");
+      throw new RoomError(
+        "forbidden",
+        "Keys bound to an agent cannot fork a room: use a team key or a person's key",
+      );
     const body = await parseBody(c, forkBody);
     const made = await deps.store.forkRoom(scope, {
       newRoomId: body.newRoomId ?? shortId(12),

@@ -6,7 +6,6 @@ import { toolErrors } from "../../protocol/tool-errors.ts";
 import { line } from "../../protocol/validation.ts";
 import {
   actingAgentId,
-  eventShape,
   otherAgentId,
   planShape,
   presenceShape,
@@ -14,6 +13,7 @@ import {
   taskId,
   taskShape,
   taskStatus,
+  unreadShape,
 } from "../schemas.ts";
 import { defineTool, type ExampleRoom } from "../tool.ts";
 
@@ -355,12 +355,7 @@ export const planTools = [
           "People's messages to you (or to all) you have not seen yet, oldest first. Act on them first.",
         ),
       myTasks: z.array(taskShape),
-      unreadEvents: z.object({
-        events: z.array(eventShape),
-        cursor: z.number().int().nullable(),
-        count: z.number().int(),
-        remaining: z.number().int(),
-      }),
+      unreadEvents: unreadShape,
       newContextCount: z.number().int(),
       presence: z.array(presenceShape),
       cursor: z.number().int().nullable(),

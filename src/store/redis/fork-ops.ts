@@ -9,13 +9,14 @@ import { randomUUID } from "node:crypto";
 import {
   type ContextVersionAt,
   contextAt,
+  type IdFloors,
   type RebuildEvent,
   rebuildPlan,
   rebuildRecords,
   serialOf,
 } from "../../protocol/fork-rebuild.ts";
 import { type ForkedFrom, peopleErrors } from "../../protocol/people.ts";
-import type { ContextEntry, JsonObject, RoomEvent } from "../../protocol/records.ts";
+import type { ContextEntry, JsonObject, Review, RoomEvent, Task } from "../../protocol/records.ts";
 import { contextFields, eventFields, fieldTerms, taskFields } from "../../protocol/search.ts";
 import type { PeopleStore } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
@@ -34,6 +35,45 @@ interface Snapshot {
   /** Seqs of the events agents posted. */
   posted: number[];
   ctx: { m: Omit<ContextEntry, "payload">; p: JsonObject; h: Version[]; s: number[] }[];
+  /** Set when retention trimmed the source's log (forked at its head only): its last trimmed seq and its state. */
+  trimmed?: number;
+  tasks?: Task[];
+  taskN?: number;
+  ctxN?: number;
+  planCreated?: string | null;
+  planUpdated?: string | null;
+  reviews?: Review[];
+  /** Ids of the source's handoffs, approvals and verdicts. */
+  recordIds?: string[];
+}
+
+/** A trimmed room's plan at its head: its tasks as they are (the log cannot replay them), its own counters. */
+function currentPlan(snap: Snapshot) {
+  const tasks = (snap.tasks ?? []).sort((a, b) => serialOf(a.id) - serialOf(b.id));
+  const byStatus = { pending: 0, in_progress: 0, done: 0, blocked: 0 };
+  for (const task of tasks) byStatus[task.status] += 1;
+  const ms = (value: string | null | undefined) => (value ? Date.parse(value) : null);
+  return {
+    tasks,
+    taskN: snap.taskN ?? 0,
+    byStatus,
+    createdMs: ms(snap.planCreated),
+    updatedMs: ms(snap.planUpdated),
+    deletedContexts: [] as string[],
+  };
+}
+
+/** A trimmed room's reviews and id floors come from its records: the events that named them may be gone. */
+function currentRecords(snap: Snapshot, floors: IdFloors): { reviews: Review[]; floors: IdFloors } {
+  const reviews = [...(snap.reviews ?? [])].sort((a, b) => serialOf(a.id) - serialOf(b.id));
+  const raised = { ...floors };
+  for (const review of reviews) raised.review = Math.max(raised.review, serialOf(review.id));
+  const kinds: Record<string, keyof IdFloors> = { hof: "handoff", apr: "approval", vrd: "verdict" };
+  for (const id of snap.recordIds ?? []) {
+    const kind = kinds[id.split("-")[0] ?? ""];
+    if (kind) raised[kind] = Math.max(raised[kind], serialOf(id));
+  }
+  return { reviews, floors: raised };
 }
 
 /** ARGV of one context entry in FORK_WRITE's last part. */
@@ -85,12 +125,13 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
         payload: e.payload,
         posted: posted.has(e.seq),
       }));
-      const plan = rebuildPlan(log);
-      const { reviews, floors } = rebuildRecords(log);
+      const plan = snap.trimmed ? currentPlan(snap) : rebuildPlan(log);
+      const rebuilt = rebuildRecords(log);
+      const { reviews, floors } = snap.trimmed ? currentRecords(snap, rebuilt.floors) : rebuilt;
 
       // Context as it stood: each entry's versions, the heads aligned to the end of the list.
       const deleted = new Set(plan.deletedContexts);
-      let ctxN = plan.deletedContexts.reduce((max, id) => Math.max(max, serialOf(id)), 0);
+      let ctxN = plan.deletedContexts.reduce((max, id) => Math.max(max, serialOf(id)), snap.ctxN ?? 0);
       const entries: string[] = [];
       const kept = snap.ctx
         .filter((c) => !deleted.has(c.m.id))
@@ -136,6 +177,7 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
         approvalN: floors.approval,
         verdictN: floors.verdict,
         reviewN: floors.review,
+        trimmed: snap.trimmed ?? 0,
       });
       const finish = [
         String(plan.tasks.length),

@@ -172,7 +172,7 @@ export const ANALYTICS_LOG = `
 if not OWNED then return ok('{"events":[],"posted":[],"tasks":[],"contexts":[],"reads":[]}') end
 local top = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
 local out = {}
-for low = 1, top, 200 do
+for low = TRIM.seq() + 1, top, 200 do
   local seqs = {}
   for s = low, math.min(top, low + 199) do seqs[#seqs + 1] = s end
   local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))

@@ -14,6 +14,7 @@ import * as handoffs from "./lua-handoffs.ts";
 import { INDEX } from "./lua-index.ts";
 import * as leases from "./lua-leases.ts";
 import { LOG } from "./lua-log.ts";
+import * as moving from "./lua-moving.ts";
 import * as plan from "./lua-plan.ts";
 import { GUARD, PRELUDE } from "./lua-prelude.ts";
 import * as room from "./lua-room.ts";
@@ -61,11 +62,15 @@ const GUARDED = defineAll(
     ...approvals,
     ...handoffs,
     ...fork,
+    ...moving,
   },
   PRELUDE + LOG + INDEX + GUARD,
 );
-/** Room-slot scripts acting for no team: invite resolution, the read-only views, the webhook worker's steps. */
-const OPEN = defineAll({ ...views, ...WEBHOOK_WORKER }, PRELUDE + LOG);
+/**
+ * Room-slot scripts acting for no team: invite resolution, the read-only views, the webhook worker's steps (an
+ * append there trims like any other, so the index helpers come too).
+ */
+const OPEN = defineAll({ ...views, ...WEBHOOK_WORKER }, PRELUDE + LOG + INDEX);
 /** Team-slot scripts: keys, rate limiting, the room index. */
 export const TEAM_SCRIPTS = defineAll(teamBodies, TEAM_PRELUDE);
 /** Scripts of the global index of rooms with webhooks (keys.ts WEBHOOK_INDEX_KEY). */

@@ -75,10 +75,16 @@ export function createDriver({ db, now, rooms, changes }: StoreParts, events: Ev
     return true;
   }
 
+  /** Sets a room's driver state as it was (an import), without an event. */
+  function seedState(roomId: string, d: DriverState): void {
+    put.run(roomId, d.holder, d.holderKind, d.epoch, d.since === null ? now() : Date.parse(d.since));
+  }
+
   return {
     state,
     seed,
     releaseHeld,
+    seedState,
     getDriver(scope: RoomScope): DriverState {
       const room = rooms.read(scope);
       return room ? state(room.room_id) : NO_DRIVER;

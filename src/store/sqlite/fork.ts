@@ -15,15 +15,16 @@ import {
   rebuildRecords,
   serialOf,
 } from "../../protocol/fork-rebuild.ts";
+import { movingErrors } from "../../protocol/moving.ts";
 import type { ForkedFrom } from "../../protocol/people.ts";
 import { peopleErrors } from "../../protocol/people.ts";
-import { BROADCAST, type ContextEntry } from "../../protocol/records.ts";
+import { BROADCAST, type ContextEntry, type Review, type Task } from "../../protocol/records.ts";
 import { contextFields, eventFields, taskFields } from "../../protocol/search.ts";
 import type { ForkInput } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
-import type { StoreParts } from "./rooms.ts";
+import type { RoomRow, StoreParts } from "./rooms.ts";
 import { EVENT_COLUMNS, type EventRow, toEvent } from "./rows.ts";
 import type { Search } from "./search.ts";
 
@@ -104,12 +105,43 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
       created: number | null;
       updated: number | null;
       from: string;
+      trimmed: number;
     }
   >(
     `UPDATE rooms SET task_n = $task_n, ctx_n = $ctx_n, ctx_seq = $ctx_seq, event_seq = $event_seq,
      n_pending = $p, n_in_progress = $ip, n_done = $d, n_blocked = $b, n_contexts = $c,
-     plan_created_at = $created, plan_updated_at = $updated, forked_from = $from WHERE room_id = $room`,
+     plan_created_at = $created, plan_updated_at = $updated, forked_from = $from, trimmed_seq = $trimmed
+     WHERE room_id = $room`,
   );
+  const currentTasks = db.query<{ json: string }, [string]>(
+    "SELECT json FROM tasks WHERE room_id = ? ORDER BY n",
+  );
+  const currentReviews = db.query<{ json: string }, [string]>(
+    "SELECT json FROM reviews WHERE room_id = ? ORDER BY n",
+  );
+  const recordIds = db.query<{ kind: string; id: string }, [string]>(
+    `SELECT 'handoff' AS kind, id FROM handoffs WHERE room_id = ?1
+     UNION ALL SELECT 'approval', id FROM approvals WHERE room_id = ?1
+     UNION ALL SELECT 'verdict', id FROM verdicts WHERE room_id = ?1`,
+  );
+
+  /**
+   * The plan of a room whose log retention trimmed, at its head: the tasks as they are (the log no longer holds
+   * every task's history, so it cannot be replayed), with the room's own counters.
+   */
+  function currentPlan(source: RoomRow) {
+    const tasks = currentTasks.all(source.room_id).map((row) => JSON.parse(row.json) as Task);
+    const byStatus = { pending: 0, in_progress: 0, done: 0, blocked: 0 };
+    for (const task of tasks) byStatus[task.status] += 1;
+    return {
+      tasks,
+      taskN: source.task_n,
+      byStatus,
+      createdMs: source.plan_created_at,
+      updatedMs: source.plan_updated_at,
+      deletedContexts: [] as string[],
+    };
+  }
 
   return {
     forkRoom(scope: RoomScope, input: ForkInput): { roomId: string; forkedFrom: ForkedFrom } {
@@ -118,6 +150,9 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
       const head = source.event_seq;
       const atSeq = input.atSeq ?? head;
       if (atSeq > head) throw peopleErrors.forkPastHead(atSeq, head);
+      // A trimmed log cannot be replayed: such a room forks only at its head, from its current state.
+      const trimmed = source.trimmed_seq > 0;
+      if (trimmed && atSeq < head) throw movingErrors.forkTrimmed(atSeq, head, source.trimmed_seq + 1);
       const target = { roomId: input.newRoomId, teamId: scope.teamId, mayClaim: scope.mayClaim };
       if (rooms.check(target)) throw peopleErrors.forkTargetExists(input.newRoomId);
       rooms.claim(target);
@@ -132,12 +167,24 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
         payload: JSON.parse(row.payload),
         posted: row.posted === 1,
       }));
-      const plan = rebuildPlan(log);
+      const plan = trimmed ? currentPlan(source) : rebuildPlan(log);
       for (const [i, task] of plan.tasks.entries()) {
         insertTask.run(dst, task.id, i + 1, task.owner, JSON.stringify(task));
         search.put(dst, task.id, taskFields(task));
       }
-      const { reviews, floors } = rebuildRecords(log);
+      const rebuilt = rebuildRecords(log);
+      const reviews: Review[] = trimmed
+        ? currentReviews.all(source.room_id).map((row) => JSON.parse(row.json) as Review)
+        : rebuilt.reviews;
+      const floors = { ...rebuilt.floors };
+      if (trimmed) {
+        // The events that named the source's records may be trimmed: its records themselves give the floors.
+        for (const review of reviews) floors.review = Math.max(floors.review, serialOf(review.id));
+        for (const row of recordIds.all(source.room_id)) {
+          const kind = row.kind as "handoff" | "approval" | "verdict";
+          floors[kind] = Math.max(floors[kind], serialOf(row.id));
+        }
+      }
       for (const review of reviews)
         insertReview.run(dst, review.id, serialOf(review.id), JSON.stringify(review));
       for (const row of searchable.all(dst)) {
@@ -153,7 +200,10 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
         list.push({ version: JSON.parse(row.json), atSeq: row.at_seq });
         earlier.set(row.id, list);
       }
-      let ctxN = plan.deletedContexts.reduce((max, id) => Math.max(max, serialOf(id)), 0);
+      let ctxN = plan.deletedContexts.reduce(
+        (max, id) => Math.max(max, serialOf(id)),
+        trimmed ? source.ctx_n : 0,
+      );
       let copied = 0;
       for (const row of entries.all(source.room_id)) {
         if (plan.deletedContexts.includes(row.id)) continue;
@@ -194,6 +244,7 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
         created: plan.createdMs,
         updated: plan.updatedMs,
         from: JSON.stringify(forkedFrom),
+        trimmed: source.trimmed_seq,
       });
       const { review: _review, ...notCopied } = floors;
       setFloors.run(JSON.stringify(notCopied), dst);

@@ -7,6 +7,7 @@ import type { Summary } from "../../protocol/records.ts";
 import { contextFields, eventFields, taskFields } from "../../protocol/search.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
+import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type {
   ContextUpdate,
   NewContext,
@@ -34,6 +35,7 @@ import { createLeases } from "./leases.ts";
 import { createLeave } from "./leave.ts";
 import { createLocks } from "./locks.ts";
 import { createMailbox } from "./mailbox.ts";
+import { createMoving } from "./moving.ts";
 import { createPlan } from "./plan.ts";
 import { createPlanEdits } from "./plan-edits.ts";
 import { createPresence } from "./presence.ts";
@@ -64,6 +66,8 @@ export interface SqliteStoreOptions {
    * roomd passes STORE_TIMEOUT_MS.
    */
   busyTimeoutMs?: number;
+  /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
+  retention?: EventRetention;
 }
 
 /** A RoomStore plus the maintenance hook the driver runs on its own timer. */
@@ -103,7 +107,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const parts: StoreParts = { db, now, rooms, changes };
   const keys = createKeys(db, rate);
   const invites = createInvites(parts, rate);
-  const events = createEvents(parts);
+  const events = createEvents(parts, options.retention ?? NO_RETENTION);
   const locks = createLocks(parts);
   const leases = createLeases(parts, events, locks);
   const plan = createPlan(parts, events, locks, leases);
@@ -128,6 +132,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const mailbox = createMailbox(parts, { events, driver, plan, presence, renew: renewal.renew });
   const fork = createFork(parts, events, driver, search);
   const info = createRoomInfo(parts, driver, admin.taskCounts);
+  const moving = createMoving(parts, driver, search);
   const room = roomTransactions(
     parts,
     {
@@ -343,6 +348,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     forkRoom: room.write(fork.forkRoom),
     roomInfo: room.read(info.roomInfo),
     bridge: room.write(mailbox.bridge),
+    exportRoom: room.read(moving.exportRoom),
+    exportLog: room.read(moving.exportLog),
+    importRoom: room.write(moving.importRoom),
+    listTeams: read(moving.listTeams),
+    keyDigests: read(moving.keyDigests),
+    inviteDigests: read(moving.inviteDigests),
     sweepExpired,
     async ping() {
       try {

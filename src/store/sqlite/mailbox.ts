@@ -72,9 +72,6 @@ export function createMailbox({ db, now, rooms, changes }: StoreParts, deps: Mai
   const cursor = db.query<{ seq: number | null; delivered: number }, [string, string]>(
     "SELECT seq, delivered FROM cursors WHERE room_id = ? AND agent_id = ?",
   );
-  const addressed = db.query<{ n: number }, { room: string; agent: string }>(
-    `SELECT coalesce(sum(n), 0) AS n FROM addr_counts WHERE room_id = $room AND to_agent IN ('${BROADCAST}', $agent)`,
-  );
 
   const mark = (roomId: string, agentId: string, kind: Kind) => markGet.get(roomId, agentId, kind)?.seq ?? 0;
 
@@ -107,14 +104,9 @@ export function createMailbox({ db, now, rooms, changes }: StoreParts, deps: Mai
     return take(roomId, agentId, "human_message", PEOPLE_LIMITS.messagesPerCall).map(toMessage);
   }
 
-  function unread(roomId: string, agentId: string): number {
-    const total = addressed.get({ room: roomId, agent: agentId })?.n ?? 0;
-    return Math.max(0, total - (cursor.get(roomId, agentId)?.delivered ?? 0));
-  }
-
   function bridge(scope: RoomScope, input: BridgeInput): BridgeResult {
     if (!rooms.check(scope)) return { roomExists: false, driver: NO_DRIVER, steers: [], messages: [] };
-    rooms.claim(scope);
+    const room = rooms.claim(scope);
     const roomId = scope.roomId;
     const agent = input.agentId;
     deps.presence.beat(roomId, agent, STATUS[input.hook]);
@@ -154,7 +146,7 @@ export function createMailbox({ db, now, rooms, changes }: StoreParts, deps: Mai
         result.messages = takeMessages(roomId, agent);
         result.digest = {
           myTasks: deps.plan.myTasks(roomId, agent).map(({ id, title, status }) => ({ id, title, status })),
-          unread: unread(roomId, agent),
+          unread: deps.events.unread(room, agent),
         };
         break;
       default:

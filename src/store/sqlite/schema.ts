@@ -401,10 +401,20 @@ ALTER TABLE rooms ADD COLUMN id_floors TEXT;
 `;
 
 /**
+ * Event retention (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX, trimmed by the appends themselves): rooms.trimmed_seq
+ * is the last seq trimmed (0: nothing trimmed; every event up to it is gone), and addr_counts.trimmed how many of
+ * the events addressed to each recipient went, so `remaining` stays exact for a cursor left behind the trimmed range.
+ */
+const RETENTION = `
+ALTER TABLE rooms ADD COLUMN trimmed_seq INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE addr_counts ADD COLUMN trimmed INTEGER NOT NULL DEFAULT 0;
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS];
+const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS, RETENTION];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

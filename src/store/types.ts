@@ -50,6 +50,7 @@ import type { RoomSeed } from "../protocol/templates.ts";
 import type { WebhookAttempt } from "../protocol/webhooks.ts";
 import type { AccessStore } from "./access-types.ts";
 import type { PeopleStore } from "./people-types.ts";
+import type { SessionStore } from "./session-types.ts";
 
 export type StoreDriver = "sqlite" | "redis" | "upstash";
 
@@ -445,7 +446,7 @@ export interface WebhookStore {
   recordDelivery(claim: ClaimedDelivery, report: DeliveryReport): Promise<RecordedDelivery>;
 }
 
-export interface RoomStore extends AccessStore, WebhookStore, PeopleStore<RoomScope> {
+export interface RoomStore extends AccessStore, WebhookStore, PeopleStore<RoomScope>, SessionStore {
   readonly driver: StoreDriver;
   /** The change feed of this store instance. */
   readonly changes: ChangeFeed;

@@ -93,3 +93,11 @@ export const TEAM_KEY_PARTS = [
 export function teamKeys(teamId: string): string[] {
   return TEAM_KEY_PARTS.map((part) => `team:{${teamId}}:${part}`);
 }
+
+/**
+ * A person's web session (session-types.ts): one hash per session, in a slot of its own (the hash tag is the digest
+ * of the session id), so a session operation is one script on one node whatever the cluster's size.
+ */
+export function sessionKey(digest: string): string {
+  return `session:{${digest}}`;
+}

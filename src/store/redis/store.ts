@@ -17,6 +17,7 @@ import { peopleOps } from "./people-ops.ts";
 import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
+import { sessionOps } from "./session-ops.ts";
 import { toolOps } from "./tool-ops.ts";
 import { webhookOps } from "./webhook-ops.ts";
 
@@ -64,6 +65,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...webhookOps(bridge, run, clock),
     ...peopleOps(call),
     ...forkOps(call),
+    ...sessionOps(run, clock),
     ping: () => runPing(run),
     async close() {
       await changes.close();

@@ -46,6 +46,7 @@ import { frozenClock, roomTransactions } from "./room-tx.ts";
 import { createRooms, type StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
 import { createSearch } from "./search.ts";
+import { createSessions } from "./sessions.ts";
 import { mapError } from "./tx.ts";
 import { createVars } from "./vars.ts";
 import { createVerdicts } from "./verdicts.ts";
@@ -69,7 +70,7 @@ export interface SqliteStoreOptions {
 /** A RoomStore plus the maintenance hook the driver runs on its own timer. */
 export interface SqliteRoomStore extends RoomStore {
   /**
-   * Deletes every expired room with all its rows and invites, expired invites and rate hits older than an hour;
+   * Deletes every expired room with all its rows and invites, expired invites, ended sessions and rate hits older than an hour;
    * returns how many rooms went.
    */
   sweepExpired(): Promise<number>;
@@ -231,11 +232,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     write(invites.resolveInvite),
   ];
 
+  const sessions = createSessions(db, now);
+  const [peekSession, renewSession] = [read(sessions.peekSession), write(sessions.renewSession)];
+
   const sweepBatch = write(rooms.sweepBatch);
   const pruneBatches = [
     write(invites.pruneBatch),
     write(rate.pruneBatch),
     write(() => pruneKept.run(now() - LIMITS.idempotencyKeepMs).changes),
+    write(sessions.pruneBatch),
   ];
   async function sweepExpired(): Promise<number> {
     let total = 0;
@@ -343,6 +348,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     forkRoom: room.write(fork.forkRoom),
     roomInfo: room.read(info.roomInfo),
     bridge: room.write(mailbox.bridge),
+    createSession: write(sessions.createSession),
+    // A read, and a write only when the session's end is due to move (at most once a minute) or it has ended.
+    async touchSession(digest, ttlMs) {
+      const seen = await peekSession(digest);
+      if (seen === null) return null;
+      if (seen !== "ended" && !seen.due) return seen.session;
+      return renewSession(digest, ttlMs);
+    },
+    deleteSession: write(sessions.deleteSession),
     sweepExpired,
     async ping() {
       try {

@@ -392,10 +392,24 @@ ALTER TABLE invites ADD COLUMN human_id TEXT;
 `;
 
 /**
+ * People's web sessions (docs/web.md): one row per signed-in browser, keyed by the SHA-256 digest of the session id
+ * (the id itself is never stored), with the record as JSON, its end and when that end last moved. Not a room table.
+ */
+const SESSIONS = `
+CREATE TABLE sessions (
+  digest TEXT PRIMARY KEY,
+  json TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  renewed_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE];
+const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, SESSIONS];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

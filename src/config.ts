@@ -93,6 +93,8 @@ export type Config = StoreConfig & {
   webhooksPerRoom: number;
   /** People signed in by an authenticating proxy; null when not configured. */
   trustedProxy: TrustedProxy | null;
+  /** Mark the session cookie Secure even on plain-http requests (COOKIE_SECURE; behind a TLS-terminating proxy). */
+  cookieSecure: boolean;
 };
 
 /** The webhook settings (config fields the admin routes and the delivery worker read). */
@@ -290,6 +292,7 @@ const envSchema = z.object({
     })
     .optional(),
   TRUSTED_PROXY_CIDRS: cidrList,
+  COOKIE_SECURE: bool(false),
 });
 
 export class ConfigError extends Error {
@@ -398,6 +401,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       summaryRateLimitPerMinute: e.SUMMARY_RATE_LIMIT_PER_MINUTE,
       streamsPerTeam: e.STREAMS_PER_TEAM,
       streamsPerProcess: e.STREAMS_PER_PROCESS,
+      cookieSecure: e.COOKIE_SECURE,
       ...(e.WEBHOOK_SIGNING_KEY ? { webhookSigningKey: e.WEBHOOK_SIGNING_KEY } : {}),
       webhookAllowHttp: e.WEBHOOK_ALLOW_HTTP,
       webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,

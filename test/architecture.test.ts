@@ -37,7 +37,8 @@ const ALLOWED: Record<string, string[]> = {
   mcp: ["protocol", "store", "live", "log.ts", "config.ts"],
   live: ["protocol", "store", "log.ts", "config.ts"],
   http: ["protocol", "store", "mcp", "access", "live", "log.ts", "config.ts"],
-  web: ["protocol", "store", "http", "mcp", "live", "access", "log.ts", "config.ts"],
+  // The dashboard's connect panel prints the clients' configuration and the bridge's hooks block (clients.ts, cli/).
+  web: ["protocol", "store", "http", "mcp", "live", "access", "log.ts", "config.ts", "clients.ts", "cli"],
   cli: ["protocol", "mcp", "log.ts"],
   "config.ts": ["protocol", "store"],
   "log.ts": [],

@@ -42,7 +42,7 @@ import { presenceTests, summaryTests } from "./conformance/presence.ts";
 import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
-import { sessionTests } from "./conformance/sessions.ts";
+import { sessionTests, teamListTests } from "./conformance/sessions.ts";
 import { varTests } from "./conformance/vars.ts";
 import { webhookTests } from "./conformance/webhooks.ts";
 
@@ -151,5 +151,6 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("people: room info", () => roomInfoTests(suite));
     describe("people: forks", () => forkTests(suite));
     describe("web sessions", () => sessionTests(suite));
+    describe("web: the teams list", () => teamListTests(suite));
   });
 }

@@ -3,6 +3,8 @@ import { Hono } from "hono";
 import { principalType } from "../../protocol/principal.ts";
 import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
 import { keyRoutes } from "./keys.ts";
+import { overviewRoutes } from "./overview.ts";
+import { teamRoutes } from "./teams.ts";
 import { roomRoutes } from "./rooms.ts";
 import type { AdminDeps } from "./shared.ts";
 import { webhookRoutes } from "./webhooks.ts";
@@ -36,5 +38,7 @@ export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
   app.route("/", keyRoutes(deps));
   app.route("/", roomRoutes(deps));
   app.route("/", webhookRoutes(deps));
+  app.route("/", overviewRoutes(deps));
+  app.route("/", teamRoutes(deps));
   return app;
 }

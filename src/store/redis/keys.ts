@@ -101,3 +101,9 @@ export function teamKeys(teamId: string): string[] {
 export function sessionKey(digest: string): string {
   return `session:{${digest}}`;
 }
+
+/**
+ * Every team a key was stored for (the operators' team list): a zset team id → first key's time (ms), in a slot of
+ * its own (hash tag `{index}`), written after the key itself (a team is listed once it has a key).
+ */
+export const TEAM_INDEX_KEY = "teams:{index}:all";

@@ -1,9 +1,24 @@
 /**
- * Lua of people's web sessions (session-types.ts): each session is one hash in a slot of its own,
+ * Lua of the web surfaces' records outside rooms and teams. People's web sessions (session-types.ts): each session is one hash in a slot of its own,
  * `session:{<digest>}` (keys.ts sessionKey), holding `rec` (the record's JSON, spliced into replies verbatim),
  * `exp` (its end, ms) and `set` (when `exp` last moved, ms). KEYS[1] is that key; ARGV[1] the injected clock (ms).
  * The key's own PEXPIRE follows `exp`, so ended sessions leave Redis by themselves; `exp` is what decides.
  */
+/** The teams index (keys.ts TEAM_INDEX_KEY): KEYS[1] is that key, ARGV[1] the injected clock (ms). */
+export const TEAM_INDEX_LUA = {
+  /** Lists the team (ARGV[2]) unless it is listed. Replies {ok: true}. */
+  TEAM_INDEX_ADD: `
+redis.call("ZADD", KEYS[1], "NX", ARGV[1], ARGV[2])
+return '{"ok":true}'
+`,
+  /** Replies {ok: [team id…]} (sorted in TS). */
+  TEAM_INDEX_LIST: `
+local teams = redis.call("ZRANGE", KEYS[1], 0, -1)
+if #teams == 0 then return '{"ok":[]}' end
+return '{"ok":' .. cjson.encode(teams) .. '}'
+`,
+};
+
 export const SESSION_SCRIPTS_LUA = {
   /** Stores (replacing) a session. ARGV[2]: record JSON; ARGV[3]: lifetime ms. Replies {ok: end ms}. */
   SESSION_CREATE: `

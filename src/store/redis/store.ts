@@ -18,6 +18,7 @@ import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
 import { sessionOps } from "./session-ops.ts";
+import { teamIndexOps } from "./team-index-ops.ts";
 import { toolOps } from "./tool-ops.ts";
 import { webhookOps } from "./webhook-ops.ts";
 
@@ -49,6 +50,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
   const bridge = createBridge(run, clock, limits);
   const { call } = bridge;
   const changes = createRedisFeed(options.client, run);
+  const keys = keyOps(bridge);
   return {
     driver: options.driver,
     changes,
@@ -58,7 +60,8 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...roomOps(call),
     ...leaseOps(call),
     ...claimOps(call),
-    ...keyOps(bridge),
+    ...keys,
+    ...teamIndexOps(run, clock, keys),
     ...inviteOps(bridge),
     ...adminOps(bridge),
     ...toolOps(bridge),

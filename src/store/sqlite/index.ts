@@ -307,6 +307,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     provisionTeam: write(keys.provisionTeam),
     listKeys: read(keys.listKeys),
     deleteKey: write(keys.deleteKey),
+    listTeams: read(keys.listTeams),
     consumeRate: write(keys.consumeRate),
     createInvite: write(invites.createInvite),
     resolveInvite: (roomId, digest, request) =>

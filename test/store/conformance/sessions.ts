@@ -1,11 +1,12 @@
 /**
- * People's web sessions (session-types.ts): stored by digest, seen by every instance, ended by time, slid by use
- * (at most once a minute) and deleted everywhere at once.
+ * What the web surfaces store outside rooms: people's sessions (session-types.ts) — stored by digest, seen by every
+ * instance, ended by time, slid by use (at most once a minute) and deleted everywhere at once — and the operators'
+ * list of teams (AccessStore.listTeams).
  */
 import { expect, test } from "bun:test";
 import { iso } from "../../../src/protocol/time.ts";
 import { SESSION_RENEW_EVERY_MS, type SessionRecord } from "../../../src/store/session-types.ts";
-import { newDigest, newTeam, type Suite } from "./harness.ts";
+import { newDigest, newKey, newTeam, type Suite } from "./harness.ts";
 
 const HOUR = 60 * 60 * 1000;
 const TTL = 12 * HOUR;
@@ -107,5 +108,39 @@ export function sessionTests(suite: Suite): void {
     expect((await suite.second.touchSession(digests[0] as string, TTL))?.humanId).toBe("p0");
     expect(await suite.second.touchSession(digests[1] as string, TTL)).toBeNull();
     expect((await suite.second.touchSession(digests[2] as string, TTL))?.humanId).toBe("p2");
+  });
+}
+
+export function teamListTests(suite: Suite): void {
+  test("listTeams: every team a key was stored for, sorted, on every instance, keys revoked or not", async () => {
+    const [a, b] = [newTeam(), newTeam()].sort();
+    const first = newKey(suite, b as string);
+    await suite.store.createKey(first, 50);
+    await suite.second.provisionTeam(newKey(suite, a as string));
+    for (const store of [suite.store, suite.second]) {
+      const teams = await store.listTeams();
+      expect(teams).toContain(a as string);
+      expect(teams).toContain(b as string);
+      expect(teams).toEqual([...teams].sort());
+      expect(new Set(teams).size).toBe(teams.length);
+    }
+    // A second key of a listed team lists it once; revoking every key keeps the team listed.
+    await suite.store.createKey(newKey(suite, b as string), 50);
+    expect(await suite.store.deleteKey(b as string, first.keyId)).toBe(true);
+    const teams = await suite.second.listTeams();
+    expect(teams.filter((t) => t === b)).toEqual([b as string]);
+  });
+
+  test("listTeams does not list a team whose key was refused", async () => {
+    const team = newTeam();
+    await suite.store.createKey(newKey(suite, team), 1);
+    const other = newTeam();
+    await suite.store.createKey(newKey(suite, other), 50);
+    await expect(suite.store.provisionTeam(newKey(suite, other))).rejects.toThrow();
+    const refused = newTeam();
+    await expect(suite.store.createKey(newKey(suite, refused), 0)).rejects.toThrow();
+    const teams = await suite.second.listTeams();
+    expect(teams).toContain(team);
+    expect(teams).not.toContain(refused);
   });
 }

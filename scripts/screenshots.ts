@@ -37,11 +37,31 @@ try {
     depends_on: [t1.id],
     description: "Idempotent by order id; 201 with the payment intent.",
   });
-  const t3 = await call("add_task", { title: "Checkout form and validation", agentId: "architect", depends_on: [t1.id] });
-  await call("add_task", { title: "End-to-end test of the happy path", agentId: "architect", depends_on: [t2.id, t3.id] });
+  const t3 = await call("add_task", {
+    title: "Checkout form and validation",
+    agentId: "architect",
+    depends_on: [t1.id],
+  });
+  await call("add_task", {
+    title: "End-to-end test of the happy path",
+    agentId: "architect",
+    depends_on: [t2.id, t3.id],
+  });
   await call("add_task", { title: "Load test at 200 rps", agentId: "architect" });
-  await call("update_task", { taskId: t1.id, status: "in_progress", owner: "architect", expectedVersion: 1, agentId: "architect" });
-  await call("update_task", { taskId: t1.id, status: "done", expectedVersion: 2, agentId: "architect", note: "contract published" });
+  await call("update_task", {
+    taskId: t1.id,
+    status: "in_progress",
+    owner: "architect",
+    expectedVersion: 1,
+    agentId: "architect",
+  });
+  await call("update_task", {
+    taskId: t1.id,
+    status: "done",
+    expectedVersion: 2,
+    agentId: "architect",
+    note: "contract published",
+  });
   await call("write_context", {
     type: "api_contract",
     summary: "Payments API v1: POST /checkout creates a payment intent",
@@ -51,7 +71,13 @@ try {
       service: "payments",
       version: "1.0",
       endpoints: [
-        { method: "POST", path: "/checkout", response: "201 {intentId}", auth_required: true, description: "Start a payment" },
+        {
+          method: "POST",
+          path: "/checkout",
+          response: "201 {intentId}",
+          auth_required: true,
+          description: "Start a payment",
+        },
       ],
     },
   });
@@ -60,17 +86,31 @@ try {
     summary: "Use idempotency keys derived from the order id",
     consuming_agents: ["backend-claude"],
     author: "architect",
-    payload: { title: "Idempotency", decision: "order id", rationale: "retries are safe", alternatives: [], consequences: [] },
+    payload: {
+      title: "Idempotency",
+      decision: "order id",
+      rationale: "retries are safe",
+      alternatives: [],
+      consequences: [],
+    },
   });
   await call("claim_task", { taskId: t2.id, agentId: "backend-claude" });
   await call("claim_task", { taskId: t3.id, agentId: "frontend-codex" });
-  await call("claim_files", { agentId: "backend-claude", paths: ["src/payments/**"], reason: "checkout endpoint" });
+  await call("claim_files", {
+    agentId: "backend-claude",
+    paths: ["src/payments/**"],
+    reason: "checkout endpoint",
+  });
   await call("claim_files", { agentId: "frontend-codex", paths: ["web/checkout/*.tsx"], reason: "form" });
   await call("acquire_lock", { resource: "db-migrations", agentId: "backend-claude", ttlSeconds: 300 });
   await call("heartbeat", { agentId: "backend-claude", status: "writing the handler and its tests" });
   await call("heartbeat", { agentId: "frontend-codex", status: "wiring the form to the API" });
   await call("heartbeat", { agentId: "reviewer", status: "idle" });
-  await call("post_event", { type: "build_passed", from: "backend-claude", payload: { branch: "checkout", tests: 128 } });
+  await call("post_event", {
+    type: "build_passed",
+    from: "backend-claude",
+    payload: { branch: "checkout", tests: 128 },
+  });
   await call("request_approval", {
     agentId: "backend-claude",
     action: "Run the payments migration on staging",
@@ -82,8 +122,13 @@ try {
     summary: "Contract is consistent; error codes documented.",
     ref: "https://git.example.com/shop/pull/17",
   });
-  await http.post(`/rooms/${ROOM}/messages`, PERSON, { to: "backend-claude", text: "Please keep the handler under 50 lines." });
-  await call("room_broadcast", { agentId: "frontend-codex", message: "Form ready for review" }).catch(() => {});
+  await http.post(`/rooms/${ROOM}/messages`, PERSON, {
+    to: "backend-claude",
+    text: "Please keep the handler under 50 lines.",
+  });
+  await call("room_broadcast", { agentId: "frontend-codex", message: "Form ready for review" }).catch(
+    () => {},
+  );
 
   const browser = await launchBrowser();
   try {

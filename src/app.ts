@@ -76,10 +76,7 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   // MCP is for agents and their keys: no cookie authenticates it.
   app.route("/", mcpRoutes({ ...deps, sessions: null }));
   // Pages first: GET /room/:roomId answers browsers here and passes every other client on to the JSON summary.
-  app.route(
-    "/",
-    webRoutes({ ...deps, summaryRateLimitPerMinute: deps.config.summaryRateLimitPerMinute }),
-  );
+  app.route("/", webRoutes({ ...deps, summaryRateLimitPerMinute: deps.config.summaryRateLimitPerMinute }));
   app.route(
     "/",
     roomPageRoutes({

@@ -11,7 +11,6 @@ import { Hono } from "hono";
 import { ACCESS_DENIED } from "../protocol/errors.ts";
 import { isRoomId } from "../protocol/ids.ts";
 import type { Clock } from "../protocol/time.ts";
-import type { RoomSummaryView } from "../store/access-types.ts";
 import type { RoomStore } from "../store/types.ts";
 import { createAddressLimiter } from "./address-limit.ts";
 import { type AuthDeps, checkBearer, clientAddress, rateHeaders } from "./auth.ts";

@@ -8,8 +8,9 @@
  * public view, and only when ROOM_SUMMARY=public; each client address may make SUMMARY_RATE_LIMIT_PER_MINUTE such
  * requests per minute per process, and hold at most PUBLIC_STREAMS_PER_ADDRESS public streams.
  */
-import { Hono } from "hono";
+
 import type { Context } from "hono";
+import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { SESSION_COOKIE } from "../access/sessions.ts";
 import type { LiveRooms } from "../live/hub.ts";
@@ -51,7 +52,10 @@ function hasCredentials(c: Context, deps: RoomWatchDeps): boolean {
 function seqOf(value: string | undefined, name: string): number | null {
   if (value === undefined || value === "") return null;
   if (!/^\d{1,15}$/.test(value))
-    throw new RoomError("invalid", `${name} must be an event seq (digits), got ${JSON.stringify(value.slice(0, 40))}`);
+    throw new RoomError(
+      "invalid",
+      `${name} must be an event seq (digits), got ${JSON.stringify(value.slice(0, 40))}`,
+    );
   return Number(value);
 }
 
@@ -137,7 +141,11 @@ export function roomWatchRoutes(deps: RoomWatchDeps): Hono<RequestIdEnv> {
     c.req.raw.signal.addEventListener("abort", () => void body.cancel().catch(() => {}));
     (c.env as { timeout?: (req: Request, seconds: number) => void } | undefined)?.timeout?.(c.req.raw, 0);
     return new Response(body, {
-      headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no" },
+      headers: {
+        "Content-Type": "text/event-stream",
+        "Cache-Control": "no-store",
+        "X-Accel-Buffering": "no",
+      },
     });
   });
 

@@ -5,6 +5,7 @@
  * No snippet holds a secret: each reads the agent's key from ROOMD_KEY. A person of the team only (no invite).
  */
 import { Hono } from "hono";
+import { hooksBlock } from "../cli/hook-install.ts";
 import {
   agentInstructions,
   claudeCodeCommand,
@@ -14,7 +15,6 @@ import {
   geminiJson,
   KEY_ENV,
 } from "../clients.ts";
-import { hooksBlock } from "../cli/hook-install.ts";
 import { checkBearer } from "../http/auth.ts";
 import { ownOrigin } from "../http/origin.ts";
 import { RoomError } from "../protocol/errors.ts";
@@ -33,7 +33,10 @@ export function connectRoutes(deps: WebDeps): Hono {
     const agentId = c.req.query("agentId") ?? "";
     if (!isRoomId(roomId)) throw new RoomError("invalid", "Invalid arguments: roomId: must be a room id");
     if (!AGENT_ID.test(agentId) || agentId.startsWith("human:"))
-      throw new RoomError("invalid", "Invalid arguments: agentId: must be 1-64 chars of A-Z, a-z, 0-9, _ . : -");
+      throw new RoomError(
+        "invalid",
+        "Invalid arguments: agentId: must be 1-64 chars of A-Z, a-z, 0-9, _ . : -",
+      );
     const url = ownOrigin(c.req.raw)?.origin ?? new URL(c.req.url).origin;
     const info = { url, roomId, agentId, operatorKey: "" };
     const env = [`ROOMD_URL=${url}`, `${KEY_ENV}=<the agent's key>`, `ROOMD_ROOM=${roomId}`];
@@ -42,7 +45,11 @@ export function connectRoutes(deps: WebDeps): Hono {
       agentId,
       keyEnv: KEY_ENV,
       clients: [
-        { name: "Claude Code", file: "command, or .mcp.json", text: `${claudeCodeCommand(info)}\n\n${claudeCodeJson(info)}` },
+        {
+          name: "Claude Code",
+          file: "command, or .mcp.json",
+          text: `${claudeCodeCommand(info)}\n\n${claudeCodeJson(info)}`,
+        },
         { name: "Cursor", file: "~/.cursor/mcp.json or .cursor/mcp.json", text: cursorJson(info) },
         { name: "Codex CLI", file: "~/.codex/config.toml", text: codexToml(info) },
         { name: "Gemini CLI", file: ".gemini/settings.json", text: geminiJson(info) },

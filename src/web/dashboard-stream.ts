@@ -6,9 +6,9 @@
  * rooms again every ROOM_LIST_EVERY_MS to join rooms made elsewhere. The page re-reads what it is told changed.
  */
 import { Hono } from "hono";
+import { checkBearer } from "../http/auth.ts";
 import type { Watcher } from "../live/hub.ts";
 import { RoomError } from "../protocol/errors.ts";
-import { checkBearer } from "../http/auth.ts";
 import type { WebDeps } from "./shared.ts";
 
 /** How often a dashboard stream lists the team's rooms again (rooms made by agents on other processes). */
@@ -138,7 +138,11 @@ export function dashboardStreamRoutes(deps: WebDeps): Hono {
     c.req.raw.signal.addEventListener("abort", end);
     (c.env as { timeout?: (req: Request, seconds: number) => void } | undefined)?.timeout?.(c.req.raw, 0);
     return new Response(body, {
-      headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no" },
+      headers: {
+        "Content-Type": "text/event-stream",
+        "Cache-Control": "no-store",
+        "X-Accel-Buffering": "no",
+      },
     });
   });
   return app;

@@ -15,10 +15,10 @@ export function roomBody({ roomId, member }: { roomId: string; member: boolean }
   </div>
   <section id="driver" class="banner" aria-label="Driver"></section>
   <p id="action-error" class="error" role="alert" hidden></p>
+  <section aria-labelledby="h-approvals"><h2 id="h-approvals">Pending approvals</h2><div id="approvals" class="stack"></div></section>
+  <section aria-labelledby="h-board"><h2 id="h-board">Tasks</h2><div id="board" class="board"></div></section>
   <div class="columns">
     <div class="col-main">
-      <section aria-labelledby="h-approvals"><h2 id="h-approvals">Pending approvals</h2><div id="approvals" class="stack"></div></section>
-      <section aria-labelledby="h-board"><h2 id="h-board">Tasks</h2><div id="board" class="board"></div></section>
       ${
         member
           ? html`<section aria-labelledby="h-message"><h2 id="h-message">Message</h2>

@@ -77,7 +77,8 @@ export function pageRoutes(deps: WebDeps & { summaryRateLimitPerMinute: number }
     }
     if (!member) {
       if (deps.config.roomSummary !== "public") {
-        if (!who) return c.redirect(`/login?next=${isRoomId(roomId) ? `/room/${roomId}` : "/dashboard"}`, 303);
+        if (!who)
+          return c.redirect(`/login?next=${isRoomId(roomId) ? `/room/${roomId}` : "/dashboard"}`, 303);
         return notFound(c, "Room not found", "There is no such room among your team's rooms.");
       }
       const rate = limiter.take(clientAddress(c));
@@ -106,4 +107,3 @@ export function pageRoutes(deps: WebDeps & { summaryRateLimitPerMinute: number }
 
   return app;
 }
-

@@ -36,7 +36,7 @@ export async function signedIn(c: Context, deps: WebDeps): Promise<SignedIn | nu
   const id = getCookie(c, SESSION_COOKIE);
   if (id === undefined) return null;
   const found = await deps.sessions.admit(id, "meta");
-  if (!found || !found.admission.ok) return null;
+  if (!found?.admission.ok) return null;
   const { principal } = found.admission;
   const home = principal.allowedRoomId !== undefined ? `/room/${principal.allowedRoomId}` : "/dashboard";
   return { id, session: found.session, principal, home };
@@ -44,5 +44,7 @@ export async function signedIn(c: Context, deps: WebDeps): Promise<SignedIn | nu
 
 /** A local page to return to after signing in, or undefined: never another site (`//host`) or anything odd. */
 export function safeNext(next: string | undefined): string | undefined {
-  return next !== undefined && /^\/(dashboard|room\/[a-z0-9][a-z0-9_-]{1,63})?$/.test(next) ? next : undefined;
+  return next !== undefined && /^\/(dashboard|room\/[a-z0-9][a-z0-9_-]{1,63})?$/.test(next)
+    ? next
+    : undefined;
 }

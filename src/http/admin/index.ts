@@ -4,9 +4,9 @@ import { principalType } from "../../protocol/principal.ts";
 import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
 import { keyRoutes } from "./keys.ts";
 import { overviewRoutes } from "./overview.ts";
-import { teamRoutes } from "./teams.ts";
 import { roomRoutes } from "./rooms.ts";
 import type { AdminDeps } from "./shared.ts";
+import { teamRoutes } from "./teams.ts";
 import { webhookRoutes } from "./webhooks.ts";
 
 export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {

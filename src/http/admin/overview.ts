@@ -42,7 +42,7 @@ export function overviewRoutes(deps: AdminDeps): Hono<AuthEnv> {
       const read = await Promise.all(
         batch.map((r) => roomOverview(deps.store, r.roomId, teamId).catch(() => null)),
       );
-      rooms.push(...read.filter((r) => r !== null && r.exists));
+      rooms.push(...read.filter((r) => r?.exists));
     }
     return c.json({ teamId, rooms });
   });

@@ -24,7 +24,10 @@ export function readRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     const limit = c.req.query("limit");
     if (before !== undefined && !/^[1-9]\d{0,14}$/.test(before))
       throw new RoomError("invalid", "Invalid arguments: before: must be an event seq (digits)");
-    if (limit !== undefined && !(/^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= LIMITS.readEventsMax))
+    if (
+      limit !== undefined &&
+      !(/^\d{1,3}$/.test(limit) && Number(limit) >= 1 && Number(limit) <= LIMITS.readEventsMax)
+    )
       throw new RoomError("invalid", `Invalid arguments: limit: must be 1-${LIMITS.readEventsMax}`);
     const events = await deps.store.readEvents(scope, {
       limit: limit === undefined ? LIMITS.readEventsMax : Number(limit),

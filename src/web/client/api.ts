@@ -20,7 +20,12 @@ export interface CallOptions {
   credentials?: RequestCredentials;
 }
 
-export async function api<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: CallOptions = {},
+): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (method !== "GET" && csrf !== "") headers["X-CSRF-Token"] = csrf;

@@ -36,7 +36,10 @@ const operator = document.body.dataset.operator === "1";
 const rooms = new Map<string, RoomRow>();
 
 function failed(error: unknown): void {
-  if (error instanceof ApiError && error.status === 401) return toSignIn();
+  if (error instanceof ApiError && error.status === 401) {
+    toSignIn();
+    return;
+  }
   showError(error instanceof Error ? error.message : String(error));
 }
 
@@ -65,7 +68,11 @@ function showSecret(box: HTMLElement, label: string, secret: string, note: strin
       copy.textContent = "Press Ctrl+C";
     }
   });
-  replace(box, el("p", null, el("strong", null, label), ` — ${note}`), el("div", { class: "row-form" }, field, copy));
+  replace(
+    box,
+    el("p", null, el("strong", null, label), ` — ${note}`),
+    el("div", { class: "row-form" }, field, copy),
+  );
   box.hidden = false;
   field.focus();
   field.select();
@@ -82,17 +89,33 @@ function tasksText(r: RoomRow): string {
 
 function drawRooms(): void {
   const body = byId("rooms").querySelector("tbody") as HTMLTableSectionElement;
-  const sorted = [...rooms.values()].sort((a, b) => (b.lastActivity ?? "").localeCompare(a.lastActivity ?? ""));
+  const sorted = [...rooms.values()].sort((a, b) =>
+    (b.lastActivity ?? "").localeCompare(a.lastActivity ?? ""),
+  );
   replace(
     body,
     ...(sorted.length === 0
-      ? [el("tr", null, el("td", { attrs: { colspan: "5" } }, "No rooms yet: create one, or let an agent's first write make it."))]
+      ? [
+          el(
+            "tr",
+            null,
+            el(
+              "td",
+              { attrs: { colspan: "5" } },
+              "No rooms yet: create one, or let an agent's first write make it.",
+            ),
+          ),
+        ]
       : sorted.map((r) => {
           const online = r.agents.filter((a) => a.status === "online");
           return el(
             "tr",
             { attrs: { "data-room": r.roomId } },
-            el("th", { attrs: { scope: "row" } }, el("a", { attrs: { href: `/room/${encodeURIComponent(r.roomId)}` } }, r.roomId)),
+            el(
+              "th",
+              { attrs: { scope: "row" } },
+              el("a", { attrs: { href: `/room/${encodeURIComponent(r.roomId)}` } }, r.roomId),
+            ),
             el("td", null, online.length > 0 ? online.map((a) => a.agentId).join(", ") : "none"),
             el("td", null, tasksText(r)),
             el("td", null, r.lastActivity ? time(r.lastActivity) : "—"),
@@ -160,12 +183,25 @@ async function loadKeys(): Promise<void> {
   const body = byId("keys").querySelector("tbody") as HTMLTableSectionElement;
   replace(
     body,
+    keys.length === 0
+      ? el("tr", null, el("td", { attrs: { colspan: "5" } }, "No keys in the store yet."))
+      : null,
     ...keys.map((k) =>
       el(
         "tr",
         null,
-        el("th", { attrs: { scope: "row" } }, el("code", null, k.keyId), " ", el("span", { class: "meta" }, k.hint)),
-        el("td", null, k.humanId ? `person ${k.humanId}` : k.boundAgentId ? `agent ${k.boundAgentId}` : "team (unbound)"),
+        el(
+          "th",
+          { attrs: { scope: "row" } },
+          el("code", null, k.keyId),
+          " ",
+          el("span", { class: "meta" }, k.hint),
+        ),
+        el(
+          "td",
+          null,
+          k.humanId ? `person ${k.humanId}` : k.boundAgentId ? `agent ${k.boundAgentId}` : "team (unbound)",
+        ),
         el("td", null, k.note ?? ""),
         el("td", null, time(k.createdAt)),
         el(
@@ -208,11 +244,20 @@ async function loadInvites(): Promise<void> {
   );
   replace(
     body,
+    invites.length === 0
+      ? el("tr", null, el("td", { attrs: { colspan: "4" } }, "No live invites to this room."))
+      : null,
     ...invites.map((i) =>
       el(
         "tr",
         null,
-        el("th", { attrs: { scope: "row" } }, el("code", null, i.tokenId), " ", el("span", { class: "meta" }, i.hint)),
+        el(
+          "th",
+          { attrs: { scope: "row" } },
+          el("code", null, i.tokenId),
+          " ",
+          el("span", { class: "meta" }, i.hint),
+        ),
         el("td", null, i.humanId ? `person ${i.humanId}` : "agent"),
         el("td", null, time(i.expiresAt)),
         el(
@@ -226,7 +271,10 @@ async function loadInvites(): Promise<void> {
               on: {
                 click: () =>
                   act(async () => {
-                    await api("DELETE", `/admin/rooms/${encodeURIComponent(roomId)}/invites/${encodeURIComponent(i.tokenId)}`);
+                    await api(
+                      "DELETE",
+                      `/admin/rooms/${encodeURIComponent(roomId)}/invites/${encodeURIComponent(i.tokenId)}`,
+                    );
                     await loadInvites();
                   }),
               },
@@ -250,7 +298,11 @@ interface Connect {
 
 function block(title: string, where: string, text: string): HTMLElement {
   const pre = el("pre", { class: "code" }, text);
-  const copy = el("button", { class: "secondary small", attrs: { type: "button", "aria-label": `Copy ${title}` } }, "Copy");
+  const copy = el(
+    "button",
+    { class: "secondary small", attrs: { type: "button", "aria-label": `Copy ${title}` } },
+    "Copy",
+  );
   copy.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(text);
@@ -259,7 +311,13 @@ function block(title: string, where: string, text: string): HTMLElement {
       copy.textContent = "Select and copy";
     }
   });
-  return el("section", { class: "snippet" }, el("h3", null, title, " ", el("span", { class: "meta" }, where)), pre, copy);
+  return el(
+    "section",
+    { class: "snippet" },
+    el("h3", null, title, " ", el("span", { class: "meta" }, where)),
+    pre,
+    copy,
+  );
 }
 
 async function showConnect(): Promise<void> {
@@ -290,7 +348,9 @@ async function loadTeams(): Promise<void> {
   const { teams } = await api<{ teams: { teamId: string; source: string }[] }>("GET", "/admin/teams");
   replace(
     byId("teams"),
-    ...teams.map((t) => el("li", null, el("code", null, t.teamId), el("span", { class: "meta" }, ` · ${t.source}`))),
+    ...teams.map((t) =>
+      el("li", null, el("code", null, t.teamId), el("span", { class: "meta" }, ` · ${t.source}`)),
+    ),
   );
 }
 
@@ -324,7 +384,12 @@ onSubmit("key-form", async (form) => {
     ...(note !== "" ? { note } : {}),
   });
   form.reset();
-  showSecret(byId("key-secret"), `Key ${made.keyId}`, made.secret, "shown only now; store it where it will be used.");
+  showSecret(
+    byId("key-secret"),
+    `Key ${made.keyId}`,
+    made.secret,
+    "shown only now; store it where it will be used.",
+  );
   await loadKeys();
 });
 
@@ -341,7 +406,12 @@ onSubmit("invite-form", async (form) => {
       ...(kind === "human" ? { kind: "human", humanId: id } : id !== "" ? { agentId: id } : {}),
     },
   );
-  showSecret(byId("invite-secret"), `Invite ${made.tokenId}`, made.token, "shown only now; it opens this room only.");
+  showSecret(
+    byId("invite-secret"),
+    `Invite ${made.tokenId}`,
+    made.token,
+    "shown only now; it opens this room only.",
+  );
   await loadInvites();
 });
 
@@ -355,7 +425,12 @@ onSubmit("team-form", async (form) => {
     ...(humanId !== "" ? { kind: "human", humanId } : {}),
   });
   form.reset();
-  showSecret(byId("team-secret"), `First key of ${teamId} (${made.keyId})`, made.secret, "shown only now; give it to the team.");
+  showSecret(
+    byId("team-secret"),
+    `First key of ${teamId} (${made.keyId})`,
+    made.secret,
+    "shown only now; give it to the team.",
+  );
   await loadTeams();
 });
 
@@ -395,6 +470,4 @@ function connect(): void {
 }
 
 setInterval(refreshTimes, 15_000);
-Promise.all([loadRooms(), loadKeys(), loadTeams()])
-  .then(connect)
-  .catch(failed);
+Promise.all([loadRooms(), loadKeys(), loadTeams()]).then(connect).catch(failed);

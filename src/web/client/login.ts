@@ -1,5 +1,5 @@
 /** The sign-in page: posts the key with the form's CSRF token, then goes where the person was going. */
-import { api, ApiError, bindSignOut } from "./api.ts";
+import { ApiError, api, bindSignOut } from "./api.ts";
 
 bindSignOut();
 
@@ -13,7 +13,10 @@ form?.addEventListener("submit", async (event) => {
   if (error) error.hidden = true;
   try {
     const next = document.body.dataset.next;
-    const answer = await api<{ next: string }>("POST", "/login", { key: input.value.trim(), ...(next ? { next } : {}) });
+    const answer = await api<{ next: string }>("POST", "/login", {
+      key: input.value.trim(),
+      ...(next ? { next } : {}),
+    });
     location.assign(answer.next);
   } catch (failure) {
     if (error) {

@@ -36,7 +36,12 @@ export function agentsOf(view: View): string[] {
 
 /** A label above its control, as one grid cell of a form. */
 export const field = (label: string, control: HTMLElement, wide = false) =>
-  el("div", { class: wide ? "field wide" : "field" }, el("label", { attrs: { for: control.id } }, label), control);
+  el(
+    "div",
+    { class: wide ? "field wide" : "field" },
+    el("label", { attrs: { for: control.id } }, label),
+    control,
+  );
 
 function agentSelect(key: string, label: string, agents: string[]): HTMLElement {
   const select = el(
@@ -64,15 +69,34 @@ export function driverParts(view: View, viewer: Viewer, actions: Actions): Child
   const controls: Child[] = [];
   if (mine) {
     controls.push(
-      el("button", { attrs: { type: "button", "data-key": "release" }, on: { click: () => actions.releaseWheel(driver.epoch) } }, "Release the wheel"),
+      el(
+        "button",
+        {
+          attrs: { type: "button", "data-key": "release" },
+          on: { click: () => actions.releaseWheel(driver.epoch) },
+        },
+        "Release the wheel",
+      ),
     );
   } else if (driver.holder === null || driver.holderKind === "agent") {
     controls.push(
-      el("button", { attrs: { type: "button", "data-key": "take" }, on: { click: () => actions.takeWheel(false) } }, "Take the wheel"),
+      el(
+        "button",
+        { attrs: { type: "button", "data-key": "take" }, on: { click: () => actions.takeWheel(false) } },
+        "Take the wheel",
+      ),
     );
   } else if (viewer.operator) {
     controls.push(
-      el("button", { class: "danger", attrs: { type: "button", "data-key": "force" }, on: { click: () => actions.takeWheel(true) } }, "Take the wheel from them (operator)"),
+      el(
+        "button",
+        {
+          class: "danger",
+          attrs: { type: "button", "data-key": "force" },
+          on: { click: () => actions.takeWheel(true) },
+        },
+        "Take the wheel from them (operator)",
+      ),
     );
   }
   const parts: Child[] = [text, el("div", { class: "controls" }, ...controls)];
@@ -84,7 +108,10 @@ export function driverParts(view: View, viewer: Viewer, actions: Actions): Child
       agentSelect("steer-to", "Steer", agents),
       field(
         "What to do next",
-        el("textarea", { id: "steer-text", attrs: { name: "text", rows: "2", required: "", maxlength: "8000", "data-key": "steer-text" } }),
+        el("textarea", {
+          id: "steer-text",
+          attrs: { name: "text", rows: "2", required: "", maxlength: "8000", "data-key": "steer-text" },
+        }),
         true,
       ),
       el("button", { attrs: { type: "submit", "data-key": "steer-send" } }, "Steer"),
@@ -99,7 +126,16 @@ export function driverParts(view: View, viewer: Viewer, actions: Actions): Child
       agentSelect("interrupt-to", "Interrupt", agents),
       field(
         "Reason",
-        el("input", { id: "interrupt-text", attrs: { name: "text", required: "", maxlength: "2000", "data-key": "interrupt-text", autocomplete: "off" } }),
+        el("input", {
+          id: "interrupt-text",
+          attrs: {
+            name: "text",
+            required: "",
+            maxlength: "2000",
+            "data-key": "interrupt-text",
+            autocomplete: "off",
+          },
+        }),
         true,
       ),
       el("button", { class: "danger", attrs: { type: "submit", "data-key": "interrupt-send" } }, "Interrupt"),
@@ -108,7 +144,11 @@ export function driverParts(view: View, viewer: Viewer, actions: Actions): Child
       e.preventDefault();
       actions.steer(interrupt, "interrupt", driver.epoch);
     });
-    parts.push(agents.length > 0 ? el("div", { class: "steering" }, steer, interrupt) : empty("No agent to steer yet."));
+    parts.push(
+      agents.length > 0
+        ? el("div", { class: "steering" }, steer, interrupt)
+        : empty("No agent to steer yet."),
+    );
   }
   return parts;
 }
@@ -122,29 +162,62 @@ export function approvalParts(view: View, viewer: Viewer, actions: Actions): Chi
       "article",
       { class: "card approval", attrs: { "aria-label": `Approval ${a.id}` } },
       el("h3", null, a.action),
-      el("p", { class: "meta" }, `${a.id} · asked by ${a.requestedBy} `, time(a.created_at), " · expires ", time(a.expires_at)),
+      el(
+        "p",
+        { class: "meta" },
+        `${a.id} · asked by ${a.requestedBy} `,
+        time(a.created_at),
+        " · expires ",
+        time(a.expires_at),
+      ),
       a.details !== undefined ? el("details", null, el("summary", null, "Details"), json(a.details)) : null,
       viewer.member && viewer.me !== ""
         ? el(
             "div",
             { class: "row-form" },
-            field("Note (optional)", el("input", { id: noteId, attrs: { maxlength: "4000", "data-key": noteId, autocomplete: "off" } }), true),
-            el("button", { attrs: { type: "button", "data-key": `approve-${a.id}` }, on: { click: () => actions.decide(a.id, "approve", noteValue(noteId)) } }, "Approve"),
-            el("button", { class: "danger", attrs: { type: "button", "data-key": `reject-${a.id}` }, on: { click: () => actions.decide(a.id, "reject", noteValue(noteId)) } }, "Reject"),
+            field(
+              "Note (optional)",
+              el("input", {
+                id: noteId,
+                attrs: { maxlength: "4000", "data-key": noteId, autocomplete: "off" },
+              }),
+              true,
+            ),
+            el(
+              "button",
+              {
+                attrs: { type: "button", "data-key": `approve-${a.id}` },
+                on: { click: () => actions.decide(a.id, "approve", noteValue(noteId)) },
+              },
+              "Approve",
+            ),
+            el(
+              "button",
+              {
+                class: "danger",
+                attrs: { type: "button", "data-key": `reject-${a.id}` },
+                on: { click: () => actions.decide(a.id, "reject", noteValue(noteId)) },
+              },
+              "Reject",
+            ),
           )
         : null,
     );
   });
 }
 
-const noteValue = (id: string) => (document.getElementById(id) as HTMLInputElement | null)?.value.trim() ?? "";
+const noteValue = (id: string) =>
+  (document.getElementById(id) as HTMLInputElement | null)?.value.trim() ?? "";
 
 /** Columns left to right: what waits, what runs, what is stuck, what is done. */
 const BOARD_ORDER = ["pending", "in_progress", "blocked", "done"] as const;
 
 export function boardParts(view: View): Child[] {
   const known = new Set<string>(TASK_STATUSES);
-  const columns = [...BOARD_ORDER.filter((s) => known.has(s)), ...TASK_STATUSES.filter((s) => !BOARD_ORDER.includes(s as never))];
+  const columns = [
+    ...BOARD_ORDER.filter((s) => known.has(s)),
+    ...TASK_STATUSES.filter((s) => !BOARD_ORDER.includes(s as never)),
+  ];
   return columns.map((status) => {
     const tasks = view.tasks.filter((t) => t.status === status);
     return el(
@@ -167,9 +240,18 @@ export function boardParts(view: View): Child[] {
                 t.priority !== null ? ` · P${t.priority}` : "",
                 ` · v${t.version}`,
               ),
-              t.depends_on.length > 0 ? el("p", { class: "meta" }, `Depends on ${t.depends_on.join(", ")}`) : null,
+              t.depends_on.length > 0
+                ? el("p", { class: "meta" }, `Depends on ${t.depends_on.join(", ")}`)
+                : null,
               t.lease_expires_at ? el("p", { class: "meta" }, "Lease ends ", time(t.lease_expires_at)) : null,
-              t.description ? el("details", null, el("summary", null, "Description"), el("p", { class: "prose" }, t.description)) : null,
+              t.description
+                ? el(
+                    "details",
+                    null,
+                    el("summary", null, "Description"),
+                    el("p", { class: "prose" }, t.description),
+                  )
+                : null,
             ),
           )),
     );
@@ -202,7 +284,9 @@ export function peopleParts(view: View, events: Event[]): Child[] {
             "div",
             { class: "meta" },
             "Last step: ",
-            payload ? `${String(payload.tool ?? "")} ${String(payload.target ?? "")}${payload.ok === false ? " (failed)" : ""} ` : "",
+            payload
+              ? `${String(payload.tool ?? "")} ${String(payload.target ?? "")}${payload.ok === false ? " (failed)" : ""} `
+              : "",
             time(step.timestamp),
           )
         : null,
@@ -213,7 +297,13 @@ export function peopleParts(view: View, events: Event[]): Child[] {
 export function lockParts(view: View): Child[] {
   const rows: Child[] = [
     ...view.locks.map((l) =>
-      el("li", null, el("strong", null, l.resource), ` locked by ${l.owner} · fence ${l.fence} · until `, time(l.expiresAt)),
+      el(
+        "li",
+        null,
+        el("strong", null, l.resource),
+        ` locked by ${l.owner} · fence ${l.fence} · until `,
+        time(l.expiresAt),
+      ),
     ),
     ...view.claims.map((c) =>
       el(
@@ -236,9 +326,22 @@ export function contextParts(view: View, viewer: Viewer, actions: Actions): Chil
       "li",
       null,
       viewer.member
-        ? el("button", { class: "link", attrs: { type: "button", "data-key": `ctx-${c.id}` }, on: { click: () => actions.openContext(c.id) } }, c.summary)
+        ? el(
+            "button",
+            {
+              class: "link",
+              attrs: { type: "button", "data-key": `ctx-${c.id}` },
+              on: { click: () => actions.openContext(c.id) },
+            },
+            c.summary,
+          )
         : el("span", null, c.summary),
-      el("div", { class: "meta" }, `${c.id} · ${c.type} · by ${c.author} · v${c.version} · `, time(c.timestamp)),
+      el(
+        "div",
+        { class: "meta" },
+        `${c.id} · ${c.type} · by ${c.author} · v${c.version} · `,
+        time(c.timestamp),
+      ),
     ),
   );
 }
@@ -257,7 +360,9 @@ export function verdictParts(view: View): Child[] {
       v.summary,
       el("div", { class: "meta" }, `by ${v.by} · `, time(v.created_at)),
       url ? el("a", { attrs: { href: url, rel: "noopener noreferrer", target: "_blank" } }, url) : null,
-      v.details ? el("details", null, el("summary", null, "Details"), el("pre", { class: "prose" }, v.details)) : null,
+      v.details
+        ? el("details", null, el("summary", null, "Details"), el("pre", { class: "prose" }, v.details))
+        : null,
     );
   });
 }
@@ -270,10 +375,23 @@ export function handoffParts(view: View, viewer: Viewer, actions: Actions): Chil
       "li",
       null,
       el("strong", null, `${h.from} → ${h.to}`),
-      el("div", { class: "meta" }, `${h.id} · tasks ${h.taskIds.join(", ") || "none"} · `, time(h.created_at)),
+      el(
+        "div",
+        { class: "meta" },
+        `${h.id} · tasks ${h.taskIds.join(", ") || "none"} · `,
+        time(h.created_at),
+      ),
       h.note ? el("p", { class: "prose" }, h.note) : null,
       viewer.member && viewer.me !== "" && h.offeredBy === viewer.me
-        ? el("button", { class: "secondary", attrs: { type: "button", "data-key": `cancel-${h.id}` }, on: { click: () => actions.cancelHandoff(h.id) } }, "Cancel offer")
+        ? el(
+            "button",
+            {
+              class: "secondary",
+              attrs: { type: "button", "data-key": `cancel-${h.id}` },
+              on: { click: () => actions.cancelHandoff(h.id) },
+            },
+            "Cancel offer",
+          )
         : null,
     ),
   );
@@ -298,9 +416,23 @@ export function eventItem(e: Event, viewer: Viewer, actions: Actions): HTMLLIEle
       time(e.timestamp),
       e.deleted ? el("span", { class: "meta" }, ` (deleted by ${e.deleted.by})`) : "",
     ),
-    viewer.member && payload ? el("details", null, el("summary", null, "Payload"), json(payload)) : null,
-    viewer.member && viewer.me !== ""
-      ? el("button", { class: "link fork", attrs: { type: "button" }, on: { click: () => actions.fork(e.seq) } }, `Fork here (#${e.seq})`)
+    viewer.member && (payload || viewer.me !== "")
+      ? el(
+          "div",
+          { class: "event-actions" },
+          payload ? el("details", null, el("summary", null, "Payload"), json(payload)) : null,
+          viewer.me !== ""
+            ? el(
+                "button",
+                {
+                  class: "link fork",
+                  attrs: { type: "button", "aria-label": `Fork the room here, at event ${e.seq}` },
+                  on: { click: () => actions.fork(e.seq) },
+                },
+                "Fork here",
+              )
+            : null,
+        )
       : null,
   );
 }

@@ -48,7 +48,10 @@ const read = <T>(path: string) =>
   api<T>("GET", path, undefined, viewer.member ? {} : { credentials: "omit" });
 
 function failed(error: unknown): void {
-  if (error instanceof ApiError && error.status === 401 && viewer.member) return toSignIn();
+  if (error instanceof ApiError && error.status === 401 && viewer.member) {
+    toSignIn();
+    return;
+  }
   showError(error instanceof Error ? error.message : String(error));
 }
 
@@ -145,7 +148,9 @@ function draw(): void {
     );
     forked.hidden = false;
   }
-  render(byId("driver"), { driver: v.info.driver, agents: agentsOf(v) }, () => driverParts(v, viewer, actions));
+  render(byId("driver"), { driver: v.info.driver, agents: agentsOf(v) }, () =>
+    driverParts(v, viewer, actions),
+  );
   render(byId("approvals"), v.approvals, () => approvalParts(v, viewer, actions));
   render(byId("board"), v.tasks, () => boardParts(v));
   drawPeople();
@@ -227,7 +232,8 @@ async function act(work: () => Promise<unknown>): Promise<void> {
 }
 
 const actions: Actions = {
-  takeWheel: (force) => act(() => api("POST", `${base}/driver`, { action: "take", ...(force ? { force: true } : {}) })),
+  takeWheel: (force) =>
+    act(() => api("POST", `${base}/driver`, { action: "take", ...(force ? { force: true } : {}) })),
   releaseWheel: (epoch) => act(() => api("POST", `${base}/driver`, { action: "release", epoch })),
   steer: (form, kind, epoch) =>
     act(async () => {
@@ -244,7 +250,10 @@ const actions: Actions = {
     }),
   decide: (id, decision, note) =>
     act(() =>
-      api("POST", `${base}/approvals/${encodeURIComponent(id)}`, { decision, ...(note !== "" ? { note } : {}) }),
+      api("POST", `${base}/approvals/${encodeURIComponent(id)}`, {
+        decision,
+        ...(note !== "" ? { note } : {}),
+      }),
     ),
   cancelHandoff: (id) =>
     act(() => api("POST", `${base}/handoffs/${encodeURIComponent(id)}`, { action: "cancel" })),
@@ -260,7 +269,11 @@ const actions: Actions = {
       replace(byId("context-title"), found.entry.summary);
       replace(
         byId("context-body"),
-        el("p", { class: "meta" }, `${found.entry.id} · ${found.entry.type} · by ${found.entry.author} · v${found.entry.version}`),
+        el(
+          "p",
+          { class: "meta" },
+          `${found.entry.id} · ${found.entry.type} · by ${found.entry.author} · v${found.entry.version}`,
+        ),
         el("pre", { class: "json" }, JSON.stringify(found.entry.payload, null, 2)),
         found.history.length > 0 ? el("h3", null, "Earlier versions") : null,
         ...found.history
@@ -283,7 +296,7 @@ function bindForms(): void {
   const message = document.getElementById("message-form") as HTMLFormElement | null;
   message?.addEventListener("submit", (event) => {
     event.preventDefault();
-    const to = (byId<HTMLSelectElement>("message-to")).value;
+    const to = byId<HTMLSelectElement>("message-to").value;
     const field = byId<HTMLTextAreaElement>("message-text");
     const text = field.value.trim();
     if (text === "") return;

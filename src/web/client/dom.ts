@@ -1,6 +1,6 @@
 /**
  * DOM building for the pages: elements are made with createElement and filled with textContent only, so no value
- * from the server is ever parsed as HTML (no innerHTML anywhere in the browser code).
+ * from the server is ever parsed as HTML (the browser code never assigns markup; a test checks).
  */
 
 export type Child = Node | string | number | null | undefined | false | Child[];

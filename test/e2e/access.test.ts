@@ -147,7 +147,9 @@ for (const make of E2E_STORES) {
       expect(html).not.toContain("<img src=x");
       expect(html).not.toContain("hunter2");
       expect(html).toContain(`data-room="${roomId}"`);
-      expect(html).not.toMatch(/<script(?! type="module" src="\/assets\/[0-9a-f]{20}\.js"><\/script>)|src="http|href="http/);
+      expect(html).not.toMatch(
+        /<script(?! type="module" src="\/assets\/[0-9a-f]{20}\.js"><\/script>)|src="http|href="http/,
+      );
       const fresh = newRoomId();
       expect((await http.get(`/room/${fresh}`)).status).toBe(404);
       expect((await http.tool(TEAM_B.secret, "add_task", { roomId: fresh, title: "mine" })).isError).toBe(

@@ -184,21 +184,25 @@ export function approvalParts(view: View, viewer: Viewer, actions: Actions): Chi
               true,
             ),
             el(
-              "button",
-              {
-                attrs: { type: "button", "data-key": `approve-${a.id}` },
-                on: { click: () => actions.decide(a.id, "approve", noteValue(noteId)) },
-              },
-              "Approve",
-            ),
-            el(
-              "button",
-              {
-                class: "danger",
-                attrs: { type: "button", "data-key": `reject-${a.id}` },
-                on: { click: () => actions.decide(a.id, "reject", noteValue(noteId)) },
-              },
-              "Reject",
+              "div",
+              { class: "controls wide" },
+              el(
+                "button",
+                {
+                  attrs: { type: "button", "data-key": `approve-${a.id}` },
+                  on: { click: () => actions.decide(a.id, "approve", noteValue(noteId)) },
+                },
+                "Approve",
+              ),
+              el(
+                "button",
+                {
+                  class: "danger",
+                  attrs: { type: "button", "data-key": `reject-${a.id}` },
+                  on: { click: () => actions.decide(a.id, "reject", noteValue(noteId)) },
+                },
+                "Reject",
+              ),
             ),
           )
         : null,

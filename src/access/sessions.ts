@@ -49,9 +49,15 @@ export interface Sessions {
   signInProxied(principal: Principal): Promise<SignIn>;
   /**
    * The principal of a session id, its credential admitted again (one unit of `bucket`). null: no such live
-   * session (unknown, ended, signed out, or its key or invite revoked — then it is deleted).
+   * session (unknown, ended, signed out, or its key or invite revoked — then it is deleted). A session opened
+   * through the trusted proxy counts only on a request the proxy vouches for the same person (`proxied`): its
+   * cookie alone, sent around the proxy, is nothing.
    */
-  admit(id: string, bucket: Bucket): Promise<{ session: StoredSession; admission: Admission } | null>;
+  admit(
+    id: string,
+    bucket: Bucket,
+    proxied?: { teamId: string; humanId: string } | null,
+  ): Promise<{ session: StoredSession; admission: Admission } | null>;
   /** The live session of an id without admitting its credential (no rate charge), or null. */
   peek(id: string): Promise<StoredSession | null>;
   signOut(id: string): Promise<void>;
@@ -97,11 +103,17 @@ export function createSessions(deps: { store: RoomStore; gate: Gate; now: () => 
 
     signInProxied: (principal) => open(principal, { kind: "proxy" }),
 
-    async admit(id, bucket) {
+    async admit(id, bucket, proxied) {
       if (!isSessionId(id)) return null;
       const digest = sessionDigest(id);
       const session = await store.touchSession(digest, SESSION_TTL_MS);
       if (!session) return null;
+      if (
+        session.credential.kind === "proxy" &&
+        (proxied?.teamId !== session.teamId || proxied?.humanId !== session.humanId)
+      ) {
+        return null;
+      }
       const admission = await gate.credential(session.credential, session.teamId, session.humanId, bucket);
       if (!admission.ok && admission.status === 401) {
         // The key or invite it was opened with is gone: so is the session.

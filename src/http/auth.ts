@@ -66,6 +66,20 @@ type Checked =
   | { principal: Principal; rate?: RateDecision }
   | { failure: Response; limited?: Principal; rate?: RateDecision };
 
+/**
+ * The person the trusted proxy vouches for on this request: a peer of TRUSTED_PROXY_CIDRS carrying the header with a
+ * valid person's id; null otherwise (no proxy configured, another peer, no header, or an id roomd does not accept).
+ */
+export function proxiedPerson(
+  c: Context,
+  proxy: TrustedProxy | null | undefined,
+): { teamId: string; humanId: string } | null {
+  const asserted = proxy ? c.req.header(proxy.header) : undefined;
+  if (!proxy || asserted === undefined || !peerAllowed(clientAddress(c), proxy.cidrs)) return null;
+  const humanId = asserted.trim();
+  return HUMAN_ID.test(humanId) ? { teamId: proxy.teamId, humanId } : null;
+}
+
 /** The whole check for one request; the caller answers `failure` as is. */
 export async function checkBearer(c: Context, deps: AuthDeps, bucket: Bucket): Promise<Checked> {
   const address = clientAddress(c);

@@ -99,6 +99,8 @@ export function pageRoutes(deps: WebDeps & { summaryRateLimitPerMinute: number }
           member: member ? "1" : "0",
           me: who?.principal.humanId ? `human:${who.principal.humanId}` : "",
           operator: who?.principal.kind === "operator" ? "1" : "0",
+          // A person's invite reaches this room only: it cannot fork it into a room of its own.
+          fork: member && who?.principal.kind !== "invite" ? "1" : "0",
         },
         body: roomBody({ roomId, member }),
       }),

@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { SESSION_COOKIE, type Sessions } from "../access/sessions.ts";
 import type { Config } from "../config.ts";
-import type { AuthDeps } from "../http/auth.ts";
+import { type AuthDeps, proxiedPerson } from "../http/auth.ts";
 import type { LiveRooms } from "../live/hub.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { Clock } from "../protocol/time.ts";
@@ -35,7 +35,7 @@ export interface SignedIn {
 export async function signedIn(c: Context, deps: WebDeps): Promise<SignedIn | null> {
   const id = getCookie(c, SESSION_COOKIE);
   if (id === undefined) return null;
-  const found = await deps.sessions.admit(id, "meta");
+  const found = await deps.sessions.admit(id, "meta", proxiedPerson(c, deps.proxy));
   if (!found?.admission.ok) return null;
   const { principal } = found.admission;
   const home = principal.allowedRoomId !== undefined ? `/room/${principal.allowedRoomId}` : "/dashboard";

@@ -348,6 +348,14 @@ for (const make of STORES) {
         ).toBe(403);
         // Scripts behind the proxy (no Origin) are not browsers: unchanged.
         expect(await post({})).toBe(201);
+        // The cookie of a session opened through the proxy is nothing without the proxy's word.
+        const around = await fetch(`${proxied.url}/admin/me`, { headers: { Cookie: `roomd_session=${id}` } });
+        expect(around.status).toBe(401);
+        const asEve = await fetch(`${proxied.url}/dashboard`, {
+          headers: { [header]: "eve@example.com", Cookie: `roomd_session=${id}` },
+          redirect: "manual",
+        });
+        expect(await asEve.text()).not.toContain("dana@example.com");
       } finally {
         await proxied.stop();
       }

@@ -420,12 +420,12 @@ export function eventItem(e: Event, viewer: Viewer, actions: Actions): HTMLLIEle
       time(e.timestamp),
       e.deleted ? el("span", { class: "meta" }, ` (deleted by ${e.deleted.by})`) : "",
     ),
-    viewer.member && (payload || viewer.me !== "")
+    viewer.member && (payload || viewer.fork)
       ? el(
           "div",
           { class: "event-actions" },
           payload ? el("details", null, el("summary", null, "Payload"), json(payload)) : null,
-          viewer.me !== ""
+          viewer.fork
             ? el(
                 "button",
                 {

@@ -34,4 +34,6 @@ export interface Viewer {
   /** `human:<id>` when signed in. */
   me: string;
   operator: boolean;
+  /** May fork the room (a team's person; not a person's invite). */
+  fork: boolean;
 }

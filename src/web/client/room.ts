@@ -31,6 +31,7 @@ const viewer: Viewer = {
   member: data.member === "1",
   me: data.me ?? "",
   operator: data.operator === "1",
+  fork: data.fork === "1",
 };
 const base = `/rooms/${encodeURIComponent(viewer.roomId)}`;
 /** Most events the page keeps; older ones leave the timeline (the log keeps them). */

@@ -126,9 +126,6 @@ try {
     to: "backend-claude",
     text: "Please keep the handler under 50 lines.",
   });
-  await call("room_broadcast", { agentId: "frontend-codex", message: "Form ready for review" }).catch(
-    () => {},
-  );
 
   const browser = await launchBrowser();
   try {

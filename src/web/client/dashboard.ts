@@ -470,4 +470,8 @@ function connect(): void {
 }
 
 setInterval(refreshTimes, 15_000);
-Promise.all([loadRooms(), loadKeys(), loadTeams()]).then(connect).catch(failed);
+// Each part loads on its own: one failing (shown in the error line) does not keep the rest, or the stream, away.
+void Promise.allSettled([loadRooms(), loadKeys(), loadTeams()]).then((results) => {
+  for (const result of results) if (result.status === "rejected") failed(result.reason);
+  connect();
+});

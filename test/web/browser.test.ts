@@ -183,7 +183,7 @@ for (const make of STORES) {
       await clean(watched);
     });
 
-    test("taking the wheel, steering the running agent and seeing the steer, then releasing", async () => {
+    test("taking the wheel, steering the running agent and seeing the steer, interrupting, then releasing", async () => {
       const roomId = await room();
       const watched = await openRoom(roomId);
       const { page } = watched;
@@ -210,6 +210,10 @@ for (const make of STORES) {
       ]);
       // The bridge's step shows as the agent's last step.
       await page.waitForSelector('#people .meta:has-text("Last step: Edit a.ts")', { timeout: LIVE_MS });
+      await page.selectOption("#interrupt-to-select", "backend");
+      await page.fill("#interrupt-text", "Wrong branch");
+      await page.click('#driver button:text-is("Interrupt")');
+      await page.waitForSelector('#timeline .type:text-is("interrupt")');
       await page.click('#driver button:text-is("Release the wheel")');
       await page.waitForSelector('#driver .driver-text:has-text("Nobody drives this room")');
       await clean(watched);

@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { createGate, type Gate } from "./access/gate.ts";
 import { createKeyRing } from "./access/keyring.ts";
+import { createSessions, type Sessions } from "./access/sessions.ts";
 import type { Config } from "./config.ts";
 import { adminRoutes } from "./http/admin/index.ts";
 import { createFailureLimiter, type FailureLimiter } from "./http/auth-failures.ts";
@@ -17,6 +18,7 @@ import { originCheck } from "./http/origin.ts";
 import { type RequestIdEnv, requestId } from "./http/request-id.ts";
 import { roomPageRoutes } from "./http/room-page.ts";
 import { streamRoutes } from "./http/room-stream.ts";
+import { roomWatchRoutes } from "./http/room-watch.ts";
 import { roomsRoutes } from "./http/rooms/index.ts";
 import { createLiveRooms, type LiveRooms } from "./live/hub.ts";
 import { describeError, type Logger } from "./log.ts";
@@ -24,6 +26,7 @@ import { CATALOG, type Catalog } from "./mcp/catalog.ts";
 import { RoomError } from "./protocol/errors.ts";
 import type { Clock } from "./protocol/time.ts";
 import type { RoomStore } from "./store/types.ts";
+import { webRoutes } from "./web/index.ts";
 
 export interface AppDeps {
   store: RoomStore;
@@ -49,6 +52,7 @@ export interface AppDeps {
     | "webhookAllowPrivate"
     | "webhooksPerRoom"
     | "importMaxBytes"
+    | "cookieSecure"
   >;
   /** The process's live rooms: streams and waiters share one hub per room. */
   live: LiveRooms;
@@ -57,6 +61,8 @@ export interface AppDeps {
   onToolCall?: (name: string, isError: boolean) => void;
   /** People signed in by an authenticating proxy (TRUSTED_PROXY_*), or null. */
   proxy?: Config["trustedProxy"];
+  /** People's web sessions (docs/web.md): a session cookie authenticates every route but /mcp. */
+  sessions: Sessions;
 }
 
 export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
@@ -71,7 +77,10 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
     routeBodyLimit({ maxSize: MAX_ROUTE_BODY_BYTES, except: ["/mcp", /^\/admin\/rooms\/[^/]+\/import$/] }),
   );
   app.route("/", healthRoutes(deps.store));
-  app.route("/", mcpRoutes(deps));
+  // MCP is for agents and their keys: no cookie authenticates it.
+  app.route("/", mcpRoutes({ ...deps, sessions: null }));
+  // Pages first: GET /room/:roomId answers browsers here and passes every other client on to the JSON summary.
+  app.route("/", webRoutes({ ...deps, summaryRateLimitPerMinute: deps.config.summaryRateLimitPerMinute }));
   app.route(
     "/",
     roomPageRoutes({
@@ -81,6 +90,7 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
     }),
   );
   app.route("/", streamRoutes(deps));
+  app.route("/", roomWatchRoutes(deps));
   app.route("/admin", adminRoutes({ ...deps, limits: deps.config }));
   app.route("/rooms", roomsRoutes(deps));
   app.notFound((c) => c.json({ error: "Not found" }, 404));
@@ -104,9 +114,11 @@ export function appDeps(
 ): AppDeps {
   const operatorKeys = [...config.operatorKeys, ...extraOperatorKeys];
   const keys = createKeyRing({ operatorKeys, apiKeys: config.apiKeys });
+  const gate = createGate({ keys, store, config });
   return {
     store,
-    gate: createGate({ keys, store, config }),
+    gate,
+    sessions: createSessions({ store, gate, now }),
     failures: createFailureLimiter(),
     logger,
     now,

@@ -99,6 +99,8 @@ export type Config = StoreConfig & {
   trustedProxy: TrustedProxy | null;
   /** Largest body POST /admin/rooms/:roomId/import accepts (IMPORT_MAX_BYTES). */
   importMaxBytes: number;
+  /** Mark the session cookie Secure even on plain-http requests (COOKIE_SECURE; behind a TLS-terminating proxy). */
+  cookieSecure: boolean;
 };
 
 /** The webhook settings (config fields the admin routes and the delivery worker read). */
@@ -299,6 +301,7 @@ const envSchema = z.object({
   EVENT_RETENTION_DAYS: intIn(0, 36_500, 0),
   EVENT_RETENTION_MAX: intIn(0, 1_000_000_000, 0),
   IMPORT_MAX_BYTES: intIn(1024 * 1024, 16 * 1024 * 1024 * 1024, 256 * 1024 * 1024),
+  COOKIE_SECURE: bool(false),
 });
 
 export class ConfigError extends Error {
@@ -409,6 +412,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       summaryRateLimitPerMinute: e.SUMMARY_RATE_LIMIT_PER_MINUTE,
       streamsPerTeam: e.STREAMS_PER_TEAM,
       streamsPerProcess: e.STREAMS_PER_PROCESS,
+      cookieSecure: e.COOKIE_SECURE,
       ...(e.WEBHOOK_SIGNING_KEY ? { webhookSigningKey: e.WEBHOOK_SIGNING_KEY } : {}),
       webhookAllowHttp: e.WEBHOOK_ALLOW_HTTP,
       webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,

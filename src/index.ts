@@ -6,9 +6,10 @@ import { connectBlock } from "./clients.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
 import { createWebhookWorker } from "./live/webhooks/worker.ts";
-import { stderrLogger } from "./log.ts";
+import { describeError, stderrLogger } from "./log.ts";
 import { systemClock } from "./protocol/time.ts";
 import { openStore } from "./store/index.ts";
+import { assets } from "./web/assets.ts";
 
 /** The URL a person on this machine types: localhost when bound to loopback or to every interface. */
 function browsableUrl(host: string, port: number): string {
@@ -62,6 +63,10 @@ async function main(): Promise<void> {
       })
     : undefined;
   worker?.start();
+  // The pages' bundles are built on first use; start now so the first page is served at once.
+  assets().catch((error: unknown) =>
+    logger.log("error", "building the web pages failed", describeError(error)),
+  );
   logger.log("info", "roomd listening", {
     host: config.host,
     port: server.port,

@@ -43,6 +43,8 @@ export interface LiveRooms {
   readonly rooms: number;
   /** Ends every watcher (their streams close, their waits return) and every hub: shutdown. */
   close(): void;
+  /** Calls `listener` once at close() (streams that watch no hub, e.g. a dashboard's); returns its removal. */
+  onClose(listener: () => void): () => void;
 }
 
 interface Hub {
@@ -62,6 +64,7 @@ interface Hub {
 
 export function createLiveRooms(store: RoomStore, now: () => number = Date.now): LiveRooms {
   const hubs = new Map<string, Hub>();
+  const closing = new Set<() => void>();
 
   /** Reads what the store has beyond the cache, once for every watcher, then wakes them. */
   function refresh(hub: Hub): Promise<void> {
@@ -151,7 +154,13 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
     get rooms() {
       return hubs.size;
     },
+    onClose(listener) {
+      closing.add(listener);
+      return () => closing.delete(listener);
+    },
     close() {
+      for (const listener of [...closing]) listener();
+      closing.clear();
       for (const hub of [...hubs.values()]) {
         for (const watcher of [...hub.watchers]) watcher.onEvents(new Error("shutting down"));
         close(hub);

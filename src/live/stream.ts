@@ -23,12 +23,15 @@ export interface StreamOptions {
   keepAliveMs: number;
   /** Called once when the stream ends, however it ends. */
   onClose(): void;
+  /** What each event's `data:` shows (default: the whole event); the public stream leaves payloads out. */
+  present?: (event: RoomEvent) => object;
 }
 
 const encoder = new TextEncoder();
 
 /** The SSE wire form of one log event: `id: <seq>` and the event as JSON (no `event:` line). */
-export const eventFrame = (event: RoomEvent) => `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
+export const eventFrame = (event: RoomEvent, present: (event: RoomEvent) => object = (e) => e) =>
+  `id: ${event.seq}\ndata: ${JSON.stringify(present(event))}\n\n`;
 export const signalFrame = (kind: SignalKind) => `event: signal\ndata: ${JSON.stringify({ kind })}\n\n`;
 
 /**
@@ -130,7 +133,10 @@ export async function openRoomStream(options: StreamOptions): Promise<ReadableSt
         const events = await hub.eventsAfter(lastSeq, BATCH);
         if (events.length > 0) {
           lastSeq = (events.at(-1) as RoomEvent).seq;
-          const frames = events.filter(wanted).map(eventFrame).join("");
+          const frames = events
+            .filter(wanted)
+            .map((e) => eventFrame(e, options.present))
+            .join("");
           if (frames !== "") {
             controller.enqueue(encoder.encode(frames));
             return;

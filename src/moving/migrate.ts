@@ -201,7 +201,7 @@ export interface MigrateOptions {
 
 /** Copies everything, then checks everything; throws (naming the item) at the first thing it cannot copy. */
 export async function migrate({ from, to, journal, log }: MigrateOptions): Promise<MigrationReport> {
-  const teams = await from.listTeams();
+  const teams = await from.teamsToMove();
   const report: MigrationReport = { teams: teams.length, kinds: {} };
   for (const kind of KINDS) report.kinds[kind.name] = { copied: 0, skipped: 0, verified: 0 };
   const contexts: TeamContext[] = [];

@@ -126,7 +126,7 @@ export interface MoveStore<RoomScope> {
    */
   importRoom(scope: RoomScope, data: RoomImport): Promise<void>;
   /** Every team that has a key or a live room, sorted (for migration; not atomic). */
-  listTeams(): Promise<string[]>;
+  teamsToMove(): Promise<string[]>;
   /** The team's keys with their digests (never a secret: stores hold none), oldest first. */
   keyDigests(teamId: string): Promise<NewKey[]>;
   /** The room's live invites with their digests, oldest first; RoomError "denied" unless scope.teamId owns it. */

@@ -56,6 +56,7 @@ import type { WebhookAttempt } from "../protocol/webhooks.ts";
 import type { AccessStore } from "./access-types.ts";
 import type { MoveStore } from "./move-types.ts";
 import type { PeopleStore } from "./people-types.ts";
+import type { SessionStore } from "./session-types.ts";
 
 export type StoreDriver = "sqlite" | "redis" | "upstash";
 
@@ -457,7 +458,12 @@ export interface WebhookStore {
   recordDelivery(claim: ClaimedDelivery, report: DeliveryReport): Promise<RecordedDelivery>;
 }
 
-export interface RoomStore extends AccessStore, WebhookStore, PeopleStore<RoomScope>, MoveStore<RoomScope> {
+export interface RoomStore
+  extends AccessStore,
+    WebhookStore,
+    PeopleStore<RoomScope>,
+    MoveStore<RoomScope>,
+    SessionStore {
   readonly driver: StoreDriver;
   /** The change feed of this store instance. */
   readonly changes: ChangeFeed;

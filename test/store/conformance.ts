@@ -44,6 +44,7 @@ import { retentionTests } from "./conformance/retention.ts";
 import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
+import { sessionTests, teamListTests } from "./conformance/sessions.ts";
 import { togetherForkTests } from "./conformance/together-forks.ts";
 import { handoffLeaseTests } from "./conformance/together-handoffs.ts";
 import { togetherLogTests, togetherMailTests, togetherWebhookTests } from "./conformance/together-log.ts";
@@ -163,5 +164,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("together: people's mail, the bridge, deletions and forks", () => togetherMailTests(suite));
     describe("event retention", () => retentionTests(suite));
     describe("moving rooms: export and import", () => movingTests(suite));
+    describe("web sessions", () => sessionTests(suite));
+    describe("web: the teams list", () => teamListTests(suite));
   });
 }

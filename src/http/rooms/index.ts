@@ -9,6 +9,7 @@ import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
 import { bridgeRoutes } from "./bridge.ts";
 import { exportRoutes } from "./export.ts";
 import { forkRoutes } from "./fork.ts";
+import { readRoutes } from "./read.ts";
 import type { RoomRouteDeps } from "./shared.ts";
 import { talkRoutes } from "./talk.ts";
 import { workRoutes } from "./work.ts";
@@ -21,5 +22,6 @@ export function roomsRoutes(deps: RoomRouteDeps & AuthDeps): Hono<AuthEnv> {
   app.route("/", forkRoutes(deps));
   app.route("/", bridgeRoutes(deps));
   app.route("/", exportRoutes(deps));
+  app.route("/", readRoutes(deps));
   return app;
 }

@@ -19,7 +19,7 @@ export interface ScriptClient {
   subscribeSharded?(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
   /**
    * Every key matching a glob pattern (SCAN MATCH, on every primary of a cluster). Only the migration tool lists
-   * keys this way (store/move-types.ts listTeams); no request path does.
+   * keys this way (store/move-types.ts teamsToMove); no request path does.
    */
   scan?(pattern: string): Promise<string[]>;
   close?(): Promise<void> | void;

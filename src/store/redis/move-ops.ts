@@ -258,8 +258,8 @@ export function moveOps(
 
     importRoom,
 
-    async listTeams() {
-      if (!client.scan) throw new Error("listTeams needs a client that can SCAN");
+    async teamsToMove() {
+      if (!client.scan) throw new Error("teamsToMove needs a client that can SCAN");
       const teams = new Set<string>();
       for (const pattern of ["team:{*}:keys", "team:{*}:rooms"]) {
         for (const key of await client.scan(pattern)) {

@@ -99,6 +99,11 @@ const PINNED: Record<string, string> = {
   WEBHOOK_INDEX_ADD: "1ce1096ea742a8401159387e0af6001bfdc87814",
   WEBHOOK_ROOMS: "651ca9ef2c6f94fca72a83cd3fa00ac68d398b11",
   WEBHOOK_INDEX_FORGET: "1e698893d7db2c3f9d14aad9d773df7770803b25",
+  SESSION_CREATE: "08dee4c7d96436fb63d2a2cc368f59f8d11c8413",
+  SESSION_TOUCH: "dc950534e0fc83d7c1cb1f8475b35e43d0709637",
+  SESSION_DELETE: "b4b0582e1cd23b0cadecf86b95ea3b77d16066a3",
+  TEAM_INDEX_ADD: "76253e588bfe5a8a71198a71e44ce2da4e39d5d5",
+  TEAM_INDEX_LIST: "cf9f9da87e4c7d734a510f84f3f12401da603962",
   FEED_HEADS: "afac280fe3a5d3378a8739d17353bcac8bfed2e7",
 };
 
@@ -120,6 +125,7 @@ test("there is one script per store operation (lifecycle excepted) plus the room
   // AgentRoom views (listClaims and checkFiles share LIST_CLAIMS); 5 webhook admin operations, the worker's claim
   // and record, and 3 scripts of the rooms-with-webhooks index; 17 people operations and the 2 steps of a fork
   // (FORK_SOURCE, FORK_WRITE); 3 of moving rooms (EXPORT_ROOM, EXPORT_LOG, IMPORT_WRITE; keyDigests and
-  // inviteDigests read through LIST_KEYS and LIST_INVITES).
-  expect(Object.keys(SCRIPTS)).toHaveLength(24 + 11 + 9 + 6 + 3 + 8 + 5 + 2 + 3 + 17 + 2 + 3);
+  // inviteDigests read through LIST_KEYS and LIST_INVITES); 3 of people's web sessions (create, touch, delete) and 2
+  // of the teams index.
+  expect(Object.keys(SCRIPTS)).toHaveLength(24 + 11 + 9 + 6 + 3 + 8 + 5 + 2 + 3 + 17 + 2 + 3 + 3 + 2);
 });

@@ -19,6 +19,8 @@ import { peopleOps } from "./people-ops.ts";
 import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
+import { sessionOps } from "./session-ops.ts";
+import { teamIndexOps } from "./team-index-ops.ts";
 import { toolOps } from "./tool-ops.ts";
 import { webhookOps } from "./webhook-ops.ts";
 
@@ -59,6 +61,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
   const { call } = bridge;
   const changes = createRedisFeed(options.client, run);
   const admin = adminOps(bridge);
+  const keys = keyOps(bridge);
   return {
     driver: options.driver,
     changes,
@@ -68,7 +71,8 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...roomOps(call),
     ...leaseOps(call),
     ...claimOps(call),
-    ...keyOps(bridge),
+    ...keys,
+    ...teamIndexOps(run, clock, keys),
     ...inviteOps(bridge),
     ...admin,
     ...toolOps(bridge),
@@ -76,6 +80,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...peopleOps(call),
     ...forkOps(call),
     ...moveOps(bridge, options.client, admin.deleteRoom),
+    ...sessionOps(run, clock),
     ping: () => runPing(run),
     async close() {
       await changes.close();

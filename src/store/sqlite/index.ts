@@ -48,6 +48,7 @@ import { frozenClock, roomTransactions } from "./room-tx.ts";
 import { createRooms, type StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
 import { createSearch } from "./search.ts";
+import { createSessions } from "./sessions.ts";
 import { mapError } from "./tx.ts";
 import { createVars } from "./vars.ts";
 import { createVerdicts } from "./verdicts.ts";
@@ -73,7 +74,7 @@ export interface SqliteStoreOptions {
 /** A RoomStore plus the maintenance hook the driver runs on its own timer. */
 export interface SqliteRoomStore extends RoomStore {
   /**
-   * Deletes every expired room with all its rows and invites, expired invites and rate hits older than an hour;
+   * Deletes every expired room with all its rows and invites, expired invites, ended sessions and rate hits older than an hour;
    * returns how many rooms went.
    */
   sweepExpired(): Promise<number>;
@@ -236,11 +237,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     write(invites.resolveInvite),
   ];
 
+  const sessions = createSessions(db, now);
+  const [peekSession, renewSession] = [read(sessions.peekSession), write(sessions.renewSession)];
+
   const sweepBatch = write(rooms.sweepBatch);
   const pruneBatches = [
     write(invites.pruneBatch),
     write(rate.pruneBatch),
     write(() => pruneKept.run(now() - LIMITS.idempotencyKeepMs).changes),
+    write(sessions.pruneBatch),
   ];
   async function sweepExpired(): Promise<number> {
     let total = 0;
@@ -307,6 +312,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     provisionTeam: write(keys.provisionTeam),
     listKeys: read(keys.listKeys),
     deleteKey: write(keys.deleteKey),
+    listTeams: read(keys.listTeams),
     consumeRate: write(keys.consumeRate),
     createInvite: write(invites.createInvite),
     resolveInvite: (roomId, digest, request) =>
@@ -351,9 +357,18 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     exportRoom: room.read(moving.exportRoom),
     exportLog: room.read(moving.exportLog),
     importRoom: room.write(moving.importRoom),
-    listTeams: read(moving.listTeams),
+    teamsToMove: read(moving.teamsToMove),
     keyDigests: read(moving.keyDigests),
     inviteDigests: read(moving.inviteDigests),
+    createSession: write(sessions.createSession),
+    // A read, and a write only when the session's end is due to move (at most once a minute) or it has ended.
+    async touchSession(digest, ttlMs) {
+      const seen = await peekSession(digest);
+      if (seen === null) return null;
+      if (seen !== "ended" && !seen.due) return seen.session;
+      return renewSession(digest, ttlMs);
+    },
+    deleteSession: write(sessions.deleteSession),
     sweepExpired,
     async ping() {
       try {

@@ -388,7 +388,7 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       rooms.claim(scope);
       fill(scope.roomId, data);
     },
-    listTeams(): string[] {
+    teamsToMove(): string[] {
       return read.teams.all(liveAfter(now())).map((row) => row.team);
     },
     keyDigests(teamId: string): NewKey[] {

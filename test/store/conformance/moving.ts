@@ -250,7 +250,7 @@ export function movingTests(suite: Suite): void {
     await expectRoomError(suite.store.exportRoom({ ...scope, teamId: newTeam() }), "denied", ACCESS_DENIED);
   });
 
-  test("listTeams, keyDigests and inviteDigests give what a migration copies, digests included", async () => {
+  test("teamsToMove, keyDigests and inviteDigests give what a migration copies, digests included", async () => {
     const team = newTeam();
     const key = newKey(suite, team, { boundAgentId: "bob", note: "ci" });
     await suite.store.createKey(key, 10);
@@ -258,7 +258,7 @@ export function movingTests(suite: Suite): void {
     await suite.store.createKey(second, 10);
     const roomOnly = newScope();
     await suite.store.addTask(roomOnly, newTask("t"));
-    const teams = await suite.store.listTeams();
+    const teams = await suite.store.teamsToMove();
     expect(teams).toContain(team);
     expect(teams).toContain(roomOnly.teamId);
     expect(teams).toEqual([...teams].sort());

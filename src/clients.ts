@@ -73,7 +73,8 @@ export function agentInstructions({ roomId, agentId }: ConnectInfo): string {
     "- Finish a task with `update_task` (status done, with a note).",
     "- Publish API contracts and decisions with `write_context`, listing the agents that depend on them in `consuming_agents`.",
     "- Ask another agent for a change with a `change_request` context entry (not an event).",
-    "- Send `heartbeat` about every 60 s while working; consume events with one `get_unread_events` call per turn.",
+    "- Send `heartbeat` about every 60 s while working; consume events with one `get_unread_events` call per turn. When you are waiting for someone, call `wait_for_events` instead of polling: it returns as soon as something arrives for you.",
+    "- People in the room come first: their messages lead `get_my_summary` (`messages`); follow a steer from the room's driver.",
     "- When you stop, call `leave_room`: your tasks, file claims and locks go back at once.",
   ].join("\n");
 }

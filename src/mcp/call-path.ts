@@ -72,6 +72,31 @@ function requiredActingOf(tool: ToolDefinition): string[] {
   return fields;
 }
 
+/**
+ * Tools name some things differently (the acting agent is `from` in post_event and `author` in write_context; a
+ * context entry is `id` in the context tools): an unrecognized key that is another tool's name for one of this
+ * tool's arguments gets a hint naming it.
+ */
+function aliasHint(
+  tool: ToolDefinition,
+  issues: readonly { code: string; keys?: readonly string[] }[],
+): string {
+  const hints: string[] = [];
+  const acting = tool.acting[0];
+  for (const issue of issues) {
+    if (issue.code !== "unrecognized_keys") continue;
+    for (const key of issue.keys ?? []) {
+      if (["agentId", "from", "author"].includes(key) && acting !== undefined && acting !== key)
+        hints.push(`${tool.name} names the acting agent ${acting}`);
+      if (key === "contextId" && "id" in tool.input.shape)
+        hints.push(`${tool.name} names the context entry id`);
+      if (key === "consumers" && "consuming_agents" in tool.input.shape)
+        hints.push(`${tool.name} takes consuming_agents`);
+    }
+  }
+  return hints.length > 0 ? ` (${[...new Set(hints)].join("; ")})` : "";
+}
+
 /** JSON with sorted keys, so equal arguments give equal fingerprints whatever their key order. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
@@ -103,14 +128,27 @@ function prepare(tool: ToolDefinition, raw: unknown, deps: CallDeps) {
   const bound = deps.principal.boundAgentId;
   fillFromContext(tool, given, deps);
   const parsed = tool.input.safeParse(given);
-  if (!parsed.success) throw new RoomError("invalid", describeIssues(parsed.error.issues));
+  if (!parsed.success)
+    throw new RoomError(
+      "invalid",
+      describeIssues(parsed.error.issues) + aliasHint(tool, parsed.error.issues),
+    );
   const { idempotencyKey, ...args } = parsed.data as Record<string, unknown> & { idempotencyKey?: string };
   // The room first: an invite's call on another room must read exactly like a missing room.
   const scope = tool.room ? roomScope(deps.principal, args.roomId as string) : undefined;
   if (bound !== undefined) {
     for (const field of tool.acting) {
       const value = args[field];
-      if (typeof value === "string" && value !== bound) throw new RoomError("forbidden", boundMessage(bound));
+      if (typeof value === "string" && value !== bound) {
+        const fromHeader =
+          deps.context?.agentId === value && (raw as Record<string, unknown>)?.[field] !== value;
+        throw new RoomError(
+          "forbidden",
+          fromHeader
+            ? `${boundMessage(bound)} (the X-Roomd-Agent header names ${value})`
+            : boundMessage(bound),
+        );
+      }
     }
   }
   const first = tool.acting[0];

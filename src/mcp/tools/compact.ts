@@ -2,10 +2,10 @@
  * The compact profile (?profile=compact): the canonical workflow in at most 10 tools with terse descriptions, over
  * the same store operations as the full profile. roomId and agentId may be left out when the X-Roomd-Room /
  * X-Roomd-Agent headers, an invite or a bound key give them (context "optional"). Locks and file claims are one
- * tool each, with an action. Nine tools today; the tenth place is kept for `wait` (wait_for_events), which
- * `summary` stands in for until it exists.
+ * tool each, with an action. Ten tools: the tenth is `wait` (wait_for_events).
  */
 import { z } from "zod";
+import { waitForEvents } from "../../live/wait.ts";
 import { RoomError } from "../../protocol/errors.ts";
 import { agentIdSchema, roomIdSchema } from "../../protocol/ids.ts";
 import { LIMITS } from "../../protocol/limits.ts";
@@ -55,6 +55,42 @@ export const compactTools = [
       const summary = await call.store.summary(call.scope, a.agentId, a.limit ?? 20);
       return summary.roomExists ? summary : { ...summary, hint: roomHint(a.roomId) };
     },
+  }),
+  defineTool({
+    ...common,
+    name: "wait",
+    title: "Wait for my next events",
+    description:
+      "Between turns: returns your unread events (consumed) at once, or waits up to timeoutSeconds for the next one addressed to you or all; timedOut true when none came.",
+    returns: "{events, cursor, count, remaining, timedOut}",
+    input: z.strictObject({
+      roomId: room,
+      agentId: me,
+      timeoutSeconds: z
+        .number()
+        .int()
+        .min(0)
+        .max(LIMITS.waitSecondsMax)
+        .optional()
+        .describe(`Default ${LIMITS.waitSecondsDefault}.`),
+      limit: z.number().int().min(1).max(LIMITS.unreadMax).optional().describe("Max events (default 50)."),
+    }),
+    effect: "write",
+    acting: ["agentId"],
+    example: async (r) => {
+      await addedTask(r);
+      return { agentId: "alice", timeoutSeconds: 0 };
+    },
+    handler: (a, call) =>
+      waitForEvents({
+        store: call.store,
+        live: call.live,
+        scope: call.scope,
+        agent: a.agentId,
+        limit: a.limit ?? LIMITS.unreadDefault,
+        timeoutMs: (a.timeoutSeconds ?? LIMITS.waitSecondsDefault) * 1000,
+        ...(call.signal ? { signal: call.signal } : {}),
+      }),
   }),
   defineTool({
     ...common,

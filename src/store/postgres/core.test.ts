@@ -1,0 +1,132 @@
+/**
+ * The PostgreSQL driver's core on a real server (test support starts one): statements and placeholders, the
+ * migration under concurrent starts, one write per room at a time across connections, the event log and
+ * exactly-once delivery, LISTEN/NOTIFY sent only by commits.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sharedPostgres } from "../../../test/support/postgres.ts";
+import type { RoomChange } from "../types.ts";
+import { compile, openPg, type Pg } from "./db.ts";
+import { createEvents } from "./events.ts";
+import { createPgFeed } from "./feed.ts";
+import { createRate } from "./rate.ts";
+import { roomTransactions } from "./room-tx.ts";
+import { createRooms, type StoreParts } from "./rooms.ts";
+import { migrate, SCHEMA_VERSION } from "./schema.ts";
+
+let url: string;
+let pg: Pg;
+beforeAll(async () => {
+  url = await (await sharedPostgres()).createDatabase();
+  pg = openPg({ url, timeoutMs: 5000 });
+  await migrate(pg);
+});
+afterAll(async () => {
+  await pg?.close();
+});
+
+describe("placeholders", () => {
+  test("?N, bare ? and $name become $n; literals, quoted names and casts are left alone", () => {
+    expect(compile("SELECT ?1, ?2, ?1").text).toBe("SELECT $1, $2, $1");
+    expect(compile("SELECT ?, ? WHERE a = '?' AND \"x?\" = ?").text).toBe(
+      "SELECT $1, $2 WHERE a = '?' AND \"x?\" = $3",
+    );
+    expect(compile("SELECT $room, $after::int, $room")).toEqual({
+      text: "SELECT $1, $2::int, $1",
+      names: ["room", "after"],
+    });
+  });
+});
+
+describe("migrations", () => {
+  test("five processes migrating one fresh database at once apply each step once", async () => {
+    const fresh = await (await sharedPostgres()).createDatabase();
+    const pools = Array.from({ length: 5 }, () => openPg({ url: fresh, timeoutMs: 10_000 }));
+    try {
+      await Promise.all(pools.map((p) => migrate(p)));
+      const row = await (pools[0] as Pg)
+        .query<{ version: number }, []>("SELECT version FROM roomd_schema")
+        .get();
+      expect(row?.version).toBe(SCHEMA_VERSION);
+    } finally {
+      await Promise.all(pools.map((p) => p.close()));
+    }
+  });
+});
+
+describe("the log", () => {
+  const parts = (p: Pg, feed = createPgFeed(p)): StoreParts & { feed: ReturnType<typeof createPgFeed> } => {
+    const rate = createRate(p, Date.now);
+    const rooms = createRooms(p, Date.now, { roomsPerTeam: 100 }, rate);
+    return { pg: p, now: Date.now, rooms, changes: feed, feed };
+  };
+
+  test("200 concurrent appends through 4 pools: seqs 1..200, no gap, no duplicate; 8 consumers get each once", async () => {
+    const pools = Array.from({ length: 4 }, () => openPg({ url, timeoutMs: 10_000 }));
+    try {
+      const roomId = `r-${crypto.randomUUID().slice(0, 8)}`;
+      const scope = { roomId, teamId: "t1" };
+      const stores = pools.map((p) => {
+        const part = parts(p);
+        const events = createEvents(part);
+        const room = roomTransactions(part);
+        return { post: room.write(events.postEvent), consume: room.write(events.consumeEvents) };
+      });
+      const posted = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          (stores[i % 4] as (typeof stores)[number]).post(scope, {
+            type: "e",
+            from: "a",
+            to: "all",
+            payload: { i },
+          }),
+        ),
+      );
+      expect(posted.map((e) => e.seq).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 200 }, (_, i) => i + 1),
+      );
+      const got: number[] = [];
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, w) => {
+          for (;;) {
+            const batch = await (stores[w % 4] as (typeof stores)[number]).consume(scope, "bob", 7);
+            if (batch.count === 0) return;
+            got.push(...batch.events.map((e) => e.seq));
+          }
+        }),
+      );
+      expect(got.sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    } finally {
+      await Promise.all(pools.map((p) => p.close()));
+    }
+  });
+
+  test("another team's room is denied; a failed write rolls back and notifies nobody", async () => {
+    const other = openPg({ url, timeoutMs: 5000 });
+    const listener = parts(other);
+    const seen: RoomChange[] = [];
+    const part = parts(pg);
+    const events = createEvents(part);
+    const room = roomTransactions(part);
+    const post = room.write(events.postEvent);
+    const roomId = `r-${crypto.randomUUID().slice(0, 8)}`;
+    const stop = listener.feed.feed.watch(roomId, (c) => seen.push(c));
+    try {
+      await Bun.sleep(200);
+      await post({ roomId, teamId: "t1" }, { type: "e", from: "a", to: "all", payload: {} });
+      await expect(
+        post({ roomId, teamId: "t2" }, { type: "e", from: "a", to: "all", payload: {} }),
+      ).rejects.toThrow("Room not found or access denied");
+      await expect(
+        post({ roomId, teamId: "t1" }, { type: "e", from: "a", to: "all", payload: {}, replyToId: "evt-99" }),
+      ).rejects.toThrow("evt-99");
+      for (let i = 0; i < 50 && !seen.some((c) => "seq" in c); i++) await Bun.sleep(20);
+      await Bun.sleep(200);
+      expect(seen.filter((c) => "seq" in c)).toEqual([{ roomId, seq: 1 }]);
+    } finally {
+      stop();
+      await listener.feed.close();
+      await other.close();
+    }
+  });
+});

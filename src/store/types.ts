@@ -51,7 +51,7 @@ import type { WebhookAttempt } from "../protocol/webhooks.ts";
 import type { AccessStore } from "./access-types.ts";
 import type { PeopleStore } from "./people-types.ts";
 
-export type StoreDriver = "sqlite" | "redis" | "upstash";
+export type StoreDriver = "sqlite" | "redis" | "upstash" | "postgres";
 
 /** Which room, on behalf of which team. Every operation takes one. */
 export interface RoomScope {

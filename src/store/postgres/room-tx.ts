@@ -129,13 +129,13 @@ export function roomTransactions({ pg, now, changes, rooms }: StoreParts) {
         return result;
       };
     },
-    /** Non-room writes (keys, limiter, admin) under the named locks; reads in one snapshot. */
+    /** Non-room writes (keys, limiter, admin) under the locks named by their first argument; reads in one snapshot. */
     plain: {
       write<A extends unknown[], T>(
-        locks: (...args: A) => string[],
+        locks: (first: NoInfer<A>[0]) => string[],
         fn: (...args: A) => Promise<T>,
       ): (...args: A) => Promise<T> {
-        return (...args) => pg.write(locks(...args), () => fn(...args), fn.name);
+        return (...args) => pg.write(locks(args[0]), () => fn(...args), fn.name);
       },
       read<A extends unknown[], T>(fn: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
         return (...args) => pg.read(() => fn(...args), fn.name);

@@ -33,5 +33,15 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
       const client = createUpstashScriptClient(config.upstashUrl, config.upstashToken);
       return createRedisStore({ client, driver: "upstash", now, timeoutMs: config.storeTimeoutMs, limits });
     }
+    case "postgres": {
+      const { createPostgresStore } = await import("./postgres/index.ts");
+      return createPostgresStore({
+        url: config.databaseUrl,
+        now,
+        limits,
+        timeoutMs: config.storeTimeoutMs,
+        poolSize: config.databasePoolSize,
+      });
+    }
   }
 }

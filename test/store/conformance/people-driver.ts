@@ -172,13 +172,15 @@ export function driverTests(suite: Suite): void {
     const scope = newScope();
     await suite.store.takeDriver(scope, human("alice"));
     const other = { ...scope, teamId: newTeam() };
+    // One at a time: a call started before its refusal is awaited would be an unhandled rejection meanwhile.
     const denied = [
-      suite.store.getDriver(other),
-      suite.store.takeDriver(other, { ...human("mallory"), force: true }),
-      suite.store.releaseDriver(other, { holder: "human:alice", epoch: 1 }),
-      suite.store.driverAct(other, { type: "steer", by: "human:alice", epoch: 1, to: "bot", text: "x" }),
+      () => suite.store.getDriver(other),
+      () => suite.store.takeDriver(other, { ...human("mallory"), force: true }),
+      () => suite.store.releaseDriver(other, { holder: "human:alice", epoch: 1 }),
+      () =>
+        suite.store.driverAct(other, { type: "steer", by: "human:alice", epoch: 1, to: "bot", text: "x" }),
     ];
-    for (const call of denied) await expectRoomError(call, "denied", "Room not found or access denied");
+    for (const call of denied) await expectRoomError(call(), "denied", "Room not found or access denied");
   });
 
   test("12 people on two instances race take (forced) then steer with the epoch they saw: every stale epoch is refused, every landed steer carried the epoch current when it was appended", async () => {

@@ -3,7 +3,7 @@
  * create, list, delete, operator stats, public summary.
  */
 import { LIMITS } from "../../protocol/limits.ts";
-import type { Presence, TaskStatus } from "../../protocol/records.ts";
+import type { Presence, Task, TaskStatus } from "../../protocol/records.ts";
 import { TASK_STATUSES } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomListing, RoomStats, RoomSummaryView } from "../access-types.ts";
@@ -27,9 +27,8 @@ export function createAdminRooms(
   >("SELECT seq, type, from_agent, to_agent, ts FROM events WHERE room_id = ? ORDER BY seq DESC LIMIT ?");
 
   // Leases that ran out but are not recorded yet: those tasks already read as pending (protocol/leases.ts).
-  const lapsed = pg.query<{ status: TaskStatus }, [string, number]>(
-    `SELECT json::json->>'status' AS status FROM tasks
-     WHERE room_id = ? AND lease_expires_at <= ? AND lease_expires_at IS NOT NULL`,
+  const lapsed = pg.query<{ json: string }, [string, number]>(
+    `SELECT json FROM tasks WHERE room_id = ? AND lease_expires_at <= ? AND lease_expires_at IS NOT NULL`,
   );
 
   /** Task counts per status, kept on the room row as the plan changes (O(1), revisions §5.18). */
@@ -40,7 +39,8 @@ export function createAdminRooms(
       done: room.n_done,
       blocked: room.n_blocked,
     };
-    for (const { status } of await lapsed.all(room.room_id, now())) {
+    for (const row of await lapsed.all(room.room_id, now())) {
+      const { status } = JSON.parse(row.json) as Task;
       byStatus[status] -= 1;
       byStatus.pending += 1;
     }

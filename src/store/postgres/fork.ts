@@ -22,6 +22,9 @@ import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import { roomLock, type StoreParts } from "./rooms.ts";
 
+const PLAN_TYPES = new Set(["task_deleted", "task_lease_expired", "context_deleted"]);
+const isObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
+
 interface ContextRow {
   id: string;
   n: number;
@@ -57,11 +60,11 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
      SELECT room_id, to_agent, count(*) FROM events WHERE room_id = ?1 GROUP BY room_id, to_agent`,
   );
   // Events that change the plan or remove context: whole tasks in payload.task, and the deletions and lease
-  // expiries that carry only ids.
-  const planEvents = pg.query<{ seq: number; type: string; ts: number; payload: string }, [string]>(
+  // expiries that carry only ids. The text match finds every payload with a "task" object (and perhaps a few more,
+  // which planEvent drops): PostgreSQL's JSON operators refuse a payload holding an escaped U+0000.
+  const candidates = pg.query<{ seq: number; type: string; ts: number; payload: string }, [string]>(
     `SELECT seq, type, ts, payload FROM events WHERE room_id = ?1
-     AND (type IN ('task_deleted', 'task_lease_expired', 'context_deleted')
-          OR json_typeof(payload::json->'task') = 'object')
+     AND (type IN ('task_deleted', 'task_lease_expired', 'context_deleted') OR payload LIKE '%"task":{%')
      ORDER BY seq`,
   );
   const tsAt = pg.query<{ ts: number }, [string, number]>(
@@ -108,12 +111,9 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
       await copyEvents.run({ src: source.room_id, dst, at: atSeq });
       await countAddressees.run(dst);
 
-      const log: RebuildEvent[] = (await planEvents.all(dst)).map((row) => ({
-        seq: row.seq,
-        type: row.type,
-        ts: row.ts,
-        payload: JSON.parse(row.payload),
-      }));
+      const log: RebuildEvent[] = (await candidates.all(dst))
+        .map((row) => ({ seq: row.seq, type: row.type, ts: row.ts, payload: JSON.parse(row.payload) }))
+        .filter((e) => PLAN_TYPES.has(e.type) || isObject(e.payload.task));
       const plan = rebuildPlan(log);
       for (const [i, task] of plan.tasks.entries())
         await insertTask.run(dst, task.id, i + 1, task.owner, JSON.stringify(task));

@@ -1,7 +1,8 @@
 /**
  * Dynamic and operator keys of a team, stored by digest only, as the SQLite driver's (src/store/sqlite/keys.ts);
  * resolveKey also charges the team's rate window. Writes run under the team's lock (index.ts), so the key count
- * and provisioning's "team exists" check are exact across processes.
+ * and provisioning's "team exists" check are exact across processes. A note is free text kept as its JSON string
+ * (PostgreSQL text cannot hold U+0000; JSON escapes it).
  */
 
 import { errors } from "../../protocol/errors.ts";
@@ -32,7 +33,7 @@ function toKey(row: KeyRow): KeyRecord {
     createdAt: iso(row.created_at),
     hint: row.hint,
   };
-  if (row.note !== null) key.note = row.note;
+  if (row.note !== null) key.note = JSON.parse(row.note) as string;
   if (row.bound_agent_id !== null) key.boundAgentId = row.bound_agent_id;
   if (row.human_id !== null) key.humanId = row.human_id;
   return key;
@@ -69,7 +70,7 @@ export function createKeys(pg: Pg, rate: Rate) {
       key.kind,
       key.digest,
       createdAt,
-      key.note ?? null,
+      key.note === undefined ? null : JSON.stringify(key.note),
       key.boundAgentId ?? null,
       key.hint,
       key.humanId ?? null,

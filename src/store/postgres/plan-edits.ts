@@ -29,10 +29,9 @@ export function createPlanEdits(
   const update = pg.query<unknown, [string, string, string]>(
     "UPDATE tasks SET json = ?1 WHERE room_id = ?2 AND id = ?3",
   );
-  // O(tasks of the room): depends_on lives inside each task's JSON.
-  const dependents = pg.query<{ id: string }, [string, string]>(
-    `SELECT t.id FROM tasks t WHERE t.room_id = ?1 AND t.id <> ?2
-     AND EXISTS (SELECT 1 FROM json_array_elements_text(t.json::json->'depends_on') d WHERE d = ?2) ORDER BY t.n`,
+  // O(tasks of the room): depends_on lives inside each task's JSON (decoded here: see plan-graph.ts).
+  const others = pg.query<{ id: string; json: string }, [string, string]>(
+    "SELECT id, json FROM tasks WHERE room_id = ? AND id <> ? ORDER BY n",
   );
   const graph = createPlanGraph(pg);
 
@@ -59,7 +58,9 @@ export function createPlanEdits(
   return {
     async deleteTask(scope: RoomScope, input: TaskDeletion): Promise<Task> {
       const { roomId, task } = await checked(scope, input.taskId, input.agentId, input.expectedVersion);
-      const waiting = (await dependents.all(roomId, task.id)).map((r) => r.id);
+      const waiting = (await others.all(roomId, task.id))
+        .filter((r) => (JSON.parse(r.json) as Task).depends_on.includes(task.id))
+        .map((r) => r.id);
       if (waiting.length > 0 && !input.force) throw toolErrors.hasDependents(task.id, waiting);
       await rooms.claim(scope);
       await remove.run(roomId, task.id);

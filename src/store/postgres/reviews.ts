@@ -3,7 +3,7 @@
  * reviewer, decided once, only by that reviewer.
  */
 import { errors } from "../../protocol/errors.ts";
-import type { Review } from "../../protocol/records.ts";
+import type { ContextEntry, Review } from "../../protocol/records.ts";
 import { reviewMatches } from "../../protocol/reviews.ts";
 import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
@@ -15,8 +15,8 @@ export function createReviews({ pg, now, rooms }: StoreParts, events: Events) {
   const taskExists = pg.query<{ id: string }, [string, string]>(
     "SELECT id FROM tasks WHERE room_id = ? AND id = ?",
   );
-  const entryVersion = pg.query<{ version: string }, [string, string]>(
-    "SELECT json::json->>'version' AS version FROM contexts WHERE room_id = ? AND id = ?",
+  const entry = pg.query<{ json: string }, [string, string]>(
+    "SELECT json FROM contexts WHERE room_id = ? AND id = ?",
   );
   const nextN = pg.query<{ n: number }, [string]>(
     "SELECT coalesce(max(n), 0) + 1 AS n FROM reviews WHERE room_id = ?",
@@ -40,9 +40,9 @@ export function createReviews({ pg, now, rooms }: StoreParts, events: Events) {
       }
       let version: string | null = null;
       if (input.contextId !== undefined) {
-        const row = room ? await entryVersion.get(room.room_id, input.contextId) : null;
+        const row = room ? await entry.get(room.room_id, input.contextId) : null;
         if (!row) throw errors.contextNotFound(input.contextId);
-        version = row.version;
+        version = (JSON.parse(row.json) as ContextEntry).version;
       }
       await rooms.claim(scope);
       const n = (await nextN.get(scope.roomId))?.n ?? 1;

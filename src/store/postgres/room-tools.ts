@@ -42,8 +42,8 @@ export function createRoomTools(
      FROM events e WHERE e.room_id = ? ORDER BY e.seq`,
   );
   const tasks = pg.query<{ json: string }, [string]>("SELECT json FROM tasks WHERE room_id = ? ORDER BY n");
-  const contexts = pg.query<{ id: string; type: string; version: string }, [string]>(
-    "SELECT id, type, json::json->>'version' AS version FROM contexts WHERE room_id = ? ORDER BY n",
+  const contexts = pg.query<{ id: string; type: string; json: string }, [string]>(
+    "SELECT id, type, json FROM contexts WHERE room_id = ? ORDER BY n",
   );
   const reads = pg.query<{ seq: number; agent: string; at: number }, [string]>(
     "SELECT seq, agent_id AS agent, at FROM context_reads WHERE room_id = ? ORDER BY seq, agent_id",
@@ -97,7 +97,11 @@ export function createRoomTools(
       return {
         events: (await log.all(room.room_id)).map(toEvent),
         tasks: (await tasks.all(room.room_id)).map((r) => JSON.parse(r.json)),
-        contexts: await contexts.all(room.room_id),
+        contexts: (await contexts.all(room.room_id)).map(({ id, type, json }) => ({
+          id,
+          type,
+          version: (JSON.parse(json) as ContextEntry).version,
+        })),
         reads: (await reads.all(room.room_id)).map((r) => ({ seq: r.seq, agent: r.agent, at: iso(r.at) })),
       };
     },

@@ -228,18 +228,29 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   }
 
   // Lock keys of the non-room writes: team records under the team's lock, a room's records under the room's;
-  // rate charges take their bucket's lock themselves (rate.ts).
+  // a rate charge locks its bucket's row itself (rate.ts).
   const none = () => [];
   const byTeam = (teamId: string) => [teamLock(teamId)];
   const byKeyTeam = (key: { teamId: string }) => [teamLock(key.teamId)];
   const byRoom = (scope: { roomId: string }) => [roomLock(scope.roomId)];
 
-  // Auth without a rate charge writes nothing, so it is a read; with one it is a write holding the bucket's lock.
+  // Auth without a rate charge writes nothing, so it is a read; with one it is a write (the lookup and the charge).
   const [resolveKeyRead, resolveKeyCharged] = [read(keys.resolveKey), write(none, keys.resolveKey)];
   const [resolveInviteRead, resolveInviteCharged] = [
     read(invites.resolveInvite),
     write(none, invites.resolveInvite),
   ];
+
+  /** An operation of one statement, in a transaction of its own (autocommit), its errors mapped. */
+  const alone =
+    <A extends unknown[], T>(fn: (...args: A) => Promise<T>) =>
+    async (...args: A): Promise<T> => {
+      try {
+        return await fn(...args);
+      } catch (error) {
+        mapError(error, fn.name);
+      }
+    };
 
   const expiredRooms = read(rooms.expired);
   const purgeExpired = write(
@@ -327,7 +338,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     provisionTeam: write(byKeyTeam, keys.provisionTeam),
     listKeys: read(keys.listKeys),
     deleteKey: write(byTeam, keys.deleteKey),
-    consumeRate: write(none, keys.consumeRate),
+    // One statement (rate.ts), so no transaction around it: no BEGIN and COMMIT round trips.
+    consumeRate: alone(keys.consumeRate),
     createInvite: write(byRoom, invites.createInvite),
     resolveInvite: (roomId, digest, request) =>
       (request ? resolveInviteCharged : resolveInviteRead)(roomId, digest, request),

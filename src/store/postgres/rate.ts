@@ -1,7 +1,9 @@
 /**
  * Sliding-window rate limiting, as the SQLite driver's (src/store/sqlite/rate.ts): one rate_hits row per admitted
- * request and a kept count per bucket, inside the caller's write transaction, which holds the bucket's advisory
- * lock (`rate:<bucket>`), so concurrent charges of one bucket from any number of processes are exact.
+ * request and a kept count per bucket. A charge is one statement, the function roomd_rate_charge (schema.ts),
+ * which locks the bucket's rate_counts row, so concurrent charges of one bucket from any number of processes are
+ * exact. Every request of a team is charged to one bucket: a charge made of several statements, each a round
+ * trip under that lock, would cap a team at a few hundred requests a second.
  */
 import type { Clock } from "../../protocol/time.ts";
 import type { RateDecision, RateRequest } from "../access-types.ts";
@@ -13,16 +15,10 @@ export { inviteBucket, invitePrefix, teamBucket } from "../rate-buckets.ts";
 const PRUNE_BATCH = 200;
 
 export function createRate(pg: Pg, now: Clock) {
-  const forget = pg.query<unknown, [string, number]>("DELETE FROM rate_hits WHERE bucket = ? AND at <= ?");
-  const counted = pg.query<{ n: number }, [string]>("SELECT n FROM rate_counts WHERE bucket = ?");
-  const oldest = pg.query<{ at: number }, [string]>(
-    "SELECT at FROM rate_hits WHERE bucket = ? ORDER BY at LIMIT 1",
-  );
-  const hit = pg.query<unknown, [string, number]>("INSERT INTO rate_hits (bucket, at) VALUES (?, ?)");
-  const setCount = pg.query<unknown, [string, number, number]>(
-    `INSERT INTO rate_counts (bucket, n, last_at) VALUES (?1, ?2, ?3)
-     ON CONFLICT (bucket) DO UPDATE SET n = excluded.n, last_at = greatest(rate_counts.last_at, excluded.last_at)`,
-  );
+  const charged = pg.query<
+    { allowed: boolean; remaining: number; reset_ms: number },
+    [string, number, number, number]
+  >("SELECT allowed, remaining, reset_ms FROM roomd_rate_charge(?, ?, ?, ?)");
   const dropHits = pg.query<unknown, [string, string]>(
     "DELETE FROM rate_hits WHERE bucket >= ? AND bucket < ?",
   );
@@ -32,25 +28,20 @@ export function createRate(pg: Pg, now: Clock) {
   const idle = pg.query<{ bucket: string }, [number, number]>(
     "SELECT bucket FROM rate_counts WHERE last_at <= ? LIMIT ?",
   );
+  // Locks the count row and checks it is still idle: a charge in between keeps its window.
+  const dropIdleCount = pg.query<{ bucket: string }, [string, number]>(
+    "DELETE FROM rate_counts WHERE bucket = ? AND last_at <= ? RETURNING bucket",
+  );
   const dropBucketHits = pg.query<unknown, [string]>("DELETE FROM rate_hits WHERE bucket = ?");
-  const dropBucketCount = pg.query<unknown, [string]>("DELETE FROM rate_counts WHERE bucket = ?");
 
-  /** Charges one request to `bucket` (inside a write transaction; takes the bucket's lock). */
+  /**
+   * Charges one request to `bucket`: one statement, in the caller's transaction when there is one, else a
+   * transaction of its own.
+   */
   async function charge(bucket: string, rate: RateRequest): Promise<RateDecision> {
-    await pg.lock(`rate:${bucket}`);
-    const t = now();
-    const expired = (await forget.run(bucket, t - rate.windowMs)).changes;
-    const row = await counted.get(bucket);
-    const count = (row?.n ?? 0) - expired;
-    const resetMs = async () => Math.max(1, ((await oldest.get(bucket))?.at ?? t) + rate.windowMs - t);
-    if (count >= rate.limit) {
-      await setCount.run(bucket, count, t - rate.windowMs);
-      return { allowed: false, limit: rate.limit, remaining: 0, resetMs: await resetMs() };
-    }
-    await hit.run(bucket, t);
-    await setCount.run(bucket, count + 1, t);
-    const remaining = rate.limit - count - 1;
-    return { allowed: true, limit: rate.limit, remaining, resetMs: remaining > 0 ? 0 : await resetMs() };
+    const row = await charged.get(bucket, now(), rate.windowMs, rate.limit);
+    if (!row) throw new Error("rate: roomd_rate_charge returned no row");
+    return { allowed: row.allowed, limit: rate.limit, remaining: row.remaining, resetMs: row.reset_ms };
   }
 
   return {
@@ -60,13 +51,12 @@ export function createRate(pg: Pg, now: Clock) {
       await dropHits.run(...prefixRange(prefix));
       await dropCounts.run(...prefixRange(prefix));
     },
-    /** Drops up to PRUNE_BATCH whole buckets idle for RATE_HITS_KEEP_MS; returns how many. */
+    /** Drops up to PRUNE_BATCH whole buckets idle for RATE_HITS_KEEP_MS (inside a write); returns how many. */
     async pruneBatch(): Promise<number> {
-      const buckets = await idle.all(now() - RATE_HITS_KEEP_MS, PRUNE_BATCH);
+      const before = now() - RATE_HITS_KEEP_MS;
+      const buckets = await idle.all(before, PRUNE_BATCH);
       for (const { bucket } of buckets) {
-        await pg.lock(`rate:${bucket}`);
-        await dropBucketHits.run(bucket);
-        await dropBucketCount.run(bucket);
+        if (await dropIdleCount.get(bucket, before)) await dropBucketHits.run(bucket);
       }
       return buckets.length;
     },

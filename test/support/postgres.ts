@@ -58,7 +58,12 @@ function asServerUser(user: ReturnType<typeof serverUser>, argv: string[]): stri
   return ["su", user.name, "-s", "/bin/sh", "-c", quoted];
 }
 
-export async function startPostgres(): Promise<PostgresServer> {
+/** Server settings beyond the defaults below, e.g. shared_preload_libraries for a bench's statement counts. */
+export interface PostgresOptions {
+  settings?: Record<string, string>;
+}
+
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {
   const bin = postgresBin();
   if (!bin) {
     throw new Error("PostgreSQL is not installed: the Postgres tests need it (apt-get install postgresql)");
@@ -110,6 +115,7 @@ export async function startPostgres(): Promise<PostgresServer> {
       "max_connections=300",
       "-c",
       "shared_buffers=32MB",
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
     ])
       .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
       .join(" ");

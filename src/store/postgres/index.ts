@@ -106,7 +106,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const rooms = createRooms(pg, now, options.limits ?? DEFAULT_STORE_LIMITS, rate);
   const changes = createPgFeed(pg);
   const parts: StoreParts = { pg, now, rooms, changes };
-  const keys = createKeys(pg, rate);
+  const keys = createKeys(pg, rate, now);
   const invites = createInvites(parts, rate);
   const events = createEvents(parts);
   const locks = createLocks(parts);
@@ -227,20 +227,6 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     return view && forkedFrom ? { ...view, forkedFrom } : view;
   }
 
-  // Lock keys of the non-room writes: team records under the team's lock, a room's records under the room's;
-  // a rate charge locks its bucket's row itself (rate.ts).
-  const none = () => [];
-  const byTeam = (teamId: string) => [teamLock(teamId)];
-  const byKeyTeam = (key: { teamId: string }) => [teamLock(key.teamId)];
-  const byRoom = (scope: { roomId: string }) => [roomLock(scope.roomId)];
-
-  // Auth without a rate charge writes nothing, so it is a read; with one it is a write (the lookup and the charge).
-  const [resolveKeyRead, resolveKeyCharged] = [read(keys.resolveKey), write(none, keys.resolveKey)];
-  const [resolveInviteRead, resolveInviteCharged] = [
-    read(invites.resolveInvite),
-    write(none, invites.resolveInvite),
-  ];
-
   /** An operation of one statement, in a transaction of its own (autocommit), its errors mapped. */
   const alone =
     <A extends unknown[], T>(fn: (...args: A) => Promise<T>) =>
@@ -251,6 +237,21 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         mapError(error, fn.name);
       }
     };
+
+  // Lock keys of the non-room writes: team records under the team's lock, a room's records under the room's;
+  // a rate charge locks its bucket's row itself (rate.ts).
+  const none = () => [];
+  const byTeam = (teamId: string) => [teamLock(teamId)];
+  const byKeyTeam = (key: { teamId: string }) => [teamLock(key.teamId)];
+  const byRoom = (scope: { roomId: string }) => [roomLock(scope.roomId)];
+
+  // Auth without a rate charge writes nothing, so it is a read; with one it is one statement (the lookup and the
+  // charge), so no transaction is wrapped around it.
+  const [resolveKeyRead, resolveKeyCharged] = [read(keys.resolveKey), alone(keys.resolveKeyCharged)];
+  const [resolveInviteRead, resolveInviteCharged] = [
+    read(invites.resolveInvite),
+    alone(invites.resolveInviteCharged),
+  ];
 
   const expiredRooms = read(rooms.expired);
   const purgeExpired = write(
@@ -333,7 +334,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     roomState: room.read(claims.roomState),
     broadcast: room.write(claims.broadcast),
     resolveKey: (teamId, digest, request) =>
-      (request ? resolveKeyCharged : resolveKeyRead)(teamId, digest, request),
+      request ? resolveKeyCharged(teamId, digest, request) : resolveKeyRead(teamId, digest),
     createKey: write(byKeyTeam, keys.createKey),
     provisionTeam: write(byKeyTeam, keys.provisionTeam),
     listKeys: read(keys.listKeys),
@@ -342,7 +343,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     consumeRate: alone(keys.consumeRate),
     createInvite: write(byRoom, invites.createInvite),
     resolveInvite: (roomId, digest, request) =>
-      (request ? resolveInviteCharged : resolveInviteRead)(roomId, digest, request),
+      request ? resolveInviteCharged(roomId, digest, request) : resolveInviteRead(roomId, digest),
     listInvites: read(invites.listInvites),
     deleteInvite: write(byRoom, invites.deleteInvite),
     // The room's lock; claiming it takes the team's as well (rooms.ts atLimit), so the room count is exact.

@@ -7,8 +7,8 @@
 import { errors } from "../../protocol/errors.ts";
 import { iso } from "../../protocol/time.ts";
 import type { InviteRecord, NewInvite, RateDecision, RateRequest } from "../access-types.ts";
-import { inviteBucket, invitePrefix, type Rate } from "./rate.ts";
-import type { StoreParts } from "./rooms.ts";
+import { invitePrefix, type Rate } from "./rate.ts";
+import { liveAfter, type StoreParts } from "./rooms.ts";
 import { toMs } from "./rows.ts";
 
 interface InviteRow {
@@ -66,6 +66,32 @@ export function createInvites({ pg, now, rooms }: StoreParts, rate: Rate) {
   const remove = pg.query<{ expires_at: number }, [string, string]>(
     "DELETE FROM invites WHERE room_id = ? AND token_id = ? RETURNING expires_at",
   );
+  // The checks of resolveInvite and the charge in one statement: the charge (rate.ts) runs once for a valid
+  // invite, never without one (a LEFT JOIN LATERAL runs its right side for each row of its left side only). The
+  // bucket is rate-buckets.ts inviteBucket: invitePrefix(roomId) + tokenId + ":" + bucket.
+  const byDigestCharged = pg.query<
+    InviteRow & { allowed: boolean; remaining: number; reset_ms: number },
+    [
+      {
+        room: string;
+        digest: string;
+        now: number;
+        live: number;
+        prefix: string;
+        kind: string;
+        window: number;
+        limit: number;
+      },
+    ]
+  >(
+    `WITH i AS (
+       SELECT i.room_id, i.token_id, i.team_id, i.created_at, i.expires_at, i.agent_id, i.hint, i.human_id
+       FROM invites i JOIN rooms r ON r.room_id = i.room_id
+       WHERE i.room_id = $room AND i.digest = $digest AND i.expires_at > $now AND r.owner = i.team_id
+         AND r.last_activity > $live)
+     SELECT i.*, c.allowed, c.remaining, c.reset_ms FROM i
+     LEFT JOIN LATERAL roomd_rate_charge($prefix || i.token_id || ':' || $kind, $now, $window, $limit) c ON true`,
+  );
   const pruneBatch = pg.query<unknown, [number, number]>(
     `DELETE FROM invites WHERE (room_id, token_id) IN
      (SELECT room_id, token_id FROM invites WHERE expires_at <= ? LIMIT ?)`,
@@ -97,17 +123,32 @@ export function createInvites({ pg, now, rooms }: StoreParts, rate: Rate) {
       if (!row) throw new Error("invites: insert returned no row");
       return toInvite(row);
     },
-    async resolveInvite(
-      roomId: string,
-      digest: string,
-      request?: RateRequest,
-    ): Promise<{ invite: InviteRecord | null; rate?: RateDecision }> {
+    /** The invite, while it is unexpired and its team owns the live room; without a charge. */
+    async resolveInvite(roomId: string, digest: string): Promise<{ invite: InviteRecord | null }> {
       const row = await byDigest.get(roomId, digest);
       if (!row || row.expires_at <= now() || (await rooms.live(roomId))?.owner !== row.team_id)
         return { invite: null };
-      const invite = toInvite(row);
-      if (!request) return { invite };
-      return { invite, rate: await rate.charge(inviteBucket(roomId, row.token_id, request.bucket), request) };
+      return { invite: toInvite(row) };
+    },
+    /** resolveInvite with a charge, as one statement (a transaction of its own: call it outside one). */
+    async resolveInviteCharged(
+      roomId: string,
+      digest: string,
+      request: RateRequest,
+    ): Promise<{ invite: InviteRecord | null; rate?: RateDecision }> {
+      const t = now();
+      const row = await byDigestCharged.get({
+        room: roomId,
+        digest,
+        now: t,
+        live: liveAfter(t),
+        prefix: invitePrefix(roomId),
+        kind: request.bucket,
+        window: request.windowMs,
+        limit: request.limit,
+      });
+      if (!row) return { invite: null };
+      return { invite: toInvite(row), rate: rate.decision(row, request) };
     },
     async listInvites(scope: RoomTeam): Promise<InviteRecord[]> {
       await rooms.owned(scope);

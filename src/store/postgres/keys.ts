@@ -6,6 +6,7 @@
  */
 
 import { errors } from "../../protocol/errors.ts";
+import type { Clock } from "../../protocol/time.ts";
 import { iso } from "../../protocol/time.ts";
 import type { KeyRecord, NewKey, RateDecision, RateRequest } from "../access-types.ts";
 import type { Pg } from "./db.ts";
@@ -39,7 +40,7 @@ function toKey(row: KeyRow): KeyRecord {
   return key;
 }
 
-export function createKeys(pg: Pg, rate: Rate) {
+export function createKeys(pg: Pg, rate: Rate, now: Clock) {
   const byDigest = pg.query<KeyRow, [string, string]>(
     `SELECT ${COLUMNS} FROM keys WHERE team_id = ? AND digest = ?`,
   );
@@ -61,6 +62,16 @@ export function createKeys(pg: Pg, rate: Rate) {
     `SELECT ${COLUMNS} FROM keys WHERE team_id = ? ORDER BY created_at, rowid`,
   );
   const remove = pg.query<unknown, [string, string]>("DELETE FROM keys WHERE key_id = ? AND team_id = ?");
+  // The lookup and the charge in one statement: the charge (rate.ts) runs once per key found, never without one
+  // (a LEFT JOIN LATERAL runs its right side for each row of its left side only).
+  const byDigestCharged = pg.query<
+    KeyRow & { allowed: boolean; remaining: number; reset_ms: number },
+    [string, string, string, number, number, number]
+  >(
+    `WITH k AS (SELECT ${COLUMNS} FROM keys WHERE team_id = ?1 AND digest = ?2)
+     SELECT k.*, c.allowed, c.remaining, c.reset_ms FROM k
+     LEFT JOIN LATERAL roomd_rate_charge(?3, ?4, ?5, ?6) c ON true`,
+  );
 
   async function store(key: NewKey): Promise<KeyRecord> {
     const createdAt = toMs(key.createdAt, "createdAt");
@@ -80,18 +91,21 @@ export function createKeys(pg: Pg, rate: Rate) {
   }
 
   return {
-    /** Any key of the team with this digest (operator keys authenticate too); charges only a found key. */
-    async resolveKey(
+    /** Any key of the team with this digest (operator keys authenticate too), without a charge. */
+    async resolveKey(teamId: string, digest: string): Promise<{ key: KeyRecord | null }> {
+      const row = await byDigest.get(teamId, digest);
+      return { key: row ? toKey(row) : null };
+    },
+    /** resolveKey with a charge, as one statement (a transaction of its own: call it outside one). */
+    async resolveKeyCharged(
       teamId: string,
       digest: string,
-      request?: RateRequest,
+      request: RateRequest,
     ): Promise<{ key: KeyRecord | null; rate?: RateDecision }> {
-      const row = await byDigest.get(teamId, digest);
+      const bucket = teamBucket(teamId, request.bucket);
+      const row = await byDigestCharged.get(teamId, digest, bucket, now(), request.windowMs, request.limit);
       if (!row) return { key: null };
-      const key = toKey(row);
-      return request
-        ? { key, rate: await rate.charge(teamBucket(teamId, request.bucket), request) }
-        : { key };
+      return { key: toKey(row), rate: rate.decision(row, request) };
     },
     async createKey(key: NewKey, maxKeys: number): Promise<KeyRecord> {
       if (((await countKind.get(key.teamId, "dynamic"))?.c ?? 0) >= maxKeys) throw errors.keyLimit(maxKeys);

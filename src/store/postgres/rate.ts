@@ -14,11 +14,17 @@ export { inviteBucket, invitePrefix, teamBucket } from "../rate-buckets.ts";
 
 const PRUNE_BATCH = 200;
 
+/** What roomd_rate_charge returns. */
+export interface ChargeRow {
+  allowed: boolean;
+  remaining: number;
+  reset_ms: number;
+}
+
 export function createRate(pg: Pg, now: Clock) {
-  const charged = pg.query<
-    { allowed: boolean; remaining: number; reset_ms: number },
-    [string, number, number, number]
-  >("SELECT allowed, remaining, reset_ms FROM roomd_rate_charge(?, ?, ?, ?)");
+  const charged = pg.query<ChargeRow, [string, number, number, number]>(
+    "SELECT allowed, remaining, reset_ms FROM roomd_rate_charge(?, ?, ?, ?)",
+  );
   const dropHits = pg.query<unknown, [string, string]>(
     "DELETE FROM rate_hits WHERE bucket >= ? AND bucket < ?",
   );
@@ -41,11 +47,18 @@ export function createRate(pg: Pg, now: Clock) {
   async function charge(bucket: string, rate: RateRequest): Promise<RateDecision> {
     const row = await charged.get(bucket, now(), rate.windowMs, rate.limit);
     if (!row) throw new Error("rate: roomd_rate_charge returned no row");
+    return decision(row, rate);
+  }
+
+  /** The decision from roomd_rate_charge's columns (also when a caller's statement joined it). */
+  function decision(row: ChargeRow, rate: RateRequest): RateDecision {
+    if (typeof row.allowed !== "boolean") throw new Error("rate: the charge did not run");
     return { allowed: row.allowed, limit: rate.limit, remaining: row.remaining, resetMs: row.reset_ms };
   }
 
   return {
     charge,
+    decision,
     /** Forgets every bucket starting with prefix (a deleted room's or invite's windows). */
     async dropPrefix(prefix: string): Promise<void> {
       await dropHits.run(...prefixRange(prefix));

@@ -7,6 +7,7 @@ import { SQL } from "bun";
 import { sharedPostgres, startPostgres } from "../../../test/support/postgres.ts";
 import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
+import { inviteBucket, teamBucket } from "../rate-buckets.ts";
 import type { RoomScope } from "../types.ts";
 import { createPostgresStore, type PostgresRoomStore } from "./index.ts";
 
@@ -101,6 +102,55 @@ describe("postgres store: expiry and the sweep", () => {
     t += 31_000;
     await store.readPlan(scope);
     expect(await lastActivity()).toBe(t);
+  });
+});
+
+describe("postgres store: authentication with a charge is one statement", () => {
+  test("a found key or valid invite is charged to its bucket; an unknown digest or an expired invite charges nothing", async () => {
+    const { store, sql } = await fresh();
+    const buckets = async () =>
+      ((await sql`SELECT bucket, n FROM rate_counts ORDER BY bucket`) as { bucket: string; n: string }[]).map(
+        (r) => [r.bucket, Number(r.n)],
+      );
+    const rate = { bucket: "tools" as const, limit: 5, windowMs: 60_000 };
+    const created = new Date(t).toISOString();
+    const digest = "1".repeat(64);
+    await store.createKey(
+      {
+        keyId: "k_team-a_aaaaaaaa",
+        teamId: "team-a",
+        kind: "dynamic",
+        createdAt: created,
+        hint: "****",
+        digest,
+      },
+      10,
+    );
+    expect((await store.resolveKey("team-a", "2".repeat(64), rate)).key).toBeNull();
+    expect(await buckets()).toEqual([]);
+    expect((await store.resolveKey("team-a", digest, rate)).rate).toMatchObject({
+      allowed: true,
+      remaining: 4,
+    });
+    await store.createRoom(scope);
+    const invite = {
+      tokenId: "i_abcdefgh",
+      roomId: scope.roomId,
+      teamId: scope.teamId,
+      createdAt: created,
+      expiresAt: new Date(t + 1000).toISOString(),
+      hint: "****",
+      digest: "3".repeat(64),
+    };
+    await store.createInvite(invite, 10);
+    expect((await store.resolveInvite(scope.roomId, invite.digest, rate)).rate?.remaining).toBe(4);
+    expect((await store.resolveInvite(scope.roomId, "4".repeat(64), rate)).invite).toBeNull();
+    t += 1000;
+    expect((await store.resolveInvite(scope.roomId, invite.digest, rate)).invite).toBeNull();
+    expect(await buckets()).toEqual([
+      [inviteBucket(scope.roomId, invite.tokenId, "tools"), 1],
+      [teamBucket("team-a", "tools"), 1],
+    ]);
   });
 });
 

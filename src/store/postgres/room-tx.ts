@@ -28,22 +28,26 @@ export function roomTransactions({ pg, now, changes, rooms }: StoreParts) {
   const owner = pg.query<{ owner: string; last_activity: number }, [string]>(
     "SELECT owner, last_activity FROM rooms WHERE room_id = ?",
   );
-  const upsertSeen = pg.query<unknown, [string, string, number]>(
-    `INSERT INTO presence (room_id, agent_id, last_seen) VALUES (?1, ?2, ?3)
-     ON CONFLICT (room_id, agent_id) DO UPDATE
-     SET last_seen = greatest(presence.last_seen, excluded.last_seen), left_at = NULL`,
-  );
-  const lastSeen = pg.query<{ last_seen: number; left_at: number | null }, [string, string]>(
-    "SELECT last_seen, left_at FROM presence WHERE room_id = ? AND agent_id = ?",
+  // Any call brings an agent that left back (left_at cleared). One statement: the row as it was (`before` reads
+  // the statement's snapshot, taken before the upsert) and the upsert.
+  const upsertSeen = pg.query<
+    { last_seen: number | null; left_at: number | null; known: boolean },
+    [string, string, number]
+  >(
+    `WITH before AS (SELECT last_seen, left_at FROM presence WHERE room_id = ?1 AND agent_id = ?2),
+     up AS (INSERT INTO presence (room_id, agent_id, last_seen) VALUES (?1, ?2, ?3)
+       ON CONFLICT (room_id, agent_id) DO UPDATE
+       SET last_seen = greatest(presence.last_seen, excluded.last_seen), left_at = NULL)
+     SELECT (SELECT last_seen FROM before) AS last_seen, (SELECT left_at FROM before) AS left_at,
+       EXISTS (SELECT 1 FROM before) AS known`,
   );
   const renewal = createRenewal(pg);
 
   /** Records the agent's presence and renews its leases and claims; a presence signal when it comes online. */
   async function seen(roomId: string, agentId: string, t: number): Promise<void> {
-    const before = await lastSeen.get(roomId, agentId);
-    await upsertSeen.run(roomId, agentId, t);
+    const before = await upsertSeen.get(roomId, agentId, t);
     await renewal.renew(roomId, agentId, t);
-    if (!before || before.left_at !== null || t - before.last_seen >= LIMITS.presenceOnlineMs)
+    if (!before?.known || before.left_at !== null || t - (before.last_seen ?? 0) >= LIMITS.presenceOnlineMs)
       changes.signal(roomId, "presence");
   }
 

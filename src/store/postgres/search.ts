@@ -30,15 +30,14 @@ import type { StoreParts } from "./rooms.ts";
 import { type EventRow, eventSeq, toEvent } from "./rows.ts";
 
 export function createSearch({ pg }: Pick<StoreParts, "pg">) {
-  const remove = pg.query<unknown, [string, string]>("DELETE FROM search_docs WHERE room_id = ? AND doc = ?");
-  const removeTerms = pg.query<unknown, [string, string]>(
-    "DELETE FROM search_terms WHERE room_id = ? AND doc = ?",
+  // A document's two tables are written together, each pair in one statement (one round trip).
+  const remove = pg.query<unknown, [string, string]>(
+    `WITH terms AS (DELETE FROM search_terms WHERE room_id = ?1 AND doc = ?2)
+     DELETE FROM search_docs WHERE room_id = ?1 AND doc = ?2`,
   );
-  const insert = pg.query<unknown, [string, string, number, string]>(
-    "INSERT INTO search_docs (room_id, doc, len, terms) VALUES (?, ?, ?, ?)",
-  );
-  const insertTerms = pg.query<unknown, [string, string, string[]]>(
-    "INSERT INTO search_terms (room_id, token, doc) SELECT ?1, t, ?2 FROM unnest(?3::text[]) AS t",
+  const insert = pg.query<unknown, [string, string, number, string, string[]]>(
+    `WITH doc AS (INSERT INTO search_docs (room_id, doc, len, terms) VALUES (?1, ?2, ?3, ?4))
+     INSERT INTO search_terms (room_id, token, doc) SELECT ?1, t, ?2 FROM unnest(?5::text[]) AS t`,
   );
   const totals = pg.query<{ n: number; t: number }, [string]>(
     "SELECT count(*) AS n, coalesce(sum(len), 0) AS t FROM search_docs WHERE room_id = ?",
@@ -89,7 +88,6 @@ export function createSearch({ pg }: Pick<StoreParts, "pg">) {
 
   async function drop(roomId: string, id: string): Promise<void> {
     await remove.run(roomId, id);
-    await removeTerms.run(roomId, id);
   }
 
   return {
@@ -97,9 +95,7 @@ export function createSearch({ pg }: Pick<StoreParts, "pg">) {
     async put(roomId: string, id: string, fields: SearchFields): Promise<void> {
       await drop(roomId, id);
       const { terms, length } = documentTerms(fields);
-      await insert.run(roomId, id, length, JSON.stringify(terms));
-      const tokens = Object.keys(terms);
-      if (tokens.length > 0) await insertTerms.run(roomId, id, tokens);
+      await insert.run(roomId, id, length, JSON.stringify(terms), Object.keys(terms));
     },
     /** Removes a document from the index (absent: nothing). */
     drop,

@@ -7,8 +7,9 @@
  * watchers.
  *
  * Payloads: "<roomId> <seq>" when the log grew, "<roomId> s:<kind>" for a signal. When the listening connection
- * is (re)established every watched room gets `resync` (anything sent before may have been missed), and so does
- * every watched room once every RESYNC_MS, in case a notification was lost with a dropped connection.
+ * is established, and each time Bun's client re-establishes it after it dropped, every watched room gets `resync`
+ * (anything sent before may have been missed), and so does every watched room once every RESYNC_MS, in case a
+ * connection died without anyone noticing.
  */
 import { type ChangeFeed, type RoomChange, SIGNAL_KINDS, type SignalKind } from "../types.ts";
 import type { Pg } from "./db.ts";
@@ -59,11 +60,16 @@ export function createPgFeed(pg: Pg): PgFeed {
     if (listening) return;
     const attempt = async () => {
       try {
-        const handle = await pg.sql.listen(CHANNEL, (payload: string) => {
-          const change = parseNotification(payload);
-          if (change) emit(change);
-        });
-        resyncAll();
+        // onlisten runs once LISTEN is acknowledged, and again each time Bun's client has re-established the
+        // session after it dropped: anything sent in between was missed, so every watched room is re-read.
+        const handle = await pg.sql.listen(
+          CHANNEL,
+          (payload: string) => {
+            const change = parseNotification(payload);
+            if (change) emit(change);
+          },
+          resyncAll,
+        );
         return handle as unknown as { unlisten(): Promise<void> };
       } catch {
         // The database is down: try again while anything is watched.

@@ -8,7 +8,7 @@ import { sharedPostgres, startPostgres } from "../../../test/support/postgres.ts
 import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { inviteBucket, teamBucket } from "../rate-buckets.ts";
-import type { RoomScope } from "../types.ts";
+import type { RoomChange, RoomScope } from "../types.ts";
 import { createPostgresStore, type PostgresRoomStore } from "./index.ts";
 
 let t = 1_700_000_000_000;
@@ -226,7 +226,7 @@ describe("postgres store: the schema at start", () => {
     );
   });
 
-  test("an unreachable server does not stop the start: calls fail until it is up, then the schema is made", async () => {
+  test("an unreachable server does not stop the start: calls fail until it is up, then the schema is made; the feed listens again after a restart", async () => {
     const server = await startPostgres();
     try {
       const url = await server.createDatabase();
@@ -238,6 +238,22 @@ describe("postgres store: the schema at start", () => {
       await server.start();
       expect((await store.addTask(scope, task("a"))).id).toBe("task-1");
       expect((await store.readPlan(scope)).tasks).toHaveLength(1);
+
+      // The feed: a watcher is told to re-read when listening begins and again once the LISTEN session is back
+      // after the server was killed; then notifications flow again.
+      const changes: RoomChange[] = [];
+      const stop = store.changes.watch(scope.roomId, (c) => changes.push(c));
+      const resyncs = () => changes.filter((c) => "resync" in c).length;
+      const until = async (what: string, ok: () => boolean) => {
+        for (let i = 0; i < 300 && !ok(); i++) await Bun.sleep(50);
+        if (!ok()) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(changes)}`);
+      };
+      await until("the first resync", () => resyncs() === 1);
+      await server.restart();
+      await until("a resync after the restart", () => resyncs() === 2);
+      await store.addTask(scope, task("b"));
+      await until("the new head", () => changes.some((c) => "seq" in c && c.seq === 2));
+      stop();
     } finally {
       await Promise.all(opened.splice(0).map((s) => s.close()));
       await server.stop();

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sharedPostgres } from "../../../test/support/postgres.ts";
 import type { RoomChange } from "../types.ts";
-import { compile, openPg, type Pg } from "./db.ts";
+import { compile, mapError, openPg, type Pg } from "./db.ts";
 import { createEvents } from "./events.ts";
 import { createPgFeed } from "./feed.ts";
 import { createRate } from "./rate.ts";
@@ -35,6 +35,21 @@ describe("placeholders", () => {
       text: "SELECT $1, $2::int, $1",
       names: ["room", "after"],
     });
+  });
+});
+
+describe("errors", () => {
+  const kindOf = (errno: string) => {
+    try {
+      mapError(Object.assign(new Error("from the server"), { errno }), "op");
+    } catch (error) {
+      return (error as { kind?: string; name: string }).kind ?? (error as Error).name;
+    }
+  };
+  test("outages, timeouts and lock waits past lock_timeout are store_unavailable; anything else a StoreFault", () => {
+    for (const state of ["08006", "57P01", "57014", "53300", "55P03"])
+      expect(kindOf(state)).toBe("store_unavailable");
+    for (const state of ["23505", "42P01", "22P05"]) expect(kindOf(state)).toBe("StoreFault");
   });
 });
 

@@ -46,10 +46,11 @@ interface TxState {
 /** SQLSTATEs retried: serialization failure and deadlock. */
 const RETRY = new Set(["40001", "40P01"]);
 /**
- * SQLSTATE classes that mean "the store cannot answer now": connection exceptions (08), operator intervention
- * (57: admin shutdown, cannot connect now, query canceled by the statement timeout), insufficient resources (53).
+ * SQLSTATEs that mean "the store cannot answer now": connection exceptions (08), operator intervention (57: admin
+ * shutdown, cannot connect now, query canceled by the statement timeout), insufficient resources (53), and a lock
+ * not obtained within lock_timeout (55P03: a room's writes queued longer than STORE_TIMEOUT_MS).
  */
-const UNAVAILABLE = /^(08|57|53)/;
+const UNAVAILABLE = /^(08|57|53|55P03)/;
 
 function sqlState(error: unknown): string | undefined {
   const code = (error as { errno?: unknown; code?: unknown })?.errno;

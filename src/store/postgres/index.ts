@@ -148,6 +148,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     "SELECT ctx_mark FROM cursors WHERE room_id = ? AND agent_id = ?",
   );
   const ping = pg.query("SELECT 1");
+  const sweepTimeout = pg.query("SET LOCAL statement_timeout = '10min'");
 
   /** get_my_summary: heartbeat, consume, and the context count since the previous summary, all in one tx. */
   async function summary(scope: RoomScope, agentId: string, limit: number): Promise<Summary> {
@@ -259,6 +260,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     async (roomId: string) => {
       // Checked again under the room's lock: a write may have used it since it was listed.
       if (await rooms.live(roomId)) return false;
+      // A long-lived room can have more rows than STORE_TIMEOUT_MS lets one DELETE remove; nobody waits on it.
+      await sweepTimeout.run();
       await rooms.purge(roomId);
       return true;
     },

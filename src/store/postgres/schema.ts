@@ -355,12 +355,19 @@ export const ROOM_TABLES = [
 /** The advisory lock key migrations run under (any process starting at the same time waits for the first). */
 const MIGRATION_LOCK = "roomd:schema";
 
-/** Brings the database to SCHEMA_VERSION, each step in its own transaction under the migration lock. */
+/**
+ * Brings the database to SCHEMA_VERSION, each step in its own transaction under the migration lock. A step (and
+ * the wait of processes starting meanwhile) is not bounded by STORE_TIMEOUT_MS: a migration of a large table may
+ * take longer than any one call should.
+ */
 export async function migrate(pg: Pg): Promise<void> {
   for (;;) {
     const done = await pg.write(
-      [MIGRATION_LOCK],
+      [],
       async () => {
+        await pg.query("SET LOCAL statement_timeout = 0").run();
+        await pg.query("SET LOCAL lock_timeout = 0").run();
+        await pg.lock(MIGRATION_LOCK);
         await pg
           .query(
             "CREATE TABLE IF NOT EXISTS roomd_schema (id INT PRIMARY KEY CHECK (id = 1), version INT NOT NULL)",

@@ -217,6 +217,34 @@ describe("postgres store: text PostgreSQL cannot hold", () => {
   });
 });
 
+describe("postgres store: a busy room", () => {
+  test("a write queued behind its room's lock for longer than the timeout answers store_unavailable; other rooms go on", async () => {
+    const { url, sql } = await fresh();
+    const store = await createPostgresStore({ url, now, timeoutMs: 300 });
+    opened.push(store);
+    await store.createRoom(scope);
+    const other = { roomId: "room-2", teamId: scope.teamId };
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Another session holds room-1's lock, as a long write would.
+    const holder = sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`room:${scope.roomId}`}, 0))`;
+      await held;
+    });
+    try {
+      await Bun.sleep(100);
+      await expect(store.addTask(scope, task("queued"))).rejects.toMatchObject({ kind: "store_unavailable" });
+      expect((await store.addTask(other, task("elsewhere"))).id).toBe("task-1");
+    } finally {
+      release();
+      await holder;
+    }
+    expect((await store.addTask(scope, task("after"))).id).toBe("task-1");
+  });
+});
+
 describe("postgres store: the schema at start", () => {
   test("a newer schema is refused at start, naming the versions", async () => {
     const { url, sql } = await fresh();

@@ -1,11 +1,12 @@
 /**
  * createApp(deps): the Hono application. Middleware order: request id → Origin check (every route but
- * /health) → body cap (64 KB; /mcp brings its own 512 KB) → routes (each route group brings its own
+ * /health) → body cap (64 KB; /mcp brings its own 512 KB, the room import IMPORT_MAX_BYTES) → routes (each route group brings its own
  * authentication and rate limiting) → one onError that logs with the request id and answers generically.
  */
 import { Hono } from "hono";
 import { createGate, type Gate } from "./access/gate.ts";
 import { createKeyRing } from "./access/keyring.ts";
+import { createSessions, type Sessions } from "./access/sessions.ts";
 import type { Config } from "./config.ts";
 import { adminRoutes } from "./http/admin/index.ts";
 import { createFailureLimiter, type FailureLimiter } from "./http/auth-failures.ts";
@@ -17,6 +18,7 @@ import { originCheck } from "./http/origin.ts";
 import { type RequestIdEnv, requestId } from "./http/request-id.ts";
 import { roomPageRoutes } from "./http/room-page.ts";
 import { streamRoutes } from "./http/room-stream.ts";
+import { roomWatchRoutes } from "./http/room-watch.ts";
 import { roomsRoutes } from "./http/rooms/index.ts";
 import { createLiveRooms, type LiveRooms } from "./live/hub.ts";
 import { describeError, type Logger } from "./log.ts";
@@ -24,6 +26,7 @@ import { CATALOG, type Catalog } from "./mcp/catalog.ts";
 import { RoomError } from "./protocol/errors.ts";
 import type { Clock } from "./protocol/time.ts";
 import type { RoomStore } from "./store/types.ts";
+import { webRoutes } from "./web/index.ts";
 
 export interface AppDeps {
   store: RoomStore;
@@ -48,6 +51,8 @@ export interface AppDeps {
     | "webhookAllowHttp"
     | "webhookAllowPrivate"
     | "webhooksPerRoom"
+    | "importMaxBytes"
+    | "cookieSecure"
   >;
   /** The process's live rooms: streams and waiters share one hub per room. */
   live: LiveRooms;
@@ -56,6 +61,8 @@ export interface AppDeps {
   onToolCall?: (name: string, isError: boolean) => void;
   /** People signed in by an authenticating proxy (TRUSTED_PROXY_*), or null. */
   proxy?: Config["trustedProxy"];
+  /** People's web sessions (docs/web.md): a session cookie authenticates every route but /mcp. */
+  sessions: Sessions;
 }
 
 export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
@@ -65,9 +72,15 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   app.use(
     originCheck({ host: deps.config.host, allowedOrigins: deps.config.allowedOrigins, open: ["/health"] }),
   );
-  app.use(routeBodyLimit({ maxSize: MAX_ROUTE_BODY_BYTES, except: ["/mcp"] }));
+  // The room import brings its own cap (IMPORT_MAX_BYTES), enforced as its body streams in.
+  app.use(
+    routeBodyLimit({ maxSize: MAX_ROUTE_BODY_BYTES, except: ["/mcp", /^\/admin\/rooms\/[^/]+\/import$/] }),
+  );
   app.route("/", healthRoutes(deps.store));
-  app.route("/", mcpRoutes(deps));
+  // MCP is for agents and their keys: no cookie authenticates it.
+  app.route("/", mcpRoutes({ ...deps, sessions: null }));
+  // Pages first: GET /room/:roomId answers browsers here and passes every other client on to the JSON summary.
+  app.route("/", webRoutes({ ...deps, summaryRateLimitPerMinute: deps.config.summaryRateLimitPerMinute }));
   app.route(
     "/",
     roomPageRoutes({
@@ -77,6 +90,7 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
     }),
   );
   app.route("/", streamRoutes(deps));
+  app.route("/", roomWatchRoutes(deps));
   app.route("/admin", adminRoutes({ ...deps, limits: deps.config }));
   app.route("/rooms", roomsRoutes(deps));
   app.notFound((c) => c.json({ error: "Not found" }, 404));
@@ -100,9 +114,11 @@ export function appDeps(
 ): AppDeps {
   const operatorKeys = [...config.operatorKeys, ...extraOperatorKeys];
   const keys = createKeyRing({ operatorKeys, apiKeys: config.apiKeys });
+  const gate = createGate({ keys, store, config });
   return {
     store,
-    gate: createGate({ keys, store, config }),
+    gate,
+    sessions: createSessions({ store, gate, now }),
     failures: createFailureLimiter(),
     logger,
     now,

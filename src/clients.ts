@@ -60,17 +60,21 @@ export function geminiJson({ url }: ConnectInfo): string {
   return JSON.stringify({ mcpServers: { roomd: { httpUrl: `${url}/mcp`, headers } } }, null, 2);
 }
 
-export function agentInstructions({ roomId }: ConnectInfo): string {
+export function agentInstructions({ roomId, agentId }: ConnectInfo): string {
+  const identity = agentId
+    ? `Your agentId: \`${agentId}\` (your roomd key, \`${KEY_ENV}\`, is bound to it); use it in every roomd call.`
+    : `Your agentId: the one your roomd key (\`${KEY_ENV}\`) is bound to, such as \`backend-claude\`; use it in every roomd call.`;
   return [
     "## Coordination (roomd)",
-    `- Room: \`${roomId}\`. Your agentId: the one your roomd key (\`${KEY_ENV}\`) is bound to, such as \`backend-claude\`; use it in every roomd call.`,
+    `- Room: \`${roomId}\`. ${identity}`,
     "- Start every session with `get_my_summary` (your tasks, unread events, new context, who is online).",
     "- Pick work with `get_unblocked_tasks` and take it with `claim_task`: exactly one agent gets a task; if you are told another agent owns it, pick another. Your calls keep the task's lease alive (`renew_lease` when you have nothing else to call); when you go silent the task returns to the plan.",
     "- Before editing files, claim them with `claim_files` (paths or globs such as `src/auth/**`). On conflicts, edit something else or ask the holder; never edit files another agent holds. `release_files` when you are done with them; `check_files` before you commit.",
     "- Finish a task with `update_task` (status done, with a note).",
     "- Publish API contracts and decisions with `write_context`, listing the agents that depend on them in `consuming_agents`.",
     "- Ask another agent for a change with a `change_request` context entry (not an event).",
-    "- Send `heartbeat` about every 60 s while working; consume events with one `get_unread_events` call per turn.",
+    "- Send `heartbeat` about every 60 s while working; consume events with one `get_unread_events` call per turn. When you are waiting for someone, call `wait_for_events` instead of polling: it returns as soon as something arrives for you.",
+    "- People in the room come first: their messages lead `get_my_summary` (`messages`); follow a steer from the room's driver.",
     "- When you stop, call `leave_room`: your tasks, file claims and locks go back at once.",
   ].join("\n");
 }

@@ -58,6 +58,10 @@ export type StoreConfig = StoreSettings & {
   storeTimeoutMs: number;
   /** Rooms one team may own (enforced atomically by the store). */
   roomsPerTeam: number;
+  /** Events older than this many days are trimmed by later appends (EVENT_RETENTION_DAYS; 0 or absent: kept). */
+  eventRetentionDays?: number;
+  /** Most events a room keeps; older ones are trimmed by later appends (EVENT_RETENTION_MAX; 0 or absent: no max). */
+  eventRetentionMax?: number;
 };
 
 export type Config = StoreConfig & {
@@ -100,6 +104,10 @@ export type Config = StoreConfig & {
   webhooksPerRoom: number;
   /** People signed in by an authenticating proxy; null when not configured. */
   trustedProxy: TrustedProxy | null;
+  /** Largest body POST /admin/rooms/:roomId/import accepts (IMPORT_MAX_BYTES). */
+  importMaxBytes: number;
+  /** Mark the session cookie Secure even on plain-http requests (COOKIE_SECURE; behind a TLS-terminating proxy). */
+  cookieSecure: boolean;
 };
 
 /** The webhook settings (config fields the admin routes and the delivery worker read). */
@@ -301,6 +309,10 @@ const envSchema = z.object({
     })
     .optional(),
   TRUSTED_PROXY_CIDRS: cidrList,
+  EVENT_RETENTION_DAYS: intIn(0, 36_500, 0),
+  EVENT_RETENTION_MAX: intIn(0, 1_000_000_000, 0),
+  IMPORT_MAX_BYTES: intIn(1024 * 1024, 16 * 1024 * 1024 * 1024, 256 * 1024 * 1024),
+  COOKIE_SECURE: bool(false),
 });
 
 export class ConfigError extends Error {
@@ -409,6 +421,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       roomSummary: e.ROOM_SUMMARY ?? "public",
       storeTimeoutMs: e.STORE_TIMEOUT_MS,
       roomsPerTeam: e.ROOMS_PER_TEAM,
+      eventRetentionDays: e.EVENT_RETENTION_DAYS,
+      eventRetentionMax: e.EVENT_RETENTION_MAX,
       keysPerTeam: e.KEYS_PER_TEAM,
       invitesPerRoom: e.INVITES_PER_ROOM,
       host: e.HOST,
@@ -416,11 +430,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       summaryRateLimitPerMinute: e.SUMMARY_RATE_LIMIT_PER_MINUTE,
       streamsPerTeam: e.STREAMS_PER_TEAM,
       streamsPerProcess: e.STREAMS_PER_PROCESS,
+      cookieSecure: e.COOKIE_SECURE,
       ...(e.WEBHOOK_SIGNING_KEY ? { webhookSigningKey: e.WEBHOOK_SIGNING_KEY } : {}),
       webhookAllowHttp: e.WEBHOOK_ALLOW_HTTP,
       webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
       webhooksPerRoom: e.WEBHOOKS_PER_ROOM,
       trustedProxy: trustedProxy(e),
+      importMaxBytes: e.IMPORT_MAX_BYTES,
     };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);

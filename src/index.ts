@@ -6,9 +6,10 @@ import { connectBlock } from "./clients.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
 import { createWebhookWorker } from "./live/webhooks/worker.ts";
-import { stderrLogger } from "./log.ts";
+import { describeError, stderrLogger } from "./log.ts";
 import { systemClock } from "./protocol/time.ts";
 import { openStore } from "./store/index.ts";
+import { assets } from "./web/assets.ts";
 
 /** The URL a person on this machine types: localhost when bound to loopback or to every interface. */
 function browsableUrl(host: string, port: number): string {
@@ -62,11 +63,19 @@ async function main(): Promise<void> {
       })
     : undefined;
   worker?.start();
+  // The pages' bundles are built on first use; start now so the first page is served at once.
+  assets().catch((error: unknown) =>
+    logger.log("error", "building the web pages failed", describeError(error)),
+  );
   logger.log("info", "roomd listening", {
     host: config.host,
     port: server.port,
     store: store.driver,
     webhooks: worker ? "on" : "off (set WEBHOOK_SIGNING_KEY)",
+    eventRetention:
+      (config.eventRetentionDays ?? 0) > 0 || (config.eventRetentionMax ?? 0) > 0
+        ? { days: config.eventRetentionDays ?? 0, maxEvents: config.eventRetentionMax ?? 0 }
+        : "off",
   });
   if (firstRun) {
     const url = browsableUrl(config.host, server.port ?? config.port);

@@ -114,9 +114,11 @@ describe("client configuration snippets", () => {
     expect(block).toContain("the operator key is yours, not your agents'");
   });
 
-  test("the claiming-work guide shows exactly the instructions block roomd prints", () => {
-    const guide = readFileSync(join(import.meta.dir, "..", "docs", "guides", "claiming-work.md"), "utf8");
-    expect(guide).toContain(agentInstructions({ ...info, roomId: "my-project" }));
+  test("the claiming-work guide and the README show exactly the instructions block roomd prints", () => {
+    for (const doc of [["docs", "guides", "claiming-work.md"], ["README.md"]]) {
+      const text = readFileSync(join(import.meta.dir, "..", ...doc), "utf8");
+      expect(text).toContain(agentInstructions({ ...info, roomId: "my-project" }));
+    }
   });
 
   test("the secret detector finds a pasted key (so the checks above can fail)", () => {

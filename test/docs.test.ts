@@ -10,6 +10,7 @@ import { appDeps, createApp } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/log.ts";
 import { BEGIN, END, renderToolReference } from "../src/mcp/reference.ts";
+import { ROOMD_EVENT_TYPES } from "../src/protocol/event-types.ts";
 import { openWith, sqliteE2e } from "./support/stores.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -21,6 +22,13 @@ describe("docs", () => {
     const file = read("docs/protocol.md");
     const generated = file.slice(file.indexOf(BEGIN), file.indexOf(END) + END.length);
     expect(generated).toBe(renderToolReference());
+  });
+
+  test("the event types agents may not post are exactly those docs/protocol.md lists as roomd's own", () => {
+    const file = read("docs/protocol.md");
+    const table = file.slice(file.indexOf("### Events roomd appends itself"), file.indexOf("\n## 4."));
+    const documented = [...table.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1] as string);
+    expect(documented.filter((t) => t !== "broadcast").sort()).toEqual([...ROOMD_EVENT_TYPES].sort());
   });
 
   test("every route the app registers is in docs/http.md", async () => {

@@ -10,6 +10,7 @@ import type { Config } from "../config.ts";
 import { RoomError } from "../protocol/errors.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { RateDecision, RateRequest } from "../store/access-types.ts";
+import type { SessionCredential } from "../store/session-types.ts";
 import type { RoomStore } from "../store/types.ts";
 import { sha256 } from "./digest.ts";
 import { LOCAL_HUMAN } from "./first-run.ts";
@@ -42,6 +43,11 @@ export interface Gate {
   person(teamId: string, humanId: string, bucket: Bucket): Promise<Admission>;
   /** True for an env key (operator or static): checked in memory, no store work. */
   knows(secret: string): boolean;
+  /**
+   * A web session's credential admitted again, exactly as its secret was at sign-in: an env key by its digest, a
+   * dynamic key of `teamId`, an invite, or the proxy's person (docs/web.md).
+   */
+  credential(held: SessionCredential, teamId: string, humanId: string, bucket: Bucket): Promise<Admission>;
 }
 
 const isOutage = (error: unknown) => error instanceof RoomError && error.kind === "store_unavailable";
@@ -55,11 +61,13 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
   const decide = (principal: Principal, rate?: RateDecision): Admission =>
     rate && !rate.allowed ? { ok: false, status: 429, rate, principal } : { ok: true, principal, rate };
 
-  const admit = async (secret: string | null, bucket: Bucket): Promise<Admission> => {
-    if (secret === null) return { ok: false, status: 401 };
+  /** One admission from a key's digest and the shape its secret had (env keys are known in memory). */
+  const admitDigest = async (
+    digest: Buffer,
+    shape: { team?: string; room?: string },
+    bucket: Bucket,
+  ): Promise<Admission> => {
     const rate = rateFor(bucket);
-    // Hashed once: the digest serves the in-memory env keys and the store lookup alike.
-    const digest = sha256(secret);
     const known = keys.resolveDigest(digest);
     try {
       if (known) {
@@ -71,9 +79,8 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
           throw error;
         }
       }
-      const team = teamOfKey(secret);
-      if (team) {
-        const { key, rate: decision } = await store.resolveKey(team, digest.toString("hex"), rate);
+      if (shape.team) {
+        const { key, rate: decision } = await store.resolveKey(shape.team, digest.toString("hex"), rate);
         if (!key) return { ok: false, status: 401 };
         // A human dynamic key names its person; the first-run (operator-kind) key is the person "local".
         const humanId = key.humanId ?? (key.kind === "operator" ? LOCAL_HUMAN : undefined);
@@ -86,9 +93,12 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
         };
         return decide(principal, decision);
       }
-      const room = roomOfInvite(secret);
-      if (room) {
-        const { invite, rate: decision } = await store.resolveInvite(room, digest.toString("hex"), rate);
+      if (shape.room) {
+        const { invite, rate: decision } = await store.resolveInvite(
+          shape.room,
+          digest.toString("hex"),
+          rate,
+        );
         if (!invite) return { ok: false, status: 401 };
         const principal: Principal = {
           teamId: invite.teamId,
@@ -107,6 +117,14 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
       throw error;
     }
   };
+
+  const admit = async (secret: string | null, bucket: Bucket): Promise<Admission> => {
+    if (secret === null) return { ok: false, status: 401 };
+    // Hashed once: the digest serves the in-memory env keys and the store lookup alike.
+    const team = teamOfKey(secret) ?? undefined;
+    const room = team ? undefined : (roomOfInvite(secret) ?? undefined);
+    return admitDigest(sha256(secret), { ...(team ? { team } : {}), ...(room ? { room } : {}) }, bucket);
+  };
   const person = async (teamId: string, humanId: string, bucket: Bucket): Promise<Admission> => {
     const principal: Principal = { teamId, kind: "proxy", humanId };
     try {
@@ -117,5 +135,16 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
       throw error;
     }
   };
-  return Object.assign(admit, { knows: (secret: string) => keys.resolve(secret) !== null, person });
+  /** A web session's credential, checked again as on its sign-in (revoked keys and invites fail here). */
+  const credential = (held: SessionCredential, teamId: string, humanId: string, bucket: Bucket) => {
+    if (held.kind === "proxy") return person(teamId, humanId, bucket);
+    const digest = Buffer.from(held.digest, "hex");
+    if (held.kind === "invite") return admitDigest(digest, { room: held.roomId }, bucket);
+    return admitDigest(digest, held.kind === "key" ? { team: teamId } : {}, bucket);
+  };
+  return Object.assign(admit, {
+    knows: (secret: string) => keys.resolve(secret) !== null,
+    person,
+    credential,
+  });
 }

@@ -121,9 +121,14 @@ export function stepOf(input: Record<string, unknown>): { tool: string; target: 
     response !== null &&
     typeof response === "object" &&
     (response.success === false || response.is_error === true || response.isError === true);
+  // A path inside the session's working directory (the repository) is given relative to it: the room learns
+  // which file, not where the agent's home directory is.
+  const cwd = typeof input.cwd === "string" && input.cwd.startsWith("/") ? input.cwd.replace(/\/+$/, "") : "";
+  const target =
+    first !== undefined && cwd !== "" && first.startsWith(`${cwd}/`) ? first.slice(cwd.length + 1) : first;
   return {
     tool: tool === "" ? "unknown" : tool,
-    target: first === undefined ? "" : head(first),
+    target: target === undefined ? "" : head(target),
     ok: !failed,
   };
 }

@@ -26,9 +26,14 @@ export function hooksBlock(command: string): Record<string, HookEntry[]> {
   );
 }
 
-const isOurs = (command: string, entry: HookEntry) =>
-  entry.hooks?.some((h) => typeof h.command === "string" && h.command.startsWith(`${command} hook `)) ??
-  false;
+/**
+ * An entry of the bridge, whatever command started it (`roomctl`, `bun …/index.ts`, a path): its command ends with
+ * `hook <event>`. Installing again with another --command replaces the earlier entries instead of adding a second
+ * bridge (which would send every step twice).
+ */
+const BRIDGE_COMMAND = new RegExp(`(^|\\s)hook (${HOOKS.join("|")})$`);
+const isOurs = (_command: string, entry: HookEntry) =>
+  entry.hooks?.some((h) => typeof h.command === "string" && BRIDGE_COMMAND.test(h.command.trim())) ?? false;
 
 /** The settings with our block merged in: other keys and other hooks kept, our earlier entries replaced. */
 export function mergeHooks(settings: Settings, command: string): Settings {

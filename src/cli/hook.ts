@@ -21,13 +21,21 @@ export interface HookEnv {
 
 const note = (text: string) => process.stderr.write(`roomctl hook: ${text}\n`);
 
+/** A problem with what the hook was given (not with roomd): said as it is. */
+class HookInputError extends Error {}
+
 async function readStdin(deadline: number): Promise<Record<string, unknown>> {
   const text = await Promise.race([
     Bun.stdin.text(),
     new Promise<string>((resolve) => setTimeout(() => resolve(""), Math.max(0, deadline - Date.now()))),
   ]);
   if (text.trim() === "") return {};
-  const parsed: unknown = JSON.parse(text);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new HookInputError("the hook's input on stdin is not JSON; Claude Code sends one JSON object");
+  }
   return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
     ? (parsed as Record<string, unknown>)
     : {};
@@ -70,10 +78,16 @@ export async function runHook(
       return "";
     }
     const answer = (await res.json()) as BridgeAnswer;
+    // Nothing of the room exists yet: most often a mistyped ROOMD_ROOM. Say so (stderr), the agent continues.
+    if (answer.roomExists === false && hook === "SessionStart")
+      note(
+        `room ${roomId} has no state yet; check ROOMD_ROOM (the bridge stays quiet until the room is used)`,
+      );
     const out = hookAnswer(hook, answer, { roomId, agentId: answer.agentId ?? agentId ?? "this agent" });
     return out === null ? "" : JSON.stringify(out);
   } catch (error) {
-    note(`roomd not reached, the agent continues (${error instanceof Error ? error.name : "error"})`);
+    if (error instanceof HookInputError) note(`${error.message}; the agent continues`);
+    else note(`roomd not reached, the agent continues (${error instanceof Error ? error.name : "error"})`);
     return "";
   }
 }

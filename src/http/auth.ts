@@ -8,6 +8,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/bun";
 import type { Admission, Bucket, Gate } from "../access/gate.ts";
+import type { Sessions } from "../access/sessions.ts";
 import type { TrustedProxy } from "../config.ts";
 import { peerAllowed } from "../protocol/cidr.ts";
 import { STORE_UNAVAILABLE } from "../protocol/errors.ts";
@@ -15,6 +16,7 @@ import { HUMAN_ID, type Principal } from "../protocol/principal.ts";
 import type { RateDecision } from "../store/access-types.ts";
 import type { FailureLimiter } from "./auth-failures.ts";
 import type { RequestIdEnv } from "./request-id.ts";
+import { admitSession, proxiedCsrfRefusal, sessionIdOf } from "./session-auth.ts";
 
 export type AuthEnv = { Variables: RequestIdEnv["Variables"] & { principal: Principal } };
 
@@ -53,11 +55,30 @@ export interface AuthDeps {
   failures: FailureLimiter;
   /** Single sign-on through an authenticating proxy; absent or null when not configured. */
   proxy?: TrustedProxy | null;
+  /**
+   * People's web sessions: with it, a request without a bearer may authenticate by its session cookie (CSRF
+   * enforced on state-changing requests, src/http/session-auth.ts). Absent on routes that are agents' only (/mcp).
+   */
+  sessions?: Sessions | null;
 }
 
 type Checked =
   | { principal: Principal; rate?: RateDecision }
   | { failure: Response; limited?: Principal; rate?: RateDecision };
+
+/**
+ * The person the trusted proxy vouches for on this request: a peer of TRUSTED_PROXY_CIDRS carrying the header with a
+ * valid person's id; null otherwise (no proxy configured, another peer, no header, or an id roomd does not accept).
+ */
+export function proxiedPerson(
+  c: Context,
+  proxy: TrustedProxy | null | undefined,
+): { teamId: string; humanId: string } | null {
+  const asserted = proxy ? c.req.header(proxy.header) : undefined;
+  if (!proxy || asserted === undefined || !peerAllowed(clientAddress(c), proxy.cidrs)) return null;
+  const humanId = asserted.trim();
+  return HUMAN_ID.test(humanId) ? { teamId: proxy.teamId, humanId } : null;
+}
 
 /** The whole check for one request; the caller answers `failure` as is. */
 export async function checkBearer(c: Context, deps: AuthDeps, bucket: Bucket): Promise<Checked> {
@@ -76,9 +97,28 @@ export async function checkBearer(c: Context, deps: AuthDeps, bucket: Bucket): P
         ),
       };
     }
-    return settle(c, deps, address, await deps.gate.person(proxy.teamId, humanId, bucket));
+    const checked = settle(c, deps, address, await deps.gate.person(proxy.teamId, humanId, bucket));
+    if (deps.sessions && "principal" in checked) {
+      const refused = await proxiedCsrfRefusal(c, deps.sessions, checked.principal);
+      if (refused) return { failure: refused };
+    }
+    return checked;
   }
   const bearer = bearerOf(c.req.header("authorization"));
+  // No bearer: a browser's session cookie, when this route accepts one. A bearer always wins over a cookie.
+  const sessionId = bearer === null && deps.sessions ? sessionIdOf(c) : undefined;
+  if (sessionId !== undefined && deps.sessions) {
+    if (deps.failures.blocked(address)) {
+      c.header("Retry-After", "60");
+      return { failure: c.json({ error: "Too many failed authentication attempts" }, 429) };
+    }
+    const admitted = await admitSession(c, deps.sessions, sessionId, bucket);
+    if ("failure" in admitted) {
+      if (admitted.unknown) deps.failures.note(address);
+      return { failure: admitted.failure };
+    }
+    return settle(c, deps, address, admitted.admission);
+  }
   // Over the failure limit, only store lookups are refused: env keys cost no store work, so they still pass even
   // when other clients behind the same address (a load balancer) keep failing.
   if (deps.failures.blocked(address) && !(bearer !== null && deps.gate.knows(bearer))) {

@@ -87,6 +87,26 @@ describe("live hub", () => {
     expect(got.map((events) => events.map((e) => e.seq))).toEqual(hubs.map(() => [2]));
   });
 
+  test("a join that finds the store ahead of the hub wakes the watchers already there", async () => {
+    // A feed that reports nothing: the hub learns of new events only from the second join's own read.
+    const silent: RoomStore = { ...store, changes: { watch: () => () => {} } };
+    const rooms = createLiveRooms(silent);
+    try {
+      const first = watcher();
+      const hub = await rooms.join(scope, first);
+      await Bun.sleep(20);
+      first.events = 0;
+      for (let i = 0; i < 3; i++) await post(i);
+      const second = await rooms.join(scope, watcher());
+      expect(second.start).toBe(4);
+      for (let i = 0; i < 50 && first.events === 0; i++) await Bun.sleep(10);
+      expect(first.events).toBeGreaterThan(0);
+      expect((await hub.eventsAfter(1, 10)).map((e) => e.seq)).toEqual([2, 3, 4]);
+    } finally {
+      rooms.close();
+    }
+  });
+
   test("signals are coalesced to one per second per kind; kinds do not hold each other back", async () => {
     const w = watcher();
     await live.join(scope, w);

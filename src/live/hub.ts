@@ -34,14 +34,17 @@ export interface RoomHub {
 
 export interface LiveRooms {
   /**
-   * Starts watching `scope`'s room for `watcher`. Resolves with the hub once the room's head is known; rejects
-   * (nothing left behind) when the room cannot be read, e.g. another team's room.
+   * Starts watching `scope`'s room for `watcher`. Resolves with the hub once the room's head is known (`start`:
+   * the head the store had at the join, where "the next new event" begins); rejects (nothing left behind) when the
+   * room cannot be read, e.g. another team's room.
    */
-  join(scope: RoomScope, watcher: Watcher): Promise<RoomHub & { exists: boolean }>;
+  join(scope: RoomScope, watcher: Watcher): Promise<RoomHub & { exists: boolean; start: number }>;
   /** Rooms with a hub in this process (tests and metrics). */
   readonly rooms: number;
   /** Ends every watcher (their streams close, their waits return) and every hub: shutdown. */
   close(): void;
+  /** Calls `listener` once at close() (streams that watch no hub, e.g. a dashboard's); returns its removal. */
+  onClose(listener: () => void): () => void;
 }
 
 interface Hub {
@@ -61,6 +64,7 @@ interface Hub {
 
 export function createLiveRooms(store: RoomStore, now: () => number = Date.now): LiveRooms {
   const hubs = new Map<string, Hub>();
+  const closing = new Set<() => void>();
 
   /** Reads what the store has beyond the cache, once for every watcher, then wakes them. */
   function refresh(hub: Hub): Promise<void> {
@@ -150,7 +154,13 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
     get rooms() {
       return hubs.size;
     },
+    onClose(listener) {
+      closing.add(listener);
+      return () => closing.delete(listener);
+    },
     close() {
+      for (const listener of [...closing]) listener();
+      closing.clear();
       for (const hub of [...hubs.values()]) {
         for (const watcher of [...hub.watchers]) watcher.onEvents(new Error("shutting down"));
         close(hub);
@@ -189,10 +199,13 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
         void scheduleOffline(created);
       }
       const joined = hub;
-      joined.head = Math.max(joined.head, first.head);
       joined.watchers.add(watcher);
+      // The store is ahead of this process's hub (a change it has not heard of yet): read it now, for every
+      // watcher — raising the head without reading would leave the others waiting for a change already seen.
+      if (first.head > joined.head) void refresh(joined);
       return {
         exists: first.exists,
+        start: first.head,
         get head() {
           return joined.head;
         },

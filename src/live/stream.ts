@@ -13,7 +13,7 @@ const BATCH = 100;
 
 export interface StreamOptions {
   /** Joins the room's hub for this stream's watcher (rejects when the room cannot be read). */
-  join(watcher: Watcher): Promise<RoomHub>;
+  join(watcher: Watcher): Promise<RoomHub & { start: number }>;
   /** Replay every event with a larger seq first; null: start with the next new event. */
   after: number | null;
   /** Only events addressed to "all" or this agent. */
@@ -23,12 +23,15 @@ export interface StreamOptions {
   keepAliveMs: number;
   /** Called once when the stream ends, however it ends. */
   onClose(): void;
+  /** What each event's `data:` shows (default: the whole event); the public stream leaves payloads out. */
+  present?: (event: RoomEvent) => object;
 }
 
 const encoder = new TextEncoder();
 
 /** The SSE wire form of one log event: `id: <seq>` and the event as JSON (no `event:` line). */
-export const eventFrame = (event: RoomEvent) => `id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`;
+export const eventFrame = (event: RoomEvent, present: (event: RoomEvent) => object = (e) => e) =>
+  `id: ${event.seq}\ndata: ${JSON.stringify(present(event))}\n\n`;
 export const signalFrame = (kind: SignalKind) => `event: signal\ndata: ${JSON.stringify({ kind })}\n\n`;
 
 /**
@@ -78,14 +81,18 @@ export async function openRoomStream(options: StreamOptions): Promise<ReadableSt
       };
     });
 
+  let joined: RoomHub & { start: number };
   try {
-    hub = await options.join(watcher);
+    joined = await options.join(watcher);
+    hub = joined;
   } catch (error) {
     ended = true;
     options.onClose();
     throw error;
   }
-  lastSeq = options.after ?? hub.head;
+  // A seq beyond the room's last event (a log that was reset: the room deleted and made again, or a wrong id)
+  // names no position in this log: the stream starts with the next new event, as without one.
+  lastSeq = Math.min(options.after ?? joined.start, joined.start);
 
   return new ReadableStream<Uint8Array>(
     {
@@ -126,7 +133,10 @@ export async function openRoomStream(options: StreamOptions): Promise<ReadableSt
         const events = await hub.eventsAfter(lastSeq, BATCH);
         if (events.length > 0) {
           lastSeq = (events.at(-1) as RoomEvent).seq;
-          const frames = events.filter(wanted).map(eventFrame).join("");
+          const frames = events
+            .filter(wanted)
+            .map((e) => eventFrame(e, options.present))
+            .join("");
           if (frames !== "") {
             controller.enqueue(encoder.encode(frames));
             return;

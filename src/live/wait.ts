@@ -65,9 +65,10 @@ export async function waitForEvents(options: WaitOptions): Promise<WaitResult> {
   options.signal?.addEventListener("abort", abort);
   let hub: RoomHub | undefined;
   try {
-    hub = await options.live.join(scope, watcher);
+    const joined = await options.live.join(scope, watcher);
+    hub = joined;
     // Events appended between the first look and the join are at or below the head the join read: look again.
-    let checked = hub.head;
+    let checked = joined.start;
     const again = types === undefined ? await consume() : null;
     if (again && again.count > 0) return { ...again, timedOut: false };
     if (types !== undefined) {

@@ -11,7 +11,7 @@ import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed } from "../protocol/validation.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
-import { contextFields, isMutating, type RoomToolCall, type ToolDefinition } from "./tool.ts";
+import { contextFields, isMutating, Noted, type RoomToolCall, type ToolDefinition } from "./tool.ts";
 
 /** What a request names besides its arguments: the X-Roomd-Room and X-Roomd-Agent headers. */
 export interface CallContext {
@@ -72,6 +72,31 @@ function requiredActingOf(tool: ToolDefinition): string[] {
   return fields;
 }
 
+/**
+ * Tools name some things differently (the acting agent is `from` in post_event and `author` in write_context; a
+ * context entry is `id` in the context tools): an unrecognized key that is another tool's name for one of this
+ * tool's arguments gets a hint naming it.
+ */
+function aliasHint(
+  tool: ToolDefinition,
+  issues: readonly { code: string; keys?: readonly string[] }[],
+): string {
+  const hints: string[] = [];
+  const acting = tool.acting[0];
+  for (const issue of issues) {
+    if (issue.code !== "unrecognized_keys") continue;
+    for (const key of issue.keys ?? []) {
+      if (["agentId", "from", "author"].includes(key) && acting !== undefined && acting !== key)
+        hints.push(`${tool.name} names the acting agent ${acting}`);
+      if (key === "contextId" && "id" in tool.input.shape)
+        hints.push(`${tool.name} names the context entry id`);
+      if (key === "consumers" && "consuming_agents" in tool.input.shape)
+        hints.push(`${tool.name} takes consuming_agents`);
+    }
+  }
+  return hints.length > 0 ? ` (${[...new Set(hints)].join("; ")})` : "";
+}
+
 /** JSON with sorted keys, so equal arguments give equal fingerprints whatever their key order. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
@@ -103,14 +128,27 @@ function prepare(tool: ToolDefinition, raw: unknown, deps: CallDeps) {
   const bound = deps.principal.boundAgentId;
   fillFromContext(tool, given, deps);
   const parsed = tool.input.safeParse(given);
-  if (!parsed.success) throw new RoomError("invalid", describeIssues(parsed.error.issues));
+  if (!parsed.success)
+    throw new RoomError(
+      "invalid",
+      describeIssues(parsed.error.issues) + aliasHint(tool, parsed.error.issues),
+    );
   const { idempotencyKey, ...args } = parsed.data as Record<string, unknown> & { idempotencyKey?: string };
   // The room first: an invite's call on another room must read exactly like a missing room.
   const scope = tool.room ? roomScope(deps.principal, args.roomId as string) : undefined;
   if (bound !== undefined) {
     for (const field of tool.acting) {
       const value = args[field];
-      if (typeof value === "string" && value !== bound) throw new RoomError("forbidden", boundMessage(bound));
+      if (typeof value === "string" && value !== bound) {
+        const fromHeader =
+          deps.context?.agentId === value && (raw as Record<string, unknown>)?.[field] !== value;
+        throw new RoomError(
+          "forbidden",
+          fromHeader
+            ? `${boundMessage(bound)} (the X-Roomd-Agent header names ${value})`
+            : boundMessage(bound),
+        );
+      }
     }
   }
   const first = tool.acting[0];
@@ -139,6 +177,10 @@ function fillFromContext(tool: ToolDefinition, given: Record<string, unknown>, d
   const agent = deps.context?.agentId ?? deps.principal.boundAgentId;
   if (tool.room && room !== undefined) given.roomId ??= room;
   if (agent !== undefined) for (const field of requiredActingOf(tool)) given[field] ??= agent;
+  // A bound key acts as its agent: optional acting arguments (add_task's agentId, …) are filled in too, so the
+  // call is attributed and judged as that agent rather than as "system" (protocol.md §5 Identity).
+  const bound = deps.principal.boundAgentId;
+  if (bound !== undefined) for (const field of tool.acting) given[field] ??= bound;
   if (tool.context === "arguments") return;
   const only = tool.context === "context";
   for (const field of fields) {
@@ -190,10 +232,12 @@ export async function callTool(
       requestId: deps.requestId,
       ...(deps.signal ? { signal: deps.signal } : {}),
     };
-    const value = await tool.handler(args as never, { ...call, scope } as RoomToolCall);
+    const answered = await tool.handler(args as never, { ...call, scope } as RoomToolCall);
+    const value = answered instanceof Noted ? answered.value : answered;
     const replayed = scope?.idempotency?.replayed === true;
     const shaped = replayed && isObject(value) ? { ...value, replayed: true } : value;
     const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(shaped) }] };
+    if (answered instanceof Noted) result.content.push({ type: "text", text: JSON.stringify(answered.note) });
     if (tool.output) result.structuredContent = shaped as Record<string, unknown>;
     return { result };
   } catch (error) {

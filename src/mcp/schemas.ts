@@ -2,7 +2,9 @@
  * Zod building blocks shared by the tool files: identifiers (each with its pattern), bounded JSON payloads and
  * the record shapes used as output schemas. Everything here is built once at module load.
  */
+
 import { z } from "zod";
+import { ROOMD_EVENT_TYPES, reservedTypeMessage } from "../protocol/event-types.ts";
 import { agentIdSchema, roomIdSchema } from "../protocol/ids.ts";
 import { CONTEXT_TYPES, PRESENCE_STATUSES, TASK_STATUSES } from "../protocol/records.ts";
 import { jsonObject } from "../protocol/validation.ts";
@@ -36,6 +38,12 @@ export const eventId = recordId("event").describe(
 export const eventPayload = jsonObject.describe(
   "Any JSON object (at most 64 KB, 32 levels of nesting, 10,000 values). Default {}.",
 );
+
+/** An event type an agent may post: any line but the types roomd appends itself (protocol/event-types.ts). */
+export const postableEventType = (type: z.ZodString) =>
+  type.refine((t) => !ROOMD_EVENT_TYPES.has(t), {
+    error: (issue) => reservedTypeMessage(String(issue.input)),
+  });
 
 export const taskStatus = z.enum(TASK_STATUSES);
 export const contextType = z.enum(CONTEXT_TYPES);
@@ -108,4 +116,11 @@ export const unreadShape = z.object({
   cursor: z.number().int().nullable(),
   count: z.number().int(),
   remaining: z.number().int(),
+  trimmedBefore: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "Set when events you had not read yet were trimmed by the room's retention: the oldest seq still kept (you carry on from it)",
+    ),
 });

@@ -96,6 +96,17 @@ export interface ToolDefinition {
   handler(args: never, call: RoomToolCall): Promise<unknown>;
 }
 
+/**
+ * A result with a note beside it: the call answers the value as usual (first text content, structuredContent) and
+ * the note as a second text content, JSON. For facts about a result whose shape cannot hold them (an array).
+ */
+export class Noted {
+  constructor(
+    readonly value: unknown,
+    readonly note: Record<string, unknown>,
+  ) {}
+}
+
 const mutates = (effect: Effect) => effect !== "read";
 export const isMutating = (tool: Pick<ToolDefinition, "effect">): boolean => mutates(tool.effect);
 

@@ -27,6 +27,7 @@ test("an agent's event carrying something that is not a whole task changes no nu
       event(2, "task_blocked", { task: "task-1" }),
       event(3, "note", { task: { id: "task-1", status: "done", owner: "x", version: 1 } }),
     ],
+    posted: [],
     tasks: [],
     contexts: [],
     reads: [],

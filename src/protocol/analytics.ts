@@ -4,14 +4,19 @@
  * each context event was first delivered to each agent. One pure function, so every driver gives the same numbers.
  *
  * Definitions (also in docs/protocol.md §7):
- * - tasksByStatus, taskCount: the current plan. tasksDeleted: task_deleted events.
+ * - Who owned what comes from the log as protocol/task-log.ts reads it (the reading forks use too): task events
+ *   carrying the whole task (task_updated — a handoff's moves included —, task_claimed, task_lease_expired), and
+ *   agent_left returning the leaver's tasks; events posted by agents never count.
+ * - tasksByStatus, taskCount: the current plan as reads show it. tasksDeleted: task_deleted events.
  * - donePerAgent: transitions of a task into done (from any other status, or added as done), credited to the task's
  *   owner after the change, or to the event's `from` when it has none. A task reopened and done again counts again.
  * - claimToDone: for each transition into done, the time since the task was last claimed — became in_progress
  *   with an owner, or changed owner while in_progress — if it was; medianMs is the median of those times (the mean
  *   of the two middle ones for an even count), null when there is none.
- * - handoffs: changes of a task's owner from one agent to another (an unassignment in between does not hide it:
- *   the new owner is compared with the last agent that owned the task).
+ * - handoffs: changes of a task's owner from one agent to another, whatever made them (a take-over by update_task,
+ *   a claim after a lease ran out or its holder left, a person's or an agent's handoff); the new owner is compared
+ *   with the last agent that owned the task, so an unassignment, a lease running out or leave_room in between
+ *   neither counts nor hides one.
  * - contextChurn: per live entry its updates (the minor number of its version), their sum, live entries, and
  *   context_deleted events.
  * - eventsPerAgent: every event of the log (tombstones included) by its `from`.
@@ -20,15 +25,18 @@
  *   cursor past the event): readAt and lagMs, or null while it is still unread; medianMs over those read.
  */
 import { type RoomEvent, TASK_STATUSES, type Task, type TaskStatus } from "./records.ts";
+import { planSteps } from "./task-log.ts";
 
 /** What a driver reads for the analytics, in one atomic step. */
 export interface AnalyticsLog {
   /**
-   * The whole log, oldest first. Payloads may be left out ({}) except for events whose type starts with task_ or
-   * context_, which the analytics read.
+   * The whole log, oldest first. Payloads may be left out ({}) except for agent_left and events whose type starts
+   * with task_ or context_, which the analytics read.
    */
   events: RoomEvent[];
-  /** The current plan. */
+  /** Seqs of the events agents posted (post_event, reply_to_event): they never change the plan. */
+  posted: number[];
+  /** The current plan, as reads show it (a lease that ran out already undone). */
   tasks: Task[];
   /** The live context entries' ids, types and versions. */
   contexts: { id: string; type: string; version: string }[];
@@ -84,16 +92,6 @@ const minor = (version: string) => Number(version.slice(version.indexOf(".") + 1
 /** Creation order of a "ctx-<n>" id. */
 const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
 
-/** A payload's task when it looks like a whole Task (task events carry one; other events may not). */
-function taskOf(event: RoomEvent): Task | null {
-  if (!event.type.startsWith("task_") || event.type === "task_deleted") return null;
-  const task = (event.payload as { task?: unknown }).task as Partial<Task> | undefined;
-  if (!task || typeof task !== "object" || typeof task.id !== "string") return null;
-  if (!TASK_STATUSES.includes(task.status as TaskStatus)) return null;
-  if (task.owner !== null && typeof task.owner !== "string") return null;
-  return task as Task;
-}
-
 const claimed = (t: Task) => t.status === "in_progress" && t.owner !== null;
 
 /** A record with its keys in code-unit order, so equal numbers serialise equally on every driver. */
@@ -114,14 +112,22 @@ export function computeAnalytics(roomId: string, log: AnalyticsLog): RoomAnalyti
   let handoffs = 0;
   let tasksDeleted = 0;
   let contextsDeleted = 0;
+  const posted = new Set(log.posted);
 
   for (const event of log.events) {
     bump(perAgent, event.from);
     const at = Date.parse(event.timestamp);
-    if (event.type === "task_deleted") tasksDeleted++;
+    const logged = { type: event.type, ts: at, payload: event.payload, posted: posted.has(event.seq) };
+    // An agent's own post never stands for a change of the room, whatever its type.
+    if (logged.posted) continue;
     if (event.type === "context_deleted") contextsDeleted++;
-    const task = taskOf(event);
-    if (task) {
+    for (const step of planSteps(logged, (id) => state.get(id))) {
+      if ("remove" in step) {
+        tasksDeleted++;
+        state.delete(step.remove);
+        continue;
+      }
+      const task = step.set;
       const before = state.get(task.id);
       if (claimed(task) && !(before && claimed(before) && before.owner === task.owner))
         claimedAt.set(task.id, at);

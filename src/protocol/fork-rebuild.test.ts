@@ -1,5 +1,11 @@
 import { expect, test } from "bun:test";
-import { type ContextVersionAt, contextAt, type RebuildEvent, rebuildPlan } from "./fork-rebuild.ts";
+import {
+  type ContextVersionAt,
+  contextAt,
+  type RebuildEvent,
+  rebuildPlan,
+  rebuildRecords,
+} from "./fork-rebuild.ts";
 import type { Task } from "./records.ts";
 
 const task = (id: string, extra: Partial<Task> = {}): Task => ({
@@ -22,25 +28,26 @@ const ev = (seq: number, type: string, payload: Record<string, unknown>): Rebuil
   payload,
 });
 
-test("the plan replays whole tasks in creation order, keeping fields it does not know", () => {
+test("the plan replays whole tasks in creation order, keeping fields it does not know; leases are not copied", () => {
   const plan = rebuildPlan([
     ev(1, "task_added", { task: task("task-1") }),
     ev(2, "chatter", { task: "not a task" }),
-    ev(3, "task_added", { task: task("task-2") }),
+    ev(3, "task_added", { task: task("task-2", { later_field: 7 } as Partial<Task>) }),
     ev(4, "task_claimed", {
       task: task("task-1", {
         status: "in_progress",
         owner: "a",
         version: 2,
-        lease_expires_at: "x",
-      } as Partial<Task>),
+        lease_expires_at: "2026-01-01T00:10:00.000Z",
+      }),
     }),
   ]);
-  expect(plan.tasks.map((t) => [t.id, t.status, t.owner])).toEqual([
-    ["task-1", "in_progress", "a"],
-    ["task-2", "pending", null],
+  expect(plan.tasks.map((t) => [t.id, t.status, t.owner, t.version])).toEqual([
+    ["task-1", "in_progress", "a", 2],
+    ["task-2", "pending", null, 1],
   ]);
-  expect((plan.tasks[0] as unknown as Record<string, unknown>).lease_expires_at).toBe("x");
+  expect(plan.tasks[0]?.lease_expires_at).toBeUndefined();
+  expect((plan.tasks[1] as unknown as Record<string, unknown>).later_field).toBe(7);
   expect(plan).toMatchObject({
     taskN: 2,
     createdMs: 1000,
@@ -49,18 +56,68 @@ test("the plan replays whole tasks in creation order, keeping fields it does not
   });
 });
 
-test("deletions and lease expiries that carry only ids are honoured; ids stay reserved", () => {
+test("deletions, lease expiries and departures that carry only ids are honoured; ids stay reserved", () => {
+  const leased = task("task-3", {
+    status: "in_progress",
+    owner: "c",
+    version: 2,
+    lease_expires_at: "2026-01-01T00:00:03.500Z",
+  });
   const plan = rebuildPlan([
     ev(1, "task_added", { task: task("task-1") }),
     ev(2, "task_added", { task: task("task-2", { owner: "b", status: "in_progress" }) }),
-    ev(3, "task_deleted", { taskId: "task-1", task: task("task-1") }),
-    ev(4, "task_lease_expired", { taskId: "task-2", previousOwner: "b" }),
-    ev(5, "task_lease_expired", { taskId: "task-9", previousOwner: "c" }),
-    ev(6, "context_deleted", { contextId: "ctx-4" }),
+    ev(3, "task_claimed", { task: leased }),
+    ev(4, "task_deleted", { taskId: "task-1", task: task("task-1") }),
+    // Written before the expiry carried its task: pending, unowned, version + 1, updated at the lease's end.
+    ev(5, "task_lease_expired", { taskId: "task-3", previousOwner: "c" }),
+    ev(6, "task_lease_expired", { taskId: "task-9", previousOwner: "c" }),
+    // leave_room returned task-2 to pending in the same step.
+    ev(7, "agent_left", { agentId: "b", tasks: ["task-2", "task-8"], paths: [], locks: [] }),
+    ev(8, "context_deleted", { contextId: "ctx-4" }),
   ]);
-  expect(plan.tasks.map((t) => [t.id, t.status, t.owner])).toEqual([["task-2", "pending", null]]);
-  expect(plan.taskN).toBe(2);
+  expect(plan.tasks).toEqual([
+    task("task-2", { version: 2, updated_at: "1970-01-01T00:00:07.000Z" }),
+    task("task-3", { version: 3, updated_at: "2026-01-01T00:00:03.500Z" }),
+  ]);
+  expect(plan.taskN).toBe(3);
   expect(plan.deletedContexts).toEqual(["ctx-4"]);
+  expect(plan.byStatus).toEqual({ pending: 2, in_progress: 0, done: 0, blocked: 0 });
+});
+
+test("events agents posted change nothing, whatever they carry", () => {
+  const posted = (seq: number, type: string, payload: Record<string, unknown>): RebuildEvent => ({
+    ...ev(seq, type, payload),
+    posted: true,
+  });
+  const plan = rebuildPlan([
+    ev(1, "task_added", { task: task("task-1") }),
+    posted(2, "task_updated", { task: task("task-1", { status: "done", version: 9 }) }),
+    posted(3, "task_deleted", { taskId: "task-1" }),
+    posted(4, "agent_left", { tasks: ["task-1"] }),
+    posted(5, "context_deleted", { contextId: "ctx-1" }),
+  ]);
+  expect(plan.tasks).toEqual([task("task-1")]);
+  expect(plan.deletedContexts).toEqual([]);
+  const records = rebuildRecords([posted(6, "review_requested", { review: { id: "rev-4" } })]);
+  expect(records).toEqual({ reviews: [], floors: { handoff: 0, approval: 0, verdict: 0, review: 0 } });
+});
+
+test("reviews as they stood, and the highest id of each record a fork does not copy", () => {
+  const review = (id: string, status: string) => ({ id, status, requester: "a", reviewer: "b" });
+  const records = rebuildRecords([
+    ev(1, "review_requested", { review: review("rev-1", "pending") }),
+    ev(2, "handoff_offered", { handoff: { id: "hof-3" } }),
+    ev(3, "review_requested", { review: review("rev-2", "pending") }),
+    ev(4, "review_decided", { review: review("rev-1", "approved") }),
+    ev(5, "approval_requested", { approval: { id: "apr-2" } }),
+    ev(6, "verdict_recorded", { verdict: { id: "vrd-5" } }),
+    ev(7, "handoff_offered", { handoff: "not a handoff" }),
+  ]);
+  expect(records.reviews.map((r) => [r.id, r.status])).toEqual([
+    ["rev-1", "approved"],
+    ["rev-2", "pending"],
+  ]);
+  expect(records.floors).toEqual({ handoff: 3, approval: 2, verdict: 5, review: 2 });
 });
 
 const version = (v: string, ts: string) => ({

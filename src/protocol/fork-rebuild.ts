@@ -1,23 +1,23 @@
 /**
  * Rebuilding a room's plan and context as they stood at a seq (humans.md §5), the one definition every driver's
  * fork uses. The plan comes from the log alone: every event that changes a task carries the whole task in
- * `payload.task` (task_added, task_updated, and any later kind that follows the rule); deletions and lease expiries
- * carry ids (`task_deleted` {taskId, task}, `task_lease_expired` {taskId, previousOwner}, `context_deleted`
- * {contextId}). Context entries come from their version history, each version placed at the log head it became
- * current at.
+ * `payload.task` (task_added, task_updated, task_claimed, task_lease_expired, and any later task_ kind that follows
+ * the rule); deletions and departures carry ids (`task_deleted` {taskId}, `agent_left` {tasks}, `context_deleted`
+ * {contextId}); protocol/task-log.ts is the one reading of them. Events posted by agents never count. Context
+ * entries come from their version history, each version placed at the log head it became current at.
  */
-import type { ContextEntry, JsonObject, Task, TaskStatus } from "./records.ts";
+import type { ContextEntry, Review, Task, TaskStatus } from "./records.ts";
+import { type LoggedEvent, planSteps } from "./task-log.ts";
 
-export interface RebuildEvent {
+export interface RebuildEvent extends LoggedEvent {
   seq: number;
-  type: string;
-  /** ms */
-  ts: number;
-  payload: JsonObject;
 }
 
 export interface RebuiltPlan {
-  /** In creation order (first appearance in the log). */
+  /**
+   * In creation order (first appearance in the log), as the fork holds them: leases are not copied (a fork's agents
+   * are not running in it), so a task leased at the seq stays in_progress and owned, without `lease_expires_at`.
+   */
   tasks: Task[];
   /** The highest n of any `task-<n>` the log names, so the fork never mints an id its own log already used. */
   taskN: number;
@@ -35,55 +35,75 @@ export const serialOf = (id: string): number => {
   return match ? Number(match[1]) : 0;
 };
 
-const isTask = (value: unknown): value is Task =>
-  value !== null && typeof value === "object" && typeof (value as Task).id === "string";
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
-/** Replays the log's plan events, oldest first. */
+/** Replays the log's plan events, oldest first (protocol/task-log.ts planSteps). */
 export function rebuildPlan(events: readonly RebuildEvent[]): RebuiltPlan {
   const tasks = new Map<string, Task>();
   const deletedContexts: string[] = [];
   let taskN = 0;
   let createdMs: number | null = null;
   let updatedMs: number | null = null;
-  const touched = (ts: number) => {
-    createdMs ??= ts;
-    updatedMs = ts;
-  };
   for (const event of events) {
-    const { payload } = event;
-    if (event.type === "context_deleted") {
-      const id = text(payload.contextId);
+    if (event.type === "context_deleted" && event.posted !== true) {
+      const id = text(event.payload.contextId);
       if (id !== undefined) deletedContexts.push(id);
       continue;
     }
-    if (event.type === "task_deleted") {
-      const id = text(payload.taskId) ?? (isTask(payload.task) ? payload.task.id : undefined);
-      if (id !== undefined) {
-        taskN = Math.max(taskN, serialOf(id));
-        tasks.delete(id);
-        touched(event.ts);
-      }
-      continue;
+    const steps = planSteps(event, (id) => tasks.get(id));
+    for (const step of steps) {
+      const id = "set" in step ? step.set.id : step.remove;
+      taskN = Math.max(taskN, serialOf(id));
+      if ("set" in step) tasks.set(id, step.set);
+      else tasks.delete(id);
     }
-    if (isTask(payload.task)) {
-      tasks.set(payload.task.id, payload.task);
-      taskN = Math.max(taskN, serialOf(payload.task.id));
-      touched(event.ts);
-      continue;
-    }
-    if (event.type === "task_lease_expired") {
-      const id = text(payload.taskId);
-      const task = id === undefined ? undefined : tasks.get(id);
-      if (id !== undefined && task) {
-        tasks.set(id, { ...task, status: "pending", owner: null });
-        touched(event.ts);
-      }
+    if (steps.length > 0) {
+      createdMs ??= event.ts;
+      updatedMs = event.ts;
     }
   }
   const byStatus: Record<TaskStatus, number> = { pending: 0, in_progress: 0, done: 0, blocked: 0 };
-  for (const task of tasks.values()) byStatus[task.status] = (byStatus[task.status] ?? 0) + 1;
-  return { tasks: [...tasks.values()], taskN, byStatus, createdMs, updatedMs, deletedContexts };
+  const held = [...tasks.values()].map(({ lease_expires_at: _lease, ...task }): Task => task);
+  for (const task of held) byStatus[task.status] = (byStatus[task.status] ?? 0) + 1;
+  return { tasks: held, taskN, byStatus, createdMs, updatedMs, deletedContexts };
+}
+
+/** Where a fork's own records start: the highest n of each kind of id its log names (0 for none). */
+export interface IdFloors {
+  handoff: number;
+  approval: number;
+  verdict: number;
+  review: number;
+}
+
+/** Each kind's record, by the event that creates it, and the field holding it. */
+const CREATED: Record<string, [keyof IdFloors, string]> = {
+  handoff_offered: ["handoff", "handoff"],
+  approval_requested: ["approval", "approval"],
+  verdict_recorded: ["verdict", "verdict"],
+  review_requested: ["review", "review"],
+  review_decided: ["review", "review"],
+};
+
+/**
+ * Reviews as they stood (review_requested and review_decided carry the whole review: a fork copies them, so a
+ * request its log delivers names a review the fork knows), and the id floors of the records a fork does not copy
+ * (handoffs, approvals, verdicts), so its own never reuse an id its log names.
+ */
+export function rebuildRecords(events: readonly RebuildEvent[]): { reviews: Review[]; floors: IdFloors } {
+  const reviews = new Map<string, Review>();
+  const floors: IdFloors = { handoff: 0, approval: 0, verdict: 0, review: 0 };
+  for (const event of events) {
+    const created = CREATED[event.type];
+    if (!created || event.posted === true) continue;
+    const [kind, field] = created;
+    const record = event.payload[field] as { id?: unknown } | null | undefined;
+    if (record === null || typeof record !== "object" || typeof record.id !== "string") continue;
+    floors[kind] = Math.max(floors[kind], serialOf(record.id));
+    if (kind === "review") reviews.set(record.id, record as Review);
+  }
+  const list = [...reviews.values()].sort((a, b) => serialOf(a.id) - serialOf(b.id));
+  return { reviews: list, floors };
 }
 
 /** One version of a context entry (the entry without id and type) with the log head it became current at. */

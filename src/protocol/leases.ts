@@ -8,7 +8,7 @@
  *   the same atomic step: expiry = now + the lease's length. Renewing changes neither version nor updated_at.
  * - A lease whose expiry is not after now has run out. Every read shows the task as it will be once that is
  *   recorded (effectiveTask): pending, no owner, version + 1, updated_at = the expiry. The next successful write
- *   that touches the plan records it, with the event `task_lease_expired` {taskId, previousOwner}.
+ *   that touches the plan records it, with the event `task_lease_expired` {taskId, previousOwner, task}.
  * - The lease ends when the task leaves the lease holder (another owner or none) or becomes done or pending.
  */
 import { RoomError } from "./errors.ts";

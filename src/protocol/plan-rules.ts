@@ -18,7 +18,10 @@ export const planErrors = {
   blocked: (id: string, blockers: string[]) =>
     new RoomError("conflict", `Task ${id} is blocked by ${blockers.join(", ")}; finish those first`),
   ownedByOther: (id: string, owner: string) =>
-    new RoomError("conflict", `Task ${id} is owned by ${owner}; pass expectedVersion to take it over`),
+    new RoomError(
+      "conflict",
+      `Task ${id} is owned by ${owner}; pass expectedVersion (the version you read) to change it anyway`,
+    ),
 };
 
 /** Dependencies with duplicates removed, in the order given. */

@@ -119,6 +119,11 @@ export interface UnreadBatch {
   count: number;
   /** Events addressed to this agent still unconsumed after this batch. */
   remaining: number;
+  /**
+   * Present when the agent's cursor was behind the events retention trimmed (EVENT_RETENTION_*): the oldest seq the
+   * log still has; the batch carries on from there, and the events before it are gone.
+   */
+  trimmedBefore?: number;
 }
 
 /** A person's message (a human_message event) as get_my_summary and the bridge deliver it. */

@@ -30,7 +30,13 @@ export const toolErrors = {
       "conflict",
       `Room ${roomId} already has tasks, context or events; a template only fills a new or empty room, so choose a new roomId`,
     ),
-  reviewNotFound: (id: string) => new RoomError("not_found", `Review not found: ${id}`),
+  reviewNotFound: (id: string) =>
+    new RoomError(
+      "not_found",
+      id.startsWith("apr-")
+        ? `Review not found: ${id} (apr- ids are approvals, which only people decide; approve and reject decide reviews, rev-…)`
+        : `Review not found: ${id}`,
+    ),
   notReviewer: (id: string, reviewer: string) =>
     new RoomError(
       "forbidden",

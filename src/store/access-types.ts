@@ -125,6 +125,11 @@ export interface AccessStore {
   listKeys(teamId: string): Promise<KeyRecord[]>;
   /** Deletes the key when it belongs to `teamId`; false when there is no such key of that team. */
   deleteKey(teamId: string, keyId: string): Promise<boolean>;
+  /**
+   * Every team a key was stored for (createKey, provisionTeam), sorted by id, whether or not it still has keys:
+   * the operators' list of teams (docs/web.md), beside the teams configured in the environment.
+   */
+  listTeams(): Promise<string[]>;
 
   // ── rate limiting (team slot) ─────────────────────────────────────────────────────────────────────────
   /**

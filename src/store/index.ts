@@ -4,10 +4,21 @@
  */
 import type { StoreConfig } from "../config.ts";
 import { type Clock, systemClock } from "../protocol/time.ts";
+import type { EventRetention } from "./move-types.ts";
 import type { RoomStore } from "./types.ts";
+
+const DAY_MS = 86_400_000;
+
+/** The retention every append applies, from EVENT_RETENTION_DAYS and EVENT_RETENTION_MAX (0: no bound). */
+export function retentionOf(
+  config: Pick<StoreConfig, "eventRetentionDays" | "eventRetentionMax">,
+): EventRetention {
+  return { maxEvents: config.eventRetentionMax ?? 0, maxAgeMs: (config.eventRetentionDays ?? 0) * DAY_MS };
+}
 
 export async function openStore(config: StoreConfig, now: Clock = systemClock): Promise<RoomStore> {
   const limits = { roomsPerTeam: config.roomsPerTeam };
+  const retention = retentionOf(config);
   switch (config.store) {
     case "sqlite": {
       const { createSqliteStore } = await import("./sqlite/index.ts");
@@ -16,6 +27,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         now,
         limits,
         busyTimeoutMs: config.storeTimeoutMs,
+        retention,
       });
     }
     case "redis": {
@@ -26,12 +38,26 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
       const client = config.redisCluster
         ? createClusterScriptClient(config.redisUrl, options)
         : createTcpScriptClient(config.redisUrl, options);
-      return createRedisStore({ client, driver: "redis", now, timeoutMs: config.storeTimeoutMs, limits });
+      return createRedisStore({
+        client,
+        driver: "redis",
+        now,
+        timeoutMs: config.storeTimeoutMs,
+        limits,
+        retention,
+      });
     }
     case "upstash": {
       const { createRedisStore, createUpstashScriptClient } = await import("./redis/index.ts");
       const client = createUpstashScriptClient(config.upstashUrl, config.upstashToken);
-      return createRedisStore({ client, driver: "upstash", now, timeoutMs: config.storeTimeoutMs, limits });
+      return createRedisStore({
+        client,
+        driver: "upstash",
+        now,
+        timeoutMs: config.storeTimeoutMs,
+        limits,
+        retention,
+      });
     }
     case "postgres": {
       const { createPostgresStore } = await import("./postgres/index.ts");

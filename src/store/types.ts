@@ -22,6 +22,11 @@
  *   renewLeases, leaveRoom) first records each lease that ran out, with the event task_lease_expired. The acting
  *   agent's successful calls renew its live leases and file claims along with its presence (RoomScope.actor).
  *
+ * - Retention (move-types.ts EventRetention, given at construction): every operation that appends an event trims
+ *   the room's oldest events in the same atomic step, boundedly, with everything that belongs to them (read
+ *   receipts, delivery times, search documents, queued webhook deliveries, the addressee index). Cursors, marks and
+ *   `remaining` stay exact; reads say trimmedBefore when they reach below the oldest kept event.
+ *
  * This file imports only types, so drivers and the layers above can depend on it freely.
  */
 
@@ -49,7 +54,9 @@ import type { SearchHit, SearchKind } from "../protocol/search.ts";
 import type { RoomSeed } from "../protocol/templates.ts";
 import type { WebhookAttempt } from "../protocol/webhooks.ts";
 import type { AccessStore } from "./access-types.ts";
+import type { MoveStore } from "./move-types.ts";
 import type { PeopleStore } from "./people-types.ts";
+import type { SessionStore } from "./session-types.ts";
 
 export type StoreDriver = "sqlite" | "redis" | "upstash" | "postgres";
 
@@ -153,6 +160,12 @@ export interface NewEvent {
   /** When set, the event MUST exist (errors.eventNotFound otherwise) and the new event carries reply_to_id. */
   replyToId?: string;
 }
+
+/**
+ * readEvents' answer: the events, and — when the range asked for reaches below the events retention trimmed — the
+ * oldest seq the log still has (a plain array satisfies it).
+ */
+export type EventList = RoomEvent[] & { trimmedBefore?: number };
 
 /** A page of the log for watchers (readLog). */
 export interface LogPage {
@@ -445,7 +458,12 @@ export interface WebhookStore {
   recordDelivery(claim: ClaimedDelivery, report: DeliveryReport): Promise<RecordedDelivery>;
 }
 
-export interface RoomStore extends AccessStore, WebhookStore, PeopleStore<RoomScope> {
+export interface RoomStore
+  extends AccessStore,
+    WebhookStore,
+    PeopleStore<RoomScope>,
+    MoveStore<RoomScope>,
+    SessionStore {
   readonly driver: StoreDriver;
   /** The change feed of this store instance. */
   readonly changes: ChangeFeed;
@@ -502,8 +520,11 @@ export interface RoomStore extends AccessStore, WebhookStore, PeopleStore<RoomSc
   // ── events ────────────────────────────────────────────────────────────────────────────────────────────
   /** Appends an event with the next seq (exactly +1) and a room-unique string id. */
   postEvent(scope: RoomScope, input: NewEvent): Promise<RoomEvent>;
-  /** Newest first; never moves a cursor. */
-  readEvents(scope: RoomScope, query: EventQuery): Promise<RoomEvent[]>;
+  /**
+   * Newest first; never moves a cursor. When retention trimmed the room's log and the range asked for starts below
+   * its oldest kept event (sinceSeq absent or below it, or a time), the list carries trimmedBefore = that seq.
+   */
+  readEvents(scope: RoomScope, query: EventQuery): Promise<EventList>;
   /**
    * The log in order, for watchers: up to `limit` (1–100) events with seq > `after`, oldest first, the room's head
    * (last seq, 0 for none) and whether the scope's team owns the room (false: unowned, nothing to read). Never
@@ -516,6 +537,8 @@ export interface RoomStore extends AccessStore, WebhookStore, PeopleStore<RoomSc
    * of concurrent callers and processes every event is delivered to an agent exactly once.
    * `remaining` counts the addressed events still after the new cursor. A consume that delivers nothing keeps
    * nothing under the scope's idempotency key (the key stays free for the retry that delivers).
+   * A cursor behind the events retention trimmed carries on from the oldest kept event (each delivered exactly
+   * once) and the batch says trimmedBefore (that seq); `remaining` never counts trimmed events.
    */
   consumeEvents(scope: RoomScope, agentId: string, limit: number): Promise<UnreadBatch>;
   /** Adds agentId to the event's read_by (idempotent). errors.eventNotFound when absent. */

@@ -73,6 +73,25 @@ for (const make of E2E_STORES) {
       );
     });
 
+    test("a bound key fills optional acting arguments too: its writes are its agent's, its own tasks its to change", async () => {
+      const roomId = newRoomId();
+      const key = await http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "carol" });
+      issued.push(key.body.secret);
+      const k = key.body.secret as string;
+      // add_task's agentId is optional (the event's from, "system" without it): a bound key's call is carol's.
+      const task = JSON.parse((await http.tool(k, "add_task", { roomId, title: "docs" })).text);
+      await http.tool(k, "claim_task", { roomId, taskId: task.id });
+      // update_task's agentId is optional too: carol changes her own task without naming herself.
+      const done = await http.tool(k, "update_task", { roomId, taskId: task.id, status: "done" });
+      expect(done.isError).toBe(false);
+      const events = JSON.parse((await http.tool(k, "read_events", { roomId, limit: 10 })).text);
+      expect(events.map((e: { type: string; from: string }) => [e.type, e.from]).reverse()).toEqual([
+        ["task_added", "carol"],
+        ["task_claimed", "carol"],
+        ["task_updated", "carol"],
+      ]);
+    });
+
     test("an invite works in its room only, as its bound agent, and never claims", async () => {
       const roomA = newRoomId();
       const roomB = newRoomId();
@@ -143,10 +162,13 @@ for (const make of E2E_STORES) {
       const html = await page.text();
       expect(page.headers.get("content-type")).toStartWith("text/html");
       expect(page.headers.get("content-security-policy")).toStartWith("default-src 'none'");
+      // The live room view (src/web/): a shell whose own script reads the state; no data in it, no inline script.
       expect(html).not.toContain("<img src=x");
-      expect(html).toContain("&#60;img src=x onerror=alert(1)&#62;");
       expect(html).not.toContain("hunter2");
-      expect(html).not.toMatch(/<script|src="http|href="http/);
+      expect(html).toContain(`data-room="${roomId}"`);
+      expect(html).not.toMatch(
+        /<script(?! type="module" src="\/assets\/[0-9a-f]{20}\.js"><\/script>)|src="http|href="http/,
+      );
       const fresh = newRoomId();
       expect((await http.get(`/room/${fresh}`)).status).toBe(404);
       expect((await http.tool(TEAM_B.secret, "add_task", { roomId: fresh, title: "mine" })).isError).toBe(

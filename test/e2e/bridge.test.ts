@@ -108,7 +108,8 @@ for (const make of E2E_STORES) {
       const steps = JSON.parse(log).filter((e: { type: string }) => e.type === "agent_step");
       expect(steps[0]).toMatchObject({
         from: "bot",
-        payload: { tool: "Write", target: "/home/dev/shop/src/login.ts", ok: true },
+        // Relative to the session's working directory (cwd /home/dev/shop): the file, not the home directory.
+        payload: { tool: "Write", target: "src/login.ts", ok: true },
       });
       expect(Object.keys(steps[0].payload).sort()).toEqual(["ok", "target", "tool"]);
       expect(log).not.toContain("SECRET_DO_NOT_LEAK");
@@ -197,6 +198,8 @@ describe("the bridge never holds an agent up", () => {
       "{not json",
     );
     expect({ code: garbage.code, answer: garbage.answer }).toEqual({ code: 0, answer: null });
+    expect(garbage.stderr).toContain("the hook's input on stdin is not JSON");
+    expect(garbage.stderr).not.toContain("roomd not reached");
   });
 });
 
@@ -236,5 +239,18 @@ describe("roomctl hook install", () => {
     expect(settings.hooks.Stop).toEqual([
       { hooks: [{ type: "command", command: "bunx roomctl hook Stop", timeout: 5 }] },
     ]);
+    // Installing again with another command replaces the bridge's entries: never two bridges.
+    expect(roomctl("--write", "--file", file, "--command", "bun /opt/roomd/src/cli/index.ts").exitCode).toBe(
+      0,
+    );
+    const again = JSON.parse(readFileSync(file, "utf8"));
+    expect(again.hooks.PreToolUse).toEqual([
+      own,
+      {
+        matcher: "*",
+        hooks: [{ type: "command", command: "bun /opt/roomd/src/cli/index.ts hook PreToolUse", timeout: 5 }],
+      },
+    ]);
+    expect(again.hooks.Stop).toHaveLength(1);
   });
 });

@@ -149,6 +149,14 @@ for (const make of E2E_STORES) {
       }
     }, 30_000);
 
+    test("a resume point beyond the room's last event starts with the next new event (a reset log)", async () => {
+      const roomId = newRoomId();
+      await post(onA, roomId);
+      const reader = await stream(b, roomId, "", { "Last-Event-ID": "99999" });
+      const next = await post(onA, roomId, { type: "after-reset" });
+      expect((await collect(reader, 1)).map((e) => e.seq)).toEqual([next.seq]);
+    });
+
     test("a reader 1,500 events behind is sent every one of them, in order", async () => {
       const roomId = newRoomId();
       await post(onA, roomId);

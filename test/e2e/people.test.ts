@@ -447,14 +447,35 @@ for (const make of E2E_STORES) {
         from: "human:alice",
         payload: { from: { roomId, seq: 1 } },
       });
-      const byAgent = await http.post(`/rooms/${roomId}/fork`, keys.bot, {});
+      // An unbound agent key forks (it is a team key); nobody drives that fork. A key bound to an agent cannot
+      // make rooms, here as on POST /admin/rooms.
+      const byAgent = await http.post(`/rooms/${roomId}/fork`, keys.plain, {});
       expect(byAgent.status).toBe(201);
       expect((await http.get(`/rooms/${byAgent.body.roomId}/driver`, keys.bot)).body.holder).toBeNull();
+      expect(await http.post(`/rooms/${roomId}/fork`, keys.bot, {})).toMatchObject({
+        status: 403,
+        body: { error: "Keys bound to an agent cannot fork a room: use a team key or a person's key" },
+      });
       const inv = await invite(roomId, { kind: "human", humanId: "dana" });
       expect(await http.post(`/rooms/${roomId}/fork`, inv, {})).toMatchObject({
         status: 403,
         body: { error: "Invites cannot fork a room: use a team key" },
       });
+    });
+
+    test("the bridge speaks for agents only: a person's key cannot take an agent's waiting messages", async () => {
+      const roomId = await room();
+      await http.post(`/rooms/${roomId}/messages`, keys.alice, { to: "bot", text: "for the bot" });
+      expect(
+        await http.post(`/rooms/${roomId}/bridge`, keys.bob, { hook: "Stop", agentId: "bot" }),
+      ).toMatchObject({
+        status: 403,
+        body: { error: "The bridge speaks for an agent: use the agent's key, not a person's" },
+      });
+      // The message still waits for the bot.
+      const bridged = await http.post(`/rooms/${roomId}/bridge`, keys.bot, { hook: "Stop" });
+      expect(bridged.status).toBe(200);
+      expect(JSON.stringify(bridged.body)).toContain("for the bot");
     });
 
     test("verdicts are advice: kept, listed newest first, an ordinary event, nothing else changes", async () => {
@@ -521,7 +542,12 @@ for (const make of E2E_STORES) {
         ["bridge", { hook: "Stop", agentId: "a", step: { tool: "x" } }, /^Invalid arguments: step\./],
       ];
       for (const [path, body, error] of cases) {
-        const res = await http.post(`/rooms/${roomId}/${path}`, keys.alice, body);
+        // The bridge is an agent's route (a person's key gets 403 before the body is read).
+        const res = await http.post(
+          `/rooms/${roomId}/${path}`,
+          path === "bridge" ? keys.plain : keys.alice,
+          body,
+        );
         expect({ path, status: res.status }).toEqual({ path, status: 400 });
         expect(res.body.error, path).toMatch(error);
       }

@@ -127,7 +127,7 @@ for (const make of E2E_STORES) {
         headers: { "X-Roomd-Room": roomId, "X-Roomd-Agent": "mallory" },
       });
       expect(errorText(await mallory.raw("room_claim", { path: "a.ts" }))).toBe(
-        "Error: This key is bound to agent alice",
+        "Error: This key is bound to agent alice (the X-Roomd-Agent header names mallory)",
       );
       const invite = (await http().post(`/admin/rooms/${roomId}/invite`, TEAM_A.secret, {})).body.token;
       const elsewhere = await open(server.url, invite, "json", {

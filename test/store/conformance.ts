@@ -31,6 +31,7 @@ import {
 import { isolationTests } from "./conformance/isolation.ts";
 import { leaseTests } from "./conformance/leases.ts";
 import { lockTests } from "./conformance/locks.ts";
+import { movingTests } from "./conformance/moving.ts";
 import { ownershipTests } from "./conformance/ownership.ts";
 import { driverTests } from "./conformance/people-driver.ts";
 import { forkTests } from "./conformance/people-fork.ts";
@@ -39,9 +40,15 @@ import { approvalTests, handoffTests, verdictTests } from "./conformance/people-
 import { planLockTests, planTests } from "./conformance/plan.ts";
 import { planRuleTests } from "./conformance/plan-rules.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
+import { retentionTests } from "./conformance/retention.ts";
 import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
+import { sessionTests, teamListTests } from "./conformance/sessions.ts";
+import { togetherForkTests } from "./conformance/together-forks.ts";
+import { handoffLeaseTests } from "./conformance/together-handoffs.ts";
+import { togetherLogTests, togetherMailTests, togetherWebhookTests } from "./conformance/together-log.ts";
+import { togetherSearchTests } from "./conformance/together-search.ts";
 import { varTests } from "./conformance/vars.ts";
 import { webhookTests } from "./conformance/webhooks.ts";
 
@@ -149,5 +156,15 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("people: the bridge", () => bridgeTests(suite));
     describe("people: room info", () => roomInfoTests(suite));
     describe("people: forks", () => forkTests(suite));
+    describe("together: handoffs, leases, deletions, the plan lock", () => handoffLeaseTests(suite));
+    describe("together: analytics, summary, presence and the wheel", () => togetherLogTests(suite));
+    describe("together: forks and everything they copy or not", () => togetherForkTests(suite));
+    describe("together: search and every writer", () => togetherSearchTests(suite));
+    describe("together: webhooks, people and forks", () => togetherWebhookTests(suite));
+    describe("together: people's mail, the bridge, deletions and forks", () => togetherMailTests(suite));
+    describe("event retention", () => retentionTests(suite));
+    describe("moving rooms: export and import", () => movingTests(suite));
+    describe("web sessions", () => sessionTests(suite));
+    describe("web: the teams list", () => teamListTests(suite));
   });
 }

@@ -11,8 +11,8 @@ const backing = redisClusterE2e();
 // Rooms are random per test (so they spread over every primary); the shared cluster stops when the process exits.
 runConformance("redis cluster", {
   driver: "redis",
-  open: (now, options) => backing.open({ now, limits: options?.limits }),
-  openSecond: (now, options) => backing.open({ now, limits: options?.limits }),
+  open: (now, options) => backing.open({ now, ...options }),
+  openSecond: (now, options) => backing.open({ now, ...options }),
   // A seed nothing listens on, with a short timeout: every call must fail fast, never hang.
   openUnreachable: async (now) => openWith(await backing.unreachable!(), { now, timeoutMs: 1000 }),
   cleanup: async () => {},

@@ -5,12 +5,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openWith } from "../support/stores.ts";
-import { runConformance } from "./conformance.ts";
+import { type OpenOptions, runConformance } from "./conformance.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "roomd-conformance-"));
 const path = join(dir, "roomd.sqlite");
-const open = (now: () => number, options?: { limits?: { roomsPerTeam: number } }) =>
-  openWith({ store: "sqlite", sqlitePath: path }, { now, limits: options?.limits });
+const open = (now: () => number, options?: OpenOptions) =>
+  openWith({ store: "sqlite", sqlitePath: path }, { now, ...options });
 
 runConformance("sqlite", {
   driver: "sqlite",

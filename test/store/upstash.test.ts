@@ -10,8 +10,8 @@ const backing = upstashE2e();
 
 runConformance("upstash", {
   driver: "upstash",
-  open: (now, options) => backing.open({ now, limits: options?.limits }),
-  openSecond: (now, options) => backing.open({ now, limits: options?.limits }),
+  open: (now, options) => backing.open({ now, ...options }),
+  openSecond: (now, options) => backing.open({ now, ...options }),
   // A REST endpoint nothing listens on, with a short timeout: every call must fail fast, never hang.
   openUnreachable: async (now) => openWith(await backing.unreachable!(), { now, timeoutMs: 1000 }),
   // The front is shared with the e2e files of this process and ends with it; stopping it here would break them.

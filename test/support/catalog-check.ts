@@ -131,7 +131,12 @@ export async function impersonationProblems(
     const result = await send(env, boundToAlice, tool, { ...args, [field]: IMPOSTOR });
     const after = await snapshot(env, roomId);
     if (tool.acting.includes(field)) {
-      if (result.text !== "Error: This key is bound to agent alice") {
+      // A context-only tool gets the impostor through the X-Roomd-Agent header, and the refusal says so.
+      const expected =
+        tool.context === "context"
+          ? `Error: This key is bound to agent alice (the X-Roomd-Agent header names ${IMPOSTOR})`
+          : "Error: This key is bound to agent alice";
+      if (result.text !== expected) {
         problems.push(`${tool.name}: bound key named ${IMPOSTOR} in ${field}: ${result.text.slice(0, 120)}`);
       }
       if (after !== before) problems.push(`${tool.name}: a refused impersonation changed the room`);

@@ -67,9 +67,15 @@ export interface SpawnedServer extends RunningServer {
 
 const ROOT = join(import.meta.dir, "..", "..");
 
-/** Starts `bun src/index.ts` and waits until /health answers 200. */
-export async function spawnServer(env: Record<string, string>): Promise<SpawnedServer> {
-  const port = await freePort();
+/**
+ * Starts `bun src/index.ts` and waits until /health answers 200. `options.port` starts it on a given port (a
+ * restart behind the same URL); a free one otherwise.
+ */
+export async function spawnServer(
+  env: Record<string, string>,
+  options: { port?: number } = {},
+): Promise<SpawnedServer> {
+  const port = options.port ?? (await freePort());
   const proc = spawn(["bun", "src/index.ts"], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(port), ...env },

@@ -14,6 +14,7 @@ import type { StoreSettings } from "../../src/config.ts";
 import type { Clock } from "../../src/protocol/time.ts";
 import type { StoreLimits } from "../../src/store/access-types.ts";
 import { openStore } from "../../src/store/index.ts";
+import type { EventRetention } from "../../src/store/move-types.ts";
 import { keySlot } from "../../src/store/redis/cluster/slot.ts";
 import type { RoomStore, StoreDriver } from "../../src/store/types.ts";
 import { sharedPostgres } from "./postgres.ts";
@@ -27,6 +28,8 @@ export interface OpenOptions {
   limits?: StoreLimits;
   /** STORE_TIMEOUT_MS. Default 5000. */
   timeoutMs?: number;
+  /** Event retention (EVENT_RETENTION_*); none unless given. */
+  retention?: EventRetention;
 }
 
 export interface E2eStore {
@@ -60,6 +63,8 @@ export function openWith(settings: StoreSettings, options: OpenOptions = {}): Pr
       ...settings,
       storeTimeoutMs: options.timeoutMs ?? 5000,
       roomsPerTeam: options.limits?.roomsPerTeam ?? TEST_ROOMS_PER_TEAM,
+      eventRetentionMax: options.retention?.maxEvents ?? 0,
+      eventRetentionDays: (options.retention?.maxAgeMs ?? 0) / 86_400_000,
     },
     options.now ?? Date.now,
   );

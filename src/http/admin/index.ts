@@ -2,9 +2,12 @@
 import { Hono } from "hono";
 import { principalType } from "../../protocol/principal.ts";
 import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
+import { importRoutes } from "./import.ts";
 import { keyRoutes } from "./keys.ts";
+import { overviewRoutes } from "./overview.ts";
 import { roomRoutes } from "./rooms.ts";
 import type { AdminDeps } from "./shared.ts";
+import { teamRoutes } from "./teams.ts";
 import { webhookRoutes } from "./webhooks.ts";
 
 export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
@@ -36,5 +39,8 @@ export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
   app.route("/", keyRoutes(deps));
   app.route("/", roomRoutes(deps));
   app.route("/", webhookRoutes(deps));
+  app.route("/", importRoutes(deps));
+  app.route("/", overviewRoutes(deps));
+  app.route("/", teamRoutes(deps));
   return app;
 }

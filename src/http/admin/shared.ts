@@ -5,7 +5,9 @@ import type { RoomStore } from "../../store/types.ts";
 export interface AdminDeps {
   store: RoomStore;
   now: Clock;
-  limits: Pick<Config, "keysPerTeam" | "invitesPerRoom" | "roomsPerTeam"> & WebhookConfig;
+  limits: Pick<Config, "keysPerTeam" | "invitesPerRoom" | "roomsPerTeam"> &
+    WebhookConfig &
+    Partial<Pick<Config, "importMaxBytes">>;
   /** Teams configured through API_KEYS / OPERATOR_KEYS: provisioning them again is a conflict. */
   staticTeams: ReadonlySet<string>;
 }

@@ -5,7 +5,9 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { RoomError } from "../../protocol/errors.ts";
 import { PEOPLE_LIMITS } from "../../protocol/people.ts";
+import { personOf } from "../../protocol/principal.ts";
 import { line } from "../../protocol/validation.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
@@ -35,6 +37,10 @@ export function bridgeRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   app.post("/:roomId/bridge", async (c) => {
     const scope = scopeOf(c);
+    // The bridge hands an agent what waits for it and takes it in the same step: a person's key would take an
+    // agent's steers and messages away from it.
+    if (personOf(c.get("principal")) !== undefined)
+      throw new RoomError("forbidden", "The bridge speaks for an agent: use the agent's key, not a person's");
     const body = await parseBody(c, bridgeBody);
     const agentId = agentFor(c.get("principal"), body.agentId, "agentId");
     const step = body.hook === "PostToolUse" ? body.step : undefined;

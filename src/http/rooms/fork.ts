@@ -29,8 +29,14 @@ export function forkRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     const principal = c.get("principal");
     if (principal.kind === "invite")
       throw new RoomError("forbidden", "Invites cannot fork a room: use a team key");
-    const body = await parseBody(c, forkBody);
     const person = personOf(principal);
+    // A fork is a new room: like POST /admin/rooms, not for a key bound to an agent.
+    if (person === undefined && principal.boundAgentId !== undefined)
+      throw new RoomError(
+        "forbidden",
+        "Keys bound to an agent cannot fork a room: use a team key or a person's key",
+      );
+    const body = await parseBody(c, forkBody);
     const made = await deps.store.forkRoom(scope, {
       newRoomId: body.newRoomId ?? shortId(12),
       ...(body.atSeq !== undefined ? { atSeq: body.atSeq } : {}),

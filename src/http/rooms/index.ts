@@ -7,7 +7,9 @@
 import { Hono } from "hono";
 import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
 import { bridgeRoutes } from "./bridge.ts";
+import { exportRoutes } from "./export.ts";
 import { forkRoutes } from "./fork.ts";
+import { readRoutes } from "./read.ts";
 import type { RoomRouteDeps } from "./shared.ts";
 import { talkRoutes } from "./talk.ts";
 import { workRoutes } from "./work.ts";
@@ -19,5 +21,7 @@ export function roomsRoutes(deps: RoomRouteDeps & AuthDeps): Hono<AuthEnv> {
   app.route("/", workRoutes(deps));
   app.route("/", forkRoutes(deps));
   app.route("/", bridgeRoutes(deps));
+  app.route("/", exportRoutes(deps));
+  app.route("/", readRoutes(deps));
   return app;
 }

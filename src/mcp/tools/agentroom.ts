@@ -116,8 +116,9 @@ export const agentroomTools = [
     name: "room_read",
     title: "Read messages",
     description:
-      "Messages and room events you have not read yet, oldest first (each once); since=<seq> re-reads what came after it.",
-    returns: "{events (oldest first), remaining} or, with since, {events, more}",
+      "Messages and room events you have not read yet, oldest first (each once); since=<seq> re-reads what came after it. trimmedBefore: older events were trimmed by the room's retention.",
+    returns:
+      "{events (oldest first), remaining} or, with since, {events, more} (+ trimmedBefore when old events were trimmed)",
     input: z.strictObject({
       ...hidden,
       since: z.number().int().min(0).optional().describe("An event seq: read what came after it."),
@@ -129,14 +130,22 @@ export const agentroomTools = [
     },
     handler: async (a, call) => {
       if (a.since !== undefined) {
-        // Seqs have no gaps, so the next page after `since` is the seq range (since, since + limit].
+        // Seqs have no gaps, so the next page after `since` is the seq range (since, since + limit] — or, when
+        // retention trimmed the events after `since`, the range after the last trimmed one.
         const limit = LIMITS.readEventsMax;
-        const page = { sinceSeq: a.since, beforeSeq: a.since + limit + 1, limit };
-        const events = (await call.store.readEvents(call.scope, page)).reverse();
-        return { events, more: events.length === limit };
+        const page = (after: number) => ({ sinceSeq: after, beforeSeq: after + limit + 1, limit });
+        let list = await call.store.readEvents(call.scope, page(a.since));
+        const { trimmedBefore } = list;
+        if (trimmedBefore !== undefined && list.length === 0 && a.since < trimmedBefore - 1) {
+          list = await call.store.readEvents(call.scope, page(trimmedBefore - 1));
+        }
+        const events = [...list].reverse();
+        const trimmed = trimmedBefore === undefined ? {} : { trimmedBefore };
+        return { events, more: events.length === limit, ...trimmed };
       }
       const batch = await call.store.consumeEvents(call.scope, a.agentId, LIMITS.unreadDefault);
-      return { events: batch.events, remaining: batch.remaining };
+      const trimmed = batch.trimmedBefore === undefined ? {} : { trimmedBefore: batch.trimmedBefore };
+      return { events: batch.events, remaining: batch.remaining, ...trimmed };
     },
   }),
 ];

@@ -12,7 +12,15 @@ import { LIMITS } from "../../protocol/limits.ts";
 import { validatePayload } from "../../protocol/payloads.ts";
 import { BROADCAST, roomHint } from "../../protocol/records.ts";
 import { jsonObject, line } from "../../protocol/validation.ts";
-import { contextId, contextType, eventPayload, otherAgentId, taskId, taskStatus } from "../schemas.ts";
+import {
+  contextId,
+  contextType,
+  eventPayload,
+  otherAgentId,
+  postableEventType,
+  taskId,
+  taskStatus,
+} from "../schemas.ts";
 import { defineTool, type ExampleRoom, type Profile } from "../tool.ts";
 import { claimPaths, claimReason, claimTtl, distinct } from "./claims.ts";
 import { leaseSeconds } from "./leases.ts";
@@ -195,13 +203,12 @@ export const compactTools = [
     ...common,
     name: "post",
     title: "Post an event",
-    description:
-      "Post an event to everyone (default) or one agent, e.g. type task_blocked or review_requested.",
+    description: "Post an event to everyone (default) or one agent, e.g. type task_blocked or question.",
     returns: "Event",
     input: z.strictObject({
       roomId: room,
       agentId: me,
-      type: line(1, LIMITS.eventTypeMax).describe("Event type."),
+      type: postableEventType(line(1, LIMITS.eventTypeMax)).describe("Event type."),
       to: otherAgentId.optional().describe('One agent, or "all" (default).'),
       payload: eventPayload.optional().describe("JSON object (default {})."),
     }),

@@ -13,13 +13,14 @@ import {
   eventPayload,
   eventShape,
   otherAgentId,
+  postableEventType,
   roomId,
   unreadShape,
 } from "../schemas.ts";
-import { defineTool, type ExampleRoom } from "../tool.ts";
+import { defineTool, type ExampleRoom, Noted } from "../tool.ts";
 
 const eventType = line(1, LIMITS.eventTypeMax).describe(
-  "Event type, an open string such as task_blocked or review_requested.",
+  "Event type, an open string such as task_blocked or question (not one of the types roomd appends itself, see the protocol).",
 );
 const recipient = otherAgentId.describe('The addressee: one agent id, or "all" (the default) for everyone.');
 const seq = z.number().int().min(0);
@@ -41,7 +42,7 @@ function parseSince(since: string | number | undefined): { sinceSeq?: number; si
 
 /** What post_event and reply_to_event both take. */
 const eventFields = {
-  type: eventType,
+  type: postableEventType(eventType),
   from: actingAgentId,
   to: recipient.optional(),
   payload: eventPayload.optional(),
@@ -81,8 +82,8 @@ export const eventTools = [
     name: "read_events",
     title: "Browse the event log",
     description:
-      "Browse the event log, newest first, without consuming anything. since: an event seq or ISO time (only later events); before: an event seq (only earlier events) to page back through the whole log; limit 1-100 (default 20).",
-    returns: "Event[], newest first",
+      "Browse the event log, newest first, without consuming anything. since: an event seq or ISO time (only later events); before: an event seq (only earlier events) to page back through the whole log; limit 1-100 (default 20). When the room's retention trimmed old events and your range reaches below them, a second text part says {trimmedBefore: <oldest seq kept>}.",
+    returns: "Event[], newest first (and {trimmedBefore} beside it when old events were trimmed)",
     input: z.strictObject({
       roomId,
       since: z
@@ -97,12 +98,15 @@ export const eventTools = [
       await postedEvent(room);
       return { limit: 10 };
     },
-    handler: (a, call) =>
-      call.store.readEvents(call.scope, {
+    handler: async (a, call) => {
+      const events = await call.store.readEvents(call.scope, {
         ...parseSince(a.since),
         beforeSeq: a.before,
         limit: a.limit ?? LIMITS.readEventsDefault,
-      }),
+      });
+      const { trimmedBefore } = events;
+      return trimmedBefore === undefined ? [...events] : new Noted([...events], { trimmedBefore });
+    },
   }),
   defineTool({
     name: "get_unread_events",

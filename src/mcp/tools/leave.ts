@@ -1,4 +1,4 @@
-/** leave_room: say you are done with the room; your leases, file claims and locks go back at once. */
+/** leave_room: say you are done with the room; your leases, file claims, locks and the wheel go back at once. */
 import { z } from "zod";
 import { roomHint } from "../../protocol/records.ts";
 import { actingAgentId, roomId } from "../schemas.ts";
@@ -20,14 +20,14 @@ export const leaveTools = [
     name: "leave_room",
     title: "Leave the room",
     description:
-      "Say you are leaving the room: your presence becomes left (until your next call), the tasks you claimed with claim_task go back to pending for others, and your file claims and locks are released, in one step. Call it when you stop working. Posts agent_left (and files_released when you held claims).",
+      "Say you are leaving the room: your presence becomes left (until your next call), the tasks you claimed with claim_task go back to pending for others, and your file claims, locks and the room's wheel (if you drive it) are released, in one step. Call it when you stop working. Posts agent_left (and files_released when you held claims, driver_changed when you drove).",
     returns: "{agentId, roomExists, released: {tasks, paths, locks}}",
     input: z.strictObject({ roomId, agentId: actingAgentId }),
     output: leaveShape,
     effect: "write",
     idempotent: true,
     acting: ["agentId"],
-    events: ["agent_left", "files_released", "task_lease_expired", "files_claim_expired"],
+    events: ["agent_left", "files_released", "driver_changed", "task_lease_expired", "files_claim_expired"],
     example: async (room) => {
       await room.call("claim_files", { agentId: "alice", paths: ["src/auth.ts"] });
       return { agentId: "alice" };

@@ -261,13 +261,13 @@ export const peopleTools = [
     name: "accept_handoff",
     title: "Accept a handoff",
     description:
-      "Accept a handoff offered to you (or to any agent): every listed task still owned as offered becomes yours at once; tasks whose owner changed since are listed in conflicts, unchanged. Two agents accepting at once: one wins, the other is told who.",
+      "Accept a handoff offered to you (or to any agent): every listed task still owned as offered becomes yours at once (without a lease: claim_task takes one); tasks whose owner changed since are listed in conflicts, unchanged. Two agents accepting at once: one wins, the other is told who.",
     returns: "Handoff (status accepted, moved, conflicts)",
     input: z.strictObject({ roomId, handoffId, agentId: actingAgentId }),
     output: handoffShape,
     effect: "write",
     acting: ["agentId"],
-    events: ["task_updated", "handoff_accepted"],
+    events: ["task_updated", "handoff_accepted", "task_lease_expired"],
     errors: [
       HANDOFF_CLOSED,
       "Handoff <id> is offered to <agent>, not to <you>",

@@ -6,7 +6,6 @@ import { toolErrors } from "../../protocol/tool-errors.ts";
 import { line } from "../../protocol/validation.ts";
 import {
   actingAgentId,
-  eventShape,
   otherAgentId,
   planShape,
   presenceShape,
@@ -14,6 +13,7 @@ import {
   taskId,
   taskShape,
   taskStatus,
+  unreadShape,
 } from "../schemas.ts";
 import { defineTool, type ExampleRoom } from "../tool.ts";
 
@@ -41,7 +41,7 @@ const DEPENDENCY_ERRORS = [
 const UPDATE_ERRORS = [
   "Task not found: <id>",
   "Version conflict: task <id> is at version <n> (<status>, owned by <agent>); read it again before changing it",
-  "Task <id> is owned by <agent>; pass expectedVersion to take it over",
+  "Task <id> is owned by <agent>; pass expectedVersion (the version you read) to change it anyway",
   "Task <id> is blocked by <id> (<status>), …; finish those first",
   ...DEPENDENCY_ERRORS,
   PLAN_LOCKED,
@@ -104,7 +104,7 @@ export const planTools = [
     name: "update_task",
     title: "Update a task",
     description:
-      "Change a task's status, owner (null to unassign), title, description, dependencies or priority, optionally with a progress note (kept in the event, not in the task). To take a task: owner=<you>, status=in_progress, expectedVersion=<version you read>; a stale version fails with a version conflict so two agents never take the same task. in_progress and done need every dependency done; another agent's task needs expectedVersion (a deliberate take-over). Posts a task_updated event.",
+      "Change a task's status, owner (null to unassign), title, description, dependencies or priority, optionally with a progress note (kept in the event, not in the task). To take a task use claim_task (it gives you a lease your calls keep alive, and returns the task to the plan when you go silent); update_task with owner=<you>, status=in_progress, expectedVersion=<version you read> also takes it, but without a lease. in_progress and done need every dependency done; another agent's task needs expectedVersion (a deliberate take-over). Posts a task_updated event.",
     returns: "Task (as updated)",
     input: z
       .strictObject({
@@ -223,7 +223,7 @@ export const planTools = [
     errors: [
       "Task not found: <id>",
       "Version conflict: task <id> is at version <n> (<status>, owned by <agent>); read it again before changing it",
-      "Task <id> is owned by <agent>; pass expectedVersion to take it over",
+      "Task <id> is owned by <agent>; pass expectedVersion (the version you read) to change it anyway",
       toolErrors.hasDependents("<id>", ["<id>", "…"]).message,
       PLAN_LOCKED,
     ],
@@ -355,12 +355,7 @@ export const planTools = [
           "People's messages to you (or to all) you have not seen yet, oldest first. Act on them first.",
         ),
       myTasks: z.array(taskShape),
-      unreadEvents: z.object({
-        events: z.array(eventShape),
-        cursor: z.number().int().nullable(),
-        count: z.number().int(),
-        remaining: z.number().int(),
-      }),
+      unreadEvents: unreadShape,
       newContextCount: z.number().int(),
       presence: z.array(presenceShape),
       cursor: z.number().int().nullable(),

@@ -81,7 +81,7 @@ export const reviewTools = [
     name: "approve",
     title: "Approve a review",
     description:
-      "Approve a review you were asked for (you must be its named reviewer), optionally with a comment. A review is decided once. The requester gets a review_decided event.",
+      "Approve a peer review you were asked for (request_review; ids rev-…; you must be its named reviewer), optionally with a comment. A review is decided once. The requester gets a review_decided event. Not for approvals (apr-…): only people decide those.",
     returns: "Review (status approved)",
     input: z.strictObject({
       ...deciding,
@@ -105,7 +105,7 @@ export const reviewTools = [
     name: "reject",
     title: "Reject a review",
     description:
-      "Reject a review you were asked for (you must be its named reviewer), with a comment saying what to change. A review is decided once: the requester revises and asks again. The requester gets a review_decided event.",
+      "Reject a peer review you were asked for (request_review; ids rev-…; you must be its named reviewer), with a comment saying what to change. A review is decided once: the requester revises and asks again. The requester gets a review_decided event. Not for approvals (apr-…): only people decide those.",
     returns: "Review (status rejected)",
     input: z.strictObject({
       ...deciding,

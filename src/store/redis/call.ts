@@ -8,6 +8,7 @@ import { LIMITS } from "../../protocol/limits.ts";
 import type { Clock } from "../../protocol/time.ts";
 import { iso } from "../../protocol/time.ts";
 import type { StoreLimits } from "../access-types.ts";
+import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
 import { roomKeys, teamKeys } from "./keys.ts";
 import { createRoomIndex, type RoomIndex } from "./room-index.ts";
@@ -49,12 +50,13 @@ const MAY_NOT_CLAIM = "0";
 const MAY_CLAIM = "1";
 
 /**
- * The ARGV every room script ends with, before the claim mode (lua-prelude.ts FEED, ACTOR, IDEM_KEY, IDEM_FP):
- * whether to publish the room's changes, the acting agent whose presence a successful call records, and the
- * idempotency key with its fingerprint.
+ * The ARGV every room script ends with, before the claim mode (lua-prelude.ts TRIM, FEED, ACTOR, IDEM_KEY,
+ * IDEM_FP): the event retention appends apply ("<max events> <max age ms>"), whether to publish the room's
+ * changes, the acting agent whose presence a successful call records, and the idempotency key with its fingerprint.
  */
-function scopeTail(scope: RoomScope | undefined, feed: boolean): string[] {
+function scopeTail(scope: RoomScope | undefined, feed: boolean, retention: string): string[] {
   return [
+    retention,
     feed ? "1" : "0",
     scope?.actor ?? "",
     scope?.idempotency?.key ?? "",
@@ -62,9 +64,15 @@ function scopeTail(scope: RoomScope | undefined, feed: boolean): string[] {
   ];
 }
 
-export function createBridge(run: RunOptions, clock: Clock, limits: StoreLimits): Bridge {
+export function createBridge(
+  run: RunOptions,
+  clock: Clock,
+  limits: StoreLimits,
+  retention: EventRetention = NO_RETENTION,
+): Bridge {
   // Scripts publish on the room's feed channel only for clients that can subscribe to it (not REST).
   const publishes = run.client.subscribeSharded !== undefined;
+  const keep = `${retention.maxEvents} ${retention.maxAgeMs}`;
   async function runRoom<T>(
     room: { roomId: string; teamId: string; scope?: RoomScope },
     name: RoomScriptName,
@@ -76,7 +84,7 @@ export function createBridge(run: RunOptions, clock: Clock, limits: StoreLimits)
     const now = clock();
     const common = [room.teamId, String(now), iso(now), String(LIMITS.roomTtlMs)];
     const keys = [...roomKeys(room.roomId), ...extraKeys];
-    const argv = [...common, ...args, ...scopeTail(room.scope, publishes), mode];
+    const argv = [...common, ...args, ...scopeTail(room.scope, publishes, keep), mode];
     const { ok, replayed } = await runScript<T>(run, ROOM_SCRIPTS[name], keys, argv, handled);
     if (replayed && room.scope?.idempotency) room.scope.idempotency.replayed = true;
     return { value: ok, now, replayed };

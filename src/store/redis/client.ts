@@ -17,6 +17,11 @@ export interface ScriptClient {
    * polls instead.
    */
   subscribeSharded?(channel: string, onMessage: (message: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Every key matching a glob pattern (SCAN MATCH, on every primary of a cluster). Only the migration tool lists
+   * keys this way (store/move-types.ts teamsToMove); no request path does.
+   */
+  scan?(pattern: string): Promise<string[]>;
   close?(): Promise<void> | void;
 }
 
@@ -32,4 +37,16 @@ export function isScriptFailure(err: unknown): boolean {
 /** Redis answers EVALSHA of an unknown script with NOSCRIPT (both clients put it in the error message). */
 export function isNoScript(err: unknown): boolean {
   return /NOSCRIPT/.test(err instanceof Error ? err.message : String(err));
+}
+
+/** Runs a SCAN to its end (cursor "0"), one page at a time; `page` sends SCAN from a cursor. */
+export async function scanAll(page: (cursor: string) => Promise<unknown>): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = "0";
+  do {
+    const reply = (await page(cursor)) as [string | number, string[]];
+    cursor = String(reply[0]);
+    keys.push(...reply[1].map(String));
+  } while (cursor !== "0");
+  return keys;
 }

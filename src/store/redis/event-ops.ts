@@ -1,7 +1,7 @@
 /** Event operations of the Redis store. */
 import type { RoomEvent, UnreadBatch } from "../../protocol/records.ts";
 import { eventFields, fieldTerms } from "../../protocol/search.ts";
-import type { RoomStore } from "../types.ts";
+import type { EventList, RoomStore } from "../types.ts";
 import type { Call } from "./call.ts";
 import { type StoredEvent, toEvent } from "./records.ts";
 
@@ -27,13 +27,15 @@ export function eventOps(call: Call): EventOps {
     },
 
     async readEvents(scope, query) {
-      const { value } = await call<StoredEvent[]>(scope, "READ_EVENTS", [
+      const { value } = await call<{ events: StoredEvent[]; trimmedBefore?: number }>(scope, "READ_EVENTS", [
         opt(query.sinceSeq),
         opt(query.sinceMs),
         opt(query.beforeSeq),
         String(query.limit),
       ]);
-      return value.map(toEvent);
+      const list: EventList = value.events.map(toEvent);
+      if (value.trimmedBefore !== undefined) list.trimmedBefore = value.trimmedBefore;
+      return list;
     },
 
     async readLog(scope, after, limit) {
@@ -46,17 +48,19 @@ export function eventOps(call: Call): EventOps {
     },
 
     async consumeEvents(scope, agentId, limit) {
-      const { value } = await call<{ events: StoredEvent[]; cursor: number | null; remaining: number }>(
-        scope,
-        "CONSUME_EVENTS",
-        [agentId, String(limit)],
-      );
+      const { value } = await call<{
+        events: StoredEvent[];
+        cursor: number | null;
+        remaining: number;
+        trimmedBefore?: number;
+      }>(scope, "CONSUME_EVENTS", [agentId, String(limit)]);
       const events = value.events.map(toEvent);
       return {
         events,
         cursor: value.cursor,
         count: events.length,
         remaining: value.remaining,
+        ...(value.trimmedBefore === undefined ? {} : { trimmedBefore: value.trimmedBefore }),
       } satisfies UnreadBatch;
     },
 

@@ -1,13 +1,23 @@
 /**
  * forkRoom on Redis (humans.md §5): one script reads the source's log prefix and context (an atomic snapshot),
- * the plan and context at atSeq are rebuilt here (protocol/fork-rebuild.ts, as on SQLite), and the new room is
- * written by FORK_WRITE in parts of at most PART_BYTES — one part for most rooms. The source and the fork live in
- * different slots, so on a Redis Cluster no single script could do both.
+ * the plan, reviews and context at atSeq are rebuilt here (protocol/fork-rebuild.ts, as on SQLite), and the new
+ * room is written by FORK_WRITE in parts of at most PART_BYTES — one part for most rooms — with the posted marks of
+ * its events and the search index the writes would have built. The source and the fork live in different slots, so
+ * on a Redis Cluster no single script could do both.
  */
 import { randomUUID } from "node:crypto";
-import { type ContextVersionAt, contextAt, rebuildPlan, serialOf } from "../../protocol/fork-rebuild.ts";
+import {
+  type ContextVersionAt,
+  contextAt,
+  type IdFloors,
+  type RebuildEvent,
+  rebuildPlan,
+  rebuildRecords,
+  serialOf,
+} from "../../protocol/fork-rebuild.ts";
 import { type ForkedFrom, peopleErrors } from "../../protocol/people.ts";
-import type { ContextEntry, JsonObject, RoomEvent } from "../../protocol/records.ts";
+import type { ContextEntry, JsonObject, Review, RoomEvent, Task } from "../../protocol/records.ts";
+import { contextFields, eventFields, fieldTerms, taskFields } from "../../protocol/search.ts";
 import type { PeopleStore } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Call } from "./call.ts";
@@ -22,8 +32,52 @@ interface Snapshot {
   events: Omit<RoomEvent, "read_by">[];
   /** "<ms> <to>" per event, as event_idx keeps it. */
   idx: string[];
+  /** Seqs of the events agents posted. */
+  posted: number[];
   ctx: { m: Omit<ContextEntry, "payload">; p: JsonObject; h: Version[]; s: number[] }[];
+  /** Set when retention trimmed the source's log (forked at its head only): its last trimmed seq and its state. */
+  trimmed?: number;
+  tasks?: Task[];
+  taskN?: number;
+  ctxN?: number;
+  planCreated?: string | null;
+  planUpdated?: string | null;
+  reviews?: Review[];
+  /** Ids of the source's handoffs, approvals and verdicts. */
+  recordIds?: string[];
 }
+
+/** A trimmed room's plan at its head: its tasks as they are (the log cannot replay them), its own counters. */
+function currentPlan(snap: Snapshot) {
+  const tasks = (snap.tasks ?? []).sort((a, b) => serialOf(a.id) - serialOf(b.id));
+  const byStatus = { pending: 0, in_progress: 0, done: 0, blocked: 0 };
+  for (const task of tasks) byStatus[task.status] += 1;
+  const ms = (value: string | null | undefined) => (value ? Date.parse(value) : null);
+  return {
+    tasks,
+    taskN: snap.taskN ?? 0,
+    byStatus,
+    createdMs: ms(snap.planCreated),
+    updatedMs: ms(snap.planUpdated),
+    deletedContexts: [] as string[],
+  };
+}
+
+/** A trimmed room's reviews and id floors come from its records: the events that named them may be gone. */
+function currentRecords(snap: Snapshot, floors: IdFloors): { reviews: Review[]; floors: IdFloors } {
+  const reviews = [...(snap.reviews ?? [])].sort((a, b) => serialOf(a.id) - serialOf(b.id));
+  const raised = { ...floors };
+  for (const review of reviews) raised.review = Math.max(raised.review, serialOf(review.id));
+  const kinds: Record<string, keyof IdFloors> = { hof: "handoff", apr: "approval", vrd: "verdict" };
+  for (const id of snap.recordIds ?? []) {
+    const kind = kinds[id.split("-")[0] ?? ""];
+    if (kind) raised[kind] = Math.max(raised[kind], serialOf(id));
+  }
+  return { reviews, floors: raised };
+}
+
+/** ARGV of one context entry in FORK_WRITE's last part. */
+const ENTRY_ARGS = 7;
 
 /** ARGV bytes of one FORK_WRITE part (events are cut between parts; the last part carries plan and context). */
 const PART_BYTES = 512 * 1024;
@@ -41,6 +95,13 @@ const entryJson = (id: string, type: string, v: Version) =>
   });
 
 /** The history's form of a version (lua-context.ts `earlier`). */
+/** An event's mark in FORK_WRITE: "" when roomd appended it, "-" for a posted tombstone, else its search terms. */
+function eventMark(event: Omit<RoomEvent, "read_by">, posted: boolean): string {
+  if (!posted) return "";
+  if (event.deleted !== undefined) return "-";
+  return JSON.stringify(fieldTerms(eventFields(event)));
+}
+
 const versionJson = (v: Version) => ({
   author: v.author,
   timestamp: v.timestamp,
@@ -56,18 +117,21 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
       const at = input.atSeq === undefined ? "" : String(input.atSeq);
       const snap = (await call<Snapshot>(scope, "FORK_SOURCE", [at])).value;
       const atSeq = snap.atSeq;
-      const plan = rebuildPlan(
-        snap.events.map((e) => ({
-          seq: e.seq,
-          type: e.type,
-          ts: Date.parse(e.timestamp),
-          payload: e.payload,
-        })),
-      );
+      const posted = new Set(snap.posted);
+      const log: RebuildEvent[] = snap.events.map((e) => ({
+        seq: e.seq,
+        type: e.type,
+        ts: Date.parse(e.timestamp),
+        payload: e.payload,
+        posted: posted.has(e.seq),
+      }));
+      const plan = snap.trimmed ? currentPlan(snap) : rebuildPlan(log);
+      const rebuilt = rebuildRecords(log);
+      const { reviews, floors } = snap.trimmed ? currentRecords(snap, rebuilt.floors) : rebuilt;
 
       // Context as it stood: each entry's versions, the heads aligned to the end of the list.
       const deleted = new Set(plan.deletedContexts);
-      let ctxN = plan.deletedContexts.reduce((max, id) => Math.max(max, serialOf(id)), 0);
+      let ctxN = plan.deletedContexts.reduce((max, id) => Math.max(max, serialOf(id)), snap.ctxN ?? 0);
       const entries: string[] = [];
       const kept = snap.ctx
         .filter((c) => !deleted.has(c.m.id))
@@ -90,7 +154,8 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
           JSON.stringify(found.current.version.payload),
           JSON.stringify(found.history.map((v) => versionJson(v.version))),
           JSON.stringify(heads),
-          String(entries.length / 6 + 1),
+          String(entries.length / ENTRY_ARGS + 1),
+          JSON.stringify(fieldTerms(contextFields(found.current.version))),
         );
       }
 
@@ -99,7 +164,7 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
         eventSeq: atSeq,
         taskN: plan.taskN,
         ctxN,
-        ctxSeq: entries.length / 6,
+        ctxSeq: entries.length / ENTRY_ARGS,
         pending: plan.byStatus.pending,
         inProgress: plan.byStatus.in_progress,
         done: plan.byStatus.done,
@@ -108,12 +173,19 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
         planUpdated: plan.updatedMs === null ? null : new Date(plan.updatedMs).toISOString(),
         driver: input.driver ?? null,
         by: input.by,
+        handoffN: floors.handoff,
+        approvalN: floors.approval,
+        verdictN: floors.verdict,
+        reviewN: floors.review,
+        trimmed: snap.trimmed ?? 0,
       });
       const finish = [
         String(plan.tasks.length),
-        ...plan.tasks.flatMap((t) => [t.id, JSON.stringify(t)]),
-        String(entries.length / 6),
+        ...plan.tasks.flatMap((t) => [t.id, JSON.stringify(t), JSON.stringify(fieldTerms(taskFields(t)))]),
+        String(entries.length / ENTRY_ARGS),
         ...entries,
+        String(reviews.length),
+        ...reviews.flatMap((r) => [r.id, JSON.stringify(r)]),
       ];
 
       // The log in parts by size; every part repeats the small setup and the origin.
@@ -123,13 +195,15 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
       snap.events.forEach((event, i) => {
         const json = JSON.stringify(event);
         const line = `${event.seq} ${snap.idx[i]?.split(" ")[0]} ${event.to} ${event.type}`;
-        if (bytes + json.length > PART_BYTES && part.length > 0) {
+        const mark = eventMark(event, posted.has(event.seq));
+        const size = json.length + line.length + mark.length;
+        if (bytes + size > PART_BYTES && part.length > 0) {
           parts.push(part);
           part = [];
           bytes = 0;
         }
-        part.push(json, line);
-        bytes += json.length + line.length;
+        part.push(json, line, mark);
+        bytes += size;
       });
       parts.push(part);
 
@@ -143,7 +217,7 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
           last ? "1" : "0",
           setup,
           JSON.stringify(forkedFrom),
-          String(events.length / 2),
+          String(events.length / 3),
           ...events,
           ...(last ? finish : []),
         ];

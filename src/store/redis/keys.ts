@@ -93,3 +93,17 @@ export const TEAM_KEY_PARTS = [
 export function teamKeys(teamId: string): string[] {
   return TEAM_KEY_PARTS.map((part) => `team:{${teamId}}:${part}`);
 }
+
+/**
+ * A person's web session (session-types.ts): one hash per session, in a slot of its own (the hash tag is the digest
+ * of the session id), so a session operation is one script on one node whatever the cluster's size.
+ */
+export function sessionKey(digest: string): string {
+  return `session:{${digest}}`;
+}
+
+/**
+ * Every team a key was stored for (the operators' team list): a zset team id → first key's time (ms), in a slot of
+ * its own (hash tag `{index}`), written after the key itself (a team is listed once it has a key).
+ */
+export const TEAM_INDEX_KEY = "teams:{index}:all";

@@ -5,6 +5,7 @@
  * port note there): lua-claims.test.ts runs both on the same random pattern pairs through a real Redis and
  * requires the same answers. The other reads return the live claims and TS computes check/list answers.
  */
+import { PEOPLE_HELPERS } from "./lua-people-helpers.ts";
 import { PLAN_HELPERS } from "./lua-plan.ts";
 
 /**
@@ -298,10 +299,11 @@ return ok(e)
 `;
 
 /**
- * leaveRoom: presence "left"; the agent's live leases (tasks back to pending), claims and locks released.
+ * leaveRoom: presence "left"; the agent's live leases (tasks back to pending), claims and locks released, and the
+ * wheel when it drives the room (driver_changed, reason released, before agent_left).
  * Replies {ok: {exists, tasks, paths, locks}}; on a room not owned yet it writes nothing.
  */
-export const LEAVE_ROOM = `${PLAN_HELPERS}${CLAIM_HELPERS}
+export const LEAVE_ROOM = `${PLAN_HELPERS}${CLAIM_HELPERS}${PEOPLE_HELPERS}
 local agent = ARGV[5]           -- the agent leaving
 if not OWNED then return ok('{"exists":false,"tasks":[],"paths":[],"locks":[]}') end
 ensure_counts()
@@ -348,6 +350,9 @@ if #paths > 0 then
   signal("claims")
 end
 if #locks > 0 then signal("locks") end
+-- Driving the room (claim_driver): an agent that left can steer nothing, so the wheel goes too.
+local d = P.driver()
+if d.holder == agent then P.change(d, nil, nil, "released", agent) end
 local released = '"tasks":' .. strs(tasks) .. ',"paths":' .. strs(paths) .. ',"locks":' .. strs(locks)
 append_event("agent_left", agent, "all", '{"agentId":' .. str(agent) .. ',' .. released .. '}')
 return ok('{"exists":true,' .. released .. '}')

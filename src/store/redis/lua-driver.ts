@@ -65,8 +65,8 @@ return ok(e)
 `;
 
 /**
- * roomDetails (get_room_info). Replies {ok: {exists: false}} or {ok: {exists, createdAt, lastUsed, byStatus,
- * contextCount, eventCount, agentCount, driver, forkedFrom}}.
+ * roomDetails (get_room_info), task counts as reads show them. Replies {ok: {exists: false}} or {ok: {exists,
+ * createdAt, lastUsed, byStatus, contextCount, eventCount, agentCount, driver, forkedFrom}}.
  */
 export const ROOM_DETAILS = `${PEOPLE_HELPERS}
 if not OWNED then return ok('{"exists":false}') end
@@ -79,6 +79,15 @@ if META[4] ~= "1" then
   for _, raw in ipairs(redis.call("HVALS", K_TASKS)) do
     local s = cjson.decode(raw).status
     n[s] = (n[s] or 0) + 1
+  end
+end
+-- Leases that ran out but are not recorded yet: those tasks already read as pending (protocol/leases.ts).
+for _, id in ipairs(redis.call("ZRANGEBYSCORE", K_LEASES, "-inf", NOW)) do
+  local raw = redis.call("HGET", K_TASKS, id)
+  local t = raw and cjson.decode(raw)
+  if t and t.lease_expires_at then
+    n[t.status] = (n[t.status] or 0) - 1
+    n.pending = n.pending + 1
   end
 end
 return ok('{"exists":true,"createdAt":' .. opt_str(m[1] or nil) .. ',"lastUsed":' .. (m[2] or "null")
@@ -104,6 +113,8 @@ local msg_max = tonumber(ARGV[10]) -- most messages delivered in one call
 if not OWNED then return ok('{"exists":false}') end
 W("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. ',"statusText":' .. str(status) .. '}')
 signal("presence")
+-- A hook of the agent's running harness is a call naming it: its live leases and claims are renewed.
+R.renew(agent)
 local out = '{"exists":true,"driver":' .. P.driver_json(P.driver())
 if hook == "PreToolUse" then
   out = out .. ',"interrupts":' .. MAIL.events(MAIL.take("interrupt", agent, take_max))

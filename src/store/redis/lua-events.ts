@@ -24,19 +24,24 @@ commit()
 return ok(e)
 `;
 
-/** readEvents: walks down from the newest matching seq. Replies {ok: [{e, r}…]} newest first. */
+/**
+ * readEvents: walks down from the newest matching seq, never below the trimmed range. Replies {ok: {events: [{e,
+ * r}…] newest first, trimmedBefore?}} (trimmedBefore when the range asked for reaches below the oldest kept event).
+ */
 export const READ_EVENTS = `
 local since_seq = tonumber(ARGV[5]) or 0    -- only seq > this ("" for none)
 local since_ms = tonumber(ARGV[6])          -- only timestamp ms > this ("" for none)
 local before_seq = tonumber(ARGV[7])        -- only seq < this ("" for none)
 local limit = tonumber(ARGV[8])             -- max events
-if not OWNED then return ok("[]") end
+if not OWNED then return ok('{"events":[]}') end
 local top = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
 if before_seq then top = math.min(top, before_seq - 1) end
+local trimmed = TRIM.seq()
+local floor = math.max(since_seq, trimmed)
 local picked = {}
 local high = top
-while high > since_seq and #picked < limit do
-  local low = math.max(high - 199, since_seq + 1)
+while high > floor and #picked < limit do
+  local low = math.max(high - 199, floor + 1)
   local seqs = {}
   for s = high, low, -1 do seqs[#seqs + 1] = s end
   local idx = redis.call("HMGET", K_EVENT_IDX, unpack(seqs))
@@ -48,7 +53,8 @@ while high > since_seq and #picked < limit do
   end
   high = low - 1
 end
-return ok(events_json(picked))
+local note = since_seq < trimmed and (',"trimmedBefore":' .. num(trimmed + 1)) or ""
+return ok('{"events":' .. events_json(picked) .. note .. '}')
 `;
 
 /**
@@ -70,8 +76,10 @@ local after = tonumber(ARGV[5]) -- only events with a larger seq
 local limit = tonumber(ARGV[6]) -- max events
 if not OWNED then return ok('{"events":[],"head":0,"exists":false}') end
 local head = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
+-- After older than the oldest kept event: carry on from it.
+local from = math.max(after, TRIM.seq())
 local seqs = {}
-for s = after + 1, math.min(head, after + limit) do seqs[#seqs + 1] = s end
+for s = from + 1, math.min(head, from + limit) do seqs[#seqs + 1] = s end
 return ok('{"events":' .. events_json(seqs) .. ',"head":' .. head .. ',"exists":true}')
 `;
 
@@ -129,6 +137,8 @@ local tomb = '{"id":' .. str(e.id) .. ',"seq":' .. num(e.seq) .. ',"type":' .. s
   .. ',"deleted":{"by":' .. str(by) .. ',"at":' .. str(NOW_ISO) .. '}}'
 W("HSET", K_EVENTS, seq, tomb)
 IX.drop(id)
+-- A deleted person's message is never handed over by the bridge or the summary.
+if MAIL.types[e.type] then redis.call("ZREM", K_MAILBOX, e.type .. " " .. addr_member(e.to, tonumber(seq))) end
 append_event("event_deleted", by, "all", '{"eventId":' .. str(id) .. ',"seq":' .. num(e.seq) .. ',"type":'
   .. str(e.type) .. '}')
 commit()

@@ -6,9 +6,12 @@
  */
 
 /**
- * forkSource: the prefix seq ≤ atSeq of the log, each event with its index entry, the instant of the event after
- * atSeq, and every context entry with its payload, history and version heads. Reads only. Replies {ok: {head,
- * atSeq, nextMs, events: [event…], idx: ["<ms> <to>"…], ctx: [{m, p, h, s}…]}} or {err: "denied" | "forkPastHead"}.
+ * forkSource: the prefix seq ≤ atSeq of the log, each event with its index entry and the seqs of those agents
+ * posted, the instant of the event after atSeq, and every context entry with its payload, history and version
+ * heads. A room whose log retention trimmed is forked only at its head, from its current state: then also trimmed
+ * (the last seq trimmed), tasks, taskN, ctxN, planCreated, planUpdated, reviews and recordIds (the ids of its
+ * handoffs, approvals and verdicts). Reads only. Replies {ok: {head, atSeq, nextMs, events: [event…], idx: ["<ms>
+ * <to>"…], posted: [seq…], ctx: [{m, p, h, s}…], trimmed?…}} or {err: "denied" | "forkPastHead" | "forkTrimmed"}.
  */
 export const FORK_SOURCE = `
 local at = ARGV[5]              -- the seq to fork at, "" for the head
@@ -18,16 +21,23 @@ local at_seq = at == "" and head or tonumber(at)
 if at_seq > head then
   return '{"err":"forkPastHead","atSeq":' .. num(at_seq) .. ',"head":' .. num(head) .. '}'
 end
-local evs, idx = {}, {}
-for low = 1, at_seq, 500 do
+local trimmed = TRIM.seq()
+if trimmed > 0 and at_seq < head then
+  return '{"err":"forkTrimmed","atSeq":' .. num(at_seq) .. ',"head":' .. num(head) .. ',"trimmedBefore":'
+    .. num(trimmed + 1) .. '}'
+end
+local evs, idx, posted = {}, {}, {}
+for low = trimmed + 1, at_seq, 500 do
   local seqs = {}
   for s = low, math.min(at_seq, low + 499) do seqs[#seqs + 1] = s end
   local e = redis.call("HMGET", K_EVENTS, unpack(seqs))
   local x = redis.call("HMGET", K_EVENT_IDX, unpack(seqs))
+  local p = redis.call("HMGET", K_POSTED, unpack(seqs))
   for i = 1, #seqs do
     if e[i] and x[i] then
       evs[#evs + 1] = e[i]
       idx[#idx + 1] = str(x[i])
+      if p[i] == "1" then posted[#posted + 1] = seqs[i] end
     end
   end
 end
@@ -43,18 +53,34 @@ for i = 1, #all, 2 do
   ctx[#ctx + 1] = '{"m":' .. all[i + 1] .. ',"p":' .. redis.call("HGET", K_CTX_PAYLOAD, id) .. ',"h":'
     .. (redis.call("HGET", K_CTX_HIST, id) or "[]") .. ',"s":' .. (redis.call("HGET", K_CTX_SEQS, id) or "[]") .. '}'
 end
+local plan = ""
+if trimmed > 0 then
+  local m = redis.call("HMGET", K_META, "task_n", "ctx_n", "plan_created_at", "plan_updated_at")
+  local ids = {}
+  for _, key in ipairs({ K_HANDOFFS, K_APPROVALS, K_VERDICTS }) do
+    for _, id in ipairs(redis.call("HKEYS", key)) do ids[#ids + 1] = id end
+  end
+  plan = ',"trimmed":' .. num(trimmed) .. ',"tasks":[' .. table.concat(redis.call("HVALS", K_TASKS), ",")
+    .. '],"taskN":' .. num(tonumber(m[1]) or 0) .. ',"ctxN":' .. num(tonumber(m[2]) or 0) .. ',"planCreated":'
+    .. (m[3] and str(m[3]) or "null") .. ',"planUpdated":' .. (m[4] and str(m[4]) or "null")
+    .. ',"reviews":[' .. table.concat(redis.call("HVALS", K_REVIEWS), ",") .. '],"recordIds":' .. strs(ids)
+end
 return ok('{"head":' .. num(head) .. ',"atSeq":' .. num(at_seq) .. ',"nextMs":' .. next_ms .. ',"events":['
-  .. table.concat(evs, ",") .. '],"idx":[' .. table.concat(idx, ",") .. '],"ctx":[' .. table.concat(ctx, ",") .. ']}')
+  .. table.concat(evs, ",") .. '],"idx":[' .. table.concat(idx, ",") .. '],"posted":[' .. table.concat(posted, ",")
+  .. '],"ctx":[' .. table.concat(ctx, ",") .. ']' .. plan .. '}')
 `;
 
 /**
  * forkWrite: one part of a fork's writes. ARGV (after the common four):
  *   5 token (marks the room while it is being built), 6 "1" on the first part, 7 "1" on the last part,
  *   8 setup JSON {eventSeq, taskN, ctxN, ctxSeq, pending, inProgress, done, blocked, planCreated, planUpdated,
- *     driver, by} (scalars only), 9 forkedFrom JSON {roomId, seq} (spliced verbatim),
- *   10 the number of events n, then n pairs (event JSON, "<seq> <ms> <to> <type>"),
- *   then (last part) the number of tasks t and t pairs (id, task JSON), the number of entries c and c sextets
- *   (id, entry JSON without payload, payload JSON, history JSON, version heads JSON, change counter).
+ *     driver, by, handoffN, approvalN, verdictN, reviewN, trimmed} (scalars only; trimmed: the source's last trimmed
+ *     seq, 0 for none), 9 forkedFrom JSON {roomId, seq} (spliced verbatim),
+ *   10 the number of events n, then n triples (event JSON, "<seq> <ms> <to> <type>", mark: "" when roomd appended
+ *   it, "-" for a tombstone an agent posted, else the search terms of an event an agent posted),
+ *   then (last part) the number of tasks t and t triples (id, task JSON, search terms), the number of entries c and
+ *   c septets (id, entry JSON without payload, payload JSON, history JSON, version heads JSON, change counter,
+ *   search terms), the number of reviews r and r pairs (id, review JSON).
  * The last part appends room_forked {from} and unmarks the room. Replies {ok: true} or {err: "forkTargetExists" |
  * "forkInterrupted"} (another team's room was refused by GUARD).
  */
@@ -70,7 +96,9 @@ if first then
   commit()
   W("HSET", K_META, "event_seq", setup.eventSeq, "forked_from", forked, "fork_building", token, "addr_v", "1",
     "counted", "1", "task_n", setup.taskN, "ctx_n", setup.ctxN, "ctx_seq", setup.ctxSeq, "n_pending", setup.pending,
-    "n_in_progress", setup.inProgress, "n_done", setup.done, "n_blocked", setup.blocked)
+    "n_in_progress", setup.inProgress, "n_done", setup.done, "n_blocked", setup.blocked, "handoff_n", setup.handoffN,
+    "approval_n", setup.approvalN, "verdict_n", setup.verdictN, "review_n", setup.reviewN)
+  if (tonumber(setup.trimmed) or 0) > 0 then W("HSET", K_META, "trim_seq", setup.trimmed) end
   META[3] = "1"
   META[4] = "1"
 elseif not OWNED or redis.call("HGET", K_META, "fork_building") ~= token then
@@ -85,14 +113,18 @@ for _ = 1, tonumber(ARGV[10]) do
   W("HSET", K_EVENT_IDX, seq, ms .. " " .. to)
   W("ZADD", K_EVENT_ADDR, 0, addr_member(to, seq))
   if MAIL.types[etype] then W("ZADD", K_MAILBOX, 0, etype .. " " .. addr_member(to, seq)) end
-  i = i + 2
+  local mark = ARGV[i + 2]
+  if mark ~= "" then W("HSET", K_POSTED, seq, "1") end
+  if mark ~= "" and mark ~= "-" then IX.put("evt-" .. seq, cjson.decode(mark)) end
+  i = i + 3
 end
 if not last then return ok("true") end
 local tasks = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, tasks do
   W("HSET", K_TASKS, ARGV[i], ARGV[i + 1])
-  i = i + 2
+  IX.put(ARGV[i], cjson.decode(ARGV[i + 2]))
+  i = i + 3
 end
 if setup.planCreated ~= cjson.null then
   W("HSET", K_META, "plan_created_at", setup.planCreated, "plan_updated_at", setup.planUpdated)
@@ -106,7 +138,14 @@ for _ = 1, entries do
   if ARGV[i + 3] ~= "[]" then W("HSET", K_CTX_HIST, id, ARGV[i + 3]) end
   if ARGV[i + 4] ~= "[]" then W("HSET", K_CTX_SEQS, id, ARGV[i + 4]) end
   W("ZADD", K_CTX_CHANGES, tonumber(ARGV[i + 5]), id)
-  i = i + 6
+  IX.put(id, cjson.decode(ARGV[i + 6]))
+  i = i + 7
+end
+local reviews = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, reviews do
+  W("HSET", K_REVIEWS, ARGV[i], ARGV[i + 1])
+  i = i + 2
 end
 if setup.driver ~= cjson.null then
   W("HSET", K_META, "drv_holder", setup.driver, "drv_kind", "human", "drv_epoch", 1, "drv_since", NOW_ISO)

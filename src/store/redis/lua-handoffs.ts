@@ -4,11 +4,13 @@
  * one winner.
  */
 import { PEOPLE_HELPERS } from "./lua-people-helpers.ts";
+import { PLAN_HELPERS } from "./lua-plan.ts";
 
 /**
- * offerHandoff. Replies {ok: handoff} or {err: "taskNotFound" | "taskNotYours" | "contextNotFound"}.
+ * offerHandoff: each task as reads show it (a lease that ran out is no longer its holder's; the offer changes no
+ * task, so it records nothing). Replies {ok: handoff} or {err: "taskNotFound" | "taskNotYours" | "contextNotFound"}.
  */
-export const OFFER_HANDOFF = `${PEOPLE_HELPERS}
+export const OFFER_HANDOFF = `${PLAN_HELPERS}${PEOPLE_HELPERS}
 local from = ARGV[5]            -- whose work is handed on
 local to = ARGV[6]              -- an agent, or "any"
 local task_ids = cjson.decode(ARGV[7]) -- JSON array of distinct task ids
@@ -17,8 +19,9 @@ local note = ARGV[9]            -- the offer's note
 local by = ARGV[10]             -- who offers (from, or a person on its behalf)
 local agent_offer = ARGV[11] == "1" -- from is an agent: only its own or unowned tasks
 local owners = {}
+if OWNED and #task_ids > 0 then leases_due() end
 for _, tid in ipairs(task_ids) do
-  local raw = OWNED and redis.call("HGET", K_TASKS, tid)
+  local raw = OWNED and task_raw(tid)
   if not raw then return '{"err":"taskNotFound","id":' .. str(tid) .. '}' end
   local owner = val(cjson.decode(raw).owner)
   if agent_offer and owner and owner ~= from then
@@ -43,10 +46,12 @@ return ok(json)
 `;
 
 /**
- * acceptHandoff: the decision and the moves, one script. Replies {ok: handoff} or {err: "handoffNotFound" |
- * "handoffClosed" | "handoffNotForYou" | "handoffOwnOffer" | "planLocked"}.
+ * acceptHandoff: the decision and the moves, one script. Moving tasks is a plan write: the plan lock holds it back,
+ * leases that ran out are recorded first (the owners compared are those reads show), and a moved task's lease ends
+ * (protocol/leases.ts: it leaves its holder). Replies {ok: handoff} or {err: "handoffNotFound" | "handoffClosed" |
+ * "handoffNotForYou" | "handoffOwnOffer" | "planLocked"}.
  */
-export const ACCEPT_HANDOFF = `${PEOPLE_HELPERS}
+export const ACCEPT_HANDOFF = `${PLAN_HELPERS}${PEOPLE_HELPERS}
 local id = ARGV[5]              -- handoff id
 local agent = ARGV[6]           -- the acceptor
 local h, refused = P.open_handoff(id)
@@ -56,12 +61,13 @@ if h.to ~= "any" and h.to ~= agent then
 end
 if h.from == agent or h.offeredBy == agent then return '{"err":"handoffOwnOffer","id":' .. str(id) .. '}' end
 if #h.taskIds > 0 then
-  local locked = P.plan_locked(agent)
+  local locked = plan_locked(agent)
   if locked then return locked end
+  leases_due()
 end
 local moved, conflicts, tasks = {}, {}, {}
 for _, tid in ipairs(h.taskIds) do
-  local raw = redis.call("HGET", K_TASKS, tid)
+  local raw = task_raw(tid)
   local t = raw and cjson.decode(raw)
   local owner = t and val(t.owner)
   if t and owner == val(h.owners[tid]) then
@@ -71,7 +77,12 @@ for _, tid in ipairs(h.taskIds) do
     conflicts[#conflicts + 1] = { taskId = tid, owner = owner or cjson.null }
   end
 end
+if #h.taskIds > 0 then
+  ensure_counts()
+  record_leases()
+end
 for _, t in ipairs(tasks) do
+  drop_lease(t)
   t.owner = agent
   t.version = t.version + 1
   t.updated_at = NOW_ISO

@@ -71,4 +71,6 @@ function IX.drop(doc)
   redis.call("HDEL", K_SEARCH_LEN, doc)
   W("HINCRBY", K_META, "search_tokens", -len)
 end
+-- Retention's trim (lua-log.ts TRIM) drops the documents of the posted events it trims.
+MAIL.unindex = IX.drop
 `;

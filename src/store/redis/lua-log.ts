@@ -8,13 +8,20 @@
  *
  * Every append also fills the webhook outbox in the same script (lua-webhooks.ts WEBHOOK_ENQUEUE): one HLEN on a
  * room without webhooks.
+ *
+ * Retention (store/move-types.ts EventRetention; TRIM is bound by PRELUDE): every append then trims the room's
+ * oldest events — at most TRIM_PER_APPEND, of which TRIM_INDEXED_PER_APPEND searchable — with their index
+ * entries, read receipts, mailbox entries, first-delivery times and search documents; meta trim_seq is the last
+ * seq trimmed. Queued webhook deliveries of trimmed events are dropped by the next claim (the event is gone).
  */
+import { TRIM_INDEXED_PER_APPEND, TRIM_PER_APPEND } from "../move-types.ts";
 import { WEBHOOK_ENQUEUE } from "./lua-webhooks.ts";
 
 export const LOG = `${WEBHOOK_ENQUEUE}
 -- People's messages, steers and interrupts are also indexed by type (mailbox), so the bridge and get_my_summary
--- find what waits for an agent without walking the log; MAIL holds the helpers (one local).
-local MAIL = { types = { human_message = true, steer = true, interrupt = true } }
+-- find what waits for an agent without walking the log; MAIL holds the helpers (one local). unindex drops a search
+-- document (INDEX sets it to IX.drop).
+local MAIL = { types = { human_message = true, steer = true, interrupt = true }, unindex = function() end }
 local function addr_member(to, seq) return to .. " " .. string.format("%012d", seq) end
 -- One past the last member of an addressee: ":" sorts after every digit.
 local function addr_end(to) return "(" .. to .. " :" end
@@ -27,6 +34,46 @@ local function ensure_index()
   end
   W("HSET", K_META, "addr_v", "1")
   META[3] = "1"
+end
+
+-- The last seq retention trimmed (0: none).
+function TRIM.seq() return tonumber(redis.call("HGET", K_META, "trim_seq")) or 0 end
+-- The oldest kept seq after a trim, as results report it, or nil when nothing was trimmed.
+function TRIM.before() local t = TRIM.seq() if t > 0 then return t + 1 end return nil end
+-- Trims what retention allows now that event head was appended (never head itself).
+function TRIM.run(head)
+  if TRIM.max == 0 and TRIM.ms == 0 then return end
+  local from = TRIM.seq()
+  local last, indexed, agents = from, 0, nil
+  while last < head - 1 and last - from < ${TRIM_PER_APPEND} do
+    local s = last + 1
+    local x = redis.call("HGET", K_EVENT_IDX, s)
+    if not x then break end
+    local sp = string.find(x, " ", 1, true)
+    local ms, to = tonumber(string.sub(x, 1, sp - 1)), string.sub(x, sp + 1)
+    if not ((TRIM.max > 0 and head - s >= TRIM.max) or (TRIM.ms > 0 and ms < NOW - TRIM.ms)) then break end
+    local doc = "evt-" .. s
+    local searchable = redis.call("HEXISTS", K_SEARCH_FIELDS, doc) == 1
+    if searchable and indexed >= ${TRIM_INDEXED_PER_APPEND} then break end
+    local ev = redis.call("HGET", K_EVENTS, s) or ""
+    local etype = string.match(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"([%w_]+)"')
+    if searchable then
+      indexed = indexed + 1
+      MAIL.unindex(doc)
+    end
+    if MAIL.types[etype] then redis.call("ZREM", K_MAILBOX, etype .. " " .. addr_member(to, s)) end
+    if etype == "context_available" or etype == "context_updated" then
+      agents = agents or redis.call("HKEYS", K_CURSORS)
+      for _, agent in ipairs(agents) do redis.call("HDEL", K_CTX_READS, s .. " " .. agent) end
+    end
+    redis.call("HDEL", K_EVENTS, s)
+    redis.call("HDEL", K_EVENT_IDX, s)
+    redis.call("HDEL", K_EVENT_READS, s)
+    redis.call("HDEL", K_POSTED, s)
+    redis.call("ZREM", K_EVENT_ADDR, addr_member(to, s))
+    last = s
+  end
+  if last > from then W("HSET", K_META, "trim_seq", last) end
 end
 
 local function event_seq_of(id)
@@ -46,6 +93,7 @@ local function append_event(etype, from, to, payload, reply_to)
   W("ZADD", K_EVENT_ADDR, 0, addr_member(to, seq))
   WH.enqueue(seq, etype)
   if MAIL.types[etype] then W("ZADD", K_MAILBOX, 0, etype .. " " .. addr_member(to, seq)) end
+  TRIM.run(seq)
   publish(tostring(seq))
   return e
 end
@@ -57,10 +105,13 @@ function MAIL.range(etype, to, after, limit)
   return members
 end
 -- Takes up to limit events of this type waiting for the agent (to it or to all) after its mark — for messages also
--- after its cursor, which delivered them already — and moves the mark past them. Returns their seqs, ascending.
+-- after its cursor, which delivered them already; in a fork, after its copied prefix, which was meant for the
+-- source's agents — and moves the mark past them. Returns their seqs, ascending.
 function MAIL.take(etype, agent, limit)
   local mark = etype .. " " .. agent
   local after = tonumber(redis.call("HGET", K_MARKS, mark)) or 0
+  local forked = redis.call("HGET", K_META, "forked_from")
+  if forked then after = math.max(after, cjson.decode(forked).seq) end
   if etype == "human_message" then after = math.max(after, tonumber(redis.call("HGET", K_CURSORS, agent)) or 0) end
   local a = MAIL.range(etype, "all", after, limit)
   local b = agent ~= "all" and MAIL.range(etype, agent, after, limit) or {}
@@ -140,7 +191,9 @@ local function consume(agent, limit)
   end
   local last = cursor or 0
   local remaining = addressed_count("all", last) + (agent ~= "all" and addressed_count(agent, last) or 0)
+  -- A cursor that was behind the trimmed range carried on from the oldest kept event: say so.
+  local trimmed = after < TRIM.seq() and (',"trimmedBefore":' .. num(TRIM.seq() + 1)) or ""
   return '{"events":' .. events_json(picked) .. ',"cursor":' .. (cursor and num(cursor) or "null")
-    .. ',"remaining":' .. remaining .. '}', #picked
+    .. ',"remaining":' .. remaining .. trimmed .. '}', #picked
 end
 `;

@@ -1,7 +1,8 @@
 /**
  * Lua helpers of people's scripts (lua-driver.ts, lua-approvals.ts, lua-handoffs.ts), prepended to the bodies that
  * use them: the driver as meta keeps it, record builders (by concatenation, like every script, so user JSON is
- * spliced in verbatim), an ISO formatter, and the plan lock. Grouped in one table so they cost one Lua local.
+ * spliced in verbatim) and an ISO formatter (the handoff scripts take the plan's helpers from lua-plan.ts). Grouped in
+ * one table so they cost one Lua local.
  */
 
 export const PEOPLE_HELPERS = `
@@ -117,14 +118,5 @@ function P.iso(ms)
   local year = yoe + era * 400 + (month <= 2 and 1 or 0)
   return string.format("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", year, month, day, math.floor(rest / 3600),
     math.floor((rest % 3600) / 60), rest % 60, milli)
-end
-function P.plan_locked(agent)
-  local raw = redis.call("HGET", K_LOCKS, "plan")
-  if not raw then return nil end
-  local lock = cjson.decode(raw)
-  if lock.expiresAt > NOW and lock.holder ~= agent then
-    return '{"err":"planLocked","holder":' .. str(lock.holder) .. ',"expiresAt":' .. num(lock.expiresAt) .. '}'
-  end
-  return nil
 end
 `;

@@ -52,7 +52,7 @@ local function record_leases()
       if item.owner then R.drop("l", item.owner, item.id) end
       moved(item.status, "pending")
       append_event("task_lease_expired", "system", "all",
-        '{"taskId":' .. str(item.id) .. ',"previousOwner":' .. opt_str(item.owner) .. '}')
+        '{"taskId":' .. str(item.id) .. ',"previousOwner":' .. opt_str(item.owner) .. ',"task":' .. DUE.json[item.id] .. '}')
     end
   end
   if next(DUE.json) then W("HSET", K_META, "plan_updated_at", NOW_ISO) end

@@ -162,16 +162,17 @@ return ok('{"n":' .. n .. ',"tokens":' .. num(tokens) .. ',"df":[' .. table.conc
 `;
 
 /**
- * analyticsLog: the whole log (payloads only for task_* and context_* events, the others cut before their payload
- * like the room summary's headers, with their time from event_idx), the tasks, the context entries (without
- * payloads) and the context deliveries. O(events). Replies {ok: {events: [{e: event} | {h: header, ms}…] oldest
- * first, tasks: [Task…], contexts: [entry…], reads: ["<seq> <agent>", ms, …]}}.
+ * analyticsLog: the whole log (payloads only for task_* and context_* events and agent_left, the others cut before
+ * their payload like the room summary's headers, with their time from event_idx), the seqs of events agents
+ * posted, the tasks, the context entries (without payloads) and the context deliveries. O(events). Replies {ok:
+ * {events: [{e: event} | {h: header, ms}…] oldest first, posted: [seq…], tasks: [Task…], contexts: [entry…],
+ * reads: ["<seq> <agent>", ms, …]}}.
  */
 export const ANALYTICS_LOG = `
-if not OWNED then return ok('{"events":[],"tasks":[],"contexts":[],"reads":[]}') end
+if not OWNED then return ok('{"events":[],"posted":[],"tasks":[],"contexts":[],"reads":[]}') end
 local top = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
 local out = {}
-for low = 1, top, 200 do
+for low = TRIM.seq() + 1, top, 200 do
   local seqs = {}
   for s = low, math.min(top, low + 199) do seqs[#seqs + 1] = s end
   local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))
@@ -179,7 +180,8 @@ for low = 1, top, 200 do
   for i = 1, #seqs do
     local ev = evs[i]
     if ev then
-      if string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"task_') or string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"context_') then
+      if string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"task_') or string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"context_')
+        or string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"agent_left"') then
         out[#out + 1] = '{"e":' .. ev .. '}'
       else
         local cut = string.find(ev, ',"payload":', 1, true)
@@ -190,7 +192,8 @@ for low = 1, top, 200 do
 end
 local reads = redis.call("HGETALL", K_CTX_READS)
 for i = 1, #reads do reads[i] = str(reads[i]) end
-return ok('{"events":[' .. table.concat(out, ",") .. '],"tasks":[' .. table.concat(redis.call("HVALS", K_TASKS), ",")
+return ok('{"events":[' .. table.concat(out, ",") .. '],"posted":[' .. table.concat(redis.call("HKEYS", K_POSTED), ",")
+  .. '],"tasks":[' .. table.concat(redis.call("HVALS", K_TASKS), ",")
   .. '],"contexts":[' .. table.concat(redis.call("HVALS", K_CTX), ",") .. '],"reads":[' .. table.concat(reads, ",")
   .. ']}')
 `;

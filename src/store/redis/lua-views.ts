@@ -98,9 +98,10 @@ local people = {}
 for i = 1, #presence, 2 do people[#people + 1] = str(presence[i]) .. ":" .. presence[i + 1] end
 local headers = {}
 local high = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
-while high >= 1 and #headers < recent do
+local low_end = TRIM.seq() + 1
+while high >= low_end and #headers < recent do
   local seqs = {}
-  for s = high, math.max(1, high - recent + 1), -1 do seqs[#seqs + 1] = s end
+  for s = high, math.max(low_end, high - recent + 1), -1 do seqs[#seqs + 1] = s end
   local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))
   local idx = redis.call("HMGET", K_EVENT_IDX, unpack(seqs))
   for i = 1, #seqs do

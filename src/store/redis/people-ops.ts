@@ -1,4 +1,5 @@
 /** People's operations of the Redis store (humans.md): one script each, records shaped here. */
+import { effectiveTask } from "../../protocol/leases.ts";
 import {
   type Approval,
   type DriverState,
@@ -14,7 +15,7 @@ import { iso } from "../../protocol/time.ts";
 import type { BridgeHook, BridgeResult, PeopleStore } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Call } from "./call.ts";
-import { byCreation } from "./records.ts";
+import { byCreation, sortTasks } from "./records.ts";
 
 type PeopleOps = Omit<PeopleStore<RoomScope>, "forkRoom">;
 type StoredEvent = Omit<RoomEvent, "read_by">;
@@ -188,7 +189,7 @@ export function peopleOps(call: Call): PeopleOps {
         String(TAKE_MAX),
         String(PEOPLE_LIMITS.messagesPerCall),
       ];
-      const { value } = await call<StoredBridge>(scope, "BRIDGE", args);
+      const { value, now } = await call<StoredBridge>(scope, "BRIDGE", args);
       const driver = value.driver ?? { holder: null, holderKind: null, epoch: 0, since: null };
       const result: BridgeResult = { roomExists: value.exists, driver, steers: [], messages: [] };
       if (!value.exists) return result;
@@ -211,8 +212,10 @@ export function peopleOps(call: Call): PeopleOps {
       result.messages = (value.messages ?? []).map(toMessage);
       if (input.hook === "SessionStart") {
         result.digest = {
-          myTasks: (value.tasks ?? [])
-            .sort(byCreation)
+          // As reads show them: a task whose lease ran out is no longer the agent's (protocol/leases.ts).
+          myTasks: sortTasks(value.tasks ?? [])
+            .map((task) => effectiveTask(task, now))
+            .filter((task) => task.owner === input.agentId)
             .map(({ id, title, status }) => ({ id, title, status })),
           unread: value.unread ?? 0,
         };

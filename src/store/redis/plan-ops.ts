@@ -15,6 +15,7 @@ interface StoredBatch {
   events: StoredEvent[];
   cursor: number | null;
   remaining: number;
+  trimmedBefore?: number;
 }
 
 /** The fields of a TaskUpdate that change the task, and those the task_updated event reports as `changes`. */
@@ -102,7 +103,13 @@ export function planOps(call: Call): PlanOps {
         myTasks: sortTasks(value.tasks)
           .map((task) => effectiveTask(task, now))
           .filter((task) => task.owner === agentId),
-        unreadEvents: { events, cursor, count: events.length, remaining: value.unread.remaining },
+        unreadEvents: {
+          events,
+          cursor,
+          count: events.length,
+          remaining: value.unread.remaining,
+          ...(value.unread.trimmedBefore === undefined ? {} : { trimmedBefore: value.unread.trimmedBefore }),
+        },
         newContextCount: value.newContextCount,
         presence: toPresenceList(value.presence, now),
         cursor,

@@ -8,6 +8,7 @@
 import { claimErrors } from "../../protocol/claims.ts";
 import { errors, type RoomError, StoreFault } from "../../protocol/errors.ts";
 import { leaseErrors } from "../../protocol/leases.ts";
+import { movingErrors } from "../../protocol/moving.ts";
 import { planErrors } from "../../protocol/plan-rules.ts";
 import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
@@ -105,6 +106,8 @@ function refusal(reply: { err: string; [detail: string]: unknown }): RoomError |
       return leaseErrors.notLeased(id, typeof reply.owner === "string" ? reply.owner : null);
     case "claimLimit":
       return claimErrors.limit(Number(reply.max));
+    case "forkTrimmed":
+      return movingErrors.forkTrimmed(Number(reply.atSeq), Number(reply.head), Number(reply.trimmedBefore));
     default:
       return new StoreFault("redis", "script", `unknown refusal ${JSON.stringify(reply.err)}`);
   }

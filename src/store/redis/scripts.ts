@@ -14,9 +14,11 @@ import * as handoffs from "./lua-handoffs.ts";
 import { INDEX } from "./lua-index.ts";
 import * as leases from "./lua-leases.ts";
 import { LOG } from "./lua-log.ts";
+import * as moving from "./lua-moving.ts";
 import * as plan from "./lua-plan.ts";
 import { GUARD, PRELUDE } from "./lua-prelude.ts";
 import * as room from "./lua-room.ts";
+import { SESSION_SCRIPTS_LUA, TEAM_INDEX_LUA } from "./lua-sessions.ts";
 import * as team from "./lua-team.ts";
 import * as tools from "./lua-tools.ts";
 import * as views from "./lua-views.ts";
@@ -61,15 +63,23 @@ const GUARDED = defineAll(
     ...approvals,
     ...handoffs,
     ...fork,
+    ...moving,
   },
   PRELUDE + LOG + INDEX + GUARD,
 );
-/** Room-slot scripts acting for no team: invite resolution, the read-only views, the webhook worker's steps. */
-const OPEN = defineAll({ ...views, ...WEBHOOK_WORKER }, PRELUDE + LOG);
+/**
+ * Room-slot scripts acting for no team: invite resolution, the read-only views, the webhook worker's steps (an
+ * append there trims like any other, so the index helpers come too).
+ */
+const OPEN = defineAll({ ...views, ...WEBHOOK_WORKER }, PRELUDE + LOG + INDEX);
 /** Team-slot scripts: keys, rate limiting, the room index. */
 export const TEAM_SCRIPTS = defineAll(teamBodies, TEAM_PRELUDE);
 /** Scripts of the global index of rooms with webhooks (keys.ts WEBHOOK_INDEX_KEY). */
 export const WEBHOOK_INDEX_SCRIPTS = defineAll(WEBHOOK_INDEX, "");
+/** Scripts of people's web sessions, each on one session's key (keys.ts sessionKey). */
+export const SESSION_SCRIPTS = defineAll(SESSION_SCRIPTS_LUA, "");
+/** Scripts of the teams index (keys.ts TEAM_INDEX_KEY). */
+export const TEAM_INDEX_SCRIPTS = defineAll(TEAM_INDEX_LUA, "");
 
 /**
  * The polled change feed (feed.ts, for clients that cannot subscribe): KEYS are the meta keys of the watched rooms,
@@ -96,10 +106,17 @@ export const ROOM_SCRIPTS = { ...GUARDED, ...OPEN };
 export type RoomScriptName = keyof typeof ROOM_SCRIPTS;
 export type TeamScriptName = keyof typeof TEAM_SCRIPTS;
 export type WebhookIndexScriptName = keyof typeof WEBHOOK_INDEX_SCRIPTS;
+export type SessionScriptName = keyof typeof SESSION_SCRIPTS;
+export type TeamIndexScriptName = keyof typeof TEAM_INDEX_SCRIPTS;
 
 /** Every script by name (READ_PLAN, ADD_TASK, …, RESOLVE_KEY, …, WEBHOOK_ROOMS). */
-export const SCRIPTS: Record<RoomScriptName | TeamScriptName | WebhookIndexScriptName, LuaScript> = {
+export const SCRIPTS: Record<
+  RoomScriptName | TeamScriptName | WebhookIndexScriptName | SessionScriptName | TeamIndexScriptName,
+  LuaScript
+> = {
   ...ROOM_SCRIPTS,
   ...TEAM_SCRIPTS,
   ...WEBHOOK_INDEX_SCRIPTS,
+  ...SESSION_SCRIPTS,
+  ...TEAM_INDEX_SCRIPTS,
 };

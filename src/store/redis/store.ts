@@ -1,6 +1,7 @@
 /** createRedisStore: the RoomStore over Lua scripts, shared by the TCP (Redis) and REST (Upstash) clients. */
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
+import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type { RoomStore } from "../types.ts";
 import { adminOps } from "./admin-ops.ts";
 import { createBridge } from "./call.ts";
@@ -13,10 +14,13 @@ import { forkOps } from "./fork-ops.ts";
 import { inviteOps } from "./invite-ops.ts";
 import { keyOps } from "./key-ops.ts";
 import { leaseOps } from "./lease-ops.ts";
+import { moveOps } from "./move-ops.ts";
 import { peopleOps } from "./people-ops.ts";
 import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
+import { sessionOps } from "./session-ops.ts";
+import { teamIndexOps } from "./team-index-ops.ts";
 import { toolOps } from "./tool-ops.ts";
 import { webhookOps } from "./webhook-ops.ts";
 
@@ -31,6 +35,8 @@ export interface RedisStoreOptions {
   timeoutMs?: number;
   /** Limits enforced atomically (roomsPerTeam). Default DEFAULT_STORE_LIMITS. */
   limits?: StoreLimits;
+  /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
+  retention?: EventRetention;
 }
 
 /**
@@ -45,9 +51,17 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
   }
   const run = { client: options.client, timeoutMs: options.timeoutMs ?? 2000, driver: options.driver };
   const clock = options.now ?? systemClock;
-  const bridge = createBridge(run, clock, limits);
+  const retention = options.retention ?? NO_RETENTION;
+  for (const [name, value] of Object.entries(retention)) {
+    if (!(Number.isSafeInteger(value) && value >= 0)) {
+      throw new Error(`retention.${name} must be a non-negative integer, got ${value}`);
+    }
+  }
+  const bridge = createBridge(run, clock, limits, retention);
   const { call } = bridge;
   const changes = createRedisFeed(options.client, run);
+  const admin = adminOps(bridge);
+  const keys = keyOps(bridge);
   return {
     driver: options.driver,
     changes,
@@ -57,13 +71,16 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...roomOps(call),
     ...leaseOps(call),
     ...claimOps(call),
-    ...keyOps(bridge),
+    ...keys,
+    ...teamIndexOps(run, clock, keys),
     ...inviteOps(bridge),
-    ...adminOps(bridge),
+    ...admin,
     ...toolOps(bridge),
     ...webhookOps(bridge, run, clock),
     ...peopleOps(call),
     ...forkOps(call),
+    ...moveOps(bridge, options.client, admin.deleteRoom),
+    ...sessionOps(run, clock),
     ping: () => runPing(run),
     async close() {
       await changes.close();

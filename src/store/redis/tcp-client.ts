@@ -1,6 +1,6 @@
 /** ScriptClient over Bun's built-in RedisClient (RESP over TCP). */
 import { RedisClient } from "bun";
-import type { ScriptClient } from "./client.ts";
+import { type ScriptClient, scanAll } from "./client.ts";
 import { createShardedSubscriber } from "./cluster/sharded-subscriber.ts";
 import { fixedSlotMap } from "./cluster/slot-map.ts";
 import { parseClusterUrl } from "./cluster/url.ts";
@@ -50,6 +50,7 @@ export function createTcpScriptClient(url: string, options: TcpClientOptions): S
     evalsha: (sha, keys, args) => send("EVALSHA", [sha, String(keys.length), ...keys, ...args]),
     eval: (script, keys, args) => send("EVAL", [script, String(keys.length), ...keys, ...args]),
     ping: () => send("PING", []),
+    scan: (pattern) => scanAll((cursor) => send("SCAN", [cursor, "MATCH", pattern, "COUNT", "1000"])),
     subscribeSharded: (channel, onMessage) => subscriber.subscribe(channel, (message) => onMessage(message)),
     close: async () => {
       await subscriber.close();

@@ -1,5 +1,6 @@
 /** Deletions, history, templates, reviews, search and analytics of the Redis store: one script each. */
 import type { AnalyticsLog } from "../../protocol/analytics.ts";
+import { effectiveTask } from "../../protocol/leases.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import type { ContextEntry, Review, RoomEvent, Task } from "../../protocol/records.ts";
 import { reviewMatches } from "../../protocol/reviews.ts";
@@ -212,8 +213,9 @@ export function toolOps({ call, team, open }: Bridge): ToolOps {
     },
 
     async analyticsLog(scope) {
-      const { value } = await call<{
+      const { value, now } = await call<{
         events: StoredLogEvent[];
+        posted: number[];
         tasks: Task[];
         contexts: Omit<ContextEntry, "payload">[];
         reads: (string | number)[];
@@ -230,7 +232,8 @@ export function toolOps({ call, team, open }: Bridge): ToolOps {
       reads.sort((a, b) => a.seq - b.seq || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0));
       return {
         events,
-        tasks: sortTasks(value.tasks),
+        posted: value.posted.sort((a, b) => a - b),
+        tasks: sortTasks(value.tasks).map((task) => effectiveTask(task, now)),
         contexts: value.contexts
           .sort(byCreation)
           .map((c) => ({ id: c.id, type: c.type, version: c.version })),

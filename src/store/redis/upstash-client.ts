@@ -1,6 +1,6 @@
 /** ScriptClient over @upstash/redis (Redis commands as HTTPS requests). */
 import { Redis } from "@upstash/redis";
-import type { ScriptClient } from "./client.ts";
+import { type ScriptClient, scanAll } from "./client.ts";
 
 /**
  * Automatic deserialisation is off, so replies stay the strings the scripts return: a shared variable "8080"
@@ -19,5 +19,6 @@ export function createUpstashScriptClient(url: string, token: string): ScriptCli
     evalsha: (sha, keys, args) => redis.evalsha(sha, keys, args),
     eval: (script, keys, args) => redis.eval(script, keys, args),
     ping: () => redis.ping(),
+    scan: (pattern) => scanAll((cursor) => redis.scan(cursor, { match: pattern, count: 1000 })),
   };
 }

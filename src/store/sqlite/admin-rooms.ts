@@ -44,6 +44,7 @@ export function createAdminRooms({ db, now, rooms }: StoreParts, presence: (room
   const count = (stmt: typeof agents, roomId: string) => stmt.get(roomId)?.c ?? 0;
 
   return {
+    taskCounts,
     /** Claims an unowned (or expired) room, or confirms (and refreshes) the team's own. */
     createRoom(scope: RoomTeam): { created: boolean } {
       if (rooms.check(scope)) {

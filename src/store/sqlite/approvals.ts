@@ -23,7 +23,9 @@ export function createApprovals({ db, now, rooms }: StoreParts, events: Events) 
   );
   const all = db.query<{ json: string }, [string]>("SELECT json FROM approvals WHERE room_id = ? ORDER BY n");
   const nextN = db.query<{ n: number }, [string]>(
-    "SELECT coalesce(max(n), 0) + 1 AS n FROM approvals WHERE room_id = ?",
+    // A fork's own continue after every id its copied log names (rooms.id_floors).
+    `SELECT max(coalesce((SELECT max(n) FROM approvals WHERE room_id = ?1), 0),
+       coalesce((SELECT json_extract(id_floors, '$.approval') FROM rooms WHERE room_id = ?1), 0)) + 1 AS n`,
   );
   const insert = db.query<unknown, [string, string, number, string]>(
     "INSERT INTO approvals (room_id, id, n, json) VALUES (?, ?, ?, ?)",

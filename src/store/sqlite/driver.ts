@@ -67,9 +67,24 @@ export function createDriver({ db, now, rooms, changes }: StoreParts, events: Ev
     put.run(roomId, holder, "human", 1, now());
   }
 
+  /** leave_room: an agent holding the wheel lets it go (driver_changed, reason released). True when it held it. */
+  function releaseHeld(roomId: string, agentId: string): boolean {
+    const current = state(roomId);
+    if (current.holder !== agentId) return false;
+    change(roomId, current, { holder: null, kind: null }, "released", agentId);
+    return true;
+  }
+
+  /** Sets a room's driver state as it was (an import), without an event. */
+  function seedState(roomId: string, d: DriverState): void {
+    put.run(roomId, d.holder, d.holderKind, d.epoch, d.since === null ? now() : Date.parse(d.since));
+  }
+
   return {
     state,
     seed,
+    releaseHeld,
+    seedState,
     getDriver(scope: RoomScope): DriverState {
       const room = rooms.read(scope);
       return room ? state(room.room_id) : NO_DRIVER;

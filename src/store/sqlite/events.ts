@@ -1,7 +1,9 @@
 /** The event log: append with seq = event_seq + 1, paged reads, exactly-once delivery through cursors. */
 import { errors } from "../../protocol/errors.ts";
 import { BROADCAST, type RoomEvent, type UnreadBatch } from "../../protocol/records.ts";
-import type { EventQuery, LogPage, NewEvent, RoomScope } from "../types.ts";
+import { type EventRetention, NO_RETENTION } from "../move-types.ts";
+import type { EventList, EventQuery, LogPage, NewEvent, RoomScope } from "../types.ts";
+import { createTrimmer, trimmedBefore } from "./retention.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
 import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
 import { createOutbox } from "./webhook-outbox.ts";
@@ -23,8 +25,12 @@ export const ADDRESSED_SQL = `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.room
                      AND $agent <> '${BROADCAST}' ORDER BY seq LIMIT $limit)
 ) ORDER BY e.seq LIMIT $limit`;
 
-export function createEvents({ db, now, rooms, changes }: StoreParts) {
+export function createEvents(
+  { db, now, rooms, changes }: StoreParts,
+  retention: EventRetention = NO_RETENTION,
+) {
   const outbox = createOutbox(db);
+  const trimmer = createTrimmer(db, retention);
   const insert = db.query<unknown, [string, number, string, string, string, number, string, string | null]>(
     `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -44,8 +50,9 @@ export function createEvents({ db, now, rooms, changes }: StoreParts) {
     ADDRESSED_SQL,
   );
   // How many events were ever addressed to "all" and to the agent; `remaining` is that minus what it consumed.
-  const addressedTotal = db.query<{ n: number }, { room: string; agent: string }>(
-    `SELECT coalesce(sum(n), 0) AS n FROM addr_counts
+  // `trimmed` of them went by retention: a cursor behind the trimmed range has (in effect) consumed those.
+  const addressedTotal = db.query<{ n: number; trimmed: number }, { room: string; agent: string }>(
+    `SELECT coalesce(sum(n), 0) AS n, coalesce(sum(trimmed), 0) AS trimmed FROM addr_counts
      WHERE room_id = $room AND to_agent IN ('${BROADCAST}', $agent)`,
   );
   const countTo = db.query<unknown, [string, string]>(
@@ -86,17 +93,36 @@ export function createEvents({ db, now, rooms, changes }: StoreParts) {
     insert.run(roomId, seq, input.type, input.from, input.to, ts, payload, reply);
     countTo.run(roomId, input.to);
     outbox.enqueue(roomId, seq, input.type, ts);
+    trimmer.trim(roomId, seq, ts);
     changes.appended(roomId, seq);
     const row = { seq, type: input.type, from_agent: input.from, to_agent: input.to, ts, payload };
     return toEvent({ ...row, reply_to: reply, read_by: "[]" });
   }
 
   /**
+   * Where the agent stands in the log: its cursor and how many addressed events it has consumed, counting those
+   * retention trimmed ahead of it as consumed (they can never be delivered), plus trimmedBefore when it was behind.
+   */
+  function standing(room: RoomRow, agentId: string) {
+    const cursor = cursorGet.get(room.room_id, agentId);
+    const seq = cursor?.seq ?? null;
+    const counts = addressedTotal.get({ room: room.room_id, agent: agentId }) ?? { n: 0, trimmed: 0 };
+    const behind = (seq ?? 0) < room.trimmed_seq;
+    return {
+      seq,
+      after: behind ? room.trimmed_seq : (seq ?? 0),
+      consumed: behind ? counts.trimmed : (cursor?.delivered ?? 0),
+      total: counts.n,
+      trimmedBefore: behind ? trimmedBefore(room.trimmed_seq) : undefined,
+    };
+  }
+
+  /**
    * Delivers up to `limit` addressed events after the agent's cursor and moves the cursor, claiming the room
    * only when something is delivered. Runs inside the caller's write transaction, which is what makes delivery
-   * exactly-once across processes: BEGIN IMMEDIATE serialises every consumer of the file.
+   * exactly-once across processes: BEGIN IMMEDIATE serialises every consumer of the file. A cursor behind the
+   * trimmed range carries on from the oldest kept event, and the batch says trimmedBefore.
    */
-  /** Consumes for agentId; claims the room when it delivers something, unless the caller already did. */
   function deliver(
     scope: RoomScope,
     room: RoomRow | null,
@@ -105,28 +131,48 @@ export function createEvents({ db, now, rooms, changes }: StoreParts) {
     claimed = false,
   ): UnreadBatch {
     if (room === null) return { events: [], cursor: null, count: 0, remaining: 0 };
-    const cursor = cursorGet.get(room.room_id, agentId);
-    const previous = cursor?.seq ?? null;
-    const rows = addressed.all({ room: room.room_id, after: previous ?? 0, agent: agentId, limit });
+    const at = standing(room, agentId);
+    const trimmed = at.trimmedBefore === undefined ? {} : { trimmedBefore: at.trimmedBefore };
+    const rows = addressed.all({ room: room.room_id, after: at.after, agent: agentId, limit });
     const last = rows.at(-1);
-    const delivered = (cursor?.delivered ?? 0) + rows.length;
-    const total = addressedTotal.get({ room: room.room_id, agent: agentId })?.n ?? 0;
-    if (!last) return { events: [], cursor: previous, count: 0, remaining: Math.max(0, total - delivered) };
+    const delivered = at.consumed + rows.length;
+    if (!last) {
+      return {
+        events: [],
+        cursor: at.seq,
+        count: 0,
+        remaining: Math.max(0, at.total - delivered),
+        ...trimmed,
+      };
+    }
     if (!claimed) rooms.claim(scope);
     cursorSet.run(room.room_id, agentId, last.seq, delivered);
-    return { events: rows.map(toEvent), cursor: last.seq, count: rows.length, remaining: total - delivered };
+    return {
+      events: rows.map(toEvent),
+      cursor: last.seq,
+      count: rows.length,
+      remaining: at.total - delivered,
+      ...trimmed,
+    };
+  }
+
+  /** Addressed events the agent has not consumed yet (the bridge's digest). */
+  function unread(room: RoomRow, agentId: string): number {
+    const at = standing(room, agentId);
+    return Math.max(0, at.total - at.consumed);
   }
 
   return {
     append,
     deliver,
+    unread,
     postEvent(scope: RoomScope, input: NewEvent): RoomEvent {
       const room = rooms.check(scope);
       if (input.replyToId !== undefined) existingSeq(room, input.replyToId);
       rooms.claim(scope);
       return append(scope.roomId, input);
     },
-    readEvents(scope: RoomScope, query: EventQuery): RoomEvent[] {
+    readEvents(scope: RoomScope, query: EventQuery): EventList {
       const room = rooms.read(scope);
       if (room === null) return [];
       const rows = page.all({
@@ -136,7 +182,12 @@ export function createEvents({ db, now, rooms, changes }: StoreParts) {
         sinceMs: query.sinceMs ?? -NO_UPPER,
         limit: query.limit,
       });
-      return rows.map(toEvent);
+      const list: EventList = rows.map(toEvent);
+      // The range asked for reaches below the oldest kept event: say where the log now starts.
+      if (room.trimmed_seq > 0 && (query.sinceSeq ?? 0) < room.trimmed_seq) {
+        list.trimmedBefore = trimmedBefore(room.trimmed_seq);
+      }
+      return list;
     },
     readLog(scope: RoomScope, from: number, limit: number): LogPage {
       const room = rooms.read(scope);

@@ -1,9 +1,12 @@
 /**
  * Handoffs (humans.md §4): an offer of tasks and context to another agent or to any agent; acceptance moves the
  * tasks whose owner is still the one recorded at the offer, in the same transaction as the decision, so two
- * acceptors racing get one winner and the other a conflict naming it.
+ * acceptors racing get one winner and the other a conflict naming it. Tasks are seen as reads show them (a lease
+ * that ran out is its holder's no more); acceptance is a plan write (plan lock, leases that ran out recorded first)
+ * and a moved task's lease ends, since it leaves its holder (protocol/leases.ts).
  */
 import { errors } from "../../protocol/errors.ts";
+import { effectiveTask } from "../../protocol/leases.ts";
 import {
   ANY_AGENT,
   type Handoff,
@@ -16,19 +19,27 @@ import { iso } from "../../protocol/time.ts";
 import type { NewHandoff } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
+import type { Leases } from "./leases.ts";
 import type { Locks } from "./locks.ts";
 import type { StoreParts } from "./rooms.ts";
 
 const parse = (row: { json: string }): Handoff => JSON.parse(row.json);
 const audience = (to: string) => (to === ANY_AGENT ? BROADCAST : to);
 
-export function createHandoffs({ db, now, rooms }: StoreParts, events: Events, locks: Locks) {
+export function createHandoffs(
+  { db, now, rooms }: StoreParts,
+  events: Events,
+  locks: Locks,
+  leases: Pick<Leases, "recordExpired" | "store">,
+) {
   const get = db.query<{ json: string }, [string, string]>(
     "SELECT json FROM handoffs WHERE room_id = ? AND id = ?",
   );
   const all = db.query<{ json: string }, [string]>("SELECT json FROM handoffs WHERE room_id = ? ORDER BY n");
   const nextN = db.query<{ n: number }, [string]>(
-    "SELECT coalesce(max(n), 0) + 1 AS n FROM handoffs WHERE room_id = ?",
+    // A fork's own continue after every id its copied log names (rooms.id_floors).
+    `SELECT max(coalesce((SELECT max(n) FROM handoffs WHERE room_id = ?1), 0),
+       coalesce((SELECT json_extract(id_floors, '$.handoff') FROM rooms WHERE room_id = ?1), 0)) + 1 AS n`,
   );
   const insert = db.query<unknown, [string, string, number, string]>(
     "INSERT INTO handoffs (room_id, id, n, json) VALUES (?, ?, ?, ?)",
@@ -39,16 +50,14 @@ export function createHandoffs({ db, now, rooms }: StoreParts, events: Events, l
   const taskGet = db.query<{ json: string }, [string, string]>(
     "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
   );
-  const taskPut = db.query<unknown, [string, string, string, string]>(
-    "UPDATE tasks SET owner = ?, json = ? WHERE room_id = ? AND id = ?",
-  );
   const contextExists = db.query<{ one: number }, [string, string]>(
     "SELECT 1 AS one FROM contexts WHERE room_id = ? AND id = ?",
   );
 
+  /** A task as reads show it (once leases that ran out are recorded, exactly as stored). */
   const task = (roomId: string, id: string): Task | undefined => {
     const row = taskGet.get(roomId, id);
-    return row ? (JSON.parse(row.json) as Task) : undefined;
+    return row ? effectiveTask(JSON.parse(row.json) as Task, now()) : undefined;
   };
 
   function find(roomId: string, id: string): Handoff {
@@ -119,19 +128,24 @@ export function createHandoffs({ db, now, rooms }: StoreParts, events: Events, l
         throw peopleErrors.handoffOwnOffer(handoff.id);
       }
       const roomId = scope.roomId;
-      if (handoff.taskIds.length > 0) locks.assertPlanWritable(roomId, input.agentId);
+      // Moving tasks is a plan write: the plan lock, then the leases that ran out, like every other one.
+      if (handoff.taskIds.length > 0) {
+        locks.assertPlanWritable(roomId, input.agentId);
+        leases.recordExpired(roomId);
+      }
       const { move, conflicts } = handoffMoves(handoff, (id) => task(roomId, id));
       rooms.claim(scope);
       const t = now();
       for (const taskId of move) {
-        const previous = task(roomId, taskId) as Task;
+        // The lease ends: the task leaves its holder (the acceptor owns it without one, like any assignment).
+        const { lease_expires_at: _lease, ...previous } = task(roomId, taskId) as Task;
         const moved: Task = {
           ...previous,
           owner: input.agentId,
           version: previous.version + 1,
           updated_at: iso(t),
         };
-        taskPut.run(input.agentId, JSON.stringify(moved), roomId, taskId);
+        leases.store(roomId, moved, null);
         rooms.planChanged(roomId, t);
         events.append(roomId, {
           type: "task_updated",

@@ -7,6 +7,7 @@ import type { Summary } from "../../protocol/records.ts";
 import { contextFields, eventFields, taskFields } from "../../protocol/search.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
+import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type {
   ContextUpdate,
   NewContext,
@@ -34,6 +35,7 @@ import { createLeases } from "./leases.ts";
 import { createLeave } from "./leave.ts";
 import { createLocks } from "./locks.ts";
 import { createMailbox } from "./mailbox.ts";
+import { createMoving } from "./moving.ts";
 import { createPlan } from "./plan.ts";
 import { createPlanEdits } from "./plan-edits.ts";
 import { createPresence } from "./presence.ts";
@@ -46,6 +48,7 @@ import { frozenClock, roomTransactions } from "./room-tx.ts";
 import { createRooms, type StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
 import { createSearch } from "./search.ts";
+import { createSessions } from "./sessions.ts";
 import { mapError } from "./tx.ts";
 import { createVars } from "./vars.ts";
 import { createVerdicts } from "./verdicts.ts";
@@ -64,12 +67,14 @@ export interface SqliteStoreOptions {
    * roomd passes STORE_TIMEOUT_MS.
    */
   busyTimeoutMs?: number;
+  /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
+  retention?: EventRetention;
 }
 
 /** A RoomStore plus the maintenance hook the driver runs on its own timer. */
 export interface SqliteRoomStore extends RoomStore {
   /**
-   * Deletes every expired room with all its rows and invites, expired invites and rate hits older than an hour;
+   * Deletes every expired room with all its rows and invites, expired invites, ended sessions and rate hits older than an hour;
    * returns how many rooms went.
    */
   sweepExpired(): Promise<number>;
@@ -103,14 +108,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const parts: StoreParts = { db, now, rooms, changes };
   const keys = createKeys(db, rate);
   const invites = createInvites(parts, rate);
-  const events = createEvents(parts);
+  const events = createEvents(parts, options.retention ?? NO_RETENTION);
   const locks = createLocks(parts);
   const leases = createLeases(parts, events, locks);
   const plan = createPlan(parts, events, locks, leases);
   const context = createContext(parts, events);
   const presence = createPresence(parts);
   const claims = createClaims(parts, events, presence.list);
-  const leave = createLeave(parts, events, leases, claims);
   const renewal = createRenewal(db);
   const vars = createVars(parts, events);
   const admin = createAdminRooms(parts, presence.list);
@@ -122,12 +126,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const roomTools = createRoomTools(parts, { events, locks, plan, context, search });
   const webhooks = createWebhooks(parts, events);
   const driver = createDriver(parts, events);
+  const leave = createLeave(parts, events, leases, claims, driver);
   const approvals = createApprovals(parts, events);
-  const handoffs = createHandoffs(parts, events, locks);
+  const handoffs = createHandoffs(parts, events, locks, leases);
   const verdicts = createVerdicts(parts, events);
-  const mailbox = createMailbox(parts, { events, driver, plan, presence });
-  const fork = createFork(parts, events, driver);
-  const info = createRoomInfo(parts, driver);
+  const mailbox = createMailbox(parts, { events, driver, plan, presence, renew: renewal.renew });
+  const fork = createFork(parts, events, driver, search);
+  const info = createRoomInfo(parts, driver, admin.taskCounts);
+  const moving = createMoving(parts, driver, search);
   const room = roomTransactions(
     parts,
     {
@@ -231,11 +237,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     write(invites.resolveInvite),
   ];
 
+  const sessions = createSessions(db, now);
+  const [peekSession, renewSession] = [read(sessions.peekSession), write(sessions.renewSession)];
+
   const sweepBatch = write(rooms.sweepBatch);
   const pruneBatches = [
     write(invites.pruneBatch),
     write(rate.pruneBatch),
     write(() => pruneKept.run(now() - LIMITS.idempotencyKeepMs).changes),
+    write(sessions.pruneBatch),
   ];
   async function sweepExpired(): Promise<number> {
     let total = 0;
@@ -302,6 +312,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     provisionTeam: write(keys.provisionTeam),
     listKeys: read(keys.listKeys),
     deleteKey: write(keys.deleteKey),
+    listTeams: read(keys.listTeams),
     consumeRate: write(keys.consumeRate),
     createInvite: write(invites.createInvite),
     resolveInvite: (roomId, digest, request) =>
@@ -343,6 +354,21 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     forkRoom: room.write(fork.forkRoom),
     roomInfo: room.read(info.roomInfo),
     bridge: room.write(mailbox.bridge),
+    exportRoom: room.read(moving.exportRoom),
+    exportLog: room.read(moving.exportLog),
+    importRoom: room.write(moving.importRoom),
+    teamsToMove: read(moving.teamsToMove),
+    keyDigests: read(moving.keyDigests),
+    inviteDigests: read(moving.inviteDigests),
+    createSession: write(sessions.createSession),
+    // A read, and a write only when the session's end is due to move (at most once a minute) or it has ended.
+    async touchSession(digest, ttlMs) {
+      const seen = await peekSession(digest);
+      if (seen === null) return null;
+      if (seen !== "ended" && !seen.due) return seen.session;
+      return renewSession(digest, ttlMs);
+    },
+    deleteSession: write(sessions.deleteSession),
     sweepExpired,
     async ping() {
       try {

@@ -56,9 +56,14 @@ export function createKeys(db: Database, rate: Rate) {
     `SELECT ${COLUMNS} FROM keys WHERE team_id = ? ORDER BY created_at, rowid`,
   );
   const remove = db.query<unknown, [string, string]>("DELETE FROM keys WHERE key_id = ? AND team_id = ?");
+  const noteTeam = db.query<unknown, [string, number]>(
+    "INSERT OR IGNORE INTO teams (team_id, first_key_at) VALUES (?, ?)",
+  );
+  const teams = db.query<{ team_id: string }, []>("SELECT team_id FROM teams ORDER BY team_id");
 
   function store(key: NewKey): KeyRecord {
     const createdAt = toMs(key.createdAt, "createdAt");
+    noteTeam.run(key.teamId, createdAt);
     const row = insert.get(
       key.keyId,
       key.teamId,
@@ -99,6 +104,9 @@ export function createKeys(db: Database, rate: Rate) {
     },
     deleteKey(teamId: string, keyId: string): boolean {
       return remove.run(keyId, teamId).changes > 0;
+    },
+    listTeams(): string[] {
+      return teams.all().map((row) => row.team_id);
     },
     consumeRate(teamId: string, request: RateRequest): RateDecision {
       return rate.charge(teamBucket(teamId, request.bucket), request);

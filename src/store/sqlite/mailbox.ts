@@ -2,6 +2,8 @@
  * What people send an agent and the bridge hands it inside its running turn (humans.md §2, §6): messages,
  * steers and interrupts, found through the events_by_type index (never by walking the log), each kind with a
  * per-agent mark of the last one delivered. A message also counts as delivered once the agent's cursor passed it.
+ * Deleted messages are never handed over, nor, in a fork, what its copied prefix holds (it was meant for the
+ * source's agents). A bridge hook is a call of the agent: it renews the agent's leases and claims.
  */
 import type { DriverState, HumanMessage } from "../../protocol/people.ts";
 import { NO_DRIVER, PEOPLE_LIMITS } from "../../protocol/people.ts";
@@ -41,16 +43,24 @@ export interface MailboxDeps {
   driver: DriverOps;
   plan: PlanOps;
   presence: { beat(roomId: string, agentId: string, statusText?: string): unknown };
+  /** Renews the agent's live leases and claims (renewal.ts): a hook of its running harness is a call naming it. */
+  renew(roomId: string, agentId: string, t: number): void;
 }
 
-export function createMailbox({ db, rooms, changes }: StoreParts, deps: MailboxDeps) {
+export function createMailbox({ db, now, rooms, changes }: StoreParts, deps: MailboxDeps) {
   const pending = db.query<
     MailRow,
     { room: string; type: string; agent: string; after: number; limit: number }
   >(
+    // A deleted message (a tombstone) is never handed over.
     `SELECT seq, from_agent, to_agent, ts, payload FROM events
      WHERE room_id = $room AND type = $type AND seq > $after AND to_agent IN ('${BROADCAST}', $agent)
+       AND deleted_by IS NULL
      ORDER BY seq LIMIT $limit`,
+  );
+  // A fork's copied prefix was addressed to the source's running agents: only what the fork itself gets is handed.
+  const forkSeq = db.query<{ seq: number | null }, [string]>(
+    "SELECT json_extract(forked_from, '$.seq') AS seq FROM rooms WHERE room_id = ?",
   );
   const markGet = db.query<{ seq: number }, [string, string, string]>(
     "SELECT seq FROM agent_marks WHERE room_id = ? AND agent_id = ? AND kind = ?",
@@ -62,15 +72,12 @@ export function createMailbox({ db, rooms, changes }: StoreParts, deps: MailboxD
   const cursor = db.query<{ seq: number | null; delivered: number }, [string, string]>(
     "SELECT seq, delivered FROM cursors WHERE room_id = ? AND agent_id = ?",
   );
-  const addressed = db.query<{ n: number }, { room: string; agent: string }>(
-    `SELECT coalesce(sum(n), 0) AS n FROM addr_counts WHERE room_id = $room AND to_agent IN ('${BROADCAST}', $agent)`,
-  );
 
   const mark = (roomId: string, agentId: string, kind: Kind) => markGet.get(roomId, agentId, kind)?.seq ?? 0;
 
   /** Takes the waiting rows of one kind after the agent's mark (and, for messages, its cursor); moves the mark. */
   function take(roomId: string, agentId: string, kind: Kind, limit: number): MailRow[] {
-    let after = mark(roomId, agentId, kind);
+    let after = Math.max(mark(roomId, agentId, kind), forkSeq.get(roomId)?.seq ?? 0);
     if (kind === "human_message") after = Math.max(after, cursor.get(roomId, agentId)?.seq ?? 0);
     const rows = pending.all({ room: roomId, type: kind, agent: agentId, after, limit });
     const last = rows.at(-1);
@@ -97,17 +104,13 @@ export function createMailbox({ db, rooms, changes }: StoreParts, deps: MailboxD
     return take(roomId, agentId, "human_message", PEOPLE_LIMITS.messagesPerCall).map(toMessage);
   }
 
-  function unread(roomId: string, agentId: string): number {
-    const total = addressed.get({ room: roomId, agent: agentId })?.n ?? 0;
-    return Math.max(0, total - (cursor.get(roomId, agentId)?.delivered ?? 0));
-  }
-
   function bridge(scope: RoomScope, input: BridgeInput): BridgeResult {
     if (!rooms.check(scope)) return { roomExists: false, driver: NO_DRIVER, steers: [], messages: [] };
-    rooms.claim(scope);
+    const room = rooms.claim(scope);
     const roomId = scope.roomId;
     const agent = input.agentId;
     deps.presence.beat(roomId, agent, STATUS[input.hook]);
+    deps.renew(roomId, agent, now());
     changes.signal(roomId, "presence");
     const driver: DriverState = deps.driver.state(roomId);
     const result: BridgeResult = { roomExists: true, driver, steers: [], messages: [] };
@@ -143,7 +146,7 @@ export function createMailbox({ db, rooms, changes }: StoreParts, deps: MailboxD
         result.messages = takeMessages(roomId, agent);
         result.digest = {
           myTasks: deps.plan.myTasks(roomId, agent).map(({ id, title, status }) => ({ id, title, status })),
-          unread: unread(roomId, agent),
+          unread: deps.events.unread(room, agent),
         };
         break;
       default:

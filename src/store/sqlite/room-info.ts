@@ -1,9 +1,14 @@
-/** get_room_info: a room's counts, times, driver and origin, read from kept counters (never from its rows). */
+/**
+ * get_room_info: a room's counts, times, driver and origin, read from kept counters (never from its rows); task
+ * counts as reads show them (leases that ran out and are not recorded yet count as pending, like the room summary).
+ */
 import { type ForkedFrom, NO_DRIVER, type RoomInfo } from "../../protocol/people.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
+
+type TaskCounts = (room: RoomRow) => { total: number; byStatus: RoomInfo["tasksByStatus"] };
 
 const empty = (roomId: string): RoomInfo => ({
   roomId,
@@ -19,7 +24,7 @@ const empty = (roomId: string): RoomInfo => ({
   forkedFrom: null,
 });
 
-export function createRoomInfo({ db, rooms }: StoreParts, driver: DriverOps) {
+export function createRoomInfo({ db, rooms }: StoreParts, driver: DriverOps, taskCounts: TaskCounts) {
   const agents = db.query<{ c: number }, [string]>("SELECT count(*) AS c FROM presence WHERE room_id = ?");
   const origin = db.query<{ forked_from: string | null }, [string]>(
     "SELECT forked_from FROM rooms WHERE room_id = ?",
@@ -32,19 +37,14 @@ export function createRoomInfo({ db, rooms }: StoreParts, driver: DriverOps) {
   }
 
   function describe(room: RoomRow): RoomInfo {
-    const tasksByStatus = {
-      pending: room.n_pending,
-      in_progress: room.n_in_progress,
-      done: room.n_done,
-      blocked: room.n_blocked,
-    };
+    const tasks = taskCounts(room);
     return {
       roomId: room.room_id,
       exists: true,
       createdAt: iso(room.created_at),
       lastActivity: iso(room.last_activity),
-      taskCount: room.n_pending + room.n_in_progress + room.n_done + room.n_blocked,
-      tasksByStatus,
+      taskCount: tasks.total,
+      tasksByStatus: tasks.byStatus,
       contextCount: room.n_contexts,
       eventCount: room.event_seq,
       agentCount: agents.get(room.room_id)?.c ?? 0,

@@ -30,6 +30,8 @@ export interface RoomRow {
   n_done: number;
   n_blocked: number;
   n_contexts: number;
+  /** The last seq retention trimmed (0: none; every event up to it is gone). */
+  trimmed_seq: number;
 }
 
 type Counter = "task_n" | "ctx_n" | "ctx_seq" | "event_seq";

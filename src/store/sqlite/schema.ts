@@ -392,10 +392,49 @@ ALTER TABLE invites ADD COLUMN human_id TEXT;
 `;
 
 /**
+ * Integration of forks with the other records: `rooms.id_floors` (JSON {handoff, approval, verdict}: the highest n
+ * of each such id a fork's copied log names), so a fork's own handoffs, approvals and verdicts never reuse an id its
+ * log already names (those records are not copied).
+ */
+const FORK_FLOORS = `
+ALTER TABLE rooms ADD COLUMN id_floors TEXT;
+`;
+
+/**
+ * Event retention (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX, trimmed by the appends themselves): rooms.trimmed_seq
+ * is the last seq trimmed (0: nothing trimmed; every event up to it is gone), and addr_counts.trimmed how many of
+ * the events addressed to each recipient went, so `remaining` stays exact for a cursor left behind the trimmed range.
+ */
+const RETENTION = `
+ALTER TABLE rooms ADD COLUMN trimmed_seq INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE addr_counts ADD COLUMN trimmed INTEGER NOT NULL DEFAULT 0;
+`;
+
+/**
+ * The web surfaces (docs/web.md). People's sessions: one row per signed-in browser, keyed by the SHA-256 digest of the
+ * session id (the id itself is never stored), with the record as JSON, its end and when that end last moved. The
+ * teams a key was ever stored for (the operators' team list), filled from the keys already there. Not room tables.
+ */
+const WEB = `
+CREATE TABLE sessions (
+  digest TEXT PRIMARY KEY,
+  json TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  renewed_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+CREATE TABLE teams (
+  team_id TEXT PRIMARY KEY,
+  first_key_at INTEGER NOT NULL
+) STRICT;
+INSERT INTO teams (team_id, first_key_at) SELECT team_id, min(created_at) FROM keys GROUP BY team_id;
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE];
+const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS, RETENTION, WEB];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -12,7 +12,9 @@ export function createVerdicts({ db, now, rooms }: StoreParts, events: Events) {
     "SELECT json FROM verdicts WHERE room_id = ? ORDER BY n DESC",
   );
   const nextN = db.query<{ n: number }, [string]>(
-    "SELECT coalesce(max(n), 0) + 1 AS n FROM verdicts WHERE room_id = ?",
+    // A fork's own continue after every id its copied log names (rooms.id_floors).
+    `SELECT max(coalesce((SELECT max(n) FROM verdicts WHERE room_id = ?1), 0),
+       coalesce((SELECT json_extract(id_floors, '$.verdict') FROM rooms WHERE room_id = ?1), 0)) + 1 AS n`,
   );
   const insert = db.query<unknown, [string, string, number, string]>(
     "INSERT INTO verdicts (room_id, id, n, json) VALUES (?, ?, ?, ?)",

@@ -81,7 +81,7 @@ export function deletionTests(suite: Suite): void {
       scope,
       () => suite.store.deleteTask(scope, { taskId: task.id, agentId: "alice" }),
       "conflict",
-      `Task ${task.id} is owned by bob; pass expectedVersion to take it over`,
+      `Task ${task.id} is owned by bob; pass expectedVersion (the version you read) to change it anyway`,
     );
     await expectRefusedUnchanged(
       suite.store,

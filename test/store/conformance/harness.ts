@@ -14,6 +14,7 @@ import type {
   RateRequest,
   StoreLimits,
 } from "../../../src/store/access-types.ts";
+import type { EventRetention } from "../../../src/store/move-types.ts";
 import type { NewTask, RoomScope, RoomStore, StoreDriver } from "../../../src/store/types.ts";
 
 /** Something a driver may lack; the tests that need it are skipped with the driver's written reason. */
@@ -23,6 +24,8 @@ export type Capability = "secondInstance" | "outage";
 export interface OpenOptions {
   /** The limits the store enforces (the driver's default, DEFAULT_STORE_LIMITS, when absent). */
   limits?: StoreLimits;
+  /** Event retention every append applies (none when absent). */
+  retention?: EventRetention;
 }
 
 /**

@@ -172,7 +172,7 @@ export function driverTests(suite: Suite): void {
     const scope = newScope();
     await suite.store.takeDriver(scope, human("alice"));
     const other = { ...scope, teamId: newTeam() };
-    // One at a time: a call started before its refusal is awaited would be an unhandled rejection meanwhile.
+    // Called one at a time: a refusal settling before its turn to be awaited would be an unhandled rejection.
     const denied = [
       () => suite.store.getDriver(other),
       () => suite.store.takeDriver(other, { ...human("mallory"), force: true }),

@@ -116,7 +116,7 @@ export function planRuleTests(suite: Suite): void {
         scope,
         () => suite.store.updateTask(scope, { taskId: task.id, status: "in_progress", agentId }),
         "conflict",
-        `Task ${task.id} is owned by bob; pass expectedVersion to take it over`,
+        `Task ${task.id} is owned by bob; pass expectedVersion (the version you read) to change it anyway`,
       );
     }
     const byOwner = await suite.store.updateTask(scope, {

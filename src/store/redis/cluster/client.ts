@@ -4,12 +4,12 @@
  * the caller's deadline and only when the cluster's answer proves it did not run (see route.ts). It also
  * subscribes to sharded channels (see sharded-subscriber.ts) for live notification.
  */
-import type { ScriptClient } from "../client.ts";
+import { type ScriptClient, scanAll } from "../client.ts";
 import { beforeDeadline } from "../run.ts";
 import { createNodePool } from "./nodes.ts";
 import { createRouter } from "./route.ts";
 import { createShardedSubscriber, type ShardedListener } from "./sharded-subscriber.ts";
-import { keySlot } from "./slot.ts";
+import { keySlot, SLOTS } from "./slot.ts";
 import { createSlotMap } from "./slot-map.ts";
 import { parseClusterUrl } from "./url.ts";
 
@@ -57,6 +57,21 @@ export function createClusterScriptClient(url: string, options: ClusterClientOpt
     eval: (script, keys, args, deadline) =>
       router.send(slotOf(keys), "EVAL", [script, String(keys.length), ...keys, ...args], within(deadline)),
     ping: (deadline) => router.any("PING", [], within(deadline)),
+    // Every primary of the current map holds its own keys: SCAN each to its end.
+    async scan(pattern) {
+      await map.refresh();
+      const primaries = [...new Set(Array.from({ length: SLOTS }, (_, slot) => map.owner(slot)))].filter(
+        (node): node is string => node !== undefined,
+      );
+      const keys: string[] = [];
+      for (const node of primaries) {
+        const client = await pool.connected(node);
+        keys.push(
+          ...(await scanAll((cursor) => client.send("SCAN", [cursor, "MATCH", pattern, "COUNT", "1000"]))),
+        );
+      }
+      return keys;
+    },
     subscribeSharded: (channel, onMessage) => subscriber.subscribe(channel, onMessage),
     close: async () => {
       await subscriber.close();

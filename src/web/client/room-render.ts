@@ -1,0 +1,442 @@
+/**
+ * The room view's parts, built from the view's data (createElement and textContent only): the driver banner,
+ * pending approvals, the task board, who is here, locks and file claims, context, verdicts, handoffs and timeline
+ * entries. Controls for members call the actions the page passes in.
+ */
+import { TASK_STATUSES } from "../../protocol/records.ts";
+import { type Child, el, json, time } from "./dom.ts";
+import type { Event, View, Viewer } from "./room-types.ts";
+
+export interface Actions {
+  takeWheel(force: boolean): void;
+  releaseWheel(epoch: number): void;
+  steer(form: HTMLFormElement, kind: "steer" | "interrupt", epoch: number): void;
+  decide(approvalId: string, decision: "approve" | "reject", note: string): void;
+  cancelHandoff(handoffId: string): void;
+  fork(seq: number): void;
+  openContext(contextId: string): void;
+}
+
+const STATUS_LABEL: Record<string, string> = {
+  pending: "Pending",
+  in_progress: "In progress",
+  blocked: "Blocked",
+  done: "Done",
+};
+
+const empty = (text: string) => el("p", { class: "muted empty" }, text);
+
+/** The agents the page can address: everyone present, and every task owner who is not a person. */
+export function agentsOf(view: View): string[] {
+  const names = new Set<string>();
+  for (const p of view.presence) names.add(p.agentId);
+  for (const t of view.tasks) if (t.owner && !t.owner.startsWith("human:")) names.add(t.owner);
+  return [...names].sort();
+}
+
+/** A label above its control, as one grid cell of a form. */
+export const field = (label: string, control: HTMLElement, wide = false) =>
+  el(
+    "div",
+    { class: wide ? "field wide" : "field" },
+    el("label", { attrs: { for: control.id } }, label),
+    control,
+  );
+
+function agentSelect(key: string, label: string, agents: string[]): HTMLElement {
+  const select = el(
+    "select",
+    { id: `${key}-select`, attrs: { name: "to", "data-key": key, required: "" } },
+    ...agents.map((a) => el("option", { attrs: { value: a } }, a)),
+  );
+  return field(label, select);
+}
+
+export function driverParts(view: View, viewer: Viewer, actions: Actions): Child[] {
+  const driver = view.info.driver;
+  const mine = driver.holder !== null && driver.holder === viewer.me;
+  const text = driver.holder
+    ? el(
+        "p",
+        { class: "driver-text" },
+        mine ? "You drive this room" : el("strong", null, `Driven by ${driver.holder}`),
+        driver.holderKind === "agent" ? " (an agent)" : "",
+        driver.since ? [" since ", time(driver.since)] : "",
+        ` · epoch ${driver.epoch}`,
+      )
+    : el("p", { class: "driver-text" }, "Nobody drives this room", ` · epoch ${driver.epoch}`);
+  if (!viewer.member || viewer.me === "") return [text];
+  const controls: Child[] = [];
+  if (mine) {
+    controls.push(
+      el(
+        "button",
+        {
+          attrs: { type: "button", "data-key": "release" },
+          on: { click: () => actions.releaseWheel(driver.epoch) },
+        },
+        "Release the wheel",
+      ),
+    );
+  } else if (driver.holder === null || driver.holderKind === "agent") {
+    controls.push(
+      el(
+        "button",
+        { attrs: { type: "button", "data-key": "take" }, on: { click: () => actions.takeWheel(false) } },
+        "Take the wheel",
+      ),
+    );
+  } else if (viewer.operator) {
+    controls.push(
+      el(
+        "button",
+        {
+          class: "danger",
+          attrs: { type: "button", "data-key": "force" },
+          on: { click: () => actions.takeWheel(true) },
+        },
+        "Take the wheel from them (operator)",
+      ),
+    );
+  }
+  const parts: Child[] = [text, el("div", { class: "controls" }, ...controls)];
+  if (mine) {
+    const agents = agentsOf(view);
+    const steer = el(
+      "form",
+      { class: "row-form", attrs: { "aria-label": "Steer the running agent" } },
+      agentSelect("steer-to", "Steer", agents),
+      field(
+        "What to do next",
+        el("textarea", {
+          id: "steer-text",
+          attrs: { name: "text", rows: "2", required: "", maxlength: "8000", "data-key": "steer-text" },
+        }),
+        true,
+      ),
+      el("button", { attrs: { type: "submit", "data-key": "steer-send" } }, "Steer"),
+    );
+    steer.addEventListener("submit", (e) => {
+      e.preventDefault();
+      actions.steer(steer, "steer", driver.epoch);
+    });
+    const interrupt = el(
+      "form",
+      { class: "row-form", attrs: { "aria-label": "Interrupt the running agent" } },
+      agentSelect("interrupt-to", "Interrupt", agents),
+      field(
+        "Reason",
+        el("input", {
+          id: "interrupt-text",
+          attrs: {
+            name: "text",
+            required: "",
+            maxlength: "2000",
+            "data-key": "interrupt-text",
+            autocomplete: "off",
+          },
+        }),
+        true,
+      ),
+      el("button", { class: "danger", attrs: { type: "submit", "data-key": "interrupt-send" } }, "Interrupt"),
+    );
+    interrupt.addEventListener("submit", (e) => {
+      e.preventDefault();
+      actions.steer(interrupt, "interrupt", driver.epoch);
+    });
+    parts.push(
+      agents.length > 0
+        ? el("div", { class: "steering" }, steer, interrupt)
+        : empty("No agent to steer yet."),
+    );
+  }
+  return parts;
+}
+
+export function approvalParts(view: View, viewer: Viewer, actions: Actions): Child[] {
+  const pending = view.approvals.filter((a) => a.status === "pending");
+  if (pending.length === 0) return [empty("Nothing waits for a decision.")];
+  return pending.map((a) => {
+    const noteId = `note-${a.id}`;
+    return el(
+      "article",
+      { class: "card approval", attrs: { "aria-label": `Approval ${a.id}` } },
+      el("h3", null, a.action),
+      el(
+        "p",
+        { class: "meta" },
+        `${a.id} · asked by ${a.requestedBy} `,
+        time(a.created_at),
+        " · expires ",
+        time(a.expires_at),
+      ),
+      a.details !== undefined ? el("details", null, el("summary", null, "Details"), json(a.details)) : null,
+      viewer.member && viewer.me !== ""
+        ? el(
+            "div",
+            { class: "row-form" },
+            field(
+              "Note (optional)",
+              el("input", {
+                id: noteId,
+                attrs: { maxlength: "4000", "data-key": noteId, autocomplete: "off" },
+              }),
+              true,
+            ),
+            el(
+              "div",
+              { class: "controls wide" },
+              el(
+                "button",
+                {
+                  attrs: { type: "button", "data-key": `approve-${a.id}` },
+                  on: { click: () => actions.decide(a.id, "approve", noteValue(noteId)) },
+                },
+                "Approve",
+              ),
+              el(
+                "button",
+                {
+                  class: "danger",
+                  attrs: { type: "button", "data-key": `reject-${a.id}` },
+                  on: { click: () => actions.decide(a.id, "reject", noteValue(noteId)) },
+                },
+                "Reject",
+              ),
+            ),
+          )
+        : null,
+    );
+  });
+}
+
+const noteValue = (id: string) =>
+  (document.getElementById(id) as HTMLInputElement | null)?.value.trim() ?? "";
+
+/** Columns left to right: what waits, what runs, what is stuck, what is done. */
+const BOARD_ORDER = ["pending", "in_progress", "blocked", "done"] as const;
+
+export function boardParts(view: View): Child[] {
+  const known = new Set<string>(TASK_STATUSES);
+  const columns = [
+    ...BOARD_ORDER.filter((s) => known.has(s)),
+    ...TASK_STATUSES.filter((s) => !BOARD_ORDER.includes(s as never)),
+  ];
+  return columns.map((status) => {
+    const tasks = view.tasks.filter((t) => t.status === status);
+    return el(
+      "section",
+      { class: `column status-${status}`, attrs: { "aria-label": `${STATUS_LABEL[status]} tasks` } },
+      el("h3", null, STATUS_LABEL[status] ?? status, el("span", { class: "count" }, ` ${tasks.length}`)),
+      ...(tasks.length === 0
+        ? [empty("None")]
+        : tasks.map((t) =>
+            el(
+              "article",
+              { class: "card task", attrs: { "data-task": t.id } },
+              el("h4", null, t.title),
+              el(
+                "p",
+                { class: "meta" },
+                t.id,
+                " · ",
+                t.owner ? `owner ${t.owner}` : "unowned",
+                t.priority !== null ? ` · P${t.priority}` : "",
+                ` · v${t.version}`,
+              ),
+              t.depends_on.length > 0
+                ? el("p", { class: "meta" }, `Depends on ${t.depends_on.join(", ")}`)
+                : null,
+              t.lease_expires_at ? el("p", { class: "meta" }, "Lease ends ", time(t.lease_expires_at)) : null,
+              t.description
+                ? el(
+                    "details",
+                    null,
+                    el("summary", null, "Description"),
+                    el("p", { class: "prose" }, t.description),
+                  )
+                : null,
+            ),
+          )),
+    );
+  });
+}
+
+/** online, idle (no call for a minute, or the bridge says the turn ended), offline, left. */
+export function presenceState(p: View["presence"][number], now = Date.now()): string {
+  if (p.status !== "online") return p.status;
+  return p.statusText === "idle" || now - Date.parse(p.lastSeen) > 60_000 ? "idle" : "online";
+}
+
+export function peopleParts(view: View, events: Event[]): Child[] {
+  if (view.presence.length === 0) return [empty("No agent has been here yet.")];
+  return view.presence.map((p) => {
+    const step = events.find((e) => e.type === "agent_step" && e.from === p.agentId);
+    const payload = step?.payload as { tool?: unknown; target?: unknown; ok?: unknown } | undefined;
+    const state = presenceState(p);
+    return el(
+      "li",
+      { class: `presence ${state}` },
+      el("span", { class: `dot ${state}`, attrs: { "aria-hidden": "true" } }),
+      el("strong", null, p.agentId),
+      ` ${state}`,
+      " · seen ",
+      time(p.lastSeen),
+      p.statusText ? el("div", { class: "status-text" }, p.statusText) : null,
+      step
+        ? el(
+            "div",
+            { class: "meta" },
+            "Last step: ",
+            payload
+              ? `${String(payload.tool ?? "")} ${String(payload.target ?? "")}${payload.ok === false ? " (failed)" : ""} `
+              : "",
+            time(step.timestamp),
+          )
+        : null,
+    );
+  });
+}
+
+export function lockParts(view: View): Child[] {
+  const rows: Child[] = [
+    ...view.locks.map((l) =>
+      el(
+        "li",
+        null,
+        el("strong", null, l.resource),
+        ` locked by ${l.owner} · fence ${l.fence} · until `,
+        time(l.expiresAt),
+      ),
+    ),
+    ...view.claims.map((c) =>
+      el(
+        "li",
+        null,
+        el("code", null, c.path),
+        ` claimed by ${c.heldBy} · until `,
+        time(c.expiresAt),
+        c.reason ? el("div", { class: "meta" }, c.reason) : null,
+      ),
+    ),
+  ];
+  return rows.length > 0 ? rows : [empty("No locks or file claims.")];
+}
+
+export function contextParts(view: View, viewer: Viewer, actions: Actions): Child[] {
+  if (view.context.length === 0) return [empty("No context entries yet.")];
+  return view.context.map((c) =>
+    el(
+      "li",
+      null,
+      viewer.member
+        ? el(
+            "button",
+            {
+              class: "link",
+              attrs: { type: "button", "data-key": `ctx-${c.id}` },
+              on: { click: () => actions.openContext(c.id) },
+            },
+            c.summary,
+          )
+        : el("span", null, c.summary),
+      el(
+        "div",
+        { class: "meta" },
+        `${c.id} · ${c.type} · by ${c.author} · v${c.version} · `,
+        time(c.timestamp),
+      ),
+    ),
+  );
+}
+
+const safeUrl = (ref: string | null) => (ref && /^https?:\/\//i.test(ref) ? ref : null);
+
+export function verdictParts(view: View): Child[] {
+  if (view.verdicts.length === 0) return [empty("No verdicts yet.")];
+  return view.verdicts.map((v) => {
+    const url = safeUrl(v.ref);
+    return el(
+      "li",
+      null,
+      el("span", { class: `badge ${v.verdict}` }, v.verdict),
+      " ",
+      v.summary,
+      el("div", { class: "meta" }, `by ${v.by} · `, time(v.created_at)),
+      url ? el("a", { attrs: { href: url, rel: "noopener noreferrer", target: "_blank" } }, url) : null,
+      v.details
+        ? el("details", null, el("summary", null, "Details"), el("pre", { class: "prose" }, v.details))
+        : null,
+    );
+  });
+}
+
+export function handoffParts(view: View, viewer: Viewer, actions: Actions): Child[] {
+  const open = view.handoffs.filter((h) => h.status === "offered");
+  if (open.length === 0) return [empty("No open handoffs.")];
+  return open.map((h) =>
+    el(
+      "li",
+      null,
+      el("strong", null, `${h.from} → ${h.to}`),
+      el(
+        "div",
+        { class: "meta" },
+        `${h.id} · tasks ${h.taskIds.join(", ") || "none"} · `,
+        time(h.created_at),
+      ),
+      h.note ? el("p", { class: "prose" }, h.note) : null,
+      viewer.member && viewer.me !== "" && h.offeredBy === viewer.me
+        ? el(
+            "button",
+            {
+              class: "secondary",
+              attrs: { type: "button", "data-key": `cancel-${h.id}` },
+              on: { click: () => actions.cancelHandoff(h.id) },
+            },
+            "Cancel offer",
+          )
+        : null,
+    ),
+  );
+}
+
+/** One timeline entry. */
+export function eventItem(e: Event, viewer: Viewer, actions: Actions): HTMLLIElement {
+  const payload = e.payload && Object.keys(e.payload).length > 0 ? e.payload : null;
+  return el(
+    "li",
+    { class: "event", id: `evt-${e.seq}`, attrs: { "data-seq": String(e.seq) } },
+    el(
+      "div",
+      { class: "event-head" },
+      el("span", { class: "seq" }, `#${e.seq}`),
+      " ",
+      el("span", { class: "type" }, e.type),
+      " ",
+      el("span", { class: "from" }, e.from),
+      e.to !== "all" ? [" → ", e.to].join("") : "",
+      " · ",
+      time(e.timestamp),
+      e.deleted ? el("span", { class: "meta" }, ` (deleted by ${e.deleted.by})`) : "",
+    ),
+    viewer.member && (payload || viewer.fork)
+      ? el(
+          "div",
+          { class: "event-actions" },
+          payload ? el("details", null, el("summary", null, "Payload"), json(payload)) : null,
+          viewer.fork
+            ? el(
+                "button",
+                {
+                  class: "link fork",
+                  attrs: { type: "button", "aria-label": `Fork the room here, at event ${e.seq}` },
+                  on: { click: () => actions.fork(e.seq) },
+                },
+                "Fork here",
+              )
+            : null,
+        )
+      : null,
+  );
+}

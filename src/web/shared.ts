@@ -1,0 +1,50 @@
+/** What every page route shares: its dependencies, who is signed in, and where a sign-in may lead back to. */
+import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
+import { SESSION_COOKIE, type Sessions } from "../access/sessions.ts";
+import type { Config } from "../config.ts";
+import { type AuthDeps, proxiedPerson } from "../http/auth.ts";
+import type { LiveRooms } from "../live/hub.ts";
+import type { Principal } from "../protocol/principal.ts";
+import type { Clock } from "../protocol/time.ts";
+import type { StoredSession } from "../store/session-types.ts";
+import type { RoomStore } from "../store/types.ts";
+
+export interface WebDeps extends AuthDeps {
+  store: RoomStore;
+  sessions: Sessions;
+  live: LiveRooms;
+  now: Clock;
+  config: Pick<Config, "roomSummary" | "cookieSecure" | "streamsPerTeam">;
+  /** Teams configured in the environment (the operator's team list shows them). */
+  staticTeams: ReadonlySet<string>;
+}
+
+export interface SignedIn {
+  id: string;
+  session: StoredSession;
+  principal: Principal;
+  /** Where this person starts: the dashboard, or for a person's invite the one room it opens. */
+  home: string;
+}
+
+/**
+ * The person signed in on this request (the session cookie, its credential admitted again: one "meta" unit), or
+ * null — signed out, the session ended, or its key revoked.
+ */
+export async function signedIn(c: Context, deps: WebDeps): Promise<SignedIn | null> {
+  const id = getCookie(c, SESSION_COOKIE);
+  if (id === undefined) return null;
+  const found = await deps.sessions.admit(id, "meta", proxiedPerson(c, deps.proxy));
+  if (!found?.admission.ok) return null;
+  const { principal } = found.admission;
+  const home = principal.allowedRoomId !== undefined ? `/room/${principal.allowedRoomId}` : "/dashboard";
+  return { id, session: found.session, principal, home };
+}
+
+/** A local page to return to after signing in, or undefined: never another site (`//host`) or anything odd. */
+export function safeNext(next: string | undefined): string | undefined {
+  return next !== undefined && /^\/(dashboard|room\/[a-z0-9][a-z0-9_-]{1,63})?$/.test(next)
+    ? next
+    : undefined;
+}

@@ -139,6 +139,12 @@ function convert<Row>(result: unknown[]): Row[] {
   });
 }
 
+/**
+ * A transaction's result, boxed: Bun's `begin` treats an array its callback returns as a list of queries and
+ * rebuilds it, so an array with properties of its own (an EventList's trimmedBefore) would lose them.
+ */
+const boxed = <T>(value: T): { value: T } => ({ value });
+
 export interface Pg {
   /** A statement; its text is compiled once (placeholders, see compile()). */
   query<Row = Record<string, unknown>, P extends unknown[] = Param[]>(text: string): Statement<Row, P>;
@@ -239,11 +245,11 @@ export function openPg(options: PgOptions): Pg {
             for (const key of [...new Set(locks)].sort()) await takeLock(state, key);
             const value = await fn();
             for (const step of state.beforeCommit) await step();
-            return value;
+            return boxed(value);
           });
         });
         for (const callback of after) callback();
-        return result as T;
+        return result.value;
       } catch (error) {
         const state = sqlState(error);
         if (state && RETRY.has(state) && attempt < 5) {
@@ -258,12 +264,13 @@ export function openPg(options: PgOptions): Pg {
   async function read<T>(fn: () => Promise<T>, operation = "read"): Promise<T> {
     if (current.getStore()) return fn();
     try {
-      return (await sql.begin("isolation level repeatable read read only", async (tx) =>
+      const result = await sql.begin("isolation level repeatable read read only", async (tx) =>
         current.run(
           { tx: tx as unknown as Tx, locks: new Set(), afterCommit: [], beforeCommit: [], values: new Map() },
-          fn,
+          async () => boxed(await fn()),
         ),
-      )) as T;
+      );
+      return result.value;
     } catch (error) {
       mapError(error, operation);
     }

@@ -317,8 +317,37 @@ CREATE TABLE agent_marks (
 );
 `;
 
+/**
+ * What the SQLite driver gained in its migrations FORK_FLOORS, RETENTION and WEB (src/store/sqlite/schema.ts):
+ * - `rooms.id_floors` (JSON {handoff, approval, verdict}): the highest n of each such id a fork's copied log names,
+ *   so a fork's own handoffs, approvals and verdicts never reuse an id its log already names;
+ * - event retention: `rooms.trimmed_seq`, the last seq trimmed (0: none; every event up to it is gone), and
+ *   `addr_counts.trimmed`, how many of the events addressed to each recipient went, so `remaining` stays exact for
+ *   a cursor left behind the trimmed range;
+ * - the web surfaces: people's sessions by the SHA-256 digest of their id (the id itself is never stored), and the
+ *   teams a key was ever stored for (the operators' team list), filled from the keys already there. Neither is a
+ *   room table.
+ */
+const V2 = `
+ALTER TABLE rooms ADD COLUMN id_floors rtext;
+ALTER TABLE rooms ADD COLUMN trimmed_seq BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE addr_counts ADD COLUMN trimmed BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE sessions (
+  digest rtext PRIMARY KEY,
+  json rtext NOT NULL,
+  expires_at BIGINT NOT NULL,
+  renewed_at BIGINT NOT NULL
+);
+CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+CREATE TABLE teams (
+  team_id rtext PRIMARY KEY,
+  first_key_at BIGINT NOT NULL
+);
+INSERT INTO teams (team_id, first_key_at) SELECT team_id, min(created_at) FROM keys GROUP BY team_id;
+`;
+
 /** Migrations: MIGRATIONS[i] takes a database from version i to i + 1. Append only. */
-const MIGRATIONS = [V1];
+const MIGRATIONS = [V1, V2];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -48,6 +48,7 @@ export function createAdminRooms(
   }
 
   return {
+    taskCounts,
     /** Claims an unowned (or expired) room, or confirms (and refreshes) the team's own. */
     async createRoom(scope: RoomTeam): Promise<{ created: boolean }> {
       if (await rooms.check(scope)) {

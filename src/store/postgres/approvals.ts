@@ -14,6 +14,7 @@ import type { ApprovalDecisionInput, NewApproval } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
+import { createNextSerial } from "./serials.ts";
 
 const parse = (row: { json: string }): Approval => JSON.parse(row.json);
 
@@ -22,9 +23,8 @@ export function createApprovals({ pg, now, rooms }: StoreParts, events: Events) 
     "SELECT json FROM approvals WHERE room_id = ? AND id = ?",
   );
   const all = pg.query<{ json: string }, [string]>("SELECT json FROM approvals WHERE room_id = ? ORDER BY n");
-  const nextN = pg.query<{ n: number }, [string]>(
-    "SELECT coalesce(max(n), 0) + 1 AS n FROM approvals WHERE room_id = ?",
-  );
+  // A fork's own continue after every id its copied log names (rooms.id_floors).
+  const nextN = createNextSerial(pg, "approval");
   const insert = pg.query<unknown, [string, string, number, string]>(
     "INSERT INTO approvals (room_id, id, n, json) VALUES (?, ?, ?, ?)",
   );
@@ -42,7 +42,7 @@ export function createApprovals({ pg, now, rooms }: StoreParts, events: Events) 
     async requestApproval(scope: RoomScope, input: NewApproval): Promise<Approval> {
       await rooms.check(scope);
       await rooms.claim(scope);
-      const n = (await nextN.get(scope.roomId))?.n ?? 1;
+      const n = await nextN(scope.roomId);
       const t = now();
       const approval: Approval = {
         id: `apr-${n}`,

@@ -68,9 +68,24 @@ export function createDriver({ pg, now, rooms, changes }: StoreParts, events: Ev
     await put.run(roomId, holder, "human", 1, now());
   }
 
+  /** leave_room: an agent holding the wheel lets it go (driver_changed, reason released). True when it held it. */
+  async function releaseHeld(roomId: string, agentId: string): Promise<boolean> {
+    const current = await state(roomId);
+    if (current.holder !== agentId) return false;
+    await change(roomId, current, { holder: null, kind: null }, "released", agentId);
+    return true;
+  }
+
+  /** Sets a room's driver state as it was (an import), without an event. */
+  async function seedState(roomId: string, d: DriverState): Promise<void> {
+    await put.run(roomId, d.holder, d.holderKind, d.epoch, d.since === null ? now() : Date.parse(d.since));
+  }
+
   return {
     state,
     seed,
+    releaseHeld,
+    seedState,
     async getDriver(scope: RoomScope): Promise<DriverState> {
       const room = await rooms.read(scope);
       return room ? state(room.room_id) : NO_DRIVER;

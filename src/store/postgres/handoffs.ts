@@ -2,8 +2,12 @@
  * Handoffs (humans.md §4), as the SQLite driver's (src/store/sqlite/handoffs.ts): an offer of tasks and context to
  * another agent or to any agent; acceptance moves the tasks whose owner is still the one recorded at the offer, in
  * the same transaction as the decision, so two acceptors racing get one winner and the other a conflict naming it.
+ * Tasks are seen as reads show them (a lease that ran out is its holder's no more); acceptance is a plan write (plan
+ * lock, leases that ran out recorded first) and a moved task's lease ends, since it leaves its holder
+ * (protocol/leases.ts).
  */
 import { errors } from "../../protocol/errors.ts";
+import { effectiveTask } from "../../protocol/leases.ts";
 import {
   ANY_AGENT,
   type Handoff,
@@ -16,20 +20,26 @@ import { iso } from "../../protocol/time.ts";
 import type { NewHandoff } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
+import type { Leases } from "./leases.ts";
 import type { Locks } from "./locks.ts";
 import type { StoreParts } from "./rooms.ts";
+import { createNextSerial } from "./serials.ts";
 
 const parse = (row: { json: string }): Handoff => JSON.parse(row.json);
 const audience = (to: string) => (to === ANY_AGENT ? BROADCAST : to);
 
-export function createHandoffs({ pg, now, rooms }: StoreParts, events: Events, locks: Locks) {
+export function createHandoffs(
+  { pg, now, rooms }: StoreParts,
+  events: Events,
+  locks: Locks,
+  leases: Pick<Leases, "recordExpired" | "store">,
+) {
   const get = pg.query<{ json: string }, [string, string]>(
     "SELECT json FROM handoffs WHERE room_id = ? AND id = ?",
   );
   const all = pg.query<{ json: string }, [string]>("SELECT json FROM handoffs WHERE room_id = ? ORDER BY n");
-  const nextN = pg.query<{ n: number }, [string]>(
-    "SELECT coalesce(max(n), 0) + 1 AS n FROM handoffs WHERE room_id = ?",
-  );
+  // A fork's own continue after every id its copied log names (rooms.id_floors).
+  const nextN = createNextSerial(pg, "handoff");
   const insert = pg.query<unknown, [string, string, number, string]>(
     "INSERT INTO handoffs (room_id, id, n, json) VALUES (?, ?, ?, ?)",
   );
@@ -39,16 +49,14 @@ export function createHandoffs({ pg, now, rooms }: StoreParts, events: Events, l
   const taskGet = pg.query<{ json: string }, [string, string]>(
     "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
   );
-  const taskPut = pg.query<unknown, [string, string, string, string]>(
-    "UPDATE tasks SET owner = ?, json = ? WHERE room_id = ? AND id = ?",
-  );
   const contextExists = pg.query<{ one: number }, [string, string]>(
     "SELECT 1 AS one FROM contexts WHERE room_id = ? AND id = ?",
   );
 
+  /** A task as reads show it (once leases that ran out are recorded, exactly as stored). */
   const task = async (roomId: string, id: string): Promise<Task | undefined> => {
     const row = await taskGet.get(roomId, id);
-    return row ? (JSON.parse(row.json) as Task) : undefined;
+    return row ? effectiveTask(JSON.parse(row.json) as Task, now()) : undefined;
   };
 
   async function find(roomId: string, id: string): Promise<Handoff> {
@@ -87,7 +95,7 @@ export function createHandoffs({ pg, now, rooms }: StoreParts, events: Events, l
           throw errors.contextNotFound(contextId);
       }
       await rooms.claim(scope);
-      const n = (await nextN.get(scope.roomId))?.n ?? 1;
+      const n = await nextN(scope.roomId);
       const t = iso(now());
       const handoff: Handoff = {
         id: `hof-${n}`,
@@ -120,21 +128,26 @@ export function createHandoffs({ pg, now, rooms }: StoreParts, events: Events, l
         throw peopleErrors.handoffOwnOffer(handoff.id);
       }
       const roomId = scope.roomId;
-      if (handoff.taskIds.length > 0) await locks.assertPlanWritable(roomId, input.agentId);
+      // Moving tasks is a plan write: the plan lock, then the leases that ran out, like every other one.
+      if (handoff.taskIds.length > 0) {
+        await locks.assertPlanWritable(roomId, input.agentId);
+        await leases.recordExpired(roomId);
+      }
       const tasks = new Map<string, Task | undefined>();
       for (const id of handoff.taskIds) tasks.set(id, await task(roomId, id));
       const { move, conflicts } = handoffMoves(handoff, (id) => tasks.get(id));
       await rooms.claim(scope);
       const t = now();
       for (const taskId of move) {
-        const previous = (await task(roomId, taskId)) as Task;
+        // The lease ends: the task leaves its holder (the acceptor owns it without one, like any assignment).
+        const { lease_expires_at: _lease, ...previous } = (await task(roomId, taskId)) as Task;
         const moved: Task = {
           ...previous,
           owner: input.agentId,
           version: previous.version + 1,
           updated_at: iso(t),
         };
-        await taskPut.run(input.agentId, JSON.stringify(moved), roomId, taskId);
+        await leases.store(roomId, moved, null);
         await rooms.planChanged(roomId, t);
         await events.append(roomId, {
           type: "task_updated",

@@ -48,7 +48,7 @@ export function createLeases({ pg, now, rooms }: StoreParts, events: Events, loc
 
   /**
    * Records every lease of the room that ran out (oldest expiry first): the task as reads already show it, and
-   * `task_lease_expired` {taskId, previousOwner}. Call in a plan write on a live room, before its checks.
+   * `task_lease_expired` {taskId, previousOwner, task}. Call in a plan write on a live room, before its checks.
    */
   async function recordExpired(roomId: string): Promise<void> {
     const t = now();
@@ -62,7 +62,7 @@ export function createLeases({ pg, now, rooms }: StoreParts, events: Events, loc
         type: "task_lease_expired",
         from: "system",
         to: BROADCAST,
-        payload: { taskId: before.id, previousOwner: before.owner },
+        payload: { taskId: before.id, previousOwner: before.owner, task: after },
       });
     }
     if (rows.length > 0) await rooms.planChanged(roomId, t);

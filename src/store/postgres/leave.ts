@@ -1,12 +1,14 @@
 /**
  * leave_room, as the SQLite driver's (src/store/sqlite/leave.ts): the agent's presence becomes "left" and its
- * leases, file claims and locks are released at once.
+ * leases, file claims and locks are released at once, and the wheel when it drives the room (claim_driver): an agent
+ * that left can steer nothing.
  */
 import type { LeaveResult } from "../../protocol/claims.ts";
 import { byteOrder } from "../../protocol/claims.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Claims } from "./claims.ts";
+import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
 import type { StoreParts } from "./rooms.ts";
@@ -18,6 +20,7 @@ export function createLeave(
   events: Events,
   leases: Leases,
   claims: Claims,
+  driver: Pick<DriverOps, "releaseHeld">,
 ) {
   // Keeps the row (and so the fence): the next holder's fence grows as after any release.
   const releaseLocks = pg.query<{ resource: string }, [string, string, number]>(
@@ -53,6 +56,7 @@ export function createLeave(
         changes.signal(room.room_id, "claims");
       }
       if (locks.length > 0) changes.signal(room.room_id, "locks");
+      await driver.releaseHeld(room.room_id, agentId);
       await events.append(room.room_id, {
         type: "agent_left",
         from: agentId,

@@ -2,7 +2,9 @@
  * What people send an agent and the bridge hands it inside its running turn (humans.md §2, §6), as the SQLite
  * driver's (src/store/sqlite/mailbox.ts): messages, steers and interrupts, found through the events_by_type index
  * (never by walking the log), each kind with a per-agent mark of the last one delivered. A message also counts as
- * delivered once the agent's cursor passed it.
+ * delivered once the agent's cursor passed it. Deleted messages are never handed over, nor, in a fork, what its
+ * copied prefix holds (it was meant for the source's agents). A bridge hook is a call of the agent: it renews the
+ * agent's leases and claims.
  */
 import type { DriverState, HumanMessage } from "../../protocol/people.ts";
 import { NO_DRIVER, PEOPLE_LIMITS } from "../../protocol/people.ts";
@@ -42,38 +44,42 @@ export interface MailboxDeps {
   driver: DriverOps;
   plan: PlanOps;
   presence: { beat(roomId: string, agentId: string, statusText?: string): Promise<unknown> };
+  /** Renews the agent's live leases and claims (renewal.ts): a hook of its running harness is a call naming it. */
+  renew(roomId: string, agentId: string, t: number): Promise<void>;
 }
 
-export function createMailbox({ pg, rooms, changes }: StoreParts, deps: MailboxDeps) {
+export function createMailbox({ pg, now, rooms, changes }: StoreParts, deps: MailboxDeps) {
   const pending = pg.query<
     MailRow,
     [{ room: string; type: string; agent: string; after: number; limit: number }]
   >(
+    // A deleted message (a tombstone) is never handed over.
     `SELECT seq, from_agent, to_agent, ts, payload FROM events
      WHERE room_id = $room AND type = $type AND seq > $after AND to_agent IN ('${BROADCAST}', $agent)
+       AND deleted_by IS NULL
      ORDER BY seq LIMIT $limit`,
   );
-  const markGet = pg.query<{ seq: number }, [string, string, string]>(
-    "SELECT seq FROM agent_marks WHERE room_id = ? AND agent_id = ? AND kind = ?",
+  // Where the agent's mark of a kind stands, with the room's origin (a fork's copied prefix was addressed to the
+  // source's running agents: only what the fork itself gets is handed) and the agent's cursor: one round trip.
+  const standing = pg.query<
+    { mark: number | null; forked_from: string | null; cursor: number | null },
+    [string, string, string]
+  >(
+    `SELECT (SELECT seq FROM agent_marks WHERE room_id = ?1 AND agent_id = ?2 AND kind = ?3) AS mark,
+       (SELECT forked_from FROM rooms WHERE room_id = ?1) AS forked_from,
+       (SELECT seq FROM cursors WHERE room_id = ?1 AND agent_id = ?2) AS cursor`,
   );
   const markSet = pg.query<unknown, [string, string, string, number]>(
     `INSERT INTO agent_marks (room_id, agent_id, kind, seq) VALUES (?1, ?2, ?3, ?4)
      ON CONFLICT (room_id, agent_id, kind) DO UPDATE SET seq = greatest(agent_marks.seq, excluded.seq)`,
   );
-  const cursor = pg.query<{ seq: number | null; delivered: number }, [string, string]>(
-    "SELECT seq, delivered FROM cursors WHERE room_id = ? AND agent_id = ?",
-  );
-  const addressed = pg.query<{ n: number }, [{ room: string; agent: string }]>(
-    `SELECT coalesce(sum(n), 0) AS n FROM addr_counts WHERE room_id = $room AND to_agent IN ('${BROADCAST}', $agent)`,
-  );
-
-  const mark = async (roomId: string, agentId: string, kind: Kind) =>
-    (await markGet.get(roomId, agentId, kind))?.seq ?? 0;
 
   /** Takes the waiting rows of one kind after the agent's mark (and, for messages, its cursor); moves the mark. */
   async function take(roomId: string, agentId: string, kind: Kind, limit: number): Promise<MailRow[]> {
-    let after = await mark(roomId, agentId, kind);
-    if (kind === "human_message") after = Math.max(after, (await cursor.get(roomId, agentId))?.seq ?? 0);
+    const at = await standing.get(roomId, agentId, kind);
+    const forkSeq = at?.forked_from ? (JSON.parse(at.forked_from) as { seq?: number }).seq : undefined;
+    let after = Math.max(at?.mark ?? 0, forkSeq ?? 0);
+    if (kind === "human_message") after = Math.max(after, at?.cursor ?? 0);
     const rows = await pending.all({ room: roomId, type: kind, agent: agentId, after, limit });
     const last = rows.at(-1);
     if (last) await markSet.run(roomId, agentId, kind, last.seq);
@@ -99,18 +105,14 @@ export function createMailbox({ pg, rooms, changes }: StoreParts, deps: MailboxD
     return (await take(roomId, agentId, "human_message", PEOPLE_LIMITS.messagesPerCall)).map(toMessage);
   }
 
-  async function unread(roomId: string, agentId: string): Promise<number> {
-    const total = (await addressed.get({ room: roomId, agent: agentId }))?.n ?? 0;
-    return Math.max(0, total - ((await cursor.get(roomId, agentId))?.delivered ?? 0));
-  }
-
   async function bridge(scope: RoomScope, input: BridgeInput): Promise<BridgeResult> {
     if (!(await rooms.check(scope)))
       return { roomExists: false, driver: NO_DRIVER, steers: [], messages: [] };
-    await rooms.claim(scope);
+    const room = await rooms.claim(scope);
     const roomId = scope.roomId;
     const agent = input.agentId;
     await deps.presence.beat(roomId, agent, STATUS[input.hook]);
+    await deps.renew(roomId, agent, now());
     changes.signal(roomId, "presence");
     const driver: DriverState = await deps.driver.state(roomId);
     const result: BridgeResult = { roomExists: true, driver, steers: [], messages: [] };
@@ -155,7 +157,7 @@ export function createMailbox({ pg, rooms, changes }: StoreParts, deps: MailboxD
             title,
             status,
           })),
-          unread: await unread(roomId, agent),
+          unread: await deps.events.unread(room, agent),
         };
         break;
       default:

@@ -1,12 +1,15 @@
 /**
  * get_room_info, as the SQLite driver's (src/store/sqlite/room-info.ts): a room's counts, times, driver and origin,
- * read from kept counters (never from its rows).
+ * read from kept counters (never from its rows); task counts as reads show them (leases that ran out and are not
+ * recorded yet count as pending, like the room summary).
  */
 import { type ForkedFrom, NO_DRIVER, type RoomInfo } from "../../protocol/people.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
+
+type TaskCounts = (room: RoomRow) => Promise<{ total: number; byStatus: RoomInfo["tasksByStatus"] }>;
 
 const empty = (roomId: string): RoomInfo => ({
   roomId,
@@ -22,7 +25,7 @@ const empty = (roomId: string): RoomInfo => ({
   forkedFrom: null,
 });
 
-export function createRoomInfo({ pg, rooms }: StoreParts, driver: DriverOps) {
+export function createRoomInfo({ pg, rooms }: StoreParts, driver: DriverOps, taskCounts: TaskCounts) {
   const agents = pg.query<{ c: number }, [string]>("SELECT count(*) AS c FROM presence WHERE room_id = ?");
   const origin = pg.query<{ forked_from: string | null }, [string]>(
     "SELECT forked_from FROM rooms WHERE room_id = ?",
@@ -35,19 +38,14 @@ export function createRoomInfo({ pg, rooms }: StoreParts, driver: DriverOps) {
   }
 
   async function describe(room: RoomRow): Promise<RoomInfo> {
-    const tasksByStatus = {
-      pending: room.n_pending,
-      in_progress: room.n_in_progress,
-      done: room.n_done,
-      blocked: room.n_blocked,
-    };
+    const tasks = await taskCounts(room);
     return {
       roomId: room.room_id,
       exists: true,
       createdAt: iso(room.created_at),
       lastActivity: iso(room.last_activity),
-      taskCount: room.n_pending + room.n_in_progress + room.n_done + room.n_blocked,
-      tasksByStatus,
+      taskCount: tasks.total,
+      tasksByStatus: tasks.byStatus,
       contextCount: room.n_contexts,
       eventCount: room.event_seq,
       agentCount: (await agents.get(room.room_id))?.c ?? 0,

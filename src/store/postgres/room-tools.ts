@@ -4,6 +4,7 @@
  * everything the analytics read. Each runs inside the caller's transaction.
  */
 import type { AnalyticsLog } from "../../protocol/analytics.ts";
+import { effectiveTask } from "../../protocol/leases.ts";
 import type { ContextEntry, Task } from "../../protocol/records.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import { contextFields, taskFields } from "../../protocol/search.ts";
@@ -34,11 +35,12 @@ export function createRoomTools(
   const usable = pg.query<{ room_id: string; created_at: number }, [string, number]>(
     "SELECT room_id, created_at FROM rooms WHERE owner = ? AND last_activity > ? ORDER BY created_at, room_id",
   );
-  // Payloads only where the analytics read them (task and context events), so a long log stays cheap to read.
-  const log = pg.query<EventRow, [string]>(
+  // Payloads only where the analytics read them (task and context events, agent_left), so a long log stays cheap.
+  const log = pg.query<EventRow & { posted: number }, [string]>(
     `SELECT e.seq, e.type, e.from_agent, e.to_agent, e.ts, e.reply_to, e.deleted_by, e.deleted_at, '[]' AS read_by,
-       CASE WHEN substr(e.type, 1, 5) = 'task_' OR substr(e.type, 1, 8) = 'context_' THEN e.payload ELSE '{}' END
-         AS payload
+       e.posted,
+       CASE WHEN substr(e.type, 1, 5) = 'task_' OR substr(e.type, 1, 8) = 'context_' OR e.type = 'agent_left'
+         THEN e.payload ELSE '{}' END AS payload
      FROM events e WHERE e.room_id = ? ORDER BY e.seq`,
   );
   const tasks = pg.query<{ json: string }, [string]>("SELECT json FROM tasks WHERE room_id = ? ORDER BY n");
@@ -93,10 +95,13 @@ export function createRoomTools(
     },
     async analyticsLog(scope: RoomScope): Promise<AnalyticsLog> {
       const room = await rooms.read(scope);
-      if (!room) return { events: [], tasks: [], contexts: [], reads: [] };
+      if (!room) return { events: [], posted: [], tasks: [], contexts: [], reads: [] };
+      const rows = await log.all(room.room_id);
+      const t = now();
       return {
-        events: (await log.all(room.room_id)).map(toEvent),
-        tasks: (await tasks.all(room.room_id)).map((r) => JSON.parse(r.json)),
+        events: rows.map(toEvent),
+        posted: rows.flatMap((r) => (r.posted === 1 ? [r.seq] : [])),
+        tasks: (await tasks.all(room.room_id)).map((r) => effectiveTask(JSON.parse(r.json), t)),
         contexts: (await contexts.all(room.room_id)).map(({ id, type, json }) => ({
           id,
           type,

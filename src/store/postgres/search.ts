@@ -29,6 +29,9 @@ import type { SearchQuery } from "../types.ts";
 import type { StoreParts } from "./rooms.ts";
 import { type EventRow, eventSeq, toEvent } from "./rows.ts";
 
+/** Documents per statement when a new room's index is built in bulk (putNew). */
+const BULK_DOCS = 500;
+
 export function createSearch({ pg }: Pick<StoreParts, "pg">) {
   // A document's two tables are written together, each pair in one statement (one round trip).
   const remove = pg.query<unknown, [string, string]>(
@@ -38,6 +41,12 @@ export function createSearch({ pg }: Pick<StoreParts, "pg">) {
   const insert = pg.query<unknown, [string, string, number, string, string[]]>(
     `WITH doc AS (INSERT INTO search_docs (room_id, doc, len, terms) VALUES (?1, ?2, ?3, ?4))
      INSERT INTO search_terms (room_id, token, doc) SELECT ?1, t, ?2 FROM unnest(?5::text[]) AS t`,
+  );
+  // Documents of a room being built (a fork, an import) in bulk: arrays of documents and of their (token, doc) rows.
+  const insertMany = pg.query<unknown, [string, string[], number[], string[], string[], string[]]>(
+    `WITH docs AS (INSERT INTO search_docs (room_id, doc, len, terms)
+                   SELECT ?1, d, l, t FROM unnest(?2::text[], ?3::bigint[], ?4::text[]) AS x(d, l, t))
+     INSERT INTO search_terms (room_id, token, doc) SELECT ?1, k, d FROM unnest(?5::text[], ?6::text[]) AS y(k, d)`,
   );
   const totals = pg.query<{ n: number; t: number }, [string]>(
     "SELECT count(*) AS n, coalesce(sum(len), 0) AS t FROM search_docs WHERE room_id = ?",
@@ -99,6 +108,40 @@ export function createSearch({ pg }: Pick<StoreParts, "pg">) {
     },
     /** Removes a document from the index (absent: nothing). */
     drop,
+    /**
+     * Indexes documents of a room being built (a fork, an import: none of them indexed yet) in statements of
+     * BULK_DOCS documents each, instead of two statements per document. Call inside the writing transaction.
+     */
+    async putNew(roomId: string, docs: Iterable<{ id: string; fields: SearchFields }>): Promise<void> {
+      let batch: { id: string; fields: SearchFields }[] = [];
+      const flush = async () => {
+        if (batch.length === 0) return;
+        const [ids, lengths, counts, tokens, owners]: [string[], number[], string[], string[], string[]] = [
+          [],
+          [],
+          [],
+          [],
+          [],
+        ];
+        for (const { id, fields } of batch) {
+          const { terms, length } = documentTerms(fields);
+          ids.push(id);
+          lengths.push(length);
+          counts.push(JSON.stringify(terms));
+          for (const token of Object.keys(terms)) {
+            tokens.push(token);
+            owners.push(id);
+          }
+        }
+        batch = [];
+        await insertMany.run(roomId, ids, lengths, counts, tokens, owners);
+      };
+      for (const doc of docs) {
+        batch.push(doc);
+        if (batch.length >= BULK_DOCS) await flush();
+      }
+      await flush();
+    },
     /** Ranked hits of a live room; see the module comment for the cost. */
     async search(roomId: string, query: SearchQuery): Promise<SearchHit[]> {
       const terms = query.terms;

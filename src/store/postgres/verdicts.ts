@@ -9,14 +9,14 @@ import type { NewVerdict } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
+import { createNextSerial } from "./serials.ts";
 
 export function createVerdicts({ pg, now, rooms }: StoreParts, events: Events) {
   const newest = pg.query<{ json: string }, [string]>(
     "SELECT json FROM verdicts WHERE room_id = ? ORDER BY n DESC",
   );
-  const nextN = pg.query<{ n: number }, [string]>(
-    "SELECT coalesce(max(n), 0) + 1 AS n FROM verdicts WHERE room_id = ?",
-  );
+  // A fork's own continue after every id its copied log names (rooms.id_floors).
+  const nextN = createNextSerial(pg, "verdict");
   const insert = pg.query<unknown, [string, string, number, string]>(
     "INSERT INTO verdicts (room_id, id, n, json) VALUES (?, ?, ?, ?)",
   );
@@ -25,7 +25,7 @@ export function createVerdicts({ pg, now, rooms }: StoreParts, events: Events) {
     async recordVerdict(scope: RoomScope, input: NewVerdict): Promise<Verdict> {
       await rooms.check(scope);
       await rooms.claim(scope);
-      const n = (await nextN.get(scope.roomId))?.n ?? 1;
+      const n = await nextN(scope.roomId);
       const verdict: Verdict = {
         id: `vrd-${n}`,
         verdict: input.verdict,

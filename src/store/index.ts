@@ -67,6 +67,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         limits,
         timeoutMs: config.storeTimeoutMs,
         poolSize: config.databasePoolSize,
+        retention,
       });
     }
   }

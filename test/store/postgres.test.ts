@@ -9,8 +9,8 @@ const backing = postgresE2e();
 
 runConformance("postgres", {
   driver: "postgres",
-  open: (now, options) => backing.open({ now, limits: options?.limits }),
-  openSecond: (now, options) => backing.open({ now, limits: options?.limits }),
+  open: (now, options) => backing.open({ now, ...options }),
+  openSecond: (now, options) => backing.open({ now, ...options }),
   // A loopback port nothing listens on, with a short timeout: every call must fail fast, never hang.
   openUnreachable: async (now) => openWith(await backing.unreachable!(), { now, timeoutMs: 1000 }),
   cleanup: async () => {},

@@ -1,11 +1,13 @@
 /**
  * The event log, as the SQLite driver's (src/store/sqlite/events.ts): append with seq = event_seq + 1 (the room's
  * lock makes it gap-free), paged reads, exactly-once delivery through cursors in O(log n + k), and the webhook
- * outbox filled by the append itself.
+ * outbox filled by the append itself; event retention trims the oldest events inside the append (retention.ts).
  */
 import { errors } from "../../protocol/errors.ts";
 import { BROADCAST, type RoomEvent, type UnreadBatch } from "../../protocol/records.ts";
-import type { EventQuery, LogPage, NewEvent, RoomScope } from "../types.ts";
+import { type EventRetention, NO_RETENTION } from "../move-types.ts";
+import type { EventList, EventQuery, LogPage, NewEvent, RoomScope } from "../types.ts";
+import { createTrimmer, trimmedBefore } from "./retention.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
 import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
 
@@ -21,7 +23,11 @@ export const ADDRESSED_SQL = `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.room
                      AND $agent <> '${BROADCAST}' ORDER BY seq LIMIT $limit) b
 ) ORDER BY e.seq LIMIT $limit`;
 
-export function createEvents({ pg, now, rooms, changes }: StoreParts) {
+export function createEvents(
+  { pg, now, rooms, changes }: StoreParts,
+  retention: EventRetention = NO_RETENTION,
+) {
+  const trimmer = createTrimmer(pg, retention);
   const insert = pg.query<unknown, [string, number, string, string, string, number, string, string | null]>(
     `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -40,8 +46,10 @@ export function createEvents({ pg, now, rooms, changes }: StoreParts) {
   const addressed = pg.query<EventRow, [{ room: string; after: number; agent: string; limit: number }]>(
     ADDRESSED_SQL,
   );
-  const addressedTotal = pg.query<{ n: number }, [{ room: string; agent: string }]>(
-    `SELECT coalesce(sum(n), 0) AS n FROM addr_counts
+  // How many events were ever addressed to "all" and to the agent; `remaining` is that minus what it consumed.
+  // `trimmed` of them went by retention: a cursor behind the trimmed range has (in effect) consumed those.
+  const addressedTotal = pg.query<{ n: number; trimmed: number }, [{ room: string; agent: string }]>(
+    `SELECT coalesce(sum(n), 0) AS n, coalesce(sum(trimmed), 0) AS trimmed FROM addr_counts
      WHERE room_id = $room AND to_agent IN ('${BROADCAST}', $agent)`,
   );
   const countTo = pg.query<unknown, [string, string]>(
@@ -88,12 +96,36 @@ export function createEvents({ pg, now, rooms, changes }: StoreParts) {
     await insert.run(roomId, seq, input.type, input.from, input.to, ts, payload, reply);
     await countTo.run(roomId, input.to);
     await enqueue.run({ room: roomId, seq, type: input.type, now: ts });
+    await trimmer.trim(roomId, seq, ts);
     changes.appended(roomId, seq);
     const row = { seq, type: input.type, from_agent: input.from, to_agent: input.to, ts, payload };
     return toEvent({ ...row, reply_to: reply, read_by: "[]" });
   }
 
-  /** Consumes for agentId; claims the room when it delivers something, unless the caller already did. */
+  /**
+   * Where the agent stands in the log: its cursor and how many addressed events it has consumed, counting those
+   * retention trimmed ahead of it as consumed (they can never be delivered), plus trimmedBefore when it was behind.
+   */
+  async function standing(room: RoomRow, agentId: string) {
+    const cursor = await cursorGet.get(room.room_id, agentId);
+    const seq = cursor?.seq ?? null;
+    const counts = (await addressedTotal.get({ room: room.room_id, agent: agentId })) ?? { n: 0, trimmed: 0 };
+    const behind = (seq ?? 0) < room.trimmed_seq;
+    return {
+      seq,
+      after: behind ? room.trimmed_seq : (seq ?? 0),
+      consumed: behind ? counts.trimmed : (cursor?.delivered ?? 0),
+      total: counts.n,
+      trimmedBefore: behind ? trimmedBefore(room.trimmed_seq) : undefined,
+    };
+  }
+
+  /**
+   * Delivers up to `limit` addressed events after the agent's cursor and moves the cursor, claiming the room only
+   * when something is delivered (unless the caller already did). Runs inside the caller's write transaction, which
+   * holds the room's lock: that makes delivery exactly-once across processes. A cursor behind the trimmed range
+   * carries on from the oldest kept event, and the batch says trimmedBefore.
+   */
   async function deliver(
     scope: RoomScope,
     room: RoomRow | null,
@@ -102,21 +134,41 @@ export function createEvents({ pg, now, rooms, changes }: StoreParts) {
     claimed = false,
   ): Promise<UnreadBatch> {
     if (room === null) return { events: [], cursor: null, count: 0, remaining: 0 };
-    const cursor = await cursorGet.get(room.room_id, agentId);
-    const previous = cursor?.seq ?? null;
-    const rows = await addressed.all({ room: room.room_id, after: previous ?? 0, agent: agentId, limit });
+    const at = await standing(room, agentId);
+    const trimmed = at.trimmedBefore === undefined ? {} : { trimmedBefore: at.trimmedBefore };
+    const rows = await addressed.all({ room: room.room_id, after: at.after, agent: agentId, limit });
     const last = rows.at(-1);
-    const delivered = (cursor?.delivered ?? 0) + rows.length;
-    const total = (await addressedTotal.get({ room: room.room_id, agent: agentId }))?.n ?? 0;
-    if (!last) return { events: [], cursor: previous, count: 0, remaining: Math.max(0, total - delivered) };
+    const delivered = at.consumed + rows.length;
+    if (!last) {
+      return {
+        events: [],
+        cursor: at.seq,
+        count: 0,
+        remaining: Math.max(0, at.total - delivered),
+        ...trimmed,
+      };
+    }
     if (!claimed) await rooms.claim(scope);
     await cursorSet.run(room.room_id, agentId, last.seq, delivered);
-    return { events: rows.map(toEvent), cursor: last.seq, count: rows.length, remaining: total - delivered };
+    return {
+      events: rows.map(toEvent),
+      cursor: last.seq,
+      count: rows.length,
+      remaining: at.total - delivered,
+      ...trimmed,
+    };
+  }
+
+  /** Addressed events the agent has not consumed yet (the bridge's digest). */
+  async function unread(room: RoomRow, agentId: string): Promise<number> {
+    const at = await standing(room, agentId);
+    return Math.max(0, at.total - at.consumed);
   }
 
   return {
     append,
     deliver,
+    unread,
     existingSeq,
     async postEvent(scope: RoomScope, input: NewEvent): Promise<RoomEvent> {
       const room = await rooms.check(scope);
@@ -124,7 +176,7 @@ export function createEvents({ pg, now, rooms, changes }: StoreParts) {
       await rooms.claim(scope);
       return append(scope.roomId, input);
     },
-    async readEvents(scope: RoomScope, query: EventQuery): Promise<RoomEvent[]> {
+    async readEvents(scope: RoomScope, query: EventQuery): Promise<EventList> {
       const room = await rooms.read(scope);
       if (room === null) return [];
       const rows = await page.all({
@@ -134,7 +186,12 @@ export function createEvents({ pg, now, rooms, changes }: StoreParts) {
         sinceMs: query.sinceMs ?? -NO_UPPER,
         limit: query.limit,
       });
-      return rows.map(toEvent);
+      const list: EventList = rows.map(toEvent);
+      // The range asked for reaches below the oldest kept event: say where the log now starts.
+      if (room.trimmed_seq > 0 && (query.sinceSeq ?? 0) < room.trimmed_seq) {
+        list.trimmedBefore = trimmedBefore(room.trimmed_seq);
+      }
+      return list;
     },
     async readLog(scope: RoomScope, from: number, limit: number): Promise<LogPage> {
       const room = await rooms.read(scope);

@@ -32,6 +32,8 @@ export interface RoomRow {
   n_blocked: number;
   n_contexts: number;
   forked_from: string | null;
+  /** The last seq retention trimmed (0: none; every event up to it is gone). */
+  trimmed_seq: number;
 }
 
 type Counter = "task_n" | "ctx_n" | "ctx_seq" | "event_seq";

@@ -11,6 +11,7 @@ import type { Summary } from "../../protocol/records.ts";
 import { contextFields, eventFields, taskFields } from "../../protocol/search.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
+import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type {
   ContextUpdate,
   NewContext,
@@ -39,6 +40,7 @@ import { createLeases } from "./leases.ts";
 import { createLeave } from "./leave.ts";
 import { createLocks } from "./locks.ts";
 import { createMailbox } from "./mailbox.ts";
+import { createMoving } from "./moving.ts";
 import { createPlan } from "./plan.ts";
 import { createPlanEdits } from "./plan-edits.ts";
 import { createPresence } from "./presence.ts";
@@ -51,6 +53,7 @@ import { roomTransactions } from "./room-tx.ts";
 import { createRooms, roomLock, type StoreParts, teamLock } from "./rooms.ts";
 import { migrate } from "./schema.ts";
 import { createSearch } from "./search.ts";
+import { createSessions } from "./sessions.ts";
 import { createVars } from "./vars.ts";
 import { createVerdicts } from "./verdicts.ts";
 import { createWebhooks } from "./webhooks.ts";
@@ -66,11 +69,16 @@ export interface PostgresStoreOptions {
   timeoutMs?: number;
   /** Connections in this process's pool (DATABASE_POOL_SIZE); default 10. */
   poolSize?: number;
+  /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
+  retention?: EventRetention;
 }
 
 /** A RoomStore plus the maintenance step the driver runs on its own timer. */
 export interface PostgresRoomStore extends RoomStore {
-  /** Purges every expired room (one transaction each), then expired invites, idle rate windows and old kept results. */
+  /**
+   * Purges every expired room (one transaction each), then expired invites, idle rate windows, old kept results and
+   * ended sessions.
+   */
   sweepExpired(): Promise<number>;
 }
 
@@ -108,14 +116,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const parts: StoreParts = { pg, now, rooms, changes };
   const keys = createKeys(pg, rate, now);
   const invites = createInvites(parts, rate);
-  const events = createEvents(parts);
+  const events = createEvents(parts, options.retention ?? NO_RETENTION);
   const locks = createLocks(parts);
   const leases = createLeases(parts, events, locks);
   const plan = createPlan(parts, events, locks, leases);
   const context = createContext(parts, events);
   const presence = createPresence(parts);
   const claims = createClaims(parts, events, presence.list);
-  const leave = createLeave(parts, events, leases, claims);
   const renewal = createRenewal(pg);
   const vars = createVars(parts, events);
   const admin = createAdminRooms(parts, presence.list);
@@ -127,12 +134,15 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const roomTools = createRoomTools(parts, { events, locks, plan, context, search });
   const webhooks = createWebhooks(parts, events);
   const driver = createDriver(parts, events);
+  const leave = createLeave(parts, events, leases, claims, driver);
   const approvals = createApprovals(parts, events);
-  const handoffs = createHandoffs(parts, events, locks);
+  const handoffs = createHandoffs(parts, events, locks, leases);
   const verdicts = createVerdicts(parts, events);
-  const mailbox = createMailbox(parts, { events, driver, plan, presence });
-  const fork = createFork(parts, events, driver);
-  const info = createRoomInfo(parts, driver);
+  const mailbox = createMailbox(parts, { events, driver, plan, presence, renew: renewal.renew });
+  const fork = createFork(parts, events, driver, search);
+  const info = createRoomInfo(parts, driver, admin.taskCounts);
+  const moving = createMoving(parts, driver, search);
+  const sessions = createSessions(pg, now);
   const room = roomTransactions(parts);
   const { read, write } = room.plain;
   const leaveRoom = room.write(leave.leaveRoom);
@@ -273,6 +283,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       none,
       async () => (await pruneKept.run(now() - LIMITS.idempotencyKeepMs, PRUNE_KEPT_BATCH)).changes,
     ),
+    alone(sessions.pruneBatch),
   ];
   async function sweepExpired(): Promise<number> {
     let total = 0;
@@ -342,6 +353,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     provisionTeam: write(byKeyTeam, keys.provisionTeam),
     listKeys: read(keys.listKeys),
     deleteKey: write(byTeam, keys.deleteKey),
+    listTeams: read(keys.listTeams),
     // One statement (rate.ts), so no transaction around it: no BEGIN and COMMIT round trips.
     consumeRate: alone(keys.consumeRate),
     createInvite: write(byRoom, invites.createInvite),
@@ -381,6 +393,18 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     forkRoom: room.write(fork.forkRoom),
     roomInfo: room.read(info.roomInfo),
     bridge: room.write(mailbox.bridge),
+    exportRoom: room.read(moving.exportRoom),
+    exportLog: room.read(moving.exportLog),
+    // The room's lock; claiming it takes the team's as well (rooms.ts atLimit), so the room limit holds.
+    importRoom: room.write(moving.importRoom),
+    teamsToMove: read(moving.teamsToMove),
+    keyDigests: read(moving.keyDigests),
+    inviteDigests: read(moving.inviteDigests),
+    // Each one statement (sessions.ts): no transaction around them. A touch reads, and writes only when the
+    // session's end is due to move (at most once a minute) or it has ended.
+    createSession: alone(sessions.createSession),
+    touchSession: alone(sessions.touchSession),
+    deleteSession: alone(sessions.deleteSession),
     sweepExpired,
     async ping() {
       try {

@@ -51,13 +51,16 @@ export function createKeys(pg: Pg, rate: Rate, now: Clock) {
   const anyKey = pg.query<{ one: number }, [string]>(
     `SELECT 1 AS one FROM keys WHERE team_id = ?1 UNION ALL SELECT 1 FROM rooms WHERE owner = ?1 LIMIT 1`,
   );
+  // The key, and its team among the teams ever stored (the operators' list), in one statement.
   const insert = pg.query<
     KeyRow,
     [string, string, string, string, number, string | null, string | null, string, string | null]
   >(
-    `INSERT INTO keys (key_id, team_id, kind, digest, created_at, note, bound_agent_id, hint, human_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    `WITH team AS (INSERT INTO teams (team_id, first_key_at) VALUES (?2, ?5) ON CONFLICT (team_id) DO NOTHING)
+     INSERT INTO keys (key_id, team_id, kind, digest, created_at, note, bound_agent_id, hint, human_id)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING ${COLUMNS}`,
   );
+  const teams = pg.query<{ team_id: string }, []>("SELECT team_id FROM teams ORDER BY team_id");
   const list = pg.query<KeyRow, [string]>(
     `SELECT ${COLUMNS} FROM keys WHERE team_id = ? ORDER BY created_at, rowid`,
   );
@@ -120,6 +123,9 @@ export function createKeys(pg: Pg, rate: Rate, now: Clock) {
     },
     async deleteKey(teamId: string, keyId: string): Promise<boolean> {
       return (await remove.run(keyId, teamId)).changes > 0;
+    },
+    async listTeams(): Promise<string[]> {
+      return (await teams.all()).map((row) => row.team_id);
     },
     async consumeRate(teamId: string, request: RateRequest): Promise<RateDecision> {
       return rate.charge(teamBucket(teamId, request.bucket), request);

@@ -1,6 +1,6 @@
 /**
  * `bun run migrate` for real, as a separate process, between real stores: a scripted multi-room team moves
- * SQLite → Redis → Upstash → SQLite and every room exports the same hashes at every stop; keys and invites
+ * SQLite → Redis → PostgreSQL → Upstash → SQLite and every room exports the same hashes at every stop; keys and invites
  * authenticate on each target (their digests were copied, never a secret); a run killed mid-way is finished by a
  * rerun, and a room a killed run left half written is recognised and written again.
  */
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RedisClient, spawn } from "bun";
+import { RedisClient, SQL, spawn } from "bun";
 import {
   digestHex,
   hintOf,
@@ -23,6 +23,7 @@ import { openJournal } from "../../src/moving/migrate.ts";
 import { iso } from "../../src/protocol/time.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { httpClient } from "../support/http.ts";
+import { sharedPostgres } from "../support/postgres.ts";
 import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
 import { fillRoom } from "../support/rich-room.ts";
 import { startInProcess } from "../support/server.ts";
@@ -168,6 +169,27 @@ async function noSecretIn(url: string, s: Secrets) {
   }
 }
 
+/** No secret is anywhere in a PostgreSQL database: every row of every table, as text. */
+async function noSecretInPostgres(url: string, s: Secrets) {
+  const sql = new SQL({ url, max: 1 });
+  try {
+    const tables = (await sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`) as {
+      tablename: string;
+    }[];
+    let dump = "";
+    for (const { tablename } of tables) {
+      const rows = (await sql.unsafe(`SELECT t::text AS row FROM "${tablename}" t`)) as { row: string }[];
+      dump += rows.map((r) => r.row).join("\n");
+    }
+    expect(dump.length).toBeGreaterThan(0);
+    for (const secret of [...s.keys.map((k) => k.secret), ...s.invites.map((i) => i.token)]) {
+      expect(dump.includes(secret)).toBe(false);
+    }
+  } finally {
+    await sql.close();
+  }
+}
+
 describe("bun run migrate between real stores", () => {
   let redisA: RedisServer;
   let redisB: RedisServer;
@@ -189,12 +211,14 @@ describe("bun run migrate between real stores", () => {
     await Promise.all([redisA.stop(), redisB.stop()]);
   });
 
-  test("SQLite → Redis → Upstash → SQLite: the same hashes at every stop; keys and invites authenticate", async () => {
+  test("SQLite → Redis → PostgreSQL → Upstash → SQLite: the same hashes at every stop; keys and invites authenticate", async () => {
     const sqliteA = join(tmp, "a.sqlite");
     const sqliteB = join(tmp, "b.sqlite");
+    const postgres = await (await sharedPostgres()).createDatabase();
     const specs = {
       sqliteA: `sqlite://${sqliteA}`,
       redis: redisA.url,
+      postgres,
       upstash: `upstash+http://127.0.0.1:${new URL(front.url).port}?token=${front.token}`,
       sqliteB: `sqlite://${sqliteB}`,
     };
@@ -216,7 +240,8 @@ describe("bun run migrate between real stores", () => {
 
     const stops: [string, string, StoreSettings][] = [
       ["sqliteA", "redis", { store: "redis", redisUrl: redisA.url, redisCluster: false }],
-      ["redis", "upstash", { store: "upstash", upstashUrl: front.url, upstashToken: front.token }],
+      ["redis", "postgres", { store: "postgres", databaseUrl: postgres, databasePoolSize: 2 }],
+      ["postgres", "upstash", { store: "upstash", upstashUrl: front.url, upstashToken: front.token }],
       ["upstash", "sqliteB", { store: "sqlite", sqlitePath: sqliteB }],
     ];
     for (const [from, to, settings] of stops) {
@@ -245,6 +270,7 @@ describe("bun run migrate between real stores", () => {
     }
     await noSecretIn(redisA.url, main);
     await noSecretIn(redisB.url, main);
+    await noSecretInPostgres(postgres, main);
   }, 120_000);
 
   test("a run killed mid-way is finished by a rerun; a room left half written is written again", async () => {

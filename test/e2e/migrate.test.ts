@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RedisClient, SQL, spawn } from "bun";
+import { RedisClient, spawn } from "bun";
 import {
   digestHex,
   hintOf,
@@ -27,6 +27,7 @@ import { sharedPostgres } from "../support/postgres.ts";
 import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
 import { fillRoom } from "../support/rich-room.ts";
 import { startInProcess } from "../support/server.ts";
+import { dumpPostgres } from "../support/store-scan.ts";
 import { openWith } from "../support/stores.ts";
 import { startUpstashFront, type UpstashFront } from "../support/upstash-front.ts";
 
@@ -171,22 +172,10 @@ async function noSecretIn(url: string, s: Secrets) {
 
 /** No secret is anywhere in a PostgreSQL database: every row of every table, as text. */
 async function noSecretInPostgres(url: string, s: Secrets) {
-  const sql = new SQL({ url, max: 1 });
-  try {
-    const tables = (await sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`) as {
-      tablename: string;
-    }[];
-    let dump = "";
-    for (const { tablename } of tables) {
-      const rows = (await sql.unsafe(`SELECT t::text AS row FROM "${tablename}" t`)) as { row: string }[];
-      dump += rows.map((r) => r.row).join("\n");
-    }
-    expect(dump.length).toBeGreaterThan(0);
-    for (const secret of [...s.keys.map((k) => k.secret), ...s.invites.map((i) => i.token)]) {
-      expect(dump.includes(secret)).toBe(false);
-    }
-  } finally {
-    await sql.close();
+  const dump = await dumpPostgres(url);
+  expect(dump.length).toBeGreaterThan(0);
+  for (const secret of [...s.keys.map((k) => k.secret), ...s.invites.map((i) => i.token)]) {
+    expect(dump.includes(secret)).toBe(false);
   }
 }
 

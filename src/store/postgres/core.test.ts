@@ -67,6 +67,45 @@ describe("migrations", () => {
       await Promise.all(pools.map((p) => p.close()));
     }
   });
+
+  test("a version 1 database with keys and rooms is brought to version 2: its teams listed, rooms untrimmed", async () => {
+    const old = openPg({ url: await (await sharedPostgres()).createDatabase(), timeoutMs: 10_000 });
+    try {
+      await migrate(old, 1);
+      const version = old.query<{ version: number }, []>("SELECT version FROM roomd_schema");
+      expect((await version.get())?.version).toBe(1);
+      const key = old.query<unknown, [string, string, string, number]>(
+        `INSERT INTO keys (key_id, team_id, kind, digest, created_at, hint) VALUES (?1, ?2, 'dynamic', ?3, ?4, 'h')`,
+      );
+      await key.run("k1", "team-b", "d1", 2000);
+      await key.run("k2", "team-a", "d2", 3000);
+      await key.run("k3", "team-b", "d3", 1000);
+      await old
+        .query<unknown, [string]>(
+          "INSERT INTO rooms (room_id, owner, created_at, last_activity, event_seq) VALUES (?, 'team-a', 1, 1, 7)",
+        )
+        .run("r-old");
+      await migrate(old);
+      expect((await version.get())?.version).toBe(SCHEMA_VERSION);
+      expect(
+        await old
+          .query<{ team_id: string; first_key_at: number }, []>("SELECT * FROM teams ORDER BY team_id")
+          .all(),
+      ).toEqual([
+        { team_id: "team-a", first_key_at: 3000 },
+        { team_id: "team-b", first_key_at: 1000 },
+      ]);
+      expect(
+        await old
+          .query<{ trimmed_seq: number; id_floors: string | null; event_seq: number }, []>(
+            "SELECT trimmed_seq, id_floors, event_seq FROM rooms WHERE room_id = 'r-old'",
+          )
+          .get(),
+      ).toEqual({ trimmed_seq: 0, id_floors: null, event_seq: 7 });
+    } finally {
+      await old.close();
+    }
+  });
 });
 
 describe("the log", () => {

@@ -61,7 +61,7 @@ describe("postgres store: expiry and the sweep", () => {
     expect(await count("events")).toBe(1);
   });
 
-  test("sweepExpired deletes expired rooms with all their rows, idle rate windows and old kept results", async () => {
+  test("sweepExpired deletes expired rooms with all their rows, idle rate windows, old kept results and ended sessions", async () => {
     const { store, count } = await fresh();
     await store.addTask({ ...scope, idempotency: { key: "k1", fingerprint: "f" } }, task("a"));
     await store.writeContext(scope, {
@@ -75,17 +75,28 @@ describe("postgres store: expiry and the sweep", () => {
     await store.requestReview(scope, { requester: "a", reviewer: "b", subject: "s", details: "" });
     await store.consumeEvents(scope, "b", 10);
     await store.consumeRate("team-a", { bucket: "tools", limit: 10, windowMs: 60_000 });
+    const person = {
+      teamId: "team-a",
+      humanId: "ann",
+      credential: { kind: "proxy" as const },
+      createdAt: new Date(t).toISOString(),
+    };
+    await store.createSession("a".repeat(64), person, 60_000);
     expect(await count("search_terms")).toBeGreaterThan(0);
     t += LIMITS.roomTtlMs - 1;
     const live = { roomId: "room-2", teamId: "team-a" };
     await store.createRoom(live);
     await store.heartbeat(live, "a");
+    await store.createSession("b".repeat(64), person, LIMITS.roomTtlMs);
     t += 1;
     expect(await store.sweepExpired()).toBe(1);
     const rowsOfTheRoom = ["tasks", "contexts", "events", "locks", "search_docs", "search_terms", "reviews"];
     for (const table of [...rowsOfTheRoom, "context_reads", "idempotency", "rate_hits", "rate_counts"]) {
       expect({ table, rows: await count(table) }).toEqual({ table, rows: 0 });
     }
+    // The ended session went; the live one stays.
+    expect(await count("sessions")).toBe(1);
+    expect((await store.touchSession("b".repeat(64), 60_000))?.humanId).toBe("ann");
     expect(await count("rooms")).toBe(1);
     expect(await count("presence")).toBe(1);
   });
@@ -214,6 +225,17 @@ describe("postgres store: text PostgreSQL cannot hold", () => {
       [third.id, "\u0000"],
     ]);
     expect((await store.readContext(forked, entry.id)).payload).toEqual({ text: "\u0000" });
+
+    // Moving: the room's export imports under a new id as it was, values and notes included.
+    const snapshot = await store.exportRoom(scope);
+    if (!snapshot) throw new Error("no snapshot");
+    const log = await store.exportLog(scope, 0, 500);
+    const moved = { roomId: "room-moved", teamId: scope.teamId };
+    await store.importRoom(moved, { snapshot, events: () => log });
+    expect(await store.getVar(moved, "k")).toBe("a\u0000b");
+    expect(await store.exportRoom(moved)).toEqual(snapshot);
+    expect(await store.exportLog(moved, 0, 500)).toEqual(log);
+    expect((await store.keyDigests("team-a"))[0]?.note).toBe("n\u0000");
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import { cpus } from "node:os";
 import { type LoadOptions, type LoadResult, runLoad } from "./load.ts";
+import { type PgCost, pgCost } from "./pg-probe.ts";
 import { cpuMs, machineBusyMs, type RedisCost, redisCost } from "./probes.ts";
 import { type BenchTarget, rssMb } from "./server.ts";
 
@@ -14,9 +15,12 @@ export interface PhaseResult extends LoadResult {
   cpuMsPer1000ByProcess: number[];
   /**
    * Store round trips per call, counted at the store: commands sent to Redis (INFO commandstats) for `redis`, REST
-   * requests at the front for `upstash`; undefined for SQLite (in-process, no round trips).
+   * requests at the front for `upstash`, statements executed for `postgres` (each one round trip, BEGIN and
+   * COMMIT included); undefined for SQLite (in-process, no round trips).
    */
   tripsPerCall?: number;
+  /** What the phase cost the PostgreSQL server (postgres store). */
+  postgres?: PgCost;
   /** What the phase cost the redis-server (redis and upstash stores). */
   redis?: RedisCost;
   /** Largest resident size among the roomd processes after the phase, in MB. */
@@ -58,7 +62,9 @@ function assertAlive(target: BenchTarget): void {
   }
 }
 
+/** CPU ms so far of the store's server (redis-server, or PostgreSQL's processes). */
 async function redisMs(target: BenchTarget): Promise<number> {
+  if (target.postgres) return (await target.postgres.probe.snapshot()).cpuMs;
   return ((await target.redis?.probe.snapshot())?.cpuSeconds ?? 0) * 1000;
 }
 
@@ -74,9 +80,12 @@ export async function measuredPhase(
   const selfBefore = process.cpuUsage();
   const frontBefore = target.front?.requests ?? 0;
   const redisBefore = await target.redis?.probe.snapshot();
+  const pgBefore = await target.postgres?.probe.snapshot();
   const result = await runLoad({ ...load, url: load.url ?? target.servers.map((s) => s.url) });
   assertAlive(target);
   const redisAfter = await target.redis?.probe.snapshot();
+  const pgAfter = await target.postgres?.probe.snapshot();
+  const postgres = pgBefore && pgAfter ? pgCost(pgBefore, pgAfter, result.calls) : undefined;
   const frontAfter = target.front?.requests ?? 0;
   const roomdMs = pids.map((pid, i) => cpuMs(pid) - (cpuBefore[i] ?? 0));
   const self = process.cpuUsage(selfBefore);
@@ -87,18 +96,19 @@ export async function measuredPhase(
     ? (frontAfter - frontBefore) / result.calls
     : target.redis
       ? redis?.roundTripsPerCall
-      : undefined;
+      : postgres?.statementsPerCall;
   return {
     ...result,
     cpuMsPer1000: cpuByProcess.reduce((a, b) => a + b, 0),
     cpuMsPer1000ByProcess: cpuByProcess,
     ...(tripsPerCall === undefined ? {} : { tripsPerCall }),
     ...(redis ? { redis } : {}),
+    ...(postgres ? { postgres } : {}),
     rssMb: Math.max(...pids.map(rssMb)),
     otherCpuPercent: otherPercent(busyMs, result.seconds * 1000 * cpus().length, [
       ...roomdMs,
       (self.user + self.system) / 1000,
-      redis?.processCpuMs ?? 0,
+      redis?.processCpuMs ?? postgres?.processCpuMs ?? 0,
     ]),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * `bun run bench [--store sqlite,redis,upstash] [--processes 1,3] [--agents 16] [--calls 10000]`
+ * `bun run bench [--store sqlite,redis,upstash,postgres] [--processes 1,3] [--agents 16] [--calls 10000]`
  * For each store and process count: roomd processes on one store (agents spread round-robin over them), the MCP
  * transport floor (tools/list only), then the mixed coordination workload with a static key and with a dynamic
  * (`rk_…`) key. Prints one table: calls/s, latency percentiles, the ratio to the floor, store round trips per call
@@ -96,6 +96,8 @@ async function bench(store: BenchStore, processes: number): Promise<void> {
         "Redis commands/call incl. inside Lua": fixed(r.redis?.commandsPerCall, 1),
         "redis main-thread CPU µs/call": fixed(r.redis?.cpuUsPerCall, 1),
         "EVALSHA µs (Lua)": fixed(r.redis?.evalshaUsec, 1),
+        "PostgreSQL transactions/call": fixed(r.postgres?.transactionsPerCall),
+        "PostgreSQL server CPU µs/call": fixed(r.postgres && (r.postgres.processCpuMs * 1000) / r.calls, 0),
         "other load, % of machine": Math.round(r.otherCpuPercent),
       });
     }

@@ -2,15 +2,17 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type PostgresServer, startPostgres } from "../test/support/postgres.ts";
 import { type RedisServer, startRedisServer } from "../test/support/redis-server.ts";
 import { type SpawnedServer, spawnServer } from "../test/support/server.ts";
 import { startUpstashFront, type UpstashFront } from "../test/support/upstash-front.ts";
+import { type PgProbe, pgProbe } from "./pg-probe.ts";
 import { type RedisProbe, redisProbe } from "./probes.ts";
 
 export const SECRET = "bench-secret-0123456789abcdef";
 
-export type BenchStore = "sqlite" | "redis" | "upstash";
-export const BENCH_STORES: BenchStore[] = ["sqlite", "redis", "upstash"];
+export type BenchStore = "sqlite" | "redis" | "upstash" | "postgres";
+export const BENCH_STORES: BenchStore[] = ["sqlite", "redis", "upstash", "postgres"];
 
 export interface BenchTarget {
   store: BenchStore;
@@ -22,6 +24,8 @@ export interface BenchTarget {
   redis?: { server: RedisServer; probe: RedisProbe };
   /** The Upstash REST front (in this process), for the upstash store. */
   front?: UpstashFront;
+  /** The private PostgreSQL server of the postgres store, with a probe on roomd's database. */
+  postgres?: { server: PostgresServer; probe: PgProbe };
   stop(): Promise<void>;
 }
 
@@ -33,8 +37,8 @@ export interface TargetOptions {
 }
 
 /**
- * Starts the store (a temp SQLite file, or a private redis-server, fronted by the Upstash REST stand-in for
- * `upstash`) and `processes` roomd processes on it. The rate limit is raised to its maximum so that the
+ * Starts the store (a temp SQLite file, a private PostgreSQL server, or a private redis-server, fronted by the
+ * Upstash REST stand-in for `upstash`) and `processes` roomd processes on it. The rate limit is raised to its maximum so that the
  * benchmark measures the limiter's cost, not its refusals.
  */
 export async function startTarget(store: BenchStore, options: TargetOptions = {}): Promise<BenchTarget> {
@@ -42,9 +46,15 @@ export async function startTarget(store: BenchStore, options: TargetOptions = {}
   let env: Record<string, string>;
   let redis: BenchTarget["redis"];
   let front: UpstashFront | undefined;
+  let postgres: BenchTarget["postgres"];
   if (store === "sqlite") {
     const path = join(mkdtempSync(join(tmpdir(), "roomd-bench-")), "roomd.sqlite");
     env = { ...base, STORE: "sqlite", SQLITE_PATH: path };
+  } else if (store === "postgres") {
+    const server = await startPostgres({ settings: { shared_preload_libraries: "pg_stat_statements" } });
+    const url = await server.createDatabase();
+    postgres = { server, probe: await pgProbe(url) };
+    env = { ...base, STORE: "postgres", DATABASE_URL: url };
   } else {
     const server = await startRedisServer();
     redis = { server, probe: await redisProbe(server.url) };
@@ -68,8 +78,11 @@ export async function startTarget(store: BenchStore, options: TargetOptions = {}
     servers,
     ...(redis ? { redis } : {}),
     ...(front ? { front } : {}),
+    ...(postgres ? { postgres } : {}),
     stop: async () => {
       await Promise.all(servers.map((s) => s.stop()));
+      await postgres?.probe.close();
+      await postgres?.server.stop();
       await front?.stop();
       redis?.probe.close();
       await redis?.server.stop();

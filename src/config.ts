@@ -43,6 +43,13 @@ export type StoreSettings =
       /** Upstash Redis over REST. */
       upstashUrl: string;
       upstashToken: string;
+    }
+  | {
+      store: "postgres";
+      /** PostgreSQL: postgres://[user[:password]@]host[:port]/database[?sslmode=…] (DATABASE_URL). */
+      databaseUrl: string;
+      /** Connections each process keeps to it (DATABASE_POOL_SIZE). */
+      databasePoolSize: number;
     };
 
 /** What openStore needs: the driver's settings and the limits a store enforces itself. */
@@ -261,12 +268,16 @@ const signingKey = z
 
 const envSchema = z.object({
   PORT: intIn(0, 65535, 3000),
-  STORE: z.enum(["sqlite", "redis", "upstash"], { error: "must be sqlite, redis or upstash" }).optional(),
+  STORE: z
+    .enum(["sqlite", "redis", "upstash", "postgres"], { error: "must be sqlite, redis, upstash or postgres" })
+    .optional(),
   SQLITE_PATH: z.string().min(1).optional(),
   REDIS_URL: redisUrl,
   REDIS_CLUSTER: bool(false),
   UPSTASH_REDIS_REST_URL: url(/^https?:$/),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional(),
+  DATABASE_URL: url(/^postgres(ql)?:$/),
+  DATABASE_POOL_SIZE: intIn(1, 1000, 10),
   API_KEYS: keyList(false),
   OPERATOR_KEYS: keyList(true),
   RATE_LIMIT_PER_MINUTE: intIn(1, 1_000_000, 600),
@@ -316,14 +327,16 @@ const given = (v: string | undefined) => v !== undefined && v.trim() !== "";
  * which driver, and what it needs.
  */
 function storeRules(env: Env): { store: StoreSettings["store"]; problems: string[] } {
-  const explicit = env.STORE === "sqlite" || env.STORE === "redis" || env.STORE === "upstash";
+  const explicit = ["sqlite", "redis", "upstash", "postgres"].includes(env.STORE ?? "");
   const store = explicit
     ? (env.STORE as StoreSettings["store"])
     : given(env.REDIS_URL)
       ? "redis"
       : given(env.UPSTASH_REDIS_REST_URL)
         ? "upstash"
-        : "sqlite";
+        : given(env.DATABASE_URL)
+          ? "postgres"
+          : "sqlite";
   const problems: string[] = [];
   if (store === "sqlite") return { store, problems };
   // First-run keys exist only for the embedded store: a shared store needs configured keys.
@@ -337,6 +350,8 @@ function storeRules(env: Env): { store: StoreSettings["store"]; problems: string
     problems.push("UPSTASH_REDIS_REST_URL: required when STORE=upstash");
   if (store === "upstash" && !given(env.UPSTASH_REDIS_REST_TOKEN))
     problems.push("UPSTASH_REDIS_REST_TOKEN: required when STORE=upstash");
+  if (store === "postgres" && !given(env.DATABASE_URL))
+    problems.push("DATABASE_URL: required when STORE=postgres");
   return { store, problems };
 }
 
@@ -351,6 +366,9 @@ function storeSettings(store: StoreSettings["store"], e: z.output<typeof envSche
       upstashUrl: e.UPSTASH_REDIS_REST_URL ?? "",
       upstashToken: e.UPSTASH_REDIS_REST_TOKEN ?? "",
     };
+  }
+  if (store === "postgres") {
+    return { store, databaseUrl: e.DATABASE_URL ?? "", databasePoolSize: e.DATABASE_POOL_SIZE };
   }
   return { store, sqlitePath: e.SQLITE_PATH ?? "./data/roomd.sqlite" };
 }

@@ -2,7 +2,7 @@
 /**
  * `bun run migrate -- --from <store> --to <store>`: copies every team's keys, rooms, invites and webhooks from one
  * store to another and checks them (docs/operations.md, "Moving to another store"). A store is named by a spec
- * (store/specs.ts: sqlite:///path, redis://…, redis-cluster://…, upstash+https://…?token=…) or by the
+ * (store/specs.ts: sqlite:///path, redis://…, redis-cluster://…, upstash+https://…?token=…, postgres://…) or by the
  * environment file of a deployment (env:/path/to/.env, read like roomd reads its environment). Safe to rerun.
  */
 import { readFileSync } from "node:fs";
@@ -16,7 +16,8 @@ import { migrate, openJournal } from "./migrate.ts";
 const USAGE = `usage: bun run migrate -- --from <store> --to <store> [--journal <file>]
 
   <store>  sqlite:///path/to/roomd.sqlite | redis://… | rediss://… | redis-cluster://host:port,… |
-           upstash+https://<endpoint>?token=<token> | env:/path/to/.env (a deployment's environment file)
+           upstash+https://<endpoint>?token=<token> | postgres://user:password@host:5432/database |
+           env:/path/to/.env (a deployment's environment file)
   --journal  where to note the rooms being written, so a rerun after an interruption can finish them
              (default: ./roomd-migrate.journal)
 

@@ -59,5 +59,16 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         retention,
       });
     }
+    case "postgres": {
+      const { createPostgresStore } = await import("./postgres/index.ts");
+      return createPostgresStore({
+        url: config.databaseUrl,
+        now,
+        limits,
+        timeoutMs: config.storeTimeoutMs,
+        poolSize: config.databasePoolSize,
+        retention,
+      });
+    }
   }
 }

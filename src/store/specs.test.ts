@@ -27,11 +27,26 @@ describe("store specs", () => {
       upstashUrl: "https://eu1.upstash.io",
       upstashToken: "abc",
     });
+    expect(settingsFromSpec("postgres://roomd:pw@10.0.0.7:5432/roomd?sslmode=require")).toEqual({
+      store: "postgres",
+      databaseUrl: "postgres://roomd:pw@10.0.0.7:5432/roomd?sslmode=require",
+      databasePoolSize: 10,
+    });
+    expect(settingsFromSpec("postgresql://db.internal/roomd")).toMatchObject({
+      store: "postgres",
+      databaseUrl: "postgresql://db.internal/roomd",
+    });
   });
 
   test("what is wrong is said, never a secret", () => {
     expect(() => settingsFromSpec("upstash+https://eu1.upstash.io")).toThrow("?token=");
     expect(() => settingsFromSpec("sqlite:")).toThrow("names a file");
+    expect(() => settingsFromSpec("postgres://admin:hunter2@db")).toThrow("names a server and a database");
+    try {
+      settingsFromSpec("postgres://admin:hunter2@db");
+    } catch (error) {
+      expect((error as Error).message).not.toContain("hunter2");
+    }
     let message = "";
     try {
       settingsFromSpec("postgresx://admin:hunter2@db/x");
@@ -47,5 +62,6 @@ describe("store specs", () => {
     expect(redactSpec("redis://:pw@h:1")).toBe("redis://:***@h:1");
     expect(redactSpec("upstash+https://x.io?token=abc&y=1")).toBe("upstash+https://x.io?token=***&y=1");
     expect(redactSpec("sqlite:///a/b.sqlite")).toBe("sqlite:///a/b.sqlite");
+    expect(redactSpec("postgres://roomd:pw@db:5432/roomd")).toBe("postgres://roomd:***@db:5432/roomd");
   });
 });

@@ -5,6 +5,7 @@
  *   sqlite:///abs/path/roomd.sqlite   sqlite:./relative/roomd.sqlite
  *   redis://[user:password@]host:port[/db]   rediss://…   redis-cluster://host:port,host:port
  *   upstash+https://<endpoint>?token=<token>   (upstash+http:// for a local endpoint)
+ *   postgres://[user[:password]@]host[:port]/database[?sslmode=…]   postgresql://…   (DATABASE_URL's forms)
  */
 import type { StoreSettings } from "../config.ts";
 
@@ -48,6 +49,19 @@ export const STORE_SPECS: readonly StoreSpec[] = [
       url.searchParams.delete("token");
       const base = url.toString().replace(/\?$/, "").replace(/\/$/, "");
       return { store: "upstash", upstashUrl: base, upstashToken: token };
+    },
+  },
+  {
+    schemes: ["postgres:", "postgresql:"],
+    example: "postgres://roomd:password@10.0.0.7:5432/roomd",
+    settings(spec) {
+      const url = URL.canParse(spec) ? new URL(spec) : null;
+      if (!url?.hostname || url.pathname.length <= 1)
+        throw new Error(
+          "a postgres:// spec names a server and a database: postgres://user:password@host:5432/db",
+        );
+      // The pool of a roomd process by default (DATABASE_POOL_SIZE); the migration uses a few connections.
+      return { store: "postgres", databaseUrl: spec, databasePoolSize: 10 };
     },
   },
 ];

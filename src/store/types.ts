@@ -58,7 +58,7 @@ import type { MoveStore } from "./move-types.ts";
 import type { PeopleStore } from "./people-types.ts";
 import type { SessionStore } from "./session-types.ts";
 
-export type StoreDriver = "sqlite" | "redis" | "upstash";
+export type StoreDriver = "sqlite" | "redis" | "upstash" | "postgres";
 
 /** Which room, on behalf of which team. Every operation takes one. */
 export interface RoomScope {

@@ -1,6 +1,6 @@
 /**
  * `bun run migrate` for real, as a separate process, between real stores: a scripted multi-room team moves
- * SQLite → Redis → Upstash → SQLite and every room exports the same hashes at every stop; keys and invites
+ * SQLite → Redis → PostgreSQL → Upstash → SQLite and every room exports the same hashes at every stop; keys and invites
  * authenticate on each target (their digests were copied, never a secret); a run killed mid-way is finished by a
  * rerun, and a room a killed run left half written is recognised and written again.
  */
@@ -23,9 +23,11 @@ import { openJournal } from "../../src/moving/migrate.ts";
 import { iso } from "../../src/protocol/time.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { httpClient } from "../support/http.ts";
+import { sharedPostgres } from "../support/postgres.ts";
 import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
 import { fillRoom } from "../support/rich-room.ts";
 import { startInProcess } from "../support/server.ts";
+import { dumpPostgres } from "../support/store-scan.ts";
 import { openWith } from "../support/stores.ts";
 import { startUpstashFront, type UpstashFront } from "../support/upstash-front.ts";
 
@@ -168,6 +170,15 @@ async function noSecretIn(url: string, s: Secrets) {
   }
 }
 
+/** No secret is anywhere in a PostgreSQL database: every row of every table, as text. */
+async function noSecretInPostgres(url: string, s: Secrets) {
+  const dump = await dumpPostgres(url);
+  expect(dump.length).toBeGreaterThan(0);
+  for (const secret of [...s.keys.map((k) => k.secret), ...s.invites.map((i) => i.token)]) {
+    expect(dump.includes(secret)).toBe(false);
+  }
+}
+
 describe("bun run migrate between real stores", () => {
   let redisA: RedisServer;
   let redisB: RedisServer;
@@ -189,12 +200,14 @@ describe("bun run migrate between real stores", () => {
     await Promise.all([redisA.stop(), redisB.stop()]);
   });
 
-  test("SQLite → Redis → Upstash → SQLite: the same hashes at every stop; keys and invites authenticate", async () => {
+  test("SQLite → Redis → PostgreSQL → Upstash → SQLite: the same hashes at every stop; keys and invites authenticate", async () => {
     const sqliteA = join(tmp, "a.sqlite");
     const sqliteB = join(tmp, "b.sqlite");
+    const postgres = await (await sharedPostgres()).createDatabase();
     const specs = {
       sqliteA: `sqlite://${sqliteA}`,
       redis: redisA.url,
+      postgres,
       upstash: `upstash+http://127.0.0.1:${new URL(front.url).port}?token=${front.token}`,
       sqliteB: `sqlite://${sqliteB}`,
     };
@@ -216,7 +229,8 @@ describe("bun run migrate between real stores", () => {
 
     const stops: [string, string, StoreSettings][] = [
       ["sqliteA", "redis", { store: "redis", redisUrl: redisA.url, redisCluster: false }],
-      ["redis", "upstash", { store: "upstash", upstashUrl: front.url, upstashToken: front.token }],
+      ["redis", "postgres", { store: "postgres", databaseUrl: postgres, databasePoolSize: 2 }],
+      ["postgres", "upstash", { store: "upstash", upstashUrl: front.url, upstashToken: front.token }],
       ["upstash", "sqliteB", { store: "sqlite", sqlitePath: sqliteB }],
     ];
     for (const [from, to, settings] of stops) {
@@ -245,6 +259,7 @@ describe("bun run migrate between real stores", () => {
     }
     await noSecretIn(redisA.url, main);
     await noSecretIn(redisB.url, main);
+    await noSecretInPostgres(postgres, main);
   }, 120_000);
 
   test("a run killed mid-way is finished by a rerun; a room left half written is written again", async () => {

@@ -1,7 +1,7 @@
 /**
  * Faults under load: Redis going away under three roomd processes, one of three processes SIGKILLed mid-write,
- * and a SQLite-backed process killed and replaced mid-load. Each scenario has fixed op counts; the audit of what
- * was acknowledged must come out clean.
+ * a SQLite-backed process killed and replaced mid-load, and PostgreSQL killed and restarted under three roomd
+ * processes. Each scenario has fixed op counts; the audit of what was acknowledged must come out clean.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
@@ -16,8 +16,10 @@ import {
   runScaleLoad,
   startScaleLoad,
 } from "../support/load-audit/index.ts";
+import { type PostgresServer, startPostgres } from "../support/postgres.ts";
 import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
 import { type SpawnedServer, spawnServer, TEAM_A } from "../support/server.ts";
+import { openSse } from "../support/sse.ts";
 import { newRoomId } from "../support/stores.ts";
 
 const BASE_ENV = { API_KEYS: `${TEAM_A.teamId}:${TEAM_A.secret}`, RATE_LIMIT_PER_MINUTE: "1000000" };
@@ -214,4 +216,96 @@ describe("SQLite-backed process killed and replaced mid-load", () => {
     );
     expect(auditProblems(report)).toEqual([]);
   }, 30_000);
+});
+
+describe("PostgreSQL killed and restarted under three roomd processes", () => {
+  const DOWN_MS = 1_500;
+  let postgres: PostgresServer;
+  const servers: SpawnedServer[] = [];
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+    await postgres?.stop();
+  });
+
+  test("errors only while it is down, every acknowledged write is there afterwards, and the feed resumes", async () => {
+    postgres = await startPostgres();
+    const env = {
+      ...BASE_ENV,
+      STORE: "postgres",
+      DATABASE_URL: await postgres.createDatabase(),
+      STORE_TIMEOUT_MS: "500",
+    };
+    servers.push(...(await Promise.all([spawnServer(env), spawnServer(env), spawnServer(env)])));
+    const urls = servers.map((s) => s.url);
+    const roomId = newRoomId();
+    const watched = newRoomId();
+    const http = httpClient(urls[1]!);
+    await http.tool(TEAM_A.secret, "post_event", { roomId: watched, type: "before", from: "watcher" });
+    // watcher-2's cursor at the head: its wait after the outage has to wait for the next event.
+    await http.tool(TEAM_A.secret, "get_unread_events", { roomId: watched, agentId: "watcher-2" });
+    const stream = await openSse({ url: `${urls[0]}/rooms/${watched}/stream`, secret: TEAM_A.secret });
+    expect(stream.status).toBe(200);
+
+    // A write whose commit was in flight when the server died may have landed: roomd says so, and the audit
+    // counts such calls as unknown-outcome (every acknowledged one must be there).
+    const load = startScaleLoad({
+      urls,
+      secret: TEAM_A.secret,
+      agents: 32,
+      opsPerAgent: 30,
+      roomId,
+      seed: 404,
+      thinkMs: 50,
+      unknownIf: (call) =>
+        call.error?.startsWith(`${STORE_UNAVAILABLE} (the write may have been applied`) === true,
+    });
+    await midLoad(load);
+    const killAt = Date.now();
+    const restarted = postgres.restart({ downMs: DOWN_MS });
+    // Down from the first 503 on (the server is gone once killed), and surely until DOWN_MS after the kill began.
+    await waitFor("/health 503", async () => (await healthStatus(urls[0]!)) === 503);
+    const downAt = Date.now();
+    for (const url of urls) {
+      const health = await fetch(`${url}/health`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({ ok: false, store: "postgres" });
+    }
+    await restarted;
+    const upAt = Date.now();
+    const ledger = await load.done;
+
+    const errors = ledger.calls.filter((c) => c.outcome !== "ok" && !PLAN_LOCKED.test(c.error ?? ""));
+    // Every failure is the documented text, no 500 and no hang, and it came while the server was away: a call
+    // that started after it was back answered normally.
+    expect(describeCalls(errors.filter((c) => !c.error?.startsWith(STORE_UNAVAILABLE)))).toEqual([]);
+    expect(describeCalls(errors.filter((c) => c.startedAt > upAt))).toEqual([]);
+    const during = ledger.calls.filter((c) => c.startedAt >= downAt && c.endedAt <= killAt + DOWN_MS);
+    expect(during.length).toBeGreaterThan(32);
+    expect(describeCalls(during.filter((c) => c.outcome === "ok"))).toEqual([]);
+
+    for (const url of urls) await waitFor(`${url}/health 200`, async () => (await healthStatus(url)) === 200);
+    // The database kept everything: the same room audits clean against what was acknowledged.
+    const report = await audit(urls[2]!, TEAM_A.secret, roomId, ledger);
+    console.log(
+      `[faults postgres-restart] ${ledger.calls.length} calls, ${during.length} during the outage ` +
+        `(${errors.length} failed), ${report.tasks} tasks, ${report.events} events, unknown ` +
+        `${JSON.stringify(report.unknownOutcomes)}, problems ${JSON.stringify(auditProblems(report))}`,
+    );
+    expect(auditProblems(report)).toEqual([]);
+    expect(report.halfWritten).toEqual([]);
+
+    // The live feed listens again: a stream opened before the outage sees an event posted after it, and so does
+    // a wait on another process.
+    const waiting = httpClient(urls[2]!).tool(TEAM_A.secret, "wait_for_events", {
+      roomId: watched,
+      agentId: "watcher-2",
+      timeoutSeconds: 10,
+    });
+    await Bun.sleep(200);
+    await http.tool(TEAM_A.secret, "post_event", { roomId: watched, type: "after", from: "watcher" });
+    await stream.until((r) => r.messages.some((m) => m.data.includes('"after"')), 10_000);
+    const waited = JSON.parse((await waiting).text);
+    expect(waited.events.map((e: { type: string }) => e.type)).toContain("after");
+    stream.close();
+  }, 60_000);
 });

@@ -1,5 +1,6 @@
 /**
- * Scale-out: three roomd processes on one store (SQLite file, redis-server, Upstash front over redis-server),
+ * Scale-out: three roomd processes on one store (SQLite file, redis-server, Upstash front over redis-server,
+ * a PostgreSQL database),
  * 32 agents spread over them doing the whitepaper handoff and random plan/context/event/lock traffic. The audit
  * afterwards must find nothing lost, duplicated, skipped or overlapping.
  */
@@ -8,6 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { audit, auditProblems, runScaleLoad } from "../support/load-audit/index.ts";
+import { sharedPostgres } from "../support/postgres.ts";
 import { type RedisServer, startRedisServer } from "../support/redis-server.ts";
 import { type SpawnedServer, spawnServer, TEAM_A } from "../support/server.ts";
 import { newRoomId } from "../support/stores.ts";
@@ -57,7 +59,16 @@ function upstashBacking(): Backing {
   };
 }
 
-for (const make of [sqliteBacking, redisBacking, upstashBacking]) {
+/** A fresh database on the shared PostgreSQL server of this test process. */
+function postgresBacking(): Backing {
+  return {
+    name: "postgres",
+    env: async () => ({ STORE: "postgres", DATABASE_URL: await (await sharedPostgres()).createDatabase() }),
+    stop: async () => {},
+  };
+}
+
+for (const make of [sqliteBacking, redisBacking, upstashBacking, postgresBacking]) {
   const backing = make();
   describe(`three roomd processes on one ${backing.name} store`, () => {
     const servers: SpawnedServer[] = [];

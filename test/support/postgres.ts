@@ -58,7 +58,12 @@ function asServerUser(user: ReturnType<typeof serverUser>, argv: string[]): stri
   return ["su", user.name, "-s", "/bin/sh", "-c", quoted];
 }
 
-export async function startPostgres(): Promise<PostgresServer> {
+/** Server settings beyond the defaults below, e.g. shared_preload_libraries for a bench's statement counts. */
+export interface PostgresOptions {
+  settings?: Record<string, string>;
+}
+
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {
   const bin = postgresBin();
   if (!bin) {
     throw new Error("PostgreSQL is not installed: the Postgres tests need it (apt-get install postgresql)");
@@ -110,15 +115,28 @@ export async function startPostgres(): Promise<PostgresServer> {
       "max_connections=300",
       "-c",
       "shared_buffers=32MB",
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
     ])
       .map((a) => `'${a.replaceAll("'", "'\\''")}'`)
       .join(" ");
+    // The postmaster is not su's child but its shell's (su → sh → postgres), so killing su's children would leave it
+    // running for ever: once the test process is gone, the watchdog stops it by the pid in its pid file (fast
+    // shutdown, then SIGKILL), and removes the directory. While the test process lives (stop(), restart()), the test
+    // stops the server itself and the watchdog only follows.
     const watchdog = [
       `${server} >'${dir}/log' 2>&1 &`,
       "r=$!; echo $r",
       `while kill -0 ${process.pid} 2>/dev/null && kill -0 $r 2>/dev/null; do sleep 0.5; done`,
-      // su's child is the postmaster: kill the whole group su started.
+      `if ! kill -0 ${process.pid} 2>/dev/null; then`,
+      `  m=$(head -n 1 '${data}/postmaster.pid' 2>/dev/null)`,
+      '  if [ -n "$m" ] && kill -0 "$m" 2>/dev/null; then',
+      '    kill -INT "$m"; i=0',
+      '    while kill -0 "$m" 2>/dev/null && [ $i -lt 40 ]; do sleep 0.25; i=$((i + 1)); done',
+      '    kill -9 "$m" 2>/dev/null',
+      "  fi",
+      "fi",
       "pkill -9 -P $r 2>/dev/null; kill -9 $r 2>/dev/null",
+      `if ! kill -0 ${process.pid} 2>/dev/null; then rm -rf '${dir}'; fi`,
     ].join("\n");
     proc = spawn(["sh", "-c", watchdog], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
     const reader = proc.stdout.getReader();

@@ -1,10 +1,10 @@
 /**
  * Reads everything a store holds, as raw bytes, and reports which of the given secrets appear in it (spec:
  * secrets only as SHA-256 digests at rest). SQLite: the database file and its WAL. Redis: every key's value, on
- * every node of a cluster.
+ * every node of a cluster. PostgreSQL: every row of every table of the database, as text.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { RedisClient } from "bun";
+import { RedisClient, SQL } from "bun";
 import { sharedRedisCluster } from "./redis-cluster.ts";
 import { sharedRedis } from "./redis-server.ts";
 import type { E2eStore } from "./stores.ts";
@@ -12,7 +12,9 @@ import type { E2eStore } from "./stores.ts";
 export async function scanStoreForSecrets(store: E2eStore, secrets: string[]): Promise<string[]> {
   const env = await store.env();
   let haystack = "";
-  if (env.SQLITE_PATH) {
+  if (env.DATABASE_URL) {
+    haystack += await dumpPostgres(env.DATABASE_URL);
+  } else if (env.SQLITE_PATH) {
     for (const file of [env.SQLITE_PATH, `${env.SQLITE_PATH}-wal`]) {
       if (existsSync(file)) haystack += readFileSync(file).toString("latin1");
     }
@@ -23,6 +25,24 @@ export async function scanStoreForSecrets(store: E2eStore, secrets: string[]): P
     for (const url of urls) haystack += await dumpRedis(url);
   }
   return secrets.filter((secret) => haystack.includes(secret));
+}
+
+/** Every row of every table of a PostgreSQL database (its own schema, `public`), each as its text form. */
+export async function dumpPostgres(url: string): Promise<string> {
+  const sql = new SQL({ url, max: 1 });
+  try {
+    const tables = (await sql`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`) as {
+      tablename: string;
+    }[];
+    let haystack = "";
+    for (const { tablename } of tables) {
+      const rows = (await sql.unsafe(`SELECT t::text AS row FROM "${tablename}" t`)) as { row: string }[];
+      haystack += rows.map((r) => r.row).join("\n");
+    }
+    return haystack;
+  } finally {
+    await sql.close();
+  }
 }
 
 /** Every key of one Redis server with its DUMP and its decoded values, as one string. */

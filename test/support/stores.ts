@@ -1,7 +1,7 @@
 /**
  * The one store-wiring helper of the tests: each backing (a SQLite file in a temp dir, the shared real
- * redis-server, the shared real Redis Cluster, the Upstash-compatible front over the redis-server) gives store
- * settings, and every store a test opens is built
+ * redis-server, the shared real Redis Cluster, the Upstash-compatible front over the redis-server, a database of
+ * its own on the shared PostgreSQL server) gives store settings, and every store a test opens is built
  * by roomd's own openStore from them, exactly as the server builds it. A separate roomd process gets the same
  * backing through env().
  */
@@ -9,7 +9,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RedisClient } from "bun";
+import { RedisClient, SQL } from "bun";
 import type { StoreSettings } from "../../src/config.ts";
 import type { Clock } from "../../src/protocol/time.ts";
 import type { StoreLimits } from "../../src/store/access-types.ts";
@@ -17,6 +17,7 @@ import { openStore } from "../../src/store/index.ts";
 import type { EventRetention } from "../../src/store/move-types.ts";
 import { keySlot } from "../../src/store/redis/cluster/slot.ts";
 import type { RoomStore, StoreDriver } from "../../src/store/types.ts";
+import { sharedPostgres } from "./postgres.ts";
 import { redisCommand, sharedRedisCluster } from "./redis-cluster.ts";
 import { freePort, sharedRedis } from "./redis-server.ts";
 import { startUpstashFront } from "./upstash-front.ts";
@@ -179,8 +180,41 @@ export function upstashE2e(): E2eStore {
   };
 }
 
+/**
+ * A database of its own on the shared PostgreSQL server (test/support/postgres.ts), created on first use, so each
+ * backing starts empty and migrates like a fresh deployment.
+ */
+export function postgresE2e(): E2eStore {
+  let database: Promise<string> | undefined;
+  const url = () => {
+    database ??= sharedPostgres().then((server) => server.createDatabase());
+    return database;
+  };
+  return {
+    ...backing(
+      "postgres",
+      async () => ({ store: "postgres", databaseUrl: await url(), databasePoolSize: 10 }),
+      async () => ({ STORE: "postgres", DATABASE_URL: await url() }),
+      async (roomId, taskId) => {
+        const sql = new SQL(await url());
+        try {
+          await sql`UPDATE tasks SET json = ${BROKEN} WHERE room_id = ${roomId} AND id = ${taskId}`;
+        } finally {
+          await sql.close();
+        }
+      },
+    ),
+    // A loopback port nothing listens on.
+    unreachable: async () => ({
+      store: "postgres",
+      databaseUrl: `postgres://roomd@127.0.0.1:${await freePort()}/roomd`,
+      databasePoolSize: 2,
+    }),
+  };
+}
+
 /** E2E_STORES=sqlite narrows the matrix while working on one driver; CI runs every store. */
-export const E2E_STORES = [sqliteE2e, redisE2e, redisClusterE2e, upstashE2e].filter(
+export const E2E_STORES = [sqliteE2e, redisE2e, redisClusterE2e, upstashE2e, postgresE2e].filter(
   (make) => !process.env.E2E_STORES || process.env.E2E_STORES.split(",").includes(make().name),
 );
 

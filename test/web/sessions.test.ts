@@ -1,5 +1,5 @@
 /**
- * People's web sessions over HTTP (docs/web.md, docs/security.md "Web sessions"), on SQLite and Redis: the cookie
+ * People's web sessions over HTTP (docs/web.md, docs/security.md "Web sessions"), on SQLite, Redis and PostgreSQL: the cookie
  * and its attributes, agents' keys refused, no session fixation, the session authenticating the pages' JSON routes
  * (not /mcp), CSRF on every cookie-authenticated state-changing request, sessions shared by processes and restarts
  * and ended everywhere by sign-out or by revoking the key, sliding expiry, digests only at rest, nothing secret in
@@ -17,7 +17,7 @@ import { callTool, provisionWebTeam, type WebTeam } from "../support/web.ts";
 
 setDefaultTimeout(60_000);
 
-const STORES = E2E_STORES.filter((make) => ["sqlite", "redis"].includes(make().name));
+const STORES = E2E_STORES.filter((make) => ["sqlite", "redis", "postgres"].includes(make().name));
 const ENV = { KEYS_PER_TEAM: "10000", RATE_LIMIT_PER_MINUTE: "1000000" };
 const HOUR = 60 * 60 * 1000;
 

@@ -7,22 +7,12 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../../protocol/time.ts";
 import type { RateDecision, RateRequest } from "../access-types.ts";
+import { prefixRange, RATE_HITS_KEEP_MS } from "../rate-buckets.ts";
 
-/** Buckets idle for longer than this are dropped by the sweep; every window in use is shorter. */
-export const RATE_HITS_KEEP_MS = 60 * 60 * 1000;
+export { inviteBucket, invitePrefix, prefixRange, RATE_HITS_KEEP_MS, teamBucket } from "../rate-buckets.ts";
 
 /** How many idle buckets one prune statement drops, so the sweep never holds the write lock for long. */
 const PRUNE_BATCH = 200;
-
-export const teamBucket = (teamId: string, bucket: RateRequest["bucket"]) => `team:${teamId}:${bucket}`;
-export const inviteBucket = (roomId: string, tokenId: string, bucket: RateRequest["bucket"]) =>
-  `invite:${roomId}:${tokenId}:${bucket}`;
-/** Prefix of every bucket of a room's invites, or of one invite when tokenId is given. */
-export const invitePrefix = (roomId: string, tokenId?: string) =>
-  tokenId === undefined ? `invite:${roomId}:` : `invite:${roomId}:${tokenId}:`;
-
-/** [prefix, upper) bounds every string starting with `prefix` (which ends with ":"); an index range, unlike LIKE. */
-export const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix.slice(0, -1)};`];
 
 export function createRate(db: Database, now: Clock) {
   const forget = db.query<unknown, [string, number]>("DELETE FROM rate_hits WHERE bucket = ? AND at <= ?");

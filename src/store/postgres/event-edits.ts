@@ -1,0 +1,73 @@
+/**
+ * Event log additions, as the SQLite driver's (src/store/sqlite/event-edits.ts): which events agents posted (only
+ * those may be deleted), tombstones, and when context events reached each agent (for the analytics). Every
+ * function runs inside the caller's transaction.
+ */
+import { errors } from "../../protocol/errors.ts";
+import { BROADCAST, type RoomEvent } from "../../protocol/records.ts";
+import { toolErrors } from "../../protocol/tool-errors.ts";
+import type { EventRemoval, RoomScope } from "../types.ts";
+import type { Events } from "./events.ts";
+import type { StoreParts } from "./rooms.ts";
+import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
+import type { Search } from "./search.ts";
+
+/** Event types whose delivery to an agent the analytics time (contract reads). */
+export const TIMED_DELIVERIES: ReadonlySet<string> = new Set(["context_available", "context_updated"]);
+
+export function createEventEdits({ pg, now, rooms }: StoreParts, events: Events, search: Search) {
+  const head = pg.query<
+    { type: string; from_agent: string; posted: number; deleted_by: string | null },
+    [string, number]
+  >("SELECT type, from_agent, posted, deleted_by FROM events WHERE room_id = ? AND seq = ?");
+  const full = pg.query<EventRow, [string, number]>(
+    `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.room_id = ? AND e.seq = ?`,
+  );
+  const markPosted = pg.query<unknown, [string, number]>(
+    "UPDATE events SET posted = 1 WHERE room_id = ? AND seq = ?",
+  );
+  const bury = pg.query<unknown, [string, number, string, number]>(
+    "UPDATE events SET payload = '{}', deleted_by = ?3, deleted_at = ?4 WHERE room_id = ?1 AND seq = ?2",
+  );
+  const noteRead = pg.query<unknown, [string, number, string, number]>(
+    "INSERT INTO context_reads (room_id, seq, agent_id, at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+  );
+
+  return {
+    /** Marks an event as posted by an agent (post_event, reply_to_event): deletable and searchable. */
+    async posted(roomId: string, seq: number): Promise<void> {
+      await markPosted.run(roomId, seq);
+    },
+    /** Records when context events were delivered to an agent (first delivery only). */
+    async delivered(roomId: string, agentId: string, delivered: RoomEvent[]): Promise<void> {
+      const t = now();
+      for (const e of delivered) {
+        if (TIMED_DELIVERIES.has(e.type)) await noteRead.run(roomId, e.seq, agentId, t);
+      }
+    },
+    async deleteEvent(scope: RoomScope, input: EventRemoval): Promise<RoomEvent> {
+      const room = await rooms.check(scope);
+      const seq = eventSeq(input.eventId);
+      const row = room && seq !== null ? await head.get(room.room_id, seq) : null;
+      if (!room || seq === null || !row) throw errors.eventNotFound(input.eventId);
+      if (row.posted !== 1) throw toolErrors.roomdEvent(input.eventId, row.type);
+      if (input.onlyAuthor !== undefined && row.from_agent !== input.onlyAuthor) {
+        throw toolErrors.notAuthor(input.eventId, row.from_agent);
+      }
+      const read = async () => toEvent((await full.get(room.room_id, seq)) as EventRow);
+      if (row.deleted_by !== null) return read();
+      await rooms.claim(scope);
+      await bury.run(room.room_id, seq, input.by, now());
+      await search.drop(room.room_id, input.eventId);
+      await events.append(room.room_id, {
+        type: "event_deleted",
+        from: input.by,
+        to: BROADCAST,
+        payload: { eventId: input.eventId, seq, type: row.type },
+      });
+      return read();
+    },
+  };
+}
+
+export type EventEdits = ReturnType<typeof createEventEdits>;

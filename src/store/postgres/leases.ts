@@ -1,0 +1,174 @@
+/**
+ * Task leases (protocol/leases.ts), as the SQLite driver's (src/store/sqlite/leases.ts): claim_task, renew_lease,
+ * and recording the leases that ran out, first thing in every plan write (inside its transaction, so a refused
+ * write records nothing either).
+ */
+import { errors } from "../../protocol/errors.ts";
+import { effectiveTask, leaseErrors } from "../../protocol/leases.ts";
+import { blockersOf, planErrors } from "../../protocol/plan-rules.ts";
+import { BROADCAST, type Task } from "../../protocol/records.ts";
+import { iso } from "../../protocol/time.ts";
+import type { RoomScope, TaskClaim } from "../types.ts";
+import type { Events } from "./events.ts";
+import type { Locks } from "./locks.ts";
+import { createPlanGraph } from "./plan-graph.ts";
+import type { StoreParts } from "./rooms.ts";
+
+const parse = (row: { json: string }): Task => JSON.parse(row.json);
+
+export function createLeases({ pg, now, rooms }: StoreParts, events: Events, locks: Locks) {
+  const due = pg.query<{ json: string }, [string, number]>(
+    `SELECT json FROM tasks WHERE room_id = ? AND lease_expires_at <= ? AND lease_expires_at IS NOT NULL
+     ORDER BY lease_expires_at, id`,
+  );
+  const get = pg.query<{ json: string; lease_ms: number | null }, [string, string]>(
+    "SELECT json, lease_ms FROM tasks WHERE room_id = ? AND id = ?",
+  );
+  const put = pg.query<unknown, [string | null, string, number | null, number | null, string, string]>(
+    "UPDATE tasks SET owner = ?1, json = ?2, lease_expires_at = ?3, lease_ms = ?4 WHERE room_id = ?5 AND id = ?6",
+  );
+  const graph = createPlanGraph(pg);
+  const leasedBy = pg.query<{ json: string; lease_ms: number }, [string, string]>(
+    `SELECT json, lease_ms FROM tasks WHERE room_id = ? AND owner = ? AND lease_expires_at IS NOT NULL
+     ORDER BY n`,
+  );
+
+  /** Stores a task with its lease (expiry ms and length) or without one (both null). */
+  async function store(roomId: string, task: Task, leaseMs: number | null): Promise<void> {
+    const expires = task.lease_expires_at === undefined ? null : Date.parse(task.lease_expires_at);
+    await put.run(
+      task.owner,
+      JSON.stringify(task),
+      expires,
+      expires === null ? null : leaseMs,
+      roomId,
+      task.id,
+    );
+  }
+
+  /**
+   * Records every lease of the room that ran out (oldest expiry first): the task as reads already show it, and
+   * `task_lease_expired` {taskId, previousOwner, task}. Call in a plan write on a live room, before its checks.
+   */
+  async function recordExpired(roomId: string): Promise<void> {
+    const t = now();
+    const rows = await due.all(roomId, t);
+    for (const row of rows) {
+      const before = parse(row);
+      const after = effectiveTask(before, t);
+      await store(roomId, after, null);
+      await rooms.taskMoved(roomId, before.status, after.status);
+      await events.append(roomId, {
+        type: "task_lease_expired",
+        from: "system",
+        to: BROADCAST,
+        payload: { taskId: before.id, previousOwner: before.owner, task: after },
+      });
+    }
+    if (rows.length > 0) await rooms.planChanged(roomId, t);
+  }
+
+  return {
+    recordExpired,
+    /** Writes a task and its lease columns (leaseMs null: no lease). */
+    store,
+    /** The length of a task's lease in ms, null when it has none. */
+    async leaseMsOf(roomId: string, id: string): Promise<number | null> {
+      return (await get.get(roomId, id))?.lease_ms ?? null;
+    },
+    async claimTask(scope: RoomScope, input: TaskClaim): Promise<Task> {
+      const room = await rooms.check(scope);
+      if (!room) throw errors.taskNotFound(input.taskId);
+      // Plan lock, then existence, then version: the order of every plan write (and of the Redis script).
+      await locks.assertPlanWritable(room.room_id, input.agentId);
+      await recordExpired(room.room_id);
+      const row = await get.get(room.room_id, input.taskId);
+      if (!row) throw errors.taskNotFound(input.taskId);
+      const task = parse(row);
+      if (input.expectedVersion !== undefined && input.expectedVersion !== task.version) {
+        throw errors.taskVersionConflict(task);
+      }
+      if (task.status === "done") throw leaseErrors.notClaimable(task.id, task.status);
+      if (task.owner !== null && task.owner !== input.agentId) {
+        throw leaseErrors.owned(task.id, task.owner, task.lease_expires_at);
+      }
+      const t = now();
+      const expires = iso(t + input.leaseMs);
+      await rooms.claim(scope);
+      // Already the caller's work in progress: (re)leased, no version change, no event.
+      if (task.owner === input.agentId && task.status === "in_progress") {
+        const leased: Task = { ...task, lease_expires_at: expires };
+        await store(room.room_id, leased, input.leaseMs);
+        return leased;
+      }
+      if (task.status !== "pending") throw leaseErrors.notClaimable(task.id, task.status);
+      const blockers = blockersOf(task, await graph.statuses(room.room_id, task.depends_on));
+      if (blockers.length > 0) throw planErrors.blocked(task.id, blockers);
+      const claimed: Task = {
+        ...task,
+        status: "in_progress",
+        owner: input.agentId,
+        version: task.version + 1,
+        updated_at: iso(t),
+        lease_expires_at: expires,
+      };
+      await store(room.room_id, claimed, input.leaseMs);
+      await rooms.taskMoved(room.room_id, task.status, claimed.status);
+      await rooms.planChanged(room.room_id, t);
+      await events.append(room.room_id, {
+        type: "task_claimed",
+        from: input.agentId,
+        to: BROADCAST,
+        payload: { task: claimed },
+      });
+      return claimed;
+    },
+    async renewLeases(scope: RoomScope, agentId: string, taskId?: string): Promise<Task[]> {
+      const room = await rooms.check(scope);
+      if (!room) {
+        if (taskId !== undefined) throw errors.taskNotFound(taskId);
+        return [];
+      }
+      await recordExpired(room.room_id);
+      if (taskId !== undefined) {
+        const row = await get.get(room.room_id, taskId);
+        if (!row) throw errors.taskNotFound(taskId);
+        const task = parse(row);
+        if (task.owner !== agentId || task.lease_expires_at === undefined) {
+          throw leaseErrors.notLeased(task.id, task.owner);
+        }
+      }
+      await rooms.claim(scope);
+      const t = now();
+      const renewed: Task[] = [];
+      for (const row of await leasedBy.all(room.room_id, agentId)) {
+        const task: Task = { ...parse(row), lease_expires_at: iso(t + row.lease_ms) };
+        await store(room.room_id, task, row.lease_ms);
+        if (taskId === undefined || task.id === taskId) renewed.push(task);
+      }
+      return renewed;
+    },
+    /** The agent's live leases end (leave_room): each task back to pending, unowned, version + 1. */
+    async releaseAll(roomId: string, agentId: string): Promise<string[]> {
+      const t = now();
+      const released: string[] = [];
+      for (const row of await leasedBy.all(roomId, agentId)) {
+        const { lease_expires_at: _lease, ...task } = parse(row);
+        const next: Task = {
+          ...task,
+          status: "pending",
+          owner: null,
+          version: task.version + 1,
+          updated_at: iso(t),
+        };
+        await store(roomId, next, null);
+        await rooms.taskMoved(roomId, task.status, next.status);
+        released.push(task.id);
+      }
+      if (released.length > 0) await rooms.planChanged(roomId, t);
+      return released;
+    },
+  };
+}
+
+export type Leases = ReturnType<typeof createLeases>;

@@ -1,0 +1,170 @@
+/**
+ * What people send an agent and the bridge hands it inside its running turn (humans.md §2, §6), as the SQLite
+ * driver's (src/store/sqlite/mailbox.ts): messages, steers and interrupts, found through the events_by_type index
+ * (never by walking the log), each kind with a per-agent mark of the last one delivered. A message also counts as
+ * delivered once the agent's cursor passed it. Deleted messages are never handed over, nor, in a fork, what its
+ * copied prefix holds (it was meant for the source's agents). A bridge hook is a call of the agent: it renews the
+ * agent's leases and claims.
+ */
+import type { DriverState, HumanMessage } from "../../protocol/people.ts";
+import { NO_DRIVER, PEOPLE_LIMITS } from "../../protocol/people.ts";
+import { BROADCAST, type JsonObject } from "../../protocol/records.ts";
+import { iso } from "../../protocol/time.ts";
+import type { BridgeInput, BridgeResult } from "../people-types.ts";
+import type { RoomScope } from "../types.ts";
+import type { DriverOps } from "./driver.ts";
+import type { Events } from "./events.ts";
+import type { PlanOps } from "./plan.ts";
+import type { StoreParts } from "./rooms.ts";
+import { eventId } from "./rows.ts";
+
+interface MailRow {
+  seq: number;
+  from_agent: string;
+  to_agent: string;
+  ts: number;
+  payload: string;
+}
+
+type Kind = "human_message" | "steer" | "interrupt";
+
+/** Interrupts and steers taken in one call at most (a backlog beyond it is taken by the next call). */
+const TAKE_MAX = 100;
+
+const STATUS: Record<BridgeInput["hook"], string> = {
+  SessionStart: "session started",
+  PreToolUse: "working",
+  PostToolUse: "working",
+  UserPromptSubmit: "working",
+  Stop: "idle",
+};
+
+export interface MailboxDeps {
+  events: Events;
+  driver: DriverOps;
+  plan: PlanOps;
+  presence: { beat(roomId: string, agentId: string, statusText?: string): Promise<unknown> };
+  /** Renews the agent's live leases and claims (renewal.ts): a hook of its running harness is a call naming it. */
+  renew(roomId: string, agentId: string, t: number): Promise<void>;
+}
+
+export function createMailbox({ pg, now, rooms, changes }: StoreParts, deps: MailboxDeps) {
+  const pending = pg.query<
+    MailRow,
+    [{ room: string; type: string; agent: string; after: number; limit: number }]
+  >(
+    // A deleted message (a tombstone) is never handed over.
+    `SELECT seq, from_agent, to_agent, ts, payload FROM events
+     WHERE room_id = $room AND type = $type AND seq > $after AND to_agent IN ('${BROADCAST}', $agent)
+       AND deleted_by IS NULL
+     ORDER BY seq LIMIT $limit`,
+  );
+  // Where the agent's mark of a kind stands, with the room's origin (a fork's copied prefix was addressed to the
+  // source's running agents: only what the fork itself gets is handed) and the agent's cursor: one round trip.
+  const standing = pg.query<
+    { mark: number | null; forked_from: string | null; cursor: number | null },
+    [string, string, string]
+  >(
+    `SELECT (SELECT seq FROM agent_marks WHERE room_id = ?1 AND agent_id = ?2 AND kind = ?3) AS mark,
+       (SELECT forked_from FROM rooms WHERE room_id = ?1) AS forked_from,
+       (SELECT seq FROM cursors WHERE room_id = ?1 AND agent_id = ?2) AS cursor`,
+  );
+  const markSet = pg.query<unknown, [string, string, string, number]>(
+    `INSERT INTO agent_marks (room_id, agent_id, kind, seq) VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT (room_id, agent_id, kind) DO UPDATE SET seq = greatest(agent_marks.seq, excluded.seq)`,
+  );
+
+  /** Takes the waiting rows of one kind after the agent's mark (and, for messages, its cursor); moves the mark. */
+  async function take(roomId: string, agentId: string, kind: Kind, limit: number): Promise<MailRow[]> {
+    const at = await standing.get(roomId, agentId, kind);
+    const forkSeq = at?.forked_from ? (JSON.parse(at.forked_from) as { seq?: number }).seq : undefined;
+    let after = Math.max(at?.mark ?? 0, forkSeq ?? 0);
+    if (kind === "human_message") after = Math.max(after, at?.cursor ?? 0);
+    const rows = await pending.all({ room: roomId, type: kind, agent: agentId, after, limit });
+    const last = rows.at(-1);
+    if (last) await markSet.run(roomId, agentId, kind, last.seq);
+    return rows;
+  }
+
+  const payloadOf = (row: MailRow): JsonObject => JSON.parse(row.payload);
+
+  function toMessage(row: MailRow): HumanMessage {
+    const text = payloadOf(row).text;
+    return {
+      id: eventId(row.seq),
+      seq: row.seq,
+      from: row.from_agent,
+      to: row.to_agent,
+      text: typeof text === "string" ? text : "",
+      timestamp: iso(row.ts),
+    };
+  }
+
+  /** People's messages waiting for the agent, oldest first; marked delivered. The room is claimed by the caller. */
+  async function takeMessages(roomId: string, agentId: string): Promise<HumanMessage[]> {
+    return (await take(roomId, agentId, "human_message", PEOPLE_LIMITS.messagesPerCall)).map(toMessage);
+  }
+
+  async function bridge(scope: RoomScope, input: BridgeInput): Promise<BridgeResult> {
+    if (!(await rooms.check(scope)))
+      return { roomExists: false, driver: NO_DRIVER, steers: [], messages: [] };
+    const room = await rooms.claim(scope);
+    const roomId = scope.roomId;
+    const agent = input.agentId;
+    await deps.presence.beat(roomId, agent, STATUS[input.hook]);
+    await deps.renew(roomId, agent, now());
+    changes.signal(roomId, "presence");
+    const driver: DriverState = await deps.driver.state(roomId);
+    const result: BridgeResult = { roomExists: true, driver, steers: [], messages: [] };
+    switch (input.hook) {
+      case "PreToolUse": {
+        // Every waiting interrupt is consumed; only one given at the current epoch stops the step.
+        const current = (await take(roomId, agent, "interrupt", TAKE_MAX)).filter(
+          (row) => payloadOf(row).epoch === driver.epoch,
+        );
+        const last = current.at(-1);
+        if (last) {
+          const reason = payloadOf(last).reason;
+          result.interrupt = {
+            by: last.from_agent,
+            reason: typeof reason === "string" ? reason : "",
+            epoch: driver.epoch,
+            seq: last.seq,
+          };
+        }
+        break;
+      }
+      case "PostToolUse": {
+        if (input.step) {
+          await deps.events.append(roomId, {
+            type: "agent_step",
+            from: agent,
+            to: BROADCAST,
+            payload: input.step,
+          });
+        }
+        result.steers = (await take(roomId, agent, "steer", TAKE_MAX)).map((row) => {
+          const text = payloadOf(row).text;
+          return { by: row.from_agent, text: typeof text === "string" ? text : "", seq: row.seq };
+        });
+        break;
+      }
+      case "SessionStart":
+        result.messages = await takeMessages(roomId, agent);
+        result.digest = {
+          myTasks: (await deps.plan.myTasks(roomId, agent)).map(({ id, title, status }) => ({
+            id,
+            title,
+            status,
+          })),
+          unread: await deps.events.unread(room, agent),
+        };
+        break;
+      default:
+        result.messages = await takeMessages(roomId, agent);
+    }
+    return result;
+  }
+
+  return { takeMessages, bridge };
+}

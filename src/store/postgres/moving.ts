@@ -1,0 +1,498 @@
+/**
+ * Moving rooms on PostgreSQL (store/move-types.ts), as the SQLite driver's (src/store/sqlite/moving.ts): a room's
+ * snapshot in one REPEATABLE READ snapshot, its log in pages, and an import as one transaction holding the room's
+ * lock (and the team's, for the room limit) — the whole room or nothing, whatever its size: the events stream from
+ * the caller's file inside it, written IMPORT_BATCH at a time (one statement per batch for the events, their read
+ * receipts and delivery times, and one for their search documents) — plus the team and access records a migration
+ * copies. Variables and key notes are kept as JSON string text by this driver (vars.ts, keys.ts): encoded and
+ * decoded here as there.
+ */
+import { movingErrors } from "../../protocol/moving.ts";
+import type {
+  Approval,
+  DriverState,
+  ForkedFrom,
+  Handoff,
+  MailboxType,
+  Verdict,
+} from "../../protocol/people.ts";
+import { BROADCAST, type ContextEntry, type Review, type Task } from "../../protocol/records.ts";
+import { contextFields, eventFields, type SearchFields, taskFields } from "../../protocol/search.ts";
+import { iso } from "../../protocol/time.ts";
+import type { NewInvite, NewKey } from "../access-types.ts";
+import type { LoggedEvent, RoomImport, RoomSnapshot } from "../move-types.ts";
+import type { RoomScope } from "../types.ts";
+import type { DriverOps } from "./driver.ts";
+import type { RoomRow, StoreParts } from "./rooms.ts";
+import { liveAfter } from "./rooms.ts";
+import { EVENT_COLUMNS, type EventRow, toEvent, toMs } from "./rows.ts";
+import type { Search } from "./search.ts";
+
+const TIMED = new Set(["context_available", "context_updated"]);
+/** Events written per statement by an import. */
+const IMPORT_BATCH = 500;
+const ms = (value: string | null): number | null => (value === null ? null : toMs(value, "time"));
+const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
+const parsed = <T>(rows: { json: string }[]): T[] => rows.map((row) => JSON.parse(row.json) as T);
+
+/** One batch of imported events as column arrays (unnest), with their read receipts and delivery times. */
+class EventBatch {
+  seq: number[] = [];
+  type: string[] = [];
+  from: string[] = [];
+  to: string[] = [];
+  ts: number[] = [];
+  payload: string[] = [];
+  replyTo: (string | null)[] = [];
+  posted: number[] = [];
+  deletedBy: (string | null)[] = [];
+  deletedAt: (number | null)[] = [];
+  readSeq: number[] = [];
+  readAgent: string[] = [];
+  atSeq: number[] = [];
+  atAgent: string[] = [];
+  at: number[] = [];
+  get size() {
+    return this.seq.length;
+  }
+}
+
+export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: DriverOps, search: Search) {
+  const q = <R, P extends unknown[] = [string]>(sql: string) => pg.query<R, P>(sql);
+  const read = {
+    tasks: q<{ json: string; lease_ms: number | null }>(
+      "SELECT json, lease_ms FROM tasks WHERE room_id = ? ORDER BY n",
+    ),
+    contexts: q<{ id: string; json: string; at_seq: number | null; changed_seq: number }>(
+      "SELECT id, json, at_seq, changed_seq FROM contexts WHERE room_id = ? ORDER BY n",
+    ),
+    history: q<{ id: string; json: string; at_seq: number | null }>(
+      "SELECT id, json, at_seq FROM context_history WHERE room_id = ? ORDER BY rowid",
+    ),
+    vars: q<{ key: string; value: string }>("SELECT key, value FROM vars WHERE room_id = ? ORDER BY key"),
+    reviews: q<{ json: string }>("SELECT json FROM reviews WHERE room_id = ? ORDER BY n"),
+    approvals: q<{ json: string }>("SELECT json FROM approvals WHERE room_id = ? ORDER BY n"),
+    handoffs: q<{ json: string }>("SELECT json FROM handoffs WHERE room_id = ? ORDER BY n"),
+    verdicts: q<{ json: string }>("SELECT json FROM verdicts WHERE room_id = ? ORDER BY n"),
+    cursors: q<{ agent_id: string; seq: number | null; ctx_mark: number }>(
+      "SELECT agent_id, seq, ctx_mark FROM cursors WHERE room_id = ? ORDER BY agent_id",
+    ),
+    marks: q<{ agent_id: string; kind: string; seq: number }>(
+      "SELECT agent_id, kind, seq FROM agent_marks WHERE room_id = ? ORDER BY agent_id, kind",
+    ),
+    fences: q<{ resource: string; fence: number }>(
+      "SELECT resource, fence FROM locks WHERE room_id = ? ORDER BY resource",
+    ),
+    claims: q<{
+      path: string;
+      agent_id: string;
+      expires_at: number;
+      ttl_ms: number;
+      claimed_at: number;
+      reason: string | null;
+    }>(
+      "SELECT path, agent_id, expires_at, ttl_ms, claimed_at, reason FROM claims WHERE room_id = ? ORDER BY path",
+    ),
+    log: q<EventRow & { posted: number }, [string, number, number]>(
+      `SELECT ${EVENT_COLUMNS}, e.posted FROM events e WHERE e.room_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`,
+    ),
+    deliveries: q<{ seq: number; agent_id: string; at: number }, [string, number, number]>(
+      "SELECT seq, agent_id, at FROM context_reads WHERE room_id = ? AND seq > ? AND seq <= ? ORDER BY seq, agent_id",
+    ),
+    teams: q<{ team: string }, [number]>(
+      "SELECT owner AS team FROM rooms WHERE last_activity > ? UNION SELECT team_id FROM keys ORDER BY 1",
+    ),
+    keys: q<{
+      key_id: string;
+      team_id: string;
+      kind: string;
+      digest: string;
+      created_at: number;
+      note: string | null;
+      bound_agent_id: string | null;
+      human_id: string | null;
+      hint: string;
+    }>(
+      `SELECT key_id, team_id, kind, digest, created_at, note, bound_agent_id, human_id, hint FROM keys
+       WHERE team_id = ? ORDER BY created_at, rowid`,
+    ),
+    invites: q<
+      {
+        token_id: string;
+        team_id: string;
+        digest: string;
+        created_at: number;
+        expires_at: number;
+        agent_id: string | null;
+        human_id: string | null;
+        hint: string;
+      },
+      [string, number]
+    >(
+      `SELECT token_id, team_id, digest, created_at, expires_at, agent_id, human_id, hint FROM invites
+       WHERE room_id = ? AND expires_at > ? ORDER BY created_at, rowid`,
+    ),
+  };
+
+  const write = {
+    room: q<
+      unknown,
+      [
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number,
+        number | null,
+        number | null,
+        string | null,
+        number,
+        string,
+      ]
+    >(
+      `UPDATE rooms SET created_at = ?1, task_n = ?2, ctx_n = ?3, ctx_seq = ?4, event_seq = ?5, n_pending = ?6,
+       n_in_progress = ?7, n_done = ?8, n_blocked = ?9, n_contexts = ?10, plan_created_at = ?11,
+       plan_updated_at = ?12, forked_from = ?13, trimmed_seq = ?14 WHERE room_id = ?15`,
+    ),
+    task: q<unknown, [string, string, number, string | null, string, number | null, number | null]>(
+      `INSERT INTO tasks (room_id, id, n, owner, json, lease_expires_at, lease_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    context: q<unknown, [string, string, number, string, string, number, string, number | null]>(
+      `INSERT INTO contexts (room_id, id, n, type, author, changed_seq, json, at_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    history: q<unknown, [string, string, string, number | null]>(
+      "INSERT INTO context_history (room_id, id, json, at_seq) VALUES (?, ?, ?, ?)",
+    ),
+    variable: q<unknown, [string, string, string]>("INSERT INTO vars (room_id, key, value) VALUES (?, ?, ?)"),
+    record: {
+      reviews: q<unknown, [string, string, number, string]>(
+        "INSERT INTO reviews (room_id, id, n, json) VALUES (?, ?, ?, ?)",
+      ),
+      approvals: q<unknown, [string, string, number, string]>(
+        "INSERT INTO approvals (room_id, id, n, json) VALUES (?, ?, ?, ?)",
+      ),
+      handoffs: q<unknown, [string, string, number, string]>(
+        "INSERT INTO handoffs (room_id, id, n, json) VALUES (?, ?, ?, ?)",
+      ),
+      verdicts: q<unknown, [string, string, number, string]>(
+        "INSERT INTO verdicts (room_id, id, n, json) VALUES (?, ?, ?, ?)",
+      ),
+    },
+    cursor: q<unknown, [string, string, number | null, number]>(
+      "INSERT INTO cursors (room_id, agent_id, seq, ctx_mark) VALUES (?, ?, ?, ?)",
+    ),
+    delivered: q<unknown, [string]>(
+      `UPDATE cursors SET delivered = (SELECT count(*) FROM events e WHERE e.room_id = cursors.room_id
+       AND e.seq <= coalesce(cursors.seq, 0) AND e.to_agent IN ('${BROADCAST}', cursors.agent_id)) WHERE room_id = ?`,
+    ),
+    mark: q<unknown, [string, string, string, number]>(
+      "INSERT INTO agent_marks (room_id, agent_id, kind, seq) VALUES (?, ?, ?, ?)",
+    ),
+    fence: q<unknown, [string, string, number]>(
+      "INSERT INTO locks (room_id, resource, holder, expires_at, fence) VALUES (?, ?, NULL, 0, ?)",
+    ),
+    claim: q<unknown, [string, string, string, number, number, number, string | null]>(
+      `INSERT INTO claims (room_id, path, agent_id, expires_at, ttl_ms, claimed_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    // A batch of events with their read receipts (in read order) and first-delivery times, in one statement.
+    events: q<
+      unknown,
+      [
+        string,
+        number[],
+        string[],
+        string[],
+        string[],
+        number[],
+        string[],
+        (string | null)[],
+        number[],
+        (string | null)[],
+        (number | null)[],
+        number[],
+        string[],
+        number[],
+        string[],
+        number[],
+      ]
+    >(
+      `WITH ev AS (
+         INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to, posted, deleted_by,
+           deleted_at)
+         SELECT ?1, * FROM unnest(?2::bigint[], ?3::text[], ?4::text[], ?5::text[], ?6::bigint[], ?7::text[],
+           ?8::text[], ?9::bigint[], ?10::text[], ?11::bigint[])),
+       rd AS (INSERT INTO event_reads (room_id, seq, agent_id) SELECT ?1, * FROM unnest(?12::bigint[], ?13::text[]))
+       INSERT INTO context_reads (room_id, seq, agent_id, at)
+       SELECT ?1, * FROM unnest(?14::bigint[], ?15::text[], ?16::bigint[])`,
+    ),
+    addressed: q<unknown, [string, string, number]>(
+      "INSERT INTO addr_counts (room_id, to_agent, n) VALUES (?, ?, ?)",
+    ),
+  };
+
+  /** The snapshot of a live room of the scope's team. */
+  async function snapshotOf(room: RoomRow): Promise<RoomSnapshot> {
+    const id = room.room_id;
+    const history = new Map<string, RoomSnapshot["contexts"][number]["history"]>();
+    for (const row of await read.history.all(id)) {
+      const list = history.get(row.id) ?? [];
+      list.push({ version: JSON.parse(row.json), atSeq: row.at_seq });
+      history.set(row.id, list);
+    }
+    const driverState: DriverState = await driver.state(id);
+    return {
+      createdAt: iso(room.created_at),
+      forkedFrom: room.forked_from ? (JSON.parse(room.forked_from) as ForkedFrom) : null,
+      head: room.event_seq,
+      trimmedBefore: room.trimmed_seq > 0 ? room.trimmed_seq + 1 : null,
+      plan: {
+        createdAt: room.plan_created_at === null ? null : iso(room.plan_created_at),
+        updatedAt: room.plan_updated_at === null ? null : iso(room.plan_updated_at),
+      },
+      counters: { tasks: room.task_n, contexts: room.ctx_n, contextChanges: room.ctx_seq },
+      driver: driverState,
+      tasks: (await read.tasks.all(id)).map((row) => ({
+        task: JSON.parse(row.json) as Task,
+        leaseMs: row.lease_ms,
+      })),
+      contexts: (await read.contexts.all(id)).map((row) => ({
+        entry: JSON.parse(row.json) as ContextEntry,
+        atSeq: row.at_seq,
+        changedSeq: row.changed_seq,
+        history: history.get(row.id) ?? [],
+      })),
+      vars: (await read.vars.all(id)).map((row) => ({
+        key: row.key,
+        value: JSON.parse(row.value) as string,
+      })),
+      reviews: parsed<Review>(await read.reviews.all(id)),
+      approvals: parsed<Approval>(await read.approvals.all(id)),
+      handoffs: parsed<Handoff>(await read.handoffs.all(id)),
+      verdicts: parsed<Verdict>(await read.verdicts.all(id)),
+      cursors: (await read.cursors.all(id)).map((row) => ({
+        agentId: row.agent_id,
+        seq: row.seq,
+        contextMark: row.ctx_mark,
+      })),
+      marks: (await read.marks.all(id)).map((row) => ({
+        agentId: row.agent_id,
+        type: row.kind as MailboxType,
+        seq: row.seq,
+      })),
+      fences: await read.fences.all(id),
+      claims: (await read.claims.all(id)).map((row) => ({
+        path: row.path,
+        agentId: row.agent_id,
+        expiresAt: iso(row.expires_at),
+        ttlMs: row.ttl_ms,
+        claimedAt: iso(row.claimed_at),
+        ...(row.reason === null ? {} : { reason: row.reason }),
+      })),
+    };
+  }
+
+  /** Writes the room's rows (the room row is claimed already); events come from the caller's iterable. */
+  async function fill(roomId: string, { snapshot: s, events }: RoomImport): Promise<void> {
+    const byStatus = { pending: 0, in_progress: 0, done: 0, blocked: 0 };
+    const docs: { id: string; fields: SearchFields }[] = [];
+    for (const [i, { task, leaseMs }] of s.tasks.entries()) {
+      byStatus[task.status] += 1;
+      const leased = task.lease_expires_at !== undefined && leaseMs !== null;
+      await write.task.run(
+        roomId,
+        task.id,
+        i + 1,
+        task.owner,
+        JSON.stringify(task),
+        leased ? ms(task.lease_expires_at ?? null) : null,
+        leased ? leaseMs : null,
+      );
+      docs.push({ id: task.id, fields: taskFields(task) });
+    }
+    for (const [i, c] of s.contexts.entries()) {
+      for (const old of c.history)
+        await write.history.run(roomId, c.entry.id, JSON.stringify(old.version), old.atSeq);
+      await write.context.run(
+        roomId,
+        c.entry.id,
+        i + 1,
+        c.entry.type,
+        c.entry.author,
+        c.changedSeq,
+        JSON.stringify(c.entry),
+        c.atSeq,
+      );
+      docs.push({ id: c.entry.id, fields: contextFields(c.entry) });
+    }
+    await search.putNew(roomId, docs);
+    for (const v of s.vars) await write.variable.run(roomId, v.key, JSON.stringify(v.value));
+    const records = {
+      reviews: s.reviews,
+      approvals: s.approvals,
+      handoffs: s.handoffs,
+      verdicts: s.verdicts,
+    };
+    for (const [table, list] of Object.entries(records) as [keyof typeof records, { id: string }[]][]) {
+      for (const r of list) await write.record[table].run(roomId, r.id, serial(r.id), JSON.stringify(r));
+    }
+    for (const c of s.cursors) await write.cursor.run(roomId, c.agentId, c.seq, c.contextMark);
+    for (const m of s.marks) await write.mark.run(roomId, m.agentId, m.type, m.seq);
+    for (const f of s.fences) await write.fence.run(roomId, f.resource, f.fence);
+    for (const c of s.claims) {
+      await write.claim.run(
+        roomId,
+        c.path,
+        c.agentId,
+        toMs(c.expiresAt, "expiresAt"),
+        c.ttlMs,
+        toMs(c.claimedAt, "claimedAt"),
+        c.reason ?? null,
+      );
+    }
+    const addressed = new Map<string, number>();
+    let batch = new EventBatch();
+    let searchable: { id: string; fields: SearchFields }[] = [];
+    const flush = async () => {
+      if (batch.size > 0) {
+        const b = batch;
+        await write.events.run(
+          roomId,
+          b.seq,
+          b.type,
+          b.from,
+          b.to,
+          b.ts,
+          b.payload,
+          b.replyTo,
+          b.posted,
+          b.deletedBy,
+          b.deletedAt,
+          b.readSeq,
+          b.readAgent,
+          b.atSeq,
+          b.atAgent,
+          b.at,
+        );
+      }
+      await search.putNew(roomId, searchable);
+      batch = new EventBatch();
+      searchable = [];
+    };
+    for (const { event: e, posted, deliveredAt } of events()) {
+      batch.seq.push(e.seq);
+      batch.type.push(e.type);
+      batch.from.push(e.from);
+      batch.to.push(e.to);
+      batch.ts.push(toMs(e.timestamp, "timestamp"));
+      batch.payload.push(JSON.stringify(e.payload));
+      batch.replyTo.push(e.reply_to_id ?? null);
+      batch.posted.push(posted ? 1 : 0);
+      batch.deletedBy.push(e.deleted?.by ?? null);
+      batch.deletedAt.push(e.deleted ? toMs(e.deleted.at, "deleted.at") : null);
+      for (const agent of e.read_by) {
+        batch.readSeq.push(e.seq);
+        batch.readAgent.push(agent);
+      }
+      for (const [agent, at] of Object.entries(deliveredAt)) {
+        batch.atSeq.push(e.seq);
+        batch.atAgent.push(agent);
+        batch.at.push(toMs(at, "deliveredAt"));
+      }
+      addressed.set(e.to, (addressed.get(e.to) ?? 0) + 1);
+      if (posted && !e.deleted) searchable.push({ id: e.id, fields: eventFields(e) });
+      if (batch.size >= IMPORT_BATCH) await flush();
+    }
+    await flush();
+    for (const [to, n] of addressed) await write.addressed.run(roomId, to, n);
+    await write.delivered.run(roomId);
+    const d = s.driver;
+    if (d.epoch > 0 || d.holder !== null) {
+      await driver.seedState(roomId, d);
+    }
+    await write.room.run(
+      toMs(s.createdAt, "createdAt"),
+      s.counters.tasks,
+      s.counters.contexts,
+      s.counters.contextChanges,
+      s.head,
+      byStatus.pending,
+      byStatus.in_progress,
+      byStatus.done,
+      byStatus.blocked,
+      s.contexts.length,
+      ms(s.plan.createdAt),
+      ms(s.plan.updatedAt),
+      s.forkedFrom ? JSON.stringify(s.forkedFrom) : null,
+      s.trimmedBefore === null ? 0 : s.trimmedBefore - 1,
+      roomId,
+    );
+    if (s.head > 0) changes.appended(roomId, s.head);
+  }
+
+  return {
+    async exportRoom(scope: RoomScope): Promise<RoomSnapshot | null> {
+      const room = await rooms.read(scope);
+      return room ? snapshotOf(room) : null;
+    },
+    async exportLog(scope: RoomScope, after: number, limit: number): Promise<LoggedEvent[]> {
+      const room = await rooms.read(scope);
+      if (!room) return [];
+      const rows = await read.log.all(room.room_id, after, limit);
+      const last = rows.at(-1);
+      const times = new Map<number, Record<string, string>>();
+      if (last) {
+        for (const row of await read.deliveries.all(room.room_id, after, last.seq)) {
+          const at = times.get(row.seq) ?? {};
+          at[row.agent_id] = iso(row.at);
+          times.set(row.seq, at);
+        }
+      }
+      return rows.map((row) => ({
+        event: toEvent(row),
+        posted: row.posted === 1,
+        deliveredAt: TIMED.has(row.type) ? (times.get(row.seq) ?? {}) : {},
+      }));
+    },
+    async importRoom(scope: RoomScope, data: RoomImport): Promise<void> {
+      if (await rooms.check(scope)) throw movingErrors.importTargetExists(scope.roomId);
+      await rooms.claim(scope);
+      await fill(scope.roomId, data);
+    },
+    async teamsToMove(): Promise<string[]> {
+      return (await read.teams.all(liveAfter(now()))).map((row) => row.team);
+    },
+    async keyDigests(teamId: string): Promise<NewKey[]> {
+      return (await read.keys.all(teamId)).map((row) => ({
+        keyId: row.key_id,
+        teamId: row.team_id,
+        kind: row.kind === "operator" ? "operator" : "dynamic",
+        createdAt: iso(row.created_at),
+        hint: row.hint,
+        digest: row.digest,
+        // Kept as its JSON string (keys.ts).
+        ...(row.note === null ? {} : { note: JSON.parse(row.note) as string }),
+        ...(row.bound_agent_id === null ? {} : { boundAgentId: row.bound_agent_id }),
+        ...(row.human_id === null ? {} : { humanId: row.human_id }),
+      }));
+    },
+    async inviteDigests(scope: { roomId: string; teamId: string }): Promise<NewInvite[]> {
+      const room = await rooms.owned(scope);
+      return (await read.invites.all(room.room_id, now())).map((row) => ({
+        tokenId: row.token_id,
+        roomId: room.room_id,
+        teamId: row.team_id,
+        createdAt: iso(row.created_at),
+        expiresAt: iso(row.expires_at),
+        hint: row.hint,
+        digest: row.digest,
+        ...(row.agent_id === null ? {} : { agentId: row.agent_id }),
+        ...(row.human_id === null ? {} : { humanId: row.human_id }),
+      }));
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * Verdicts (humans.md §3), as the SQLite driver's (src/store/sqlite/verdicts.ts): a reviewer's advice on the work,
+ * kept and announced; nothing else changes.
+ */
+import type { Verdict } from "../../protocol/people.ts";
+import { BROADCAST } from "../../protocol/records.ts";
+import { iso } from "../../protocol/time.ts";
+import type { NewVerdict } from "../people-types.ts";
+import type { RoomScope } from "../types.ts";
+import type { Events } from "./events.ts";
+import type { StoreParts } from "./rooms.ts";
+import { createNextSerial } from "./serials.ts";
+
+export function createVerdicts({ pg, now, rooms }: StoreParts, events: Events) {
+  const newest = pg.query<{ json: string }, [string]>(
+    "SELECT json FROM verdicts WHERE room_id = ? ORDER BY n DESC",
+  );
+  // A fork's own continue after every id its copied log names (rooms.id_floors).
+  const nextN = createNextSerial(pg, "verdict");
+  const insert = pg.query<unknown, [string, string, number, string]>(
+    "INSERT INTO verdicts (room_id, id, n, json) VALUES (?, ?, ?, ?)",
+  );
+
+  return {
+    async recordVerdict(scope: RoomScope, input: NewVerdict): Promise<Verdict> {
+      await rooms.check(scope);
+      await rooms.claim(scope);
+      const n = await nextN(scope.roomId);
+      const verdict: Verdict = {
+        id: `vrd-${n}`,
+        verdict: input.verdict,
+        summary: input.summary,
+        details: input.details,
+        ref: input.ref,
+        by: input.by,
+        created_at: iso(now()),
+      };
+      await insert.run(scope.roomId, verdict.id, n, JSON.stringify(verdict));
+      await events.append(scope.roomId, {
+        type: "verdict_recorded",
+        from: input.by,
+        to: BROADCAST,
+        payload: { verdict },
+      });
+      return verdict;
+    },
+    async listVerdicts(scope: RoomScope): Promise<Verdict[]> {
+      const room = await rooms.read(scope);
+      return room ? (await newest.all(room.room_id)).map((row) => JSON.parse(row.json) as Verdict) : [];
+    },
+  };
+}

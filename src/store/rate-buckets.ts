@@ -1,0 +1,15 @@
+/** The rate limiter's bucket names and retention, shared by the SQL drivers (SQLite, PostgreSQL). */
+import type { RateRequest } from "./access-types.ts";
+
+/** Buckets idle for longer than this are dropped by the sweep; every window in use is shorter. */
+export const RATE_HITS_KEEP_MS = 60 * 60 * 1000;
+
+export const teamBucket = (teamId: string, bucket: RateRequest["bucket"]) => `team:${teamId}:${bucket}`;
+export const inviteBucket = (roomId: string, tokenId: string, bucket: RateRequest["bucket"]) =>
+  `invite:${roomId}:${tokenId}:${bucket}`;
+/** Prefix of every bucket of a room's invites, or of one invite when tokenId is given. */
+export const invitePrefix = (roomId: string, tokenId?: string) =>
+  tokenId === undefined ? `invite:${roomId}:` : `invite:${roomId}:${tokenId}:`;
+
+/** [prefix, upper) bounds every string starting with `prefix` (which ends with ":"); an index range, unlike LIKE. */
+export const prefixRange = (prefix: string): [string, string] => [prefix, `${prefix.slice(0, -1)};`];

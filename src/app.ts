@@ -20,6 +20,7 @@ import { roomPageRoutes } from "./http/room-page.ts";
 import { streamRoutes } from "./http/room-stream.ts";
 import { roomWatchRoutes } from "./http/room-watch.ts";
 import { roomsRoutes } from "./http/rooms/index.ts";
+import { createStreamSlots, type StreamSlots } from "./http/stream-slots.ts";
 import { createLiveRooms, type LiveRooms } from "./live/hub.ts";
 import { describeError, type Logger } from "./log.ts";
 import { CATALOG, type Catalog } from "./mcp/catalog.ts";
@@ -56,6 +57,8 @@ export interface AppDeps {
   >;
   /** The process's live rooms: streams and waiters share one hub per room. */
   live: LiveRooms;
+  /** The process's count of open streams, every kind together (STREAMS_PER_PROCESS, STREAMS_PER_TEAM). */
+  streams: StreamSlots;
   /** Teams configured through the environment (provisioning them is a conflict). */
   staticTeams: ReadonlySet<string>;
   onToolCall?: (name: string, isError: boolean) => void;
@@ -124,6 +127,7 @@ export function appDeps(
     now,
     catalog: CATALOG,
     live: createLiveRooms(store),
+    streams: createStreamSlots(config),
     config,
     staticTeams: new Set([
       ...[...operatorKeys, ...config.apiKeys].map((k) => k.teamId),

@@ -12,20 +12,17 @@ import { LIMITS } from "../protocol/limits.ts";
 import { hasControl } from "../protocol/validation.ts";
 import { type AuthDeps, checkBearer } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
+import { type StreamSlots, tooManyStreams } from "./stream-slots.ts";
 
 export interface StreamRouteDeps extends AuthDeps {
   live: LiveRooms;
-  config: { streamsPerTeam: number; streamsPerProcess: number };
+  /** The process's count of open streams (stream-slots.ts), shared with the public and dashboard streams. */
+  streams: StreamSlots;
   /** Keep-alive comment interval (15 s; tests shorten it). */
   keepAliveMs?: number;
 }
 
 const MAX_TYPES = 20;
-const tooMany = (what: string) =>
-  new Response(JSON.stringify({ error: `Too many open streams (${what}); close one or retry later` }), {
-    status: 429,
-    headers: { "Content-Type": "application/json", "Retry-After": "5" },
-  });
 
 /** A seq from a query value or a Last-Event-ID header: digits only, or an error naming the input. */
 function seqOf(value: string | undefined, name: string): number | null {
@@ -55,8 +52,6 @@ function typesOf(value: string | undefined): Set<string> | undefined {
 
 export function streamRoutes(deps: StreamRouteDeps) {
   const app = new Hono<RequestIdEnv>();
-  const perTeam = new Map<string, number>();
-  let open = 0;
 
   app.get("/rooms/:roomId/stream", async (c) => {
     const admitted = await checkBearer(c, deps, "tools");
@@ -77,21 +72,9 @@ export function streamRoutes(deps: StreamRouteDeps) {
         throw new RoomError("forbidden", `This key is bound to agent ${bound}`);
       agent = bound;
     }
-    if (open >= deps.config.streamsPerProcess) return tooMany("STREAMS_PER_PROCESS");
-    if ((perTeam.get(principal.teamId) ?? 0) >= deps.config.streamsPerTeam)
-      return tooMany("STREAMS_PER_TEAM");
-
-    open++;
-    perTeam.set(principal.teamId, (perTeam.get(principal.teamId) ?? 0) + 1);
-    let counted = true;
-    const release = () => {
-      if (!counted) return;
-      counted = false;
-      open--;
-      const n = (perTeam.get(principal.teamId) ?? 1) - 1;
-      if (n <= 0) perTeam.delete(principal.teamId);
-      else perTeam.set(principal.teamId, n);
-    };
+    const slot = deps.streams.take(principal.teamId);
+    if ("refused" in slot) return tooManyStreams(slot.refused);
+    const release = slot.release;
     // Joining reads the room once: another team's room is denied, an unknown one reads the same (404).
     const body = await openRoomStream({
       async join(watcher) {

@@ -23,6 +23,7 @@ import { addressKey, createAddressLimiter } from "./address-limit.ts";
 import { type AuthDeps, checkBearer, clientAddress, rateHeaders } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 import { publicEvent, readRoomView } from "./room-view.ts";
+import { type StreamSlots, tooManyStreams } from "./stream-slots.ts";
 
 export interface RoomWatchDeps extends AuthDeps {
   store: RoomStore;
@@ -31,8 +32,9 @@ export interface RoomWatchDeps extends AuthDeps {
   config: {
     roomSummary: "public" | "private";
     summaryRateLimitPerMinute: number;
-    streamsPerProcess: number;
   };
+  /** The process's count of open streams (stream-slots.ts). */
+  streams: StreamSlots;
   keepAliveMs?: number;
 }
 
@@ -63,7 +65,6 @@ export function roomWatchRoutes(deps: RoomWatchDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
   const limiter = createAddressLimiter({ limit: deps.config.summaryRateLimitPerMinute, now: deps.now });
   const streamsByAddress = new Map<string, number>();
-  let publicStreams = 0;
 
   /** The public side's gate: public mode, the address's budget. A Response when refused. */
   const admitPublic = (c: Context): Response | null => {
@@ -111,17 +112,19 @@ export function roomWatchRoutes(deps: RoomWatchDeps): Hono<RequestIdEnv> {
     if (owner === null) return c.json({ error: ACCESS_DENIED }, 404);
     const address = addressKey(clientAddress(c));
     const held = streamsByAddress.get(address) ?? 0;
-    if (publicStreams >= deps.config.streamsPerProcess || held >= PUBLIC_STREAMS_PER_ADDRESS) {
+    if (held >= PUBLIC_STREAMS_PER_ADDRESS) {
       c.header("Retry-After", "5");
       return c.json({ error: "Too many open streams; close one or retry later" }, 429);
     }
-    publicStreams++;
+    // Public streams count against the process's limit with every other stream (no team: they have none).
+    const slot = deps.streams.take();
+    if ("refused" in slot) return tooManyStreams(slot.refused);
     streamsByAddress.set(address, held + 1);
     let counted = true;
     const release = () => {
       if (!counted) return;
       counted = false;
-      publicStreams--;
+      slot.release();
       const n = (streamsByAddress.get(address) ?? 1) - 1;
       if (n <= 0) streamsByAddress.delete(address);
       else streamsByAddress.set(address, n);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { LIMITS } from "../protocol/limits.ts";
 import { openStore } from "../store/index.ts";
 import type { RoomScope, RoomStore, SignalKind } from "../store/types.ts";
-import { CACHE_EVENTS, createLiveRooms, type LiveRooms, type Watcher } from "./hub.ts";
+import { CACHE_BYTES, CACHE_EVENTS, createLiveRooms, type LiveRooms, type Watcher } from "./hub.ts";
 import { openRoomStream } from "./stream.ts";
 
 let store: RoomStore;
@@ -105,6 +105,60 @@ describe("live hub", () => {
     } finally {
       rooms.close();
     }
+  });
+
+  test("a room that changed owner: the new team's hub keeps hearing after the old team's watcher leaves", async () => {
+    const first = watcher();
+    const old = await live.join(scope, first);
+    await store.deleteRoom(scope);
+    const other: RoomScope = { roomId: scope.roomId, teamId: "t2" };
+    await store.postEvent(other, { type: "open", from: "b", to: "all", payload: {} });
+    const second = watcher();
+    const hub = await live.join(other, second);
+    old.leave();
+    await Bun.sleep(20);
+    second.events = 0;
+    await store.postEvent(other, { type: "e", from: "b", to: "all", payload: {} });
+    for (let i = 0; i < 50 && second.events === 0; i++) await Bun.sleep(10);
+    expect(second.events).toBeGreaterThan(0);
+    expect((await hub.eventsAfter(1, 10)).map((e) => e.seq)).toEqual([2]);
+  });
+
+  test("a room deleted and made again under a hub: its watchers see a reset and the new log from seq 1", async () => {
+    const w = watcher();
+    const hub = await live.join(scope, w);
+    for (let i = 0; i < 5; i++) await post(i);
+    for (let i = 0; i < 50 && hub.head < 6; i++) await Bun.sleep(10);
+    expect(hub.head).toBe(6);
+    await store.deleteRoom(scope);
+    for (let i = 0; i < 2; i++) await post(i);
+    for (let i = 0; i < 50 && hub.resets === 0; i++) await Bun.sleep(10);
+    expect(hub.resets).toBe(1);
+    for (let i = 0; i < 50 && hub.head < 2; i++) await Bun.sleep(10);
+    expect((await hub.eventsAfter(0, 10)).map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  test("the cache is bounded in bytes: large events beyond it are read from the store again", async () => {
+    let reads = 0;
+    const readLog = store.readLog.bind(store);
+    store.readLog = (...args) => {
+      reads++;
+      return readLog(...args);
+    };
+    const hub = await live.join(scope, watcher());
+    const big = "x".repeat(60_000);
+    for (let i = 0; i < 100; i++)
+      await store.postEvent(scope, { type: "big", from: "a", to: "all", payload: { big } });
+    for (let i = 0; i < 200 && hub.head < 101; i++) await Bun.sleep(10);
+    const before = reads;
+    // 100 events of ~60 KB are more than the cache holds (CACHE_BYTES): the oldest come from the store.
+    const first = await hub.eventsAfter(1, 10);
+    expect(first.map((e) => e.seq)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(reads - before).toBe(1);
+    const last = await hub.eventsAfter(100, 10);
+    expect(last.map((e) => e.seq)).toEqual([101]);
+    expect(reads - before).toBe(1);
+    expect(CACHE_BYTES).toBeLessThan(100 * 60_000);
   });
 
   test("signals are coalesced to one per second per kind; kinds do not hold each other back", async () => {

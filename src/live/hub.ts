@@ -12,6 +12,18 @@ import type { RoomChange, RoomScope, RoomStore, SignalKind } from "../store/type
 
 /** Events kept per room for watchers that keep up; beyond it they read the store. */
 export const CACHE_EVENTS = 1000;
+/** And at most this many bytes of them (as JSON, estimated), per room. */
+export const CACHE_BYTES = 4 * 1024 * 1024;
+
+/** An event's size as JSON, estimated once per cached event (its payload dominates). */
+function sizeOf(event: RoomEvent): number {
+  const cached = sizes.get(event);
+  if (cached !== undefined) return cached;
+  const size = 200 + JSON.stringify(event.payload).length;
+  sizes.set(event, size);
+  return size;
+}
+const sizes = new WeakMap<RoomEvent, number>();
 const READ_BATCH = 100;
 const SIGNAL_EVERY_MS = 1000;
 /** The offline signal waits this much past the moment, so a reader then sees the agent offline. */
@@ -26,6 +38,11 @@ export interface Watcher {
 export interface RoomHub {
   /** Highest seq known to this process. */
   readonly head: number;
+  /**
+   * Grows each time the room's log is found reset (the room deleted, perhaps made again: seqs start over).
+   * A watcher that sees it change starts again from the log's beginning.
+   */
+  readonly resets: number;
   /** Up to `limit` events with seq > `after`, oldest first: from the cache when it holds them, else the store. */
   eventsAfter(after: number, limit: number): Promise<RoomEvent[]>;
   /** Stops watching for this watcher; the hub closes with its last watcher. */
@@ -60,6 +77,12 @@ interface Hub {
   pendingSignal: Map<SignalKind, ReturnType<typeof setTimeout>>;
   /** Fires when the next agent of the room goes offline (a change no write reports). */
   offlineTimer?: ReturnType<typeof setTimeout>;
+  /** Set once close() ran: a hub stops its feed subscription once, whatever calls close. */
+  closed: boolean;
+  /** Estimated bytes of the cached events (their JSON), bounded by CACHE_BYTES. */
+  cacheBytes: number;
+  /** How many times the room's log was found reset (deleted, perhaps made again) under this hub. */
+  resets: number;
 }
 
 export function createLiveRooms(store: RoomStore, now: () => number = Date.now): LiveRooms {
@@ -91,11 +114,35 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
     for (;;) {
       const last = hub.cache.at(-1)?.seq ?? hub.head;
       const page = await store.readLog(hub.scope, last, READ_BATCH);
-      hub.head = Math.max(hub.head, page.head);
+      if (page.head < hub.head) {
+        // The log is shorter than this hub has seen: the room was deleted (and perhaps made again). Forget it all
+        // and read the new log from its start; watchers see the head go down and start over (stream.ts, wait.ts).
+        hub.cache = [];
+        hub.cacheBytes = 0;
+        hub.head = page.head;
+        hub.resets += 1;
+        continue;
+      }
+      hub.head = page.head;
       // The cache holds contiguous seqs; a page that does not continue it replaces it.
-      if (page.events[0] && page.events[0].seq !== last + 1) hub.cache = [];
-      hub.cache.push(...page.events);
-      if (hub.cache.length > CACHE_EVENTS) hub.cache.splice(0, hub.cache.length - CACHE_EVENTS);
+      if (page.events[0] && page.events[0].seq !== last + 1) {
+        hub.cache = [];
+        hub.cacheBytes = 0;
+      }
+      for (const event of page.events) {
+        hub.cache.push(event);
+        hub.cacheBytes += sizeOf(event);
+      }
+      // Bounded by count and by bytes (events of 64 KB payloads would make 1,000 of them 64 MB).
+      let drop = 0;
+      while (
+        drop < hub.cache.length - 1 &&
+        (hub.cache.length - drop > CACHE_EVENTS || hub.cacheBytes > CACHE_BYTES)
+      ) {
+        hub.cacheBytes -= sizeOf(hub.cache[drop] as RoomEvent);
+        drop++;
+      }
+      if (drop > 0) hub.cache.splice(0, drop);
       if (page.events.length < READ_BATCH || (hub.cache.at(-1)?.seq ?? 0) >= hub.head) break;
     }
   }
@@ -140,10 +187,14 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
 
   function onChange(hub: Hub, change: RoomChange): void {
     if ("signal" in change) signal(hub, change.signal);
-    else if ("resync" in change || change.seq > (hub.cache.at(-1)?.seq ?? hub.head)) void refresh(hub);
+    // seq 0: the room's log is gone (deleted, or a new life of the room begins): read it afresh.
+    else if ("resync" in change || change.seq === 0 || change.seq > (hub.cache.at(-1)?.seq ?? hub.head))
+      void refresh(hub);
   }
 
   function close(hub: Hub): void {
+    if (hub.closed) return;
+    hub.closed = true;
     hub.stop();
     clearTimeout(hub.offlineTimer);
     for (const timer of hub.pendingSignal.values()) clearTimeout(timer);
@@ -188,6 +239,9 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
           watchers: new Set(),
           stop: () => {},
           stale: false,
+          closed: false,
+          cacheBytes: 0,
+          resets: 0,
           lastSignal: new Map(),
           pendingSignal: new Map(),
         };
@@ -208,6 +262,9 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
         start: first.head,
         get head() {
           return joined.head;
+        },
+        get resets() {
+          return joined.resets;
         },
         async eventsAfter(after, limit) {
           const start = joined.cache[0]?.seq;

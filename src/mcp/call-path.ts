@@ -232,7 +232,8 @@ export async function callTool(
       requestId: deps.requestId,
       ...(deps.signal ? { signal: deps.signal } : {}),
     };
-    const answered = await tool.handler(args as never, { ...call, scope } as RoomToolCall);
+    const readScope = scope ? { ...scope, idempotency: undefined } : undefined;
+    const answered = await tool.handler(args as never, { ...call, scope, readScope } as RoomToolCall);
     const value = answered instanceof Noted ? answered.value : answered;
     const replayed = scope?.idempotency?.replayed === true;
     const shaped = replayed && isObject(value) ? { ...value, replayed: true } : value;

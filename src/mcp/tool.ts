@@ -47,6 +47,12 @@ export interface ToolCall {
 /** A room tool's handler also receives the room scope the call path built (team, claim right, actor, idempotency). */
 export interface RoomToolCall extends ToolCall {
   scope: RoomScope;
+  /**
+   * The same room for reads a mutating handler makes besides its write (a list action, a look before waiting):
+   * without the call's idempotency key, which only the write may keep (a read under it would be kept, or
+   * replayed, as the call's result).
+   */
+  readScope: RoomScope;
 }
 
 /**

@@ -10,6 +10,9 @@ export const toolErrors = {
       "conflict",
       `Task ${id} is a dependency of ${dependents.join(", ")}; pass force: true to delete it anyway (their dependency then counts as unmet)`,
     ),
+  /** A person's event (a message through the people's routes) is theirs: no agent key deletes it. */
+  personsEvent: (eventId: string, from: string) =>
+    new RoomError("forbidden", `Event ${eventId} was sent by ${from}; only that person can delete it`),
   notAuthor: (eventId: string, from: string) =>
     new RoomError(
       "forbidden",

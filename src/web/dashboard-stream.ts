@@ -5,8 +5,10 @@
  * hubs (shared with the rooms' own streams, so watching costs no store request per dashboard) and lists the team's
  * rooms again every ROOM_LIST_EVERY_MS to join rooms made elsewhere. The page re-reads what it is told changed.
  */
+
 import { Hono } from "hono";
 import { checkBearer } from "../http/auth.ts";
+import { tooManyStreams } from "../http/stream-slots.ts";
 import type { Watcher } from "../live/hub.ts";
 import { RoomError } from "../protocol/errors.ts";
 import type { WebDeps } from "./shared.ts";
@@ -22,7 +24,6 @@ const encoder = new TextEncoder();
 
 export function dashboardStreamRoutes(deps: WebDeps): Hono {
   const app = new Hono();
-  const perTeam = new Map<string, number>();
 
   app.get("/dashboard/stream", async (c) => {
     const admitted = await checkBearer(c, deps, "meta");
@@ -31,11 +32,9 @@ export function dashboardStreamRoutes(deps: WebDeps): Hono {
     if (principal.kind === "invite" || principal.boundAgentId !== undefined)
       throw new RoomError("forbidden", "Only team keys and people can watch the team's rooms");
     const teamId = principal.teamId;
-    if ((perTeam.get(teamId) ?? 0) >= deps.config.streamsPerTeam) {
-      c.header("Retry-After", "5");
-      return c.json({ error: "Too many open streams (STREAMS_PER_TEAM); close one or retry later" }, 429);
-    }
-    perTeam.set(teamId, (perTeam.get(teamId) ?? 0) + 1);
+    // A dashboard's stream is one of the team's streams, and of the process's.
+    const slot = deps.streams.take(teamId);
+    if ("refused" in slot) return tooManyStreams(slot.refused);
 
     const joined = new Map<string, () => void>();
     const dirty = new Set<string>();
@@ -107,9 +106,7 @@ export function dashboardStreamRoutes(deps: WebDeps): Hono {
       clearTimeout(flushTimer);
       for (const leave of joined.values()) leave();
       joined.clear();
-      const n = (perTeam.get(teamId) ?? 1) - 1;
-      if (n <= 0) perTeam.delete(teamId);
-      else perTeam.set(teamId, n);
+      slot.release();
     };
     const finish = () => {
       const ctrl = controller;

@@ -4,6 +4,7 @@ import { getCookie } from "hono/cookie";
 import { SESSION_COOKIE, type Sessions } from "../access/sessions.ts";
 import type { Config } from "../config.ts";
 import { type AuthDeps, proxiedPerson } from "../http/auth.ts";
+import type { StreamSlots } from "../http/stream-slots.ts";
 import type { LiveRooms } from "../live/hub.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { Clock } from "../protocol/time.ts";
@@ -15,7 +16,9 @@ export interface WebDeps extends AuthDeps {
   sessions: Sessions;
   live: LiveRooms;
   now: Clock;
-  config: Pick<Config, "roomSummary" | "cookieSecure" | "streamsPerTeam">;
+  config: Pick<Config, "roomSummary" | "cookieSecure">;
+  /** The process's count of open streams (http/stream-slots.ts), shared with the room streams. */
+  streams: StreamSlots;
   /** Teams configured in the environment (the operator's team list shows them). */
   staticTeams: ReadonlySet<string>;
 }

@@ -157,6 +157,37 @@ for (const make of E2E_STORES) {
       expect((await collect(reader, 1)).map((e) => e.seq)).toEqual([next.seq]);
     });
 
+    test("a room deleted and made again under an open stream: the stream carries on with the new room's events", async () => {
+      const roomId = newRoomId();
+      for (let i = 0; i < 5; i++) await post(onA, roomId);
+      const reader = await stream(b, roomId);
+      await Bun.sleep(200);
+      const admin = httpClient(a.url);
+      expect((await admin.del(`/admin/rooms/${roomId}`, TEAM_A.secret)).status).toBe(200);
+      const fresh = [await post(onA, roomId, { type: "reborn" }), await post(onA, roomId, { type: "reborn" })];
+      expect(fresh.map((e) => e.seq)).toEqual([1, 2]);
+      const got = await collect(reader, 2);
+      expect(got.map((e) => [e.seq, e.type])).toEqual([
+        [1, "reborn"],
+        [2, "reborn"],
+      ]);
+    });
+
+    test("wait_for_events with types and an idempotencyKey consumes what it returns, once; a retry replays it", async () => {
+      const roomId = newRoomId();
+      await post(onA, roomId, { type: "opened", to: "gina" });
+      await post(onA, roomId, { type: "ping", to: "gina" });
+      const args = { roomId, agentId: "gina", timeoutSeconds: 0, types: ["ping"], idempotencyKey: "w-1" };
+      const first = await onB.call<Json>("wait_for_events", args);
+      expect(first.events.map((e: Json) => e.type)).toEqual(["opened", "ping"]);
+      expect(first).toMatchObject({ cursor: 2, count: 2, remaining: 0, timedOut: false });
+      const retry = await onA.call<Json>("wait_for_events", args);
+      expect(retry.events.map((e: Json) => e.seq)).toEqual([1, 2]);
+      expect(retry.replayed).toBe(true);
+      const after = await onA.call<Json>("get_unread_events", { roomId, agentId: "gina" });
+      expect(after.events).toEqual([]);
+    });
+
     test("a reader 1,500 events behind is sent every one of them, in order", async () => {
       const roomId = newRoomId();
       await post(onA, roomId);
@@ -383,6 +414,10 @@ describe("stream input and limits (sqlite)", () => {
     const sixth = await open(`/rooms/${teamBRoom}/stream`, TEAM_B.secret);
     expect(sixth.status).toBe(429);
     expect(sixth.error.error).toContain("STREAMS_PER_PROCESS");
+    // A public stream (no key) counts against the same process limit.
+    const watcherOfPublic = await openSse({ url: `${server.url}/room/${roomId}/stream` });
+    expect(watcherOfPublic.status).toBe(429);
+    expect(watcherOfPublic.error.error).toContain("STREAMS_PER_PROCESS");
     mine[0]?.close();
     let again = await open(`/rooms/${roomId}/stream`);
     for (let i = 0; i < 50 && again.status === 429; i++) {

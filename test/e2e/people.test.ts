@@ -463,6 +463,17 @@ for (const make of E2E_STORES) {
       });
     });
 
+    test("a person's message cannot be deleted by an agent key (it would silence the person)", async () => {
+      const roomId = await room();
+      const sent = (await http.post(`/rooms/${roomId}/messages`, keys.alice, { to: "bot", text: "do not deploy" }))
+        .body;
+      const eventId = sent.event?.id ?? sent.id ?? `evt-${sent.seq ?? sent.event?.seq}`;
+      const res = await http.tool(keys.plain, "delete_event", { roomId, eventId, agentId: "mallory" });
+      expect(res.text).toBe(`Error: Event ${eventId} was sent by human:alice; only that person can delete it`);
+      const bridged = await http.post(`/rooms/${roomId}/bridge`, keys.bot, { hook: "Stop" });
+      expect(JSON.stringify(bridged.body)).toContain("do not deploy");
+    });
+
     test("the bridge speaks for agents only: a person's key cannot take an agent's waiting messages", async () => {
       const roomId = await room();
       await http.post(`/rooms/${roomId}/messages`, keys.alice, { to: "bot", text: "for the bot" });

@@ -134,10 +134,10 @@ export const agentroomTools = [
         // retention trimmed the events after `since`, the range after the last trimmed one.
         const limit = LIMITS.readEventsMax;
         const page = (after: number) => ({ sinceSeq: after, beforeSeq: after + limit + 1, limit });
-        let list = await call.store.readEvents(call.scope, page(a.since));
+        let list = await call.store.readEvents(call.readScope, page(a.since));
         const { trimmedBefore } = list;
         if (trimmedBefore !== undefined && list.length === 0 && a.since < trimmedBefore - 1) {
-          list = await call.store.readEvents(call.scope, page(trimmedBefore - 1));
+          list = await call.store.readEvents(call.readScope, page(trimmedBefore - 1));
         }
         const events = [...list].reverse();
         const trimmed = trimmedBefore === undefined ? {} : { trimmedBefore };

@@ -279,7 +279,7 @@ export const compactTools = [
     acting: ["agentId"],
     example: async () => ({ agentId: "alice", action: "acquire", resource: "db/schema" }),
     handler: (a, call) => {
-      if (a.action === "list") return call.store.listLocks(call.scope);
+      if (a.action === "list") return call.store.listLocks(call.readScope);
       if (a.resource === undefined) throw invalid(`resource: required to ${a.action}`);
       return a.action === "acquire"
         ? call.store.acquireLock(
@@ -316,12 +316,12 @@ export const compactTools = [
       const paths = a.paths === undefined ? undefined : distinct(a.paths);
       switch (a.action) {
         case "list":
-          return call.store.listClaims(call.scope, {});
+          return call.store.listClaims(call.readScope, {});
         case "release":
           return call.store.releaseFiles(call.scope, a.agentId, paths);
         default: {
           if (paths === undefined) throw invalid(`paths: required to ${a.action}`);
-          if (a.action === "check") return call.store.checkFiles(call.scope, a.agentId, paths);
+          if (a.action === "check") return call.store.checkFiles(call.readScope, a.agentId, paths);
           return call.store.claimFiles(call.scope, {
             agentId: a.agentId,
             paths,

@@ -234,7 +234,7 @@ export const eventTools = [
     name: "delete_event",
     title: "Delete an event",
     description:
-      "Delete an event you posted (post_event or reply_to_event): it becomes a tombstone with the same id, seq, type, from, to and time, an empty payload and deleted {by, at}, so the log keeps no gap and every cursor stays exact. A key bound to an agent deletes only that agent's events; an unbound team key any posted event. Events roomd appends itself (task_added, context_updated, …) cannot be deleted. Posts an event_deleted event.",
+      "Delete an event you posted (post_event or reply_to_event): it becomes a tombstone with the same id, seq, type, from, to and time, an empty payload and deleted {by, at}, so the log keeps no gap and every cursor stays exact. A key bound to an agent deletes only that agent's events; an unbound team key any event an agent posted. People's messages, and events roomd appends itself (task_added, context_updated, …), cannot be deleted. Posts an event_deleted event.",
     returns: "Event (the tombstone)",
     input: z.strictObject({ roomId, eventId, agentId: actingAgentId }),
     output: eventShape,

@@ -111,7 +111,7 @@ describe("migrations", () => {
 describe("the log", () => {
   const parts = (p: Pg, feed = createPgFeed(p)): StoreParts & { feed: ReturnType<typeof createPgFeed> } => {
     const rate = createRate(p, Date.now);
-    const rooms = createRooms(p, Date.now, { roomsPerTeam: 100 }, rate);
+    const rooms = createRooms(p, Date.now, { roomsPerTeam: 100 }, rate, feed);
     return { pg: p, now: Date.now, rooms, changes: feed, feed };
   };
 

@@ -111,8 +111,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   // an operation sets the same expiries the operation just wrote, and every time a write records is the same.
   const now: Clock = () => pg.txValue("now", () => base()) ?? base();
   const rate = createRate(pg, now);
-  const rooms = createRooms(pg, now, options.limits ?? DEFAULT_STORE_LIMITS, rate);
   const changes = createPgFeed(pg);
+  const rooms = createRooms(pg, now, options.limits ?? DEFAULT_STORE_LIMITS, rate, changes);
   const parts: StoreParts = { pg, now, rooms, changes };
   const keys = createKeys(pg, rate, now);
   const invites = createInvites(parts, rate);

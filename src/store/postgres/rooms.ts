@@ -49,7 +49,13 @@ const isExpired = (room: RoomRow, now: number) => now - room.last_activity >= LI
 /** A room is live at time t when its last_activity is above this. */
 export const liveAfter = (t: number): number => t - LIMITS.roomTtlMs;
 
-export function createRooms(pg: Pg, now: Clock, limits: StoreLimits, rate: Rate) {
+export function createRooms(
+  pg: Pg,
+  now: Clock,
+  limits: StoreLimits,
+  rate: Rate,
+  changes: { appended(roomId: string, seq: number): void },
+) {
   const select = pg.query<RoomRow, [string]>("SELECT * FROM rooms WHERE room_id = ?");
   const refresh = pg.query<RoomRow, [number, string, string]>(
     "UPDATE rooms SET last_activity = ?1 WHERE room_id = ?2 AND owner = ?3 RETURNING *",
@@ -95,6 +101,8 @@ export function createRooms(pg: Pg, now: Clock, limits: StoreLimits, rate: Rate)
   /** Deletes every row of the room, its invites and its invites' rate windows (inside a write). */
   async function purge(roomId: string): Promise<void> {
     for (const stmt of purgeStmts) await stmt.run(roomId);
+    // The room's log is gone: seq 0 tells its watchers to drop what they know of it.
+    changes.appended(roomId, 0);
     await rate.dropPrefix(invitePrefix(roomId));
   }
 

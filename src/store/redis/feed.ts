@@ -135,6 +135,8 @@ function polled(run: RunOptions, rooms: () => string[], emit: Listener): Backend
           return;
         }
         if ((now[0] ?? 0) > (before[0] ?? 0)) emit({ roomId, seq: now[0] as number });
+        // The head went down: the room was deleted (and perhaps made again); watchers read it afresh.
+        else if ((now[0] ?? 0) < (before[0] ?? 0)) emit({ roomId, resync: true });
         SIGNAL_KINDS.forEach((signal, k) => {
           if ((now[k + 1] ?? 0) !== (before[k + 1] ?? 0)) emit({ roomId, signal });
         });

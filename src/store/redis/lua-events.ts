@@ -126,6 +126,9 @@ local e = cjson.decode(raw)
 if redis.call("HGET", K_POSTED, seq) ~= "1" then
   return '{"err":"roomdEvent","id":' .. str(id) .. ',"type":' .. str(e.type) .. '}'
 end
+if string.sub(e.from, 1, 6) == "human:" and e.from ~= by then
+  return '{"err":"personsEvent","id":' .. str(id) .. ',"from":' .. str(e.from) .. '}'
+end
 if only ~= "" and e.from ~= only then
   return '{"err":"notAuthor","id":' .. str(id) .. ',"from":' .. str(e.from) .. '}'
 end

@@ -142,6 +142,8 @@ if OWNER and not OWNED then return '{"err":"denied"}' end
 if not OWNER and CLAIM_OK then
   for i = 1, ROOM_KEY_COUNT do redis.call("DEL", KEYS[i]) end
   META = {}
+  -- A new life of the room begins (seqs start again at 1): "0" tells watchers to drop what they know of it.
+  publish("0")
 end
 if IDEM_KEY ~= "" and OWNED then
   local kept = redis.call("HGET", K_IDEM, IDEM_KEY)

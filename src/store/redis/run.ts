@@ -86,6 +86,8 @@ function refusal(reply: { err: string; [detail: string]: unknown }): RoomError |
       return toolErrors.hasDependents(id, reply.dependents as string[]);
     case "roomdEvent":
       return toolErrors.roomdEvent(id, String(reply.type));
+    case "personsEvent":
+      return toolErrors.personsEvent(id, String(reply.from));
     case "notAuthor":
       return toolErrors.notAuthor(id, String(reply.from));
     case "reviewNotFound":

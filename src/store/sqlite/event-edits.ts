@@ -2,7 +2,9 @@
  * Event log additions: which events agents posted (only those may be deleted), tombstones, and when context events
  * reached each agent (for the analytics). Every function runs inside the caller's transaction.
  */
+
 import { errors } from "../../protocol/errors.ts";
+import { isPersonName } from "../../protocol/principal.ts";
 import { BROADCAST, type RoomEvent } from "../../protocol/records.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
 import type { EventRemoval, RoomScope } from "../types.ts";
@@ -48,6 +50,9 @@ export function createEventEdits({ db, now, rooms }: StoreParts, events: Events,
       const row = room && seq !== null ? head.get(room.room_id, seq) : null;
       if (!room || seq === null || !row) throw errors.eventNotFound(input.eventId);
       if (row.posted !== 1) throw toolErrors.roomdEvent(input.eventId, row.type);
+      if (isPersonName(row.from_agent) && input.by !== row.from_agent) {
+        throw toolErrors.personsEvent(input.eventId, row.from_agent);
+      }
       if (input.onlyAuthor !== undefined && row.from_agent !== input.onlyAuthor) {
         throw toolErrors.notAuthor(input.eventId, row.from_agent);
       }

@@ -80,6 +80,8 @@ export function createSqliteFeed(db: Database): SqliteFeed {
         known.set(roomId, fresh);
         if (!before) continue;
         if (fresh.seq > before.seq) emit({ roomId, seq: fresh.seq });
+        // The head went down: the room was deleted (and perhaps made again) by another process.
+        else if (fresh.seq < before.seq) emit({ roomId, resync: true });
         for (const [kind, v] of fresh.signals) {
           if (v !== before.signals.get(kind)) emit({ roomId, signal: kind as SignalKind });
         }
@@ -107,7 +109,8 @@ export function createSqliteFeed(db: Database): SqliteFeed {
       set.add(onChange);
       return () => {
         set.delete(onChange);
-        if (set.size > 0) return;
+        // A second call, or one after the room's set was replaced, must not remove a newer watcher's set.
+        if (set.size > 0 || listeners.get(roomId) !== set) return;
         listeners.delete(roomId);
         known.delete(roomId);
         if (listeners.size === 0 && timer) {
@@ -132,7 +135,7 @@ export function createSqliteFeed(db: Database): SqliteFeed {
       queued = [];
       for (const change of changes) {
         const room = known.get(change.roomId);
-        if (room && "seq" in change) room.seq = Math.max(room.seq, change.seq);
+        if (room && "seq" in change) room.seq = change.seq === 0 ? 0 : Math.max(room.seq, change.seq);
         if (room && "signal" in change)
           room.signals.set(change.signal, (room.signals.get(change.signal) ?? 0) + 1);
         emit(change);

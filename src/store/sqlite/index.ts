@@ -103,8 +103,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const now = clock.now;
   const db = openDatabase(options.path, options.busyTimeoutMs);
   const rate = createRate(db, now);
-  const rooms = createRooms(db, now, options.limits ?? DEFAULT_STORE_LIMITS, rate);
   const changes = createSqliteFeed(db);
+  const rooms = createRooms(db, now, options.limits ?? DEFAULT_STORE_LIMITS, rate, changes);
   const parts: StoreParts = { db, now, rooms, changes };
   const keys = createKeys(db, rate);
   const invites = createInvites(parts, rate);

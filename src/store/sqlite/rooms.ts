@@ -48,7 +48,13 @@ const isExpired = (room: RoomRow, now: number) => now - room.last_activity >= LI
 /** The same rule for SQL: a room is live at time t when its last_activity is above this. */
 export const liveAfter = (t: number): number => t - LIMITS.roomTtlMs;
 
-export function createRooms(db: Database, now: Clock, limits: StoreLimits, rate: Rate) {
+export function createRooms(
+  db: Database,
+  now: Clock,
+  limits: StoreLimits,
+  rate: Rate,
+  changes: Pick<SqliteFeed, "appended">,
+) {
   const select = db.query<RoomRow, [string]>("SELECT * FROM rooms WHERE room_id = ?");
   // check() ran first in the same transaction, so an existing row is the team's own live room.
   const refresh = db.query<RoomRow, [number, string, string]>(
@@ -97,6 +103,8 @@ export function createRooms(db: Database, now: Clock, limits: StoreLimits, rate:
   /** Deletes every row of the room, its invites and its invites' rate windows. */
   function purge(roomId: string): void {
     for (const stmt of purgeStmts) stmt.run(roomId);
+    // The room's log is gone: seq 0 tells its watchers to drop what they know of it.
+    changes.appended(roomId, 0);
     rate.dropPrefix(invitePrefix(roomId));
   }
 

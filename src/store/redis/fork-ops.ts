@@ -111,7 +111,14 @@ const versionJson = (v: Version) => ({
   version: v.version,
 });
 
-export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
+/**
+ * `deleteRoom` removes what the first parts wrote when a later one fails (an outage, a timeout), as an import does:
+ * a failed fork leaves no room behind; only a process dying between parts leaves an incomplete one.
+ */
+export function forkOps(
+  call: Call,
+  deleteRoom: (scope: { roomId: string; teamId: string }) => Promise<void>,
+): Pick<PeopleStore<RoomScope>, "forkRoom"> {
   return {
     async forkRoom(scope, input) {
       const at = input.atSeq === undefined ? "" : String(input.atSeq);
@@ -222,9 +229,14 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
           ...(last ? finish : []),
         ];
         try {
-          await call(target, "FORK_WRITE", args, ["forkTargetExists"]);
+          await call(target, "FORK_WRITE", args, ["forkTargetExists", "forkInterrupted"]);
         } catch (error) {
-          if (error instanceof ScriptRefusal) throw peopleErrors.forkTargetExists(input.newRoomId);
+          if (error instanceof ScriptRefusal && error.reply.err === "forkTargetExists")
+            throw peopleErrors.forkTargetExists(input.newRoomId);
+          // Deleted or made again by someone else meanwhile: the earlier parts went with the room, and what stands
+          // there now is not ours to delete.
+          if (error instanceof ScriptRefusal) throw peopleErrors.forkInterrupted(input.newRoomId);
+          if (n > 0) await deleteRoom(target).catch(() => {});
           throw error;
         }
       }

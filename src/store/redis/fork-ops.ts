@@ -21,6 +21,7 @@ import { contextFields, eventFields, fieldTerms, taskFields } from "../../protoc
 import type { PeopleStore } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Call } from "./call.ts";
+import { entryJson, historyVersion } from "./import-writes.ts";
 import { ScriptRefusal } from "./run.ts";
 
 type Version = Omit<ContextEntry, "id" | "type">;
@@ -82,34 +83,12 @@ const ENTRY_ARGS = 7;
 /** ARGV bytes of one FORK_WRITE part (events are cut between parts; the last part carries plan and context). */
 const PART_BYTES = 512 * 1024;
 
-/** The stored form of an entry without its payload, in the field order of lua-context.ts entry_json. */
-const entryJson = (id: string, type: string, v: Version) =>
-  JSON.stringify({
-    id,
-    type,
-    author: v.author,
-    timestamp: v.timestamp,
-    summary: v.summary,
-    consuming_agents: v.consuming_agents,
-    version: v.version,
-  });
-
-/** The history's form of a version (lua-context.ts `earlier`). */
 /** An event's mark in FORK_WRITE: "" when roomd appended it, "-" for a posted tombstone, else its search terms. */
 function eventMark(event: Omit<RoomEvent, "read_by">, posted: boolean): string {
   if (!posted) return "";
   if (event.deleted !== undefined) return "-";
   return JSON.stringify(fieldTerms(eventFields(event)));
 }
-
-const versionJson = (v: Version) => ({
-  author: v.author,
-  timestamp: v.timestamp,
-  summary: v.summary,
-  consuming_agents: v.consuming_agents,
-  payload: v.payload,
-  version: v.version,
-});
 
 /**
  * `deleteRoom` removes what the first parts wrote when a later one fails (an outage, a timeout), as an import does:
@@ -157,9 +136,9 @@ export function forkOps(
         const heads = [...found.history, found.current].flatMap((v) => (v.atSeq === null ? [] : [v.atSeq]));
         entries.push(
           id,
-          entryJson(id, type, found.current.version),
+          entryJson({ id, type, ...found.current.version }),
           JSON.stringify(found.current.version.payload),
-          JSON.stringify(found.history.map((v) => versionJson(v.version))),
+          JSON.stringify(found.history.map((v) => historyVersion(v.version))),
           JSON.stringify(heads),
           String(entries.length / ENTRY_ARGS + 1),
           JSON.stringify(fieldTerms(contextFields(found.current.version))),

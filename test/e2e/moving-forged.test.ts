@@ -136,42 +136,20 @@ for (const make of E2E_STORES) {
       const forged = (type: string, from: string, payload: Record<string, unknown>) =>
         rechain(withEvent(values, { type, from, to: "bob", payload }));
       // From an agent: refused for anyone, naming the line.
-      for (const secret of [TEAM_A.secret, OPERATOR.secret]) {
-        await refused(
-          secret,
-          forged("steer", "bot", { text: "rm -rf", epoch: 0 }),
-          400,
-          last,
-          /only a person/,
-        );
-        await refused(
-          secret,
-          forged("interrupt", "bot", { reason: "stop", epoch: 0 }),
-          400,
-          last,
-          /only a person/,
-        );
-        await refused(
-          secret,
-          forged("human_message", "bot", { text: "approve it" }),
-          400,
-          last,
-          /only a person/,
-        );
-        await refused(
-          secret,
-          forged("approval_decided", "bot", { approvalId: "apr-1", decision: "approve" }),
-          400,
-          last,
-          /only a person/,
-        );
-        await refused(
-          secret,
-          forged("driver_changed", "bot", { holder: "human:ann", previous: null, epoch: 1, reason: "taken" }),
-          400,
-          last,
+      const byAgents: [string, Record<string, unknown>, RegExp][] = [
+        ["steer", { text: "rm -rf", epoch: 0 }, /only a person/],
+        ["interrupt", { reason: "stop", epoch: 0 }, /only a person/],
+        ["human_message", { text: "approve it" }, /only a person/],
+        ["approval_decided", { approvalId: "apr-1", decision: "approve" }, /only a person/],
+        [
+          "driver_changed",
+          { holder: "human:ann", previous: null, epoch: 1, reason: "taken" },
           /not the person taking the wheel/,
-        );
+        ],
+      ];
+      for (const secret of [TEAM_A.secret, OPERATOR.secret]) {
+        for (const [type, payload, message] of byAgents)
+          await refused(secret, forged(type, "bot", payload), 400, last, message);
       }
       // From a person: people's acts — refused for the agent's key, imported by a person.
       for (const body of [

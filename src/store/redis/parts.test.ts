@@ -44,6 +44,11 @@ const beforeSecondPart = (script: "FORK_WRITE" | "IMPORT_WRITE", run: () => Prom
 const outage = async () => {
   throw new Error("connection reset (simulated outage of this part)");
 };
+/** Someone else deletes the room and makes it again with a task of theirs. */
+async function madeAgain(target: RoomScope) {
+  await store.deleteRoom(target);
+  await store.addTask(target, { title: "someone else's", description: "", depends_on: [], priority: null });
+}
 const newScope = (): RoomScope => ({
   roomId: `r-${crypto.randomUUID().slice(0, 8)}`,
   teamId: `t-${crypto.randomUUID().slice(0, 8)}`,
@@ -107,15 +112,7 @@ describe("a fork written in parts", () => {
   test("a room deleted and made again by someone else between parts: a conflict, and their room is kept", async () => {
     const source = await bigRoom();
     const target = { ...source, roomId: `${source.roomId}-f` };
-    beforeSecondPart("FORK_WRITE", async () => {
-      await store.deleteRoom(target);
-      await store.addTask(target, {
-        title: "someone else's",
-        description: "",
-        depends_on: [],
-        priority: null,
-      });
-    });
+    beforeSecondPart("FORK_WRITE", () => madeAgain(target));
     const error = await rejection(store.forkRoom(source, { newRoomId: target.roomId, by: "a" }));
     expect({ kind: error.kind, message: error.message }).toEqual({
       kind: "conflict",
@@ -159,15 +156,7 @@ describe("an import written in parts", () => {
   test("the room made again by someone else between parts: a conflict, and their room is kept", async () => {
     const source = await bigRoom();
     const target = { ...source, roomId: `${source.roomId}-i` };
-    beforeSecondPart("IMPORT_WRITE", async () => {
-      await store.deleteRoom(target);
-      await store.addTask(target, {
-        title: "someone else's",
-        description: "",
-        depends_on: [],
-        priority: null,
-      });
-    });
+    beforeSecondPart("IMPORT_WRITE", () => madeAgain(target));
     expect((await rejection(importOf(source, target))).kind).toBe("conflict");
     expect((await store.readPlan(target)).tasks.map((t) => t.title)).toEqual(["someone else's"]);
   });

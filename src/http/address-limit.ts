@@ -42,12 +42,21 @@ export function addressKey(address: string): string {
     .join(":")}::/64`;
 }
 
-export function createAddressLimiter(options: AddressLimitOptions): AddressLimiter {
-  const { limit, now } = options;
-  const windowMs = options.windowMs ?? 60_000;
-  const maxTracked = options.maxTracked ?? 100_000;
+/** Requests (or failures) counted for one client since `start`. */
+export interface AddressWindow {
+  start: number;
+  count: number;
+}
+
+/**
+ * Fixed windows per client (by addressKey), in bounded memory: finished windows are dropped, and past `maxTracked`
+ * clients the oldest window is forgotten. The counts of both per-address limiters (this one and the failed-auth
+ * limiter, auth-failures.ts).
+ */
+export function createAddressWindows(options: { windowMs: number; maxTracked: number }) {
+  const { windowMs, maxTracked } = options;
   // Insertion order = window start order (a window is re-inserted when it restarts), so the oldest come first.
-  const windows = new Map<string, { start: number; count: number }>();
+  const windows = new Map<string, AddressWindow>();
 
   /** Drops finished windows from the front, and the oldest live ones while at capacity. */
   const makeRoom = (at: number) => {
@@ -58,9 +67,14 @@ export function createAddressLimiter(options: AddressLimitOptions): AddressLimit
   };
 
   return {
-    take(address) {
+    /** The address's window if one is running at `at`. */
+    current(address: string, at: number): AddressWindow | undefined {
+      const w = windows.get(addressKey(address));
+      return w && at - w.start < windowMs ? w : undefined;
+    },
+    /** The address's running window, or a new one (count 0) starting at `at`. */
+    open(address: string, at: number): AddressWindow {
       const key = addressKey(address);
-      const at = now();
       let w = windows.get(key);
       if (!w || at - w.start >= windowMs) {
         windows.delete(key);
@@ -68,6 +82,19 @@ export function createAddressLimiter(options: AddressLimitOptions): AddressLimit
         w = { start: at, count: 0 };
         windows.set(key, w);
       }
+      return w;
+    },
+  };
+}
+
+export function createAddressLimiter(options: AddressLimitOptions): AddressLimiter {
+  const { limit, now } = options;
+  const windowMs = options.windowMs ?? 60_000;
+  const windows = createAddressWindows({ windowMs, maxTracked: options.maxTracked ?? 100_000 });
+  return {
+    take(address) {
+      const at = now();
+      const w = windows.open(address, at);
       const resetMs = Math.max(0, w.start + windowMs - at);
       if (w.count >= limit) return { allowed: false, limit, remaining: 0, resetMs };
       w.count++;

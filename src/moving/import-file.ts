@@ -1,7 +1,7 @@
 /**
  * Reading an export for import: the NDJSON is read as it streams in — bounded in bytes overall and per line —
- * every line is checked (JSON, shape, the hash chain, seqs without gaps, the end line's counts and hashes), the
- * state lines are gathered into a snapshot and the log is spooled to a temporary file. Nothing is written to any
+ * every line is checked (JSON, shape, the hash chain, seqs without gaps, the end line's counts and hashes; records
+ * that contradict themselves, the plan's rules and references: import-rules.ts), the state lines are gathered into a snapshot and the log is spooled to a temporary file. Nothing is written to any
  * store until the whole file has passed, so a bad file creates nothing; the store then reads the log back from
  * the spool (RoomImport.events), synchronously, so SQLite can write the room in one transaction.
  */
@@ -24,6 +24,7 @@ import {
 } from "../protocol/export-format.ts";
 import { describeIssues } from "../protocol/validation.ts";
 import type { LoggedEvent, RoomImport, RoomSnapshot } from "../store/move-types.ts";
+import { createLogRules, eventActs, snapshotProblem, stateActs, stateProblem } from "./import-rules.ts";
 
 /** Why a file was refused: 400 (naming the first bad line) or 413 (too large). Nothing was created. */
 export class ImportRefused extends Error {
@@ -42,8 +43,8 @@ export interface VerifiedImport extends RoomImport {
   header: ExportHeader;
   end: EndLine;
   /**
-   * True when records of the file are people's doing (`human:<id>` sent an event, decided an approval, drives,
-   * offered a handoff, …): only a person may import those, or an agent's key could forge people's acts.
+   * True when records of the file are people's acts (import-rules.ts: a decided approval, a message, a steer, the
+   * wheel, anything `human:<id>` sent or holds): only a person may import those, or an agent's key could forge them.
    */
   namesPeople: boolean;
   /** Removes the spooled log; call once the store has read it (or gave up). */
@@ -61,33 +62,11 @@ function parseLine<S extends z.ZodType>(schema: S, value: unknown, n: number): z
 }
 
 const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
-const person = (name: string | null | undefined) => name?.startsWith("human:") === true;
 
-/** Whether a state line records something a person did (or holds). */
-function statePerson(line: StateLine): boolean {
-  switch (line.kind) {
-    case "room":
-      return person(line.driver.holder);
-    case "task":
-      return person(line.task.owner);
-    case "context_version":
-      return person(line.version.author);
-    case "context":
-      return person(line.entry.author);
-    case "review":
-      return person(line.review.requester) || person(line.review.reviewer);
-    case "approval":
-      return person(line.approval.requestedBy) || person(line.approval.decidedBy);
-    case "handoff":
-      return [line.handoff.from, line.handoff.offeredBy, line.handoff.closedBy].some(person);
-    case "verdict":
-      return person(line.verdict.by);
-    default:
-      return false;
-  }
-}
-
-/** Collects state lines into a snapshot, checking what the chain cannot (duplicates, counters, references). */
+/**
+ * Collects state lines into a snapshot, checking what the chain cannot: duplicates, counters, and once every line
+ * is in, the plan's rules and the references between records (import-rules.ts).
+ */
 function createGatherer(header: ExportHeader) {
   let room: Extract<StateLine, { kind: "room" }> | undefined;
   const s: Omit<RoomSnapshot, "createdAt" | "plan" | "counters" | "driver"> = {
@@ -106,10 +85,11 @@ function createGatherer(header: ExportHeader) {
     fences: [],
     claims: [],
   };
-  const seen = new Set<string>();
+  // Each record's line, by key ("task task-3"), so a problem found later names it.
+  const seen = new Map<string, number>();
   const once = (key: string, n: number, what: string) => {
     if (seen.has(key)) throw bad(n, `${what} appears twice`);
-    seen.add(key);
+    seen.set(key, n);
   };
   const versions = new Map<string, { line: number; list: RoomSnapshot["contexts"][number]["history"] }>();
   const atMostHead = (seq: number | null, n: number, what: string) => {
@@ -193,13 +173,16 @@ function createGatherer(header: ExportHeader) {
       const maxCtx = s.contexts.reduce((max, c) => Math.max(max, serial(c.entry.id)), 0);
       if (room.counters.contexts < maxCtx)
         throw bad(n, `counters.contexts (${room.counters.contexts}) is below ctx-${maxCtx}`);
-      return {
+      const snapshot: RoomSnapshot = {
         ...s,
         createdAt: room.createdAt,
         plan: room.plan,
         counters: room.counters,
         driver: room.driver,
       };
+      const problem = snapshotProblem(snapshot);
+      if (problem) throw bad(seen.get(problem.key) ?? n, problem.message);
+      return snapshot;
     },
   };
 }
@@ -264,6 +247,7 @@ export async function readExport(
   let nextSeq = 0;
   const counts: Record<string, number> = {};
   let namesPeople = false;
+  const log = createLogRules();
   let n = 0;
 
   const take = (text: string) => {
@@ -313,7 +297,9 @@ export async function readExport(
         throw bad(n, `event seq ${line.event.seq} is past head (${header.head})`);
       hash = given;
       nextSeq++;
-      if (person(line.event.from) || person(line.event.deleted?.by)) namesPeople = true;
+      const problem = log.problem(line.event);
+      if (problem) throw bad(n, problem);
+      if (eventActs(line.event)) namesPeople = true;
       counts.event = (counts.event ?? 0) + 1;
       const logged: LoggedEvent = {
         event: line.event,
@@ -328,8 +314,10 @@ export async function readExport(
     }
     if (snapshot) throw bad(n, "a state line after the log began");
     const line = parseLine(stateLineSchema, value, n);
+    const problem = stateProblem(line);
+    if (problem) throw bad(n, problem);
     (gatherer as ReturnType<typeof createGatherer>).add(line, n);
-    if (statePerson(line)) namesPeople = true;
+    if (stateActs(line)) namesPeople = true;
     counts[line.kind] = (counts[line.kind] ?? 0) + 1;
     hash = nextHash(hash, line);
   };

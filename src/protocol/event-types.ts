@@ -43,3 +43,16 @@ export const ROOMD_EVENT_TYPES: ReadonlySet<string> = new Set([
 /** The refusal of a reserved type, naming it. */
 export const reservedTypeMessage = (type: string) =>
   `Event type ${type} is reserved for events roomd appends itself; choose another type (e.g. ${type}_note)`;
+
+/**
+ * Event types that record people's acts or the wheel (docs/people.md "Who can do what"): a person's message, steer,
+ * interrupt and decision — appended only for a person — and every change of driver. A room whose log holds one is
+ * imported only by a person, or an agent's key could forge them (the bridge hands steers and messages to agents).
+ */
+export const PEOPLE_EVENT_TYPES: ReadonlySet<string> = new Set([
+  "approval_decided",
+  "driver_changed",
+  "human_message",
+  "interrupt",
+  "steer",
+]);

@@ -195,6 +195,12 @@ export const peopleErrors = {
     ),
   forkTargetExists: (roomId: string) =>
     new RoomError("conflict", `Room ${roomId} already exists; choose another newRoomId`),
+  /** A fork written in parts (Redis) whose new room was deleted or made again by someone else between parts. */
+  forkInterrupted: (roomId: string) =>
+    new RoomError(
+      "conflict",
+      `Room ${roomId} changed while the fork was being written into it (deleted, or made again by someone else); nothing of the fork is left: fork again`,
+    ),
   forkPastHead: (atSeq: number, head: number) =>
     new RoomError(
       "invalid",

@@ -93,3 +93,40 @@ export function checkOwnership(
     throw planErrors.ownedByOther(task.id, task.owner);
   }
 }
+
+/**
+ * A dependency cycle anywhere in a whole plan (an import's: every task at once, where a write checks one), as the
+ * path from a task back to itself, or null. `dependsOn(id)` gives a task's dependencies, undefined for no such task
+ * (a dependency on a deleted task leads nowhere). Iterative and visiting each task and dependency once, so a plan
+ * of any size or depth costs O(tasks + dependencies).
+ */
+export function findCycle(
+  ids: Iterable<string>,
+  dependsOn: (id: string) => readonly string[] | undefined,
+): string[] | null {
+  // On the current path (true) or fully explored (false).
+  const onPath = new Map<string, boolean>();
+  for (const root of ids) {
+    if (onPath.has(root)) continue;
+    const path = [{ id: root, deps: dependsOn(root) ?? [], next: 0 }];
+    onPath.set(root, true);
+    while (path.length > 0) {
+      const top = path[path.length - 1] as (typeof path)[number];
+      const dep = top.deps[top.next++];
+      if (dep === undefined) {
+        onPath.set(top.id, false);
+        path.pop();
+        continue;
+      }
+      const deps = dependsOn(dep);
+      if (deps === undefined || onPath.get(dep) === false) continue;
+      if (onPath.get(dep) === true) {
+        const from = path.findIndex((step) => step.id === dep);
+        return [...path.slice(from).map((step) => step.id), dep];
+      }
+      onPath.set(dep, true);
+      path.push({ id: dep, deps, next: 0 });
+    }
+  }
+  return null;
+}

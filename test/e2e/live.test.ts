@@ -164,7 +164,10 @@ for (const make of E2E_STORES) {
       await Bun.sleep(200);
       const admin = httpClient(a.url);
       expect((await admin.del(`/admin/rooms/${roomId}`, TEAM_A.secret)).status).toBe(200);
-      const fresh = [await post(onA, roomId, { type: "reborn" }), await post(onA, roomId, { type: "reborn" })];
+      const fresh = [
+        await post(onA, roomId, { type: "reborn" }),
+        await post(onA, roomId, { type: "reborn" }),
+      ];
       expect(fresh.map((e) => e.seq)).toEqual([1, 2]);
       const got = await collect(reader, 2);
       expect(got.map((e) => [e.seq, e.type])).toEqual([

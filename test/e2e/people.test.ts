@@ -176,6 +176,41 @@ for (const make of E2E_STORES) {
       expect(made.body).toMatchObject({ kind: "human", humanId: "erin" });
     });
 
+    test("only people revoke people's keys and invites; an agent's key still revokes agents' ones", async () => {
+      const mint = async (body: Record<string, unknown>) =>
+        (await http.post("/admin/keys", OPERATOR.secret, body)).body as { keyId: string; secret: string };
+      const person = await mint({ kind: "human", humanId: "frank" });
+      const refused = await http.del(`/admin/keys/${person.keyId}`, keys.plain);
+      expect({ status: refused.status, body: refused.body }).toEqual({
+        status: 403,
+        body: { error: "Only people can revoke keys or invites of people" },
+      });
+      expect((await http.get("/admin/me", person.secret)).status).toBe(200);
+      expect((await http.del(`/admin/keys/${person.keyId}`, keys.alice)).status).toBe(200);
+      expect((await http.get("/admin/me", person.secret)).status).toBe(401);
+      const agent = await mint({ note: "an agent's" });
+      expect((await http.del(`/admin/keys/${agent.keyId}`, keys.plain)).status).toBe(200);
+
+      const roomId = await room();
+      const invited = async (body: Record<string, unknown>) =>
+        (await http.post(`/admin/rooms/${roomId}/invite`, OPERATOR.secret, body)).body.tokenId as string;
+      const live = async () =>
+        (await http.get(`/admin/rooms/${roomId}/invites`, OPERATOR.secret)).body.invites.map(
+          (i: { tokenId: string }) => i.tokenId,
+        );
+      const gina = await invited({ kind: "human", humanId: "gina" });
+      const helper = await invited({ agentId: "helper" });
+      const byAgent = await http.del(`/admin/rooms/${roomId}/invites/${gina}`, keys.plain);
+      expect({ status: byAgent.status, body: byAgent.body }).toEqual({
+        status: 403,
+        body: { error: "Only people can revoke keys or invites of people" },
+      });
+      expect((await live()).sort()).toEqual([gina, helper].sort());
+      expect((await http.del(`/admin/rooms/${roomId}/invites/${helper}`, keys.plain)).status).toBe(200);
+      expect((await http.del(`/admin/rooms/${roomId}/invites/${gina}`, keys.alice)).status).toBe(200);
+      expect(await live()).toEqual([]);
+    });
+
     test("an agent key (static, dynamic, bound, invite) never decides an approval; two people at once: one decision, the other 409", async () => {
       const roomId = await room();
       const agentInvite = await invite(roomId, { agentId: "helper" });
@@ -465,11 +500,14 @@ for (const make of E2E_STORES) {
 
     test("a person's message cannot be deleted by an agent key (it would silence the person)", async () => {
       const roomId = await room();
-      const sent = (await http.post(`/rooms/${roomId}/messages`, keys.alice, { to: "bot", text: "do not deploy" }))
-        .body;
+      const sent = (
+        await http.post(`/rooms/${roomId}/messages`, keys.alice, { to: "bot", text: "do not deploy" })
+      ).body;
       const eventId = sent.event?.id ?? sent.id ?? `evt-${sent.seq ?? sent.event?.seq}`;
       const res = await http.tool(keys.plain, "delete_event", { roomId, eventId, agentId: "mallory" });
-      expect(res.text).toBe(`Error: Event ${eventId} was sent by human:alice; only that person can delete it`);
+      expect(res.text).toBe(
+        `Error: Event ${eventId} was sent by human:alice; only that person can delete it`,
+      );
       const bridged = await http.post(`/rooms/${roomId}/bridge`, keys.bot, { hook: "Stop" });
       expect(JSON.stringify(bridged.body)).toContain("do not deploy");
     });

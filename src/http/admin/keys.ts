@@ -60,6 +60,16 @@ export function assertMayMintPeople(principal: Principal, body: { kind?: "agent"
     throw peopleErrors.peopleOnly("create keys or invites for people");
   }
 }
+
+/**
+ * Only a person may revoke a person's key or invite (the same rule as minting one): an agent's key could otherwise
+ * cut the people overseeing it off the room. An agent's own keys and invites stay revocable by any team key.
+ */
+export function assertMayRevokePeople(principal: Principal, target: { humanId?: string }): void {
+  if (target.humanId !== undefined && principal.humanId === undefined) {
+    throw peopleErrors.peopleOnly("revoke keys or invites of people");
+  }
+}
 const provisionBody = z
   .strictObject({
     ...keyFields,
@@ -131,10 +141,12 @@ export function keyRoutes(deps: AdminDeps): Hono<AuthEnv> {
     const team = KEY_ID.exec(keyId)?.[1];
     // Another team's key is answered exactly like a missing one, unless the caller is an operator.
     if (!team || (team !== principal.teamId && principal.kind !== "operator")) throw keyNotFound();
-    // The first-run operator key is not listed to teams; only an operator may revoke it.
+    // The first-run operator key is not listed to teams; only an operator may revoke it. A person's key, only a
+    // person (an operator is one).
     if (principal.kind !== "operator") {
       const target = (await deps.store.listKeys(team)).find((k) => k.keyId === keyId);
       if (!target || target.kind === "operator") throw keyNotFound();
+      assertMayRevokePeople(principal, target);
     }
     if (!(await deps.store.deleteKey(team, keyId))) throw keyNotFound();
     return c.json({ ok: true, keyId });

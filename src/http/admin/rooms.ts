@@ -8,7 +8,13 @@ import { agentIdSchema, isRoomId } from "../../protocol/ids.ts";
 import { iso } from "../../protocol/time.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
-import { assertMayMintPeople, checkKind, humanIdSchema, operatorOnly } from "./keys.ts";
+import {
+  assertMayMintPeople,
+  assertMayRevokePeople,
+  checkKind,
+  humanIdSchema,
+  operatorOnly,
+} from "./keys.ts";
 import type { AdminDeps } from "./shared.ts";
 
 const DAY = 86_400;
@@ -103,7 +109,12 @@ export function roomRoutes(deps: AdminDeps): Hono<AuthEnv> {
   });
   app.delete("/rooms/:roomId/invites/:tokenId", async (c) => {
     const tokenId = c.req.param("tokenId");
-    if (!(await deps.store.deleteInvite(scopeOf(c, c.req.param("roomId")), tokenId))) {
+    const scope = scopeOf(c, c.req.param("roomId"));
+    if (c.get("principal").humanId === undefined) {
+      const target = (await deps.store.listInvites(scope)).find((i) => i.tokenId === tokenId);
+      if (target) assertMayRevokePeople(c.get("principal"), target);
+    }
+    if (!(await deps.store.deleteInvite(scope, tokenId))) {
       throw new RoomError("not_found", "Invite not found");
     }
     return c.json({ ok: true, tokenId });

@@ -21,6 +21,7 @@ import { contextFields, eventFields, fieldTerms, taskFields } from "../../protoc
 import type { PeopleStore } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Call } from "./call.ts";
+import { entryJson, historyVersion } from "./import-writes.ts";
 import { ScriptRefusal } from "./run.ts";
 
 type Version = Omit<ContextEntry, "id" | "type">;
@@ -82,19 +83,6 @@ const ENTRY_ARGS = 7;
 /** ARGV bytes of one FORK_WRITE part (events are cut between parts; the last part carries plan and context). */
 const PART_BYTES = 512 * 1024;
 
-/** The stored form of an entry without its payload, in the field order of lua-context.ts entry_json. */
-const entryJson = (id: string, type: string, v: Version) =>
-  JSON.stringify({
-    id,
-    type,
-    author: v.author,
-    timestamp: v.timestamp,
-    summary: v.summary,
-    consuming_agents: v.consuming_agents,
-    version: v.version,
-  });
-
-/** The history's form of a version (lua-context.ts `earlier`). */
 /** An event's mark in FORK_WRITE: "" when roomd appended it, "-" for a posted tombstone, else its search terms. */
 function eventMark(event: Omit<RoomEvent, "read_by">, posted: boolean): string {
   if (!posted) return "";
@@ -102,16 +90,14 @@ function eventMark(event: Omit<RoomEvent, "read_by">, posted: boolean): string {
   return JSON.stringify(fieldTerms(eventFields(event)));
 }
 
-const versionJson = (v: Version) => ({
-  author: v.author,
-  timestamp: v.timestamp,
-  summary: v.summary,
-  consuming_agents: v.consuming_agents,
-  payload: v.payload,
-  version: v.version,
-});
-
-export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
+/**
+ * `deleteRoom` removes what the first parts wrote when a later one fails (an outage, a timeout), as an import does:
+ * a failed fork leaves no room behind; only a process dying between parts leaves an incomplete one.
+ */
+export function forkOps(
+  call: Call,
+  deleteRoom: (scope: { roomId: string; teamId: string }) => Promise<void>,
+): Pick<PeopleStore<RoomScope>, "forkRoom"> {
   return {
     async forkRoom(scope, input) {
       const at = input.atSeq === undefined ? "" : String(input.atSeq);
@@ -150,9 +136,9 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
         const heads = [...found.history, found.current].flatMap((v) => (v.atSeq === null ? [] : [v.atSeq]));
         entries.push(
           id,
-          entryJson(id, type, found.current.version),
+          entryJson({ id, type, ...found.current.version }),
           JSON.stringify(found.current.version.payload),
-          JSON.stringify(found.history.map((v) => versionJson(v.version))),
+          JSON.stringify(found.history.map((v) => historyVersion(v.version))),
           JSON.stringify(heads),
           String(entries.length / ENTRY_ARGS + 1),
           JSON.stringify(fieldTerms(contextFields(found.current.version))),
@@ -222,9 +208,14 @@ export function forkOps(call: Call): Pick<PeopleStore<RoomScope>, "forkRoom"> {
           ...(last ? finish : []),
         ];
         try {
-          await call(target, "FORK_WRITE", args, ["forkTargetExists"]);
+          await call(target, "FORK_WRITE", args, ["forkTargetExists", "forkInterrupted"]);
         } catch (error) {
-          if (error instanceof ScriptRefusal) throw peopleErrors.forkTargetExists(input.newRoomId);
+          if (error instanceof ScriptRefusal && error.reply.err === "forkTargetExists")
+            throw peopleErrors.forkTargetExists(input.newRoomId);
+          // Deleted or made again by someone else meanwhile: the earlier parts went with the room, and what stands
+          // there now is not ours to delete.
+          if (error instanceof ScriptRefusal) throw peopleErrors.forkInterrupted(input.newRoomId);
+          if (n > 0) await deleteRoom(target).catch(() => {});
           throw error;
         }
       }

@@ -47,8 +47,8 @@ export const taskJson = (t: Task): string =>
     ...(t.lease_expires_at === undefined ? {} : { lease_expires_at: t.lease_expires_at }),
   });
 
-/** lua-context.ts entry_json: the entry without its payload. */
-const entryJson = (e: ContextEntry): string =>
+/** lua-context.ts entry_json: the entry without its payload (an import's, a fork's). */
+export const entryJson = (e: Omit<ContextEntry, "payload">): string =>
   JSON.stringify({
     id: e.id,
     type: e.type,
@@ -59,8 +59,8 @@ const entryJson = (e: ContextEntry): string =>
     version: e.version,
   });
 
-/** lua-context.ts `earlier`: one version of the history array. */
-const versionOf = ({ version: v }: SnapshotVersion) => ({
+/** lua-context.ts `earlier`: one version of the history array (an import's, a fork's). */
+export const historyVersion = (v: SnapshotVersion["version"]) => ({
   author: v.author,
   timestamp: v.timestamp,
   summary: v.summary,
@@ -139,7 +139,11 @@ export function* importWrites(s: RoomSnapshot, events: Iterable<LoggedEvent>): G
     yield { h: "ctx", field: id, value: entryJson(c.entry) };
     yield { h: "ctx_payload", field: id, value: JSON.stringify(c.entry.payload) };
     if (c.history.length > 0)
-      yield { h: "ctx_hist", field: id, value: JSON.stringify(c.history.map(versionOf)) };
+      yield {
+        h: "ctx_hist",
+        field: id,
+        value: JSON.stringify(c.history.map((old) => historyVersion(old.version))),
+      };
     const heads = [...c.history.map((v) => v.atSeq), c.atSeq].filter((v): v is number => v !== null);
     if (heads.length > 0) yield { h: "ctx_seqs", field: id, value: JSON.stringify(heads) };
     yield { z: "ctx_changes", score: c.changedSeq, member: id };

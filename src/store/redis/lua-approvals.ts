@@ -13,7 +13,7 @@ local details = ARGV[7]         -- details JSON object, spliced verbatim
 local ttl = tonumber(ARGV[8])   -- lifetime in ms
 if not OWNED and not CLAIM_OK then return CLAIM end
 local a = { id = "apr-" .. W("HINCRBY", K_META, "approval_n", 1), action = action, requestedBy = by,
-  status = "pending", created_at = NOW_ISO, expiresMs = NOW + ttl, expires_at = P.iso(NOW + ttl) }
+  status = "pending", created_at = NOW_ISO, expiresMs = NOW + ttl, expires_at = R.iso(NOW + ttl) }
 W("HSET", K_APPROVALS, a.id, P.approval(a, details, true))
 append_event("approval_requested", by, "all", '{"approval":' .. P.approval(a, details, false) .. '}')
 commit()

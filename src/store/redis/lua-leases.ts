@@ -3,6 +3,7 @@
  * those of protocol/leases.ts and the SQLite driver (sqlite/leases.ts); the conformance suite holds both to them.
  */
 import { PLAN_HELPERS } from "./lua-plan.ts";
+import { TASK_CHECKS } from "./lua-task-checks.ts";
 
 /**
  * claimTask. Replies {ok: Task} or {err: "planLocked" | "taskNotFound" | "taskVersion" | "notClaimable" |
@@ -13,17 +14,7 @@ local agent = ARGV[5]           -- the claiming agent
 local id = ARGV[6]              -- task id
 local lease = tonumber(ARGV[7]) -- lease length in ms
 local expected = ARGV[8]        -- expected version, "" for any
-local locked = OWNED and plan_locked(agent)
-if locked then return locked end
-if OWNED then leases_due() end
-local raw = OWNED and task_raw(id)
-if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
-local t = cjson.decode(raw)
-if expected ~= "" and tonumber(expected) ~= t.version then
-  return '{"err":"taskVersion","id":' .. str(id) .. ',"version":' .. num(t.version) .. ',"status":'
-    .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
-end
-if t.status == "done" then return '{"err":"notClaimable","id":' .. str(id) .. ',"status":"done"}' end
+${TASK_CHECKS}if t.status == "done" then return '{"err":"notClaimable","id":' .. str(id) .. ',"status":"done"}' end
 local owner = val(t.owner)
 if owner and owner ~= agent then
   return '{"err":"leaseOwned","id":' .. str(id) .. ',"owner":' .. str(owner) .. ',"until":'

@@ -1,8 +1,8 @@
 /**
  * Lua helpers of people's scripts (lua-driver.ts, lua-approvals.ts, lua-handoffs.ts), prepended to the bodies that
- * use them: the driver as meta keeps it, record builders (by concatenation, like every script, so user JSON is
- * spliced in verbatim) and an ISO formatter (the handoff scripts take the plan's helpers from lua-plan.ts). Grouped in
- * one table so they cost one Lua local.
+ * use them: the driver as meta keeps it and record builders (by concatenation, like every script, so user JSON is
+ * spliced in verbatim); times are formatted by the prelude's R.iso (lua-holdings.ts), and the handoff scripts take
+ * the plan's helpers from lua-plan.ts. Grouped in one table so they cost one Lua local.
  */
 
 export const PEOPLE_HELPERS = `
@@ -100,23 +100,5 @@ function P.open_handoff(id)
     return nil, '{"err":"handoffClosed","id":' .. str(id) .. ',"status":' .. str(h.status) .. ',"closedBy":' .. P.value(h.closedBy) .. '}'
   end
   return h, nil
-end
--- ms since the epoch as ISO 8601 UTC with milliseconds, exactly like JavaScript's toISOString (civil-from-days).
-function P.iso(ms)
-  local secs = math.floor(ms / 1000)
-  local milli = ms - secs * 1000
-  local days = math.floor(secs / 86400)
-  local rest = secs - days * 86400
-  local z = days + 719468
-  local era = math.floor(z / 146097)
-  local doe = z - era * 146097
-  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
-  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
-  local mp = math.floor((5 * doy + 2) / 153)
-  local day = doy - math.floor((153 * mp + 2) / 5) + 1
-  local month = mp < 10 and mp + 3 or mp - 9
-  local year = yoe + era * 400 + (month <= 2 and 1 or 0)
-  return string.format("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", year, month, day, math.floor(rest / 3600),
-    math.floor((rest % 3600) / 60), rest % 60, milli)
 end
 `;

@@ -4,6 +4,8 @@
  * to them): plan lock, existence, version, ownership, dependencies (known, acyclic), status.
  */
 
+import { PLAN_WRITE_CHECKS } from "./lua-task-checks.ts";
+
 /**
  * Helpers of the plan scripts: task JSON, the plan lock, the kept task counts, the plan's rules and leases
  * (protocol/leases.ts: a plan write shows and then records the leases that ran out).
@@ -193,19 +195,7 @@ local fields = ARGV[8]          -- JSON {status?, owner? (string|null), title?, 
 local changes = ARGV[9]         -- JSON of the supplied fields and note, for the event
 local from = ARGV[10]           -- the event's from (agent or "system")
 local terms = ARGV[11]          -- search terms of the changed title/description, JSON {field: {token: count}}, "" for none
-local locked = OWNED and plan_locked(agent)
-if locked then return locked end
-if OWNED then leases_due() end
-local raw = OWNED and task_raw(id)
-if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
-local t = cjson.decode(raw)
-if expected ~= "" and tonumber(expected) ~= t.version then
-  return '{"err":"taskVersion","id":' .. str(id) .. ',"version":' .. num(t.version) .. ',"status":'
-    .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
-end
-if val(t.owner) and t.owner ~= agent and expected == "" then
-  return '{"err":"ownedByOther","id":' .. str(id) .. ',"owner":' .. str(t.owner) .. '}'
-end
+${PLAN_WRITE_CHECKS}
 local f = cjson.decode(fields)
 local deps = t.depends_on
 if f.depends_on ~= nil then
@@ -290,26 +280,6 @@ local people = {}
 for i = 1, #presence, 2 do people[#people + 1] = str(presence[i]) .. ":" .. presence[i + 1] end
 return ok('{"exists":true,"tasks":[' .. table.concat(mine, ",") .. '],"unread":' .. unread .. ',"newContextCount":'
   .. fresh .. ',"presence":{' .. table.concat(people, ",") .. '},"messages":' .. messages .. '}')
-`;
-
-/**
- * The checks every plan write makes first, in order: plan lock, existence, version, ownership — on the task as
- * reads show it (a lease that ran out already undone; record_leases writes that once the checks passed).
- */
-const PLAN_WRITE_CHECKS = `
-local locked = OWNED and plan_locked(agent)
-if locked then return locked end
-if OWNED then leases_due() end
-local raw = OWNED and task_raw(id)
-if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
-local t = cjson.decode(raw)
-if expected ~= "" and tonumber(expected) ~= t.version then
-  return '{"err":"taskVersion","id":' .. str(id) .. ',"version":' .. num(t.version) .. ',"status":'
-    .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
-end
-if val(t.owner) and t.owner ~= agent and expected == "" then
-  return '{"err":"ownedByOther","id":' .. str(id) .. ',"owner":' .. str(t.owner) .. '}'
-end
 `;
 
 /**

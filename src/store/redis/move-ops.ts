@@ -200,6 +200,9 @@ export function moveOps(
     const token = randomUUID();
     const target: RoomScope = { roomId: scope.roomId, teamId: scope.teamId, mayClaim: scope.mayClaim };
     let first = true;
+    // Set when a later part finds the room deleted or made again by someone else: what the earlier parts wrote went
+    // with the room, and what stands there now is not ours to delete.
+    let interrupted = false;
     const send = async (writes: Write[], last: boolean) => {
       const args = [token, first ? "1" : "0", last ? "1" : "0", ...argsOf(writes)];
       try {
@@ -209,7 +212,8 @@ export function moveOps(
           throw movingErrors.importTargetExists(scope.roomId);
         }
         if (error instanceof ScriptRefusal) {
-          throw new Error(`import of ${scope.roomId}: the room changed while it was being written`);
+          interrupted = true;
+          throw movingErrors.importInterrupted(scope.roomId);
         }
         throw error;
       }
@@ -230,7 +234,7 @@ export function moveOps(
       await send(part, true);
     } catch (error) {
       // Whatever was written goes again: a failed import leaves no room behind (a crash between parts can).
-      if (!first) await deleteRoom(scope).catch(() => {});
+      if (!first && !interrupted) await deleteRoom(scope).catch(() => {});
       throw error;
     }
   }

@@ -1,5 +1,8 @@
-/** The refusals of people's scripts (lua-driver.ts, lua-approvals.ts, lua-handoffs.ts, lua-fork.ts) as the RoomErrors every driver throws. */
-import { RoomError } from "../../protocol/errors.ts";
+/**
+ * The refusals of people's scripts (lua-driver.ts, lua-approvals.ts, lua-handoffs.ts, lua-fork.ts) as the RoomErrors
+ * every driver throws (FORK_WRITE's own refusals are handled by fork-ops.ts, which knows the new room's id).
+ */
+import type { RoomError } from "../../protocol/errors.ts";
 import { type DriverState, peopleErrors } from "../../protocol/people.ts";
 
 type Reply = { err: string; [detail: string]: unknown };
@@ -50,11 +53,6 @@ export function peopleRefusal(reply: Reply): RoomError | undefined {
       return peopleErrors.taskNotYours(id, text(reply.owner));
     case "forkPastHead":
       return peopleErrors.forkPastHead(Number(reply.atSeq), Number(reply.head));
-    case "forkInterrupted":
-      return new RoomError(
-        "conflict",
-        "The fork's new room changed while it was being written; delete it and fork again",
-      );
     default:
       return undefined;
   }

@@ -78,7 +78,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...toolOps(bridge),
     ...webhookOps(bridge, run, clock),
     ...peopleOps(call),
-    ...forkOps(call),
+    ...forkOps(call, admin.deleteRoom),
     ...moveOps(bridge, options.client, admin.deleteRoom),
     ...sessionOps(run, clock),
     ping: () => runPing(run),

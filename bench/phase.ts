@@ -7,6 +7,9 @@ import { type LoadOptions, type LoadResult, runLoad } from "./load.ts";
 import { cpuMs, machineBusyMs, type RedisCost, redisCost } from "./probes.ts";
 import { type BenchTarget, rssMb } from "./server.ts";
 
+/** What a phase measures: the processes serving it, and the store behind them when it is Redis. */
+export type Measured = Pick<BenchTarget, "servers" | "redis" | "front">;
+
 export interface PhaseResult extends LoadResult {
   /** roomd CPU time (user + sys, all processes summed) per 1,000 calls, in ms. */
   cpuMsPer1000: number;
@@ -32,7 +35,7 @@ export interface PhaseResult extends LoadResult {
  * Waits (at most `maxMs`) until the machine's CPU outside the bench stays under `percent` for half a second:
  * other work on a shared machine inflates every number a phase reports. Returns the last sample.
  */
-export async function waitForQuiet(target: BenchTarget, percent = 10, maxMs = 10_000): Promise<number> {
+export async function waitForQuiet(target: Measured, percent = 10, maxMs = 10_000): Promise<number> {
   assertAlive(target);
   const pids = target.servers.map((s) => s.proc.pid);
   const deadline = Date.now() + maxMs;
@@ -49,7 +52,7 @@ export async function waitForQuiet(target: BenchTarget, percent = 10, maxMs = 10
 }
 
 /** Throws with the process's output if a roomd process of the target has exited. */
-function assertAlive(target: BenchTarget): void {
+function assertAlive(target: Measured): void {
   for (const server of target.servers) {
     if (server.proc.exitCode !== null || server.proc.signalCode !== null) {
       const how = server.proc.signalCode ?? `code ${server.proc.exitCode}`;
@@ -58,13 +61,13 @@ function assertAlive(target: BenchTarget): void {
   }
 }
 
-async function redisMs(target: BenchTarget): Promise<number> {
+async function redisMs(target: Measured): Promise<number> {
   return ((await target.redis?.probe.snapshot())?.cpuSeconds ?? 0) * 1000;
 }
 
 /** Runs `load` against the target and measures it; `load.url` defaults to every process of the target. */
 export async function measuredPhase(
-  target: BenchTarget,
+  target: Measured,
   load: Omit<LoadOptions, "url"> & { url?: LoadOptions["url"] },
 ): Promise<PhaseResult> {
   await waitForQuiet(target);
@@ -114,7 +117,7 @@ function otherPercent(busyMs: number, capacityMs: number, ownMs: number[]): numb
  * cleanest run. `prepare` builds each try's load (e.g. on freshly seeded rooms).
  */
 export async function cleanestPhase(
-  target: BenchTarget,
+  target: Measured,
   prepare: () => Promise<Parameters<typeof measuredPhase>[1]>,
   tries = 2,
   percent = 10,

@@ -4,6 +4,7 @@
  * authentication and rate limiting) → one onError that logs with the request id and answers generically.
  */
 import { Hono } from "hono";
+import pkg from "../package.json" with { type: "json" };
 import { createGate, type Gate } from "./access/gate.ts";
 import { createKeyRing } from "./access/keyring.ts";
 import type { Config } from "./config.ts";
@@ -13,6 +14,9 @@ import { MAX_ROUTE_BODY_BYTES, routeBodyLimit } from "./http/body-limit.ts";
 import { roomErrorResponse } from "./http/errors.ts";
 import { healthRoutes } from "./http/health.ts";
 import { mcpRoutes } from "./http/mcp-route.ts";
+import { countRateLimited, countStoreRequests, httpMetrics } from "./http/metrics/instrument.ts";
+import { createRoomdMetrics, type RoomdMetrics } from "./http/metrics/roomd-metrics.ts";
+import { metricsRoutes } from "./http/metrics/route.ts";
 import { originCheck } from "./http/origin.ts";
 import { type RequestIdEnv, requestId } from "./http/request-id.ts";
 import { roomPageRoutes } from "./http/room-page.ts";
@@ -53,13 +57,17 @@ export interface AppDeps {
   live: LiveRooms;
   /** Teams configured through the environment (provisioning them is a conflict). */
   staticTeams: ReadonlySet<string>;
-  onToolCall?: (name: string, isError: boolean) => void;
+  /** This process's metrics (GET /metrics); the store and gate above already feed it. */
+  metrics: RoomdMetrics;
+  /** METRICS_TOKEN: a bearer that may read GET /metrics. */
+  metricsToken?: string;
   /** People signed in by an authenticating proxy (TRUSTED_PROXY_*), or null. */
   proxy?: Config["trustedProxy"];
 }
 
 export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
+  app.use(httpMetrics(deps.metrics));
   app.use(requestId());
   // Every route a browser could reach, present and future, unless listed as open.
   app.use(
@@ -67,7 +75,8 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   );
   app.use(routeBodyLimit({ maxSize: MAX_ROUTE_BODY_BYTES, except: ["/mcp"] }));
   app.route("/", healthRoutes(deps.store));
-  app.route("/", mcpRoutes(deps));
+  app.route("/", mcpRoutes({ ...deps, onToolCall: deps.metrics.toolCall }));
+  app.route("/", metricsRoutes(deps));
   app.route(
     "/",
     roomPageRoutes({
@@ -100,14 +109,25 @@ export function appDeps(
 ): AppDeps {
   const operatorKeys = [...config.operatorKeys, ...extraOperatorKeys];
   const keys = createKeyRing({ operatorKeys, apiKeys: config.apiKeys });
+  // The hub watches through the counted store, and the metrics read how many rooms it watches.
+  let live: LiveRooms | undefined;
+  const metrics = createRoomdMetrics({
+    driver: store.driver,
+    version: pkg.version,
+    liveRooms: () => live?.rooms ?? 0,
+  });
+  const counted = countStoreRequests(store, metrics);
+  live = createLiveRooms(counted);
   return {
-    store,
-    gate: createGate({ keys, store, config }),
+    store: counted,
+    gate: countRateLimited(createGate({ keys, store: counted, config }), metrics),
     failures: createFailureLimiter(),
     logger,
     now,
     catalog: CATALOG,
-    live: createLiveRooms(store),
+    live,
+    metrics,
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     config,
     staticTeams: new Set([
       ...[...operatorKeys, ...config.apiKeys].map((k) => k.teamId),

@@ -93,6 +93,13 @@ export type Config = StoreConfig & {
   webhooksPerRoom: number;
   /** People signed in by an authenticating proxy; null when not configured. */
   trustedProxy: TrustedProxy | null;
+  /** Least severe log record written (LOG_LEVEL): debug, info (one line per tool call), warn or error. */
+  logLevel: "debug" | "info" | "warn" | "error";
+  /**
+   * A bearer that may read GET /metrics and nothing else (METRICS_TOKEN, at least 16 chars), for a scraper that
+   * should hold no team's key. Operator keys may read it too.
+   */
+  metricsToken?: string;
 };
 
 /** The webhook settings (config fields the admin routes and the delivery worker read). */
@@ -251,6 +258,15 @@ const signingKey = z
   })
   .transform((v) => (v === "" ? undefined : v));
 
+/** METRICS_TOKEN: a secret, so its message says what is wrong and never shows it. */
+const metricsToken = z
+  .string()
+  .optional()
+  .refine((v) => v === undefined || v === "" || (v.length >= 16 && v.length <= 512 && !/\s/.test(v)), {
+    error: "must be 16-512 characters without spaces (e.g. the output of: openssl rand -hex 32)",
+  })
+  .transform((v) => (v === "" ? undefined : v));
+
 const envSchema = z.object({
   PORT: intIn(0, 65535, 3000),
   STORE: z.enum(["sqlite", "redis", "upstash"], { error: "must be sqlite, redis or upstash" }).optional(),
@@ -290,6 +306,10 @@ const envSchema = z.object({
     })
     .optional(),
   TRUSTED_PROXY_CIDRS: cidrList,
+  LOG_LEVEL: z
+    .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
+    .optional(),
+  METRICS_TOKEN: metricsToken,
 });
 
 export class ConfigError extends Error {
@@ -403,6 +423,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
       webhooksPerRoom: e.WEBHOOKS_PER_ROOM,
       trustedProxy: trustedProxy(e),
+      logLevel: e.LOG_LEVEL ?? "info",
+      ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}),
     };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);

@@ -15,6 +15,7 @@ import type { RoomSummaryView } from "../store/access-types.ts";
 import type { RoomStore } from "../store/types.ts";
 import { createAddressLimiter } from "./address-limit.ts";
 import { type AuthDeps, checkBearer, clientAddress, rateHeaders } from "./auth.ts";
+import type { RoomdMetrics } from "./metrics/roomd-metrics.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 import { createSummaryCache } from "./summary-cache.ts";
 
@@ -24,6 +25,8 @@ export interface RoomPageDeps extends AuthDeps {
   /** Requests per client address per minute in public mode. */
   summaryRateLimitPerMinute: number;
   now: Clock;
+  /** Counts the per-address refusals (roomd_rate_limited_total). */
+  metrics?: Pick<RoomdMetrics, "rateLimited">;
 }
 
 const escapeHtml = (value: unknown) => String(value).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
@@ -76,7 +79,10 @@ export function roomPageRoutes(deps: RoomPageDeps): Hono<RequestIdEnv> {
     if (deps.visibility === "public") {
       const rate = limiter.take(clientAddress(c));
       for (const [name, value] of Object.entries(rateHeaders(rate))) c.header(name, value);
-      if (!rate.allowed) return c.json({ error: "Rate limit exceeded" }, 429);
+      if (!rate.allowed) {
+        deps.metrics?.rateLimited();
+        return c.json({ error: "Rate limit exceeded" }, 429);
+      }
     } else {
       const admitted = await checkBearer(c, deps, "tools");
       if ("failure" in admitted) return admitted.failure;

@@ -11,6 +11,7 @@ import { AGENT_ID, isRoomId } from "../protocol/ids.ts";
 import { LIMITS } from "../protocol/limits.ts";
 import { hasControl } from "../protocol/validation.ts";
 import { type AuthDeps, checkBearer } from "./auth.ts";
+import type { RoomdMetrics } from "./metrics/roomd-metrics.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 
 export interface StreamRouteDeps extends AuthDeps {
@@ -18,6 +19,8 @@ export interface StreamRouteDeps extends AuthDeps {
   config: { streamsPerTeam: number; streamsPerProcess: number };
   /** Keep-alive comment interval (15 s; tests shorten it). */
   keepAliveMs?: number;
+  /** Counts the streams open (roomd_streams_open). */
+  metrics?: Pick<RoomdMetrics, "streams">;
 }
 
 const MAX_TYPES = 20;
@@ -82,12 +85,14 @@ export function streamRoutes(deps: StreamRouteDeps) {
       return tooMany("STREAMS_PER_TEAM");
 
     open++;
+    deps.metrics?.streams(1);
     perTeam.set(principal.teamId, (perTeam.get(principal.teamId) ?? 0) + 1);
     let counted = true;
     const release = () => {
       if (!counted) return;
       counted = false;
       open--;
+      deps.metrics?.streams(-1);
       const n = (perTeam.get(principal.teamId) ?? 1) - 1;
       if (n <= 0) perTeam.delete(principal.teamId);
       else perTeam.set(principal.teamId, n);

@@ -1,6 +1,6 @@
 /**
  * `bun bench/cpu.ts [--store sqlite,redis] [--agents 16] [--calls 8000] [--tasks 100] [--log-levels info]
- * [--floor-calls 60000]`
+ * [--floor-calls 60000] [--workloads tools/list,get_shared_var,mixed]`
  * CPU per tool call against a floor, side by side in one run. The floor is a bare Hono JSON POST handler
  * (bench/floor-server.ts: read a JSON body, answer a small JSON object) under the same load generator, the same
  * agents and the same machine; it is measured first and last, and the ratios use the mean of the two. Then per
@@ -27,6 +27,7 @@ const { values } = parseArgs({
     tasks: { type: "string", default: "100" },
     "log-levels": { type: "string", default: "info" },
     "floor-calls": { type: "string", default: "60000" },
+    workloads: { type: "string", default: "tools/list,get_shared_var,mixed" },
   },
 });
 const agents = Number(values.agents);
@@ -37,6 +38,7 @@ const floorCalls = Number(values["floor-calls"]);
 const list = (raw: string) => raw.split(",").filter(Boolean);
 const stores = list(values.store) as BenchStore[];
 const logLevels = list(values["log-levels"]);
+const workloads = new Set(list(values.workloads));
 const rooms = Math.max(1, agents / 4);
 
 /** The floor's process, shaped like a roomd process so the same phase code measures it. */
@@ -126,8 +128,10 @@ async function roomdPhases(store: BenchStore, logLevel: string): Promise<void> {
     await runLoad({ url, secret: SECRET, agents, calls: 2000, next: planWorkload(warm, tasks) });
     const phase = (next: (agent: number, n: number) => Call) =>
       cleanestPhase(target, async () => ({ secret: SECRET, agents, calls, next }));
-    rows.push(row(store, logLevel, "tools/list", await phase(toolsList)));
-    rows.push(row(store, logLevel, "get_shared_var", await phase(sharedVarWorkload(warm))));
+    if (workloads.has("tools/list")) rows.push(row(store, logLevel, "tools/list", await phase(toolsList)));
+    if (workloads.has("get_shared_var"))
+      rows.push(row(store, logLevel, "get_shared_var", await phase(sharedVarWorkload(warm))));
+    if (!workloads.has("mixed")) return;
     // Fresh plans per try: every try starts from the same room sizes and logs.
     const mixed = await cleanestPhase(target, async () => ({
       secret: SECRET,

@@ -27,7 +27,6 @@ import { createEventEdits } from "./event-edits.ts";
 import { createEvents } from "./events.ts";
 import { createSqliteFeed } from "./feed.ts";
 import { createFork } from "./fork.ts";
-import { groupCommit } from "./group-commit.ts";
 import { createHandoffs } from "./handoffs.ts";
 import { createInvites } from "./invites.ts";
 import { createKeys } from "./keys.ts";
@@ -134,6 +133,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     {
       afterRead: rooms.flushReadTouch,
       afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
+      mark: changes.mark,
+      discard: changes.discard,
     },
     clock,
   );
@@ -225,13 +226,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     return room ? search.search(room.room_id, query) : [];
   }
 
-  // Auth without a rate charge writes nothing, so it takes no write lock; with one it is a charge, committed with
-  // the other charges of the same turn (group-commit.ts).
-  const charges = groupCommit(db, (committed) => (committed ? changes.committed() : changes.rolledBack()));
-  const [resolveKeyRead, resolveKeyCharged] = [read(keys.resolveKey), charges.batched(keys.resolveKey)];
+  // Auth without a rate charge writes nothing, so it takes no write lock; with one it is a write (committed with
+  // the other writes of the same turn, group-commit.ts).
+  const [resolveKeyRead, resolveKeyCharged] = [read(keys.resolveKey), write(keys.resolveKey)];
   const [resolveInviteRead, resolveInviteCharged] = [
     read(invites.resolveInvite),
-    charges.batched(invites.resolveInvite),
+    write(invites.resolveInvite),
   ];
 
   const sweepBatch = write(rooms.sweepBatch);
@@ -305,7 +305,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     provisionTeam: write(keys.provisionTeam),
     listKeys: read(keys.listKeys),
     deleteKey: write(keys.deleteKey),
-    consumeRate: charges.batched(keys.consumeRate),
+    consumeRate: write(keys.consumeRate),
     createInvite: write(invites.createInvite),
     resolveInvite: (roomId, digest, request) =>
       (request ? resolveInviteCharged : resolveInviteRead)(roomId, digest, request),

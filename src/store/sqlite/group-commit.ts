@@ -60,8 +60,11 @@ export function groupCommit(db: Database, hooks: CommitHooks) {
     }
   }
 
-  const settle = (job: Job, outcome: Outcome) => {
-    if (outcome.ok) return job.resolve(outcome.value);
+  const settle = (job: Job, outcome: Outcome): void => {
+    if (outcome.ok) {
+      job.resolve(outcome.value);
+      return;
+    }
     try {
       hooks.fail(outcome.error, job.name);
     } catch (mapped) {
@@ -88,7 +91,9 @@ export function groupCommit(db: Database, hooks: CommitHooks) {
       return;
     }
     hooks.afterWrite(true);
-    jobs.forEach((job, i) => settle(job, outcomes[i] as Outcome));
+    jobs.forEach((job, i) => {
+      settle(job, outcomes[i] as Outcome);
+    });
   }
 
   return {

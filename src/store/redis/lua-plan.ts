@@ -288,8 +288,11 @@ local mark = redis.call("HGET", K_CTX_MARKS, agent) or "0"
 local fresh = redis.call("ZCOUNT", K_CTX_CHANGES, "(" .. mark, "+inf")
 W("HSET", K_CTX_MARKS, agent, redis.call("HGET", K_META, "ctx_seq") or "0")
 local mine = {}
+-- A task that does not even mention the agent (as an id it is encoded the same everywhere) is not its own: only
+-- the few that do are decoded, instead of every task of the plan.
+local named = str(agent)
 for _, raw in ipairs(redis.call("HVALS", K_TASKS)) do
-  if cjson.decode(raw).owner == agent then mine[#mine + 1] = raw end
+  if string.find(raw, named, 1, true) and cjson.decode(raw).owner == agent then mine[#mine + 1] = raw end
 end
 local presence = redis.call("HGETALL", K_PRESENCE)
 local people = {}

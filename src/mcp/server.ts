@@ -61,6 +61,20 @@ export interface McpRequestDeps {
  * choice is made.
  */
 export function negotiate(accept: string | null): { json: boolean; accept: string } {
+  const key = accept ?? "";
+  let known = negotiated.get(key);
+  if (known === undefined) {
+    known = weigh(accept);
+    // Clients send a handful of Accept values; a client sending ever new ones only ever fills the cache.
+    if (negotiated.size >= 64) negotiated.clear();
+    negotiated.set(key, known);
+  }
+  return known;
+}
+
+const negotiated = new Map<string, { json: boolean; accept: string }>();
+
+function weigh(accept: string | null): { json: boolean; accept: string } {
   const ranges = (accept ?? "").split(",").map((part) => {
     const [type = "", ...params] = part.trim().split(";");
     const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));

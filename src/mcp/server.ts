@@ -241,9 +241,12 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
     enableJsonResponse: json,
   });
   await server.connect(transport);
-  const response = await transport.handleRequest(
-    new Request(request.url, { method: "POST", headers: transportHeaders(request, accept) }),
-    { parsedBody: body },
-  );
+  // The transport reads only headers (the body is given parsed); most clients already list both types.
+  const given = request.headers.get("accept") ?? "";
+  const forTransport =
+    given.includes("application/json") && given.includes("text/event-stream")
+      ? request
+      : new Request(request.url, { method: "POST", headers: transportHeaders(request, accept) });
+  const response = await transport.handleRequest(forTransport, { parsedBody: body });
   return splice ? withListing(response, listingBytes(deps.catalog, deps.profile)) : response;
 }

@@ -1,13 +1,14 @@
 /**
  * `bun bench/cpu.ts [--store sqlite,redis] [--agents 16] [--calls 8000] [--tasks 100] [--log-levels info]
- * [--floor-calls 60000] [--workloads tools/list,get_shared_var,mixed]`
+ * [--floor-calls 60000] [--workloads tools/list,get_shared_var,mixed] [--tries 3]`
  * CPU per tool call against a floor, side by side in one run. The floor is a bare Hono JSON POST handler
  * (bench/floor-server.ts: read a JSON body, answer a small JSON object) under the same load generator, the same
  * agents and the same machine; it is measured first and last, and the ratios use the mean of the two. Then per
  * store (and per LOG_LEVEL given): one roomd process, `tools/list`, `get_shared_var` (the small call) and the mixed
  * workload over plans of `--tasks` tasks (bench/load.ts planWorkload, plans that do not grow). CPU is the
  * process's user + system time from /proc, per call; on Redis also the redis-server main thread's CPU per call.
- * A phase during which other work took more than 10% of the machine is run again (the cleaner run is kept).
+ * A phase during which other work took more than 10% of the machine is run again, up to `--tries` runs in all
+ * (the cleanest is kept).
  */
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -28,6 +29,7 @@ const { values } = parseArgs({
     "log-levels": { type: "string", default: "info" },
     "floor-calls": { type: "string", default: "60000" },
     workloads: { type: "string", default: "tools/list,get_shared_var,mixed" },
+    tries: { type: "string", default: "3" },
   },
 });
 const agents = Number(values.agents);
@@ -39,6 +41,8 @@ const list = (raw: string) => raw.split(",").filter(Boolean);
 const stores = list(values.store) as BenchStore[];
 const logLevels = list(values["log-levels"]);
 const workloads = new Set(list(values.workloads));
+/** A phase during which other work took over 10% of the machine is run again, up to this many times in all. */
+const tries = Number(values.tries);
 const rooms = Math.max(1, agents / 4);
 
 /** The floor's process, shaped like a roomd process so the same phase code measures it. */
@@ -83,12 +87,11 @@ async function floorPhase(label: string): Promise<void> {
   try {
     const target = { servers: [floor] };
     await runLoad({ url: floor.url, secret: SECRET, agents, calls: 5000, next: floorCall });
-    const r = await cleanestPhase(target, async () => ({
-      secret: SECRET,
-      agents,
-      calls: floorCalls,
-      next: floorCall,
-    }));
+    const r = await cleanestPhase(
+      target,
+      async () => ({ secret: SECRET, agents, calls: floorCalls, next: floorCall }),
+      tries,
+    );
     floors.push(usPerCall(r));
     rows.push(row("—", "", `bare Hono JSON POST (floor, ${label})`, r));
   } finally {
@@ -127,18 +130,22 @@ async function roomdPhases(store: BenchStore, logLevel: string): Promise<void> {
     await runLoad({ url, secret: SECRET, agents, calls: 2000, next: sharedVarWorkload(warm) });
     await runLoad({ url, secret: SECRET, agents, calls: 2000, next: planWorkload(warm, tasks) });
     const phase = (next: (agent: number, n: number) => Call) =>
-      cleanestPhase(target, async () => ({ secret: SECRET, agents, calls, next }));
+      cleanestPhase(target, async () => ({ secret: SECRET, agents, calls, next }), tries);
     if (workloads.has("tools/list")) rows.push(row(store, logLevel, "tools/list", await phase(toolsList)));
     if (workloads.has("get_shared_var"))
       rows.push(row(store, logLevel, "get_shared_var", await phase(sharedVarWorkload(warm))));
     if (!workloads.has("mixed")) return;
     // Fresh plans per try: every try starts from the same room sizes and logs.
-    const mixed = await cleanestPhase(target, async () => ({
-      secret: SECRET,
-      agents,
-      calls,
-      next: planWorkload(await seedPlans(url, rooms, tasks), tasks),
-    }));
+    const mixed = await cleanestPhase(
+      target,
+      async () => ({
+        secret: SECRET,
+        agents,
+        calls,
+        next: planWorkload(await seedPlans(url, rooms, tasks), tasks),
+      }),
+      tries,
+    );
     rows.push(row(store, logLevel, `mixed, ${tasks}-task plans`, mixed));
   } finally {
     await target.stop();

@@ -212,8 +212,9 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
             ...(deps.context ? { context: deps.context } : {}),
           });
     const seconds = (performance.now() - started) / 1000;
-    // Only catalog names reach the log and the metrics: an unknown name is the client's text.
-    const tool = outcome === "unknown_tool" ? "unknown" : params.name;
+    // Only catalog names reach the log and the metrics: any other name is the client's text (also when the call
+    // was refused for the rate limit before the name was looked at).
+    const tool = deps.catalog.get(params.name) ? params.name : "unknown";
     if (unexpected !== undefined) {
       deps.logger.log("error", "tool failed", {
         requestId: deps.requestId,

@@ -235,14 +235,21 @@ describe("rate-limit refusals are counted (sqlite)", () => {
         true,
         true,
       ]);
-      const after = (await scrape(server.url)).families;
+      // Over the limit the name is not even looked up: a name outside the catalog still counts as "unknown".
+      const invented = `made_up_${crypto.randomUUID().slice(0, 8)}`;
+      expect((await http.tool(secret, invented, { roomId })).text).toStartWith("Error: Rate limit exceeded");
+      const { text, families: after } = await scrape(server.url);
+      expect(text).not.toContain(invented);
+      expect(
+        grew(before, after, "roomd_tool_calls_total", { tool: "unknown", outcome: "rate_limited" }),
+      ).toBe(1);
       expect(grew(before, after, "roomd_tool_calls_total", { tool: "list_shared_vars", outcome: "ok" })).toBe(
         3,
       );
       expect(
         grew(before, after, "roomd_tool_calls_total", { tool: "list_shared_vars", outcome: "rate_limited" }),
       ).toBe(2);
-      expect(grew(before, after, "roomd_rate_limited_total")).toBe(2);
+      expect(grew(before, after, "roomd_rate_limited_total")).toBe(3);
     } finally {
       await server.stop();
       await store.close();

@@ -140,3 +140,66 @@ export function mixedWorkload(roomIds: string[]): (agent: number, n: number) => 
     }
   };
 }
+
+/**
+ * Writes and reads over plans of a fixed size (rooms seeded with `tasks` tasks, `task-1`…): the plan does not grow
+ * during the phase, so every call works on the same room size. Per 20 calls: 11 reads (summary, plan ×2, unblocked
+ * ×2, unread ×2, my tasks, a task, context list, a variable) and 9 writes (task updates ×3, events ×2, heartbeat,
+ * a context entry, a variable, a lock taken and given back in the next cycle's slot).
+ */
+export function planWorkload(roomIds: string[], tasks: number): (agent: number, n: number) => Call {
+  return (agent, n) => {
+    const roomId = roomIds[agent % roomIds.length] as string;
+    const agentId = `agent-${agent}`;
+    const taskId = `task-${1 + ((agent * 37 + n * 11) % tasks)}`;
+    switch (n % 20) {
+      case 0:
+        return tool("get_my_summary", { roomId, agentId });
+      case 1:
+      case 11:
+        return tool("read_plan", { roomId });
+      case 2:
+      case 12:
+      case 16:
+        return tool("update_task", { roomId, taskId, note: `n${n}`, agentId });
+      case 3:
+      case 13:
+        return tool("get_unblocked_tasks", { roomId, agentId });
+      case 4:
+      case 14:
+        return tool("post_event", { roomId, type: "progress", from: agentId, payload: { n } });
+      case 5:
+      case 15:
+        return tool("get_unread_events", { roomId, agentId, limit: 20 });
+      case 6:
+        return tool("heartbeat", { roomId, agentId, status: `step ${n}` });
+      case 7:
+        return tool("get_my_tasks", { roomId, agentId });
+      case 8:
+        return tool("write_context", {
+          roomId,
+          type: "note",
+          summary: `note ${n}`,
+          consuming_agents: [],
+          payload: { text: "x" },
+          author: agentId,
+        });
+      case 9:
+        return tool("list_context", { roomId, type: "api_contract" });
+      case 10:
+        return tool("set_shared_var", { roomId, key: `k${agent}`, value: String(n), agentId });
+      case 17:
+        return tool("get_task", { roomId, taskId });
+      case 18:
+        return tool("acquire_lock", { roomId, resource: `r${agent}`, agentId, ttlSeconds: 60 });
+      default:
+        return tool("release_lock", { roomId, resource: `r${agent}`, agentId });
+    }
+  };
+}
+
+/** One small read, again and again: `get_shared_var` of a variable that exists. */
+export function sharedVarWorkload(roomIds: string[]): (agent: number, n: number) => Call {
+  return (agent) =>
+    tool("get_shared_var", { roomId: roomIds[agent % roomIds.length] as string, key: "port" });
+}

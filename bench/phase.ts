@@ -8,6 +8,9 @@ import { type PgCost, pgCost } from "./pg-probe.ts";
 import { cpuMs, machineBusyMs, type RedisCost, redisCost } from "./probes.ts";
 import { type BenchTarget, rssMb } from "./server.ts";
 
+/** What a phase measures: the processes serving it, and the store behind them when it is Redis. */
+export type Measured = Pick<BenchTarget, "servers" | "redis" | "front" | "postgres">;
+
 export interface PhaseResult extends LoadResult {
   /** roomd CPU time (user + sys, all processes summed) per 1,000 calls, in ms. */
   cpuMsPer1000: number;
@@ -36,7 +39,7 @@ export interface PhaseResult extends LoadResult {
  * Waits (at most `maxMs`) until the machine's CPU outside the bench stays under `percent` for half a second:
  * other work on a shared machine inflates every number a phase reports. Returns the last sample.
  */
-export async function waitForQuiet(target: BenchTarget, percent = 10, maxMs = 10_000): Promise<number> {
+export async function waitForQuiet(target: Measured, percent = 10, maxMs = 10_000): Promise<number> {
   assertAlive(target);
   const pids = target.servers.map((s) => s.proc.pid);
   const deadline = Date.now() + maxMs;
@@ -53,7 +56,7 @@ export async function waitForQuiet(target: BenchTarget, percent = 10, maxMs = 10
 }
 
 /** Throws with the process's output if a roomd process of the target has exited. */
-function assertAlive(target: BenchTarget): void {
+function assertAlive(target: Measured): void {
   for (const server of target.servers) {
     if (server.proc.exitCode !== null || server.proc.signalCode !== null) {
       const how = server.proc.signalCode ?? `code ${server.proc.exitCode}`;
@@ -63,14 +66,14 @@ function assertAlive(target: BenchTarget): void {
 }
 
 /** CPU ms so far of the store's server (redis-server, or PostgreSQL's processes). */
-async function redisMs(target: BenchTarget): Promise<number> {
+async function redisMs(target: Measured): Promise<number> {
   if (target.postgres) return (await target.postgres.probe.snapshot()).cpuMs;
   return ((await target.redis?.probe.snapshot())?.cpuSeconds ?? 0) * 1000;
 }
 
 /** Runs `load` against the target and measures it; `load.url` defaults to every process of the target. */
 export async function measuredPhase(
-  target: BenchTarget,
+  target: Measured,
   load: Omit<LoadOptions, "url"> & { url?: LoadOptions["url"] },
 ): Promise<PhaseResult> {
   await waitForQuiet(target);
@@ -124,7 +127,7 @@ function otherPercent(busyMs: number, capacityMs: number, ownMs: number[]): numb
  * cleanest run. `prepare` builds each try's load (e.g. on freshly seeded rooms).
  */
 export async function cleanestPhase(
-  target: BenchTarget,
+  target: Measured,
   prepare: () => Promise<Parameters<typeof measuredPhase>[1]>,
   tries = 2,
   percent = 10,

@@ -144,3 +144,29 @@ export function table(rows: Record<string, string | number>[]): string {
   ];
   return lines.join("\n");
 }
+
+/** One tools/call with the bench key; throws on any failure (seeding must not silently leave rooms short). */
+export async function callTool(url: string, name: string, args: Record<string, unknown>): Promise<unknown> {
+  const res = await fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${SECRET}`,
+      "Content-Type": "application/json",
+      Accept: "application/json",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+  });
+  const body = (await res.json()) as { result?: { isError?: boolean; structuredContent?: unknown } };
+  if (!res.ok || !body.result || body.result.isError) throw new Error(`${name}: ${JSON.stringify(body)}`);
+  return body.result.structuredContent;
+}
+
+/** Rooms with `tasks` tasks each (`task-1`…) and the shared variable `port`, for the CPU benchmark's workloads. */
+export async function seedPlans(url: string, count: number, tasks: number): Promise<string[]> {
+  const rooms = Array.from({ length: count }, (_, i) => `cpu-${crypto.randomUUID().slice(0, 8)}-${i}`);
+  for (const roomId of rooms) {
+    await callTool(url, "set_shared_var", { roomId, key: "port", value: "8080", agentId: "seed" });
+    for (let t = 1; t <= tasks; t++) await callTool(url, "add_task", { roomId, title: `seed task ${t}` });
+  }
+  return rooms;
+}

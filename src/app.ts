@@ -4,6 +4,7 @@
  * authentication and rate limiting) → one onError that logs with the request id and answers generically.
  */
 import { Hono } from "hono";
+import pkg from "../package.json" with { type: "json" };
 import { createGate, type Gate } from "./access/gate.ts";
 import { createKeyRing } from "./access/keyring.ts";
 import { createSessions, type Sessions } from "./access/sessions.ts";
@@ -14,6 +15,9 @@ import { MAX_ROUTE_BODY_BYTES, routeBodyLimit } from "./http/body-limit.ts";
 import { roomErrorResponse } from "./http/errors.ts";
 import { healthRoutes } from "./http/health.ts";
 import { mcpRoutes } from "./http/mcp-route.ts";
+import { countRateLimited, countStoreRequests, httpMetrics } from "./http/metrics/instrument.ts";
+import { createRoomdMetrics, type RoomdMetrics } from "./http/metrics/roomd-metrics.ts";
+import { metricsRoutes } from "./http/metrics/route.ts";
 import { originCheck } from "./http/origin.ts";
 import { type RequestIdEnv, requestId } from "./http/request-id.ts";
 import { roomPageRoutes } from "./http/room-page.ts";
@@ -61,7 +65,10 @@ export interface AppDeps {
   streams: StreamSlots;
   /** Teams configured through the environment (provisioning them is a conflict). */
   staticTeams: ReadonlySet<string>;
-  onToolCall?: (name: string, isError: boolean) => void;
+  /** This process's metrics (GET /metrics); the store and gate above already feed it. */
+  metrics: RoomdMetrics;
+  /** METRICS_TOKEN: a bearer that may read GET /metrics. */
+  metricsToken?: string;
   /** People signed in by an authenticating proxy (TRUSTED_PROXY_*), or null. */
   proxy?: Config["trustedProxy"];
   /** People's web sessions (docs/web.md): a session cookie authenticates every route but /mcp. */
@@ -70,6 +77,7 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
+  app.use(httpMetrics(deps.metrics));
   app.use(requestId());
   // Every route a browser could reach, present and future, unless listed as open.
   app.use(
@@ -81,7 +89,8 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   );
   app.route("/", healthRoutes(deps.store));
   // MCP is for agents and their keys: no cookie authenticates it.
-  app.route("/", mcpRoutes({ ...deps, sessions: null }));
+  app.route("/", mcpRoutes({ ...deps, sessions: null, onToolCall: deps.metrics.toolCall }));
+  app.route("/", metricsRoutes(deps));
   // Pages first: GET /room/:roomId answers browsers here and passes every other client on to the JSON summary.
   app.route("/", webRoutes({ ...deps, summaryRateLimitPerMinute: deps.config.summaryRateLimitPerMinute }));
   app.route(
@@ -117,17 +126,28 @@ export function appDeps(
 ): AppDeps {
   const operatorKeys = [...config.operatorKeys, ...extraOperatorKeys];
   const keys = createKeyRing({ operatorKeys, apiKeys: config.apiKeys });
-  const gate = createGate({ keys, store, config });
+  // The hub watches through the counted store, and the metrics read how many rooms it watches.
+  let live: LiveRooms | undefined;
+  const metrics = createRoomdMetrics({
+    driver: store.driver,
+    version: pkg.version,
+    liveRooms: () => live?.rooms ?? 0,
+  });
+  const counted = countStoreRequests(store, metrics);
+  live = createLiveRooms(counted);
+  const gate = countRateLimited(createGate({ keys, store: counted, config }), metrics);
   return {
-    store,
+    store: counted,
     gate,
-    sessions: createSessions({ store, gate, now }),
+    sessions: createSessions({ store: counted, gate, now }),
     failures: createFailureLimiter(),
     logger,
     now,
     catalog: CATALOG,
-    live: createLiveRooms(store),
-    streams: createStreamSlots(config),
+    live,
+    streams: createStreamSlots(config, metrics.streams),
+    metrics,
+    ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
     config,
     staticTeams: new Set([
       ...[...operatorKeys, ...config.apiKeys].map((k) => k.teamId),

@@ -108,6 +108,13 @@ export type Config = StoreConfig & {
   importMaxBytes: number;
   /** Mark the session cookie Secure even on plain-http requests (COOKIE_SECURE; behind a TLS-terminating proxy). */
   cookieSecure: boolean;
+  /** Least severe log record written (LOG_LEVEL): debug, info (one line per tool call), warn or error. */
+  logLevel: "debug" | "info" | "warn" | "error";
+  /**
+   * A bearer that may read GET /metrics and nothing else (METRICS_TOKEN, at least 16 chars), for a scraper that
+   * should hold no team's key. Operator keys may read it too.
+   */
+  metricsToken?: string;
 };
 
 /** The webhook settings (config fields the admin routes and the delivery worker read). */
@@ -266,6 +273,15 @@ const signingKey = z
   })
   .transform((v) => (v === "" ? undefined : v));
 
+/** METRICS_TOKEN: a secret, so its message says what is wrong and never shows it. */
+const metricsToken = z
+  .string()
+  .optional()
+  .refine((v) => v === undefined || v === "" || (v.length >= 16 && v.length <= 512 && !/\s/.test(v)), {
+    error: "must be 16-512 characters without spaces (e.g. the output of: openssl rand -hex 32)",
+  })
+  .transform((v) => (v === "" ? undefined : v));
+
 const envSchema = z.object({
   PORT: intIn(0, 65535, 3000),
   STORE: z
@@ -313,6 +329,10 @@ const envSchema = z.object({
   EVENT_RETENTION_MAX: intIn(0, 1_000_000_000, 0),
   IMPORT_MAX_BYTES: intIn(1024 * 1024, 16 * 1024 * 1024 * 1024, 256 * 1024 * 1024),
   COOKIE_SECURE: bool(false),
+  LOG_LEVEL: z
+    .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
+    .optional(),
+  METRICS_TOKEN: metricsToken,
 });
 
 export class ConfigError extends Error {
@@ -437,6 +457,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       webhooksPerRoom: e.WEBHOOKS_PER_ROOM,
       trustedProxy: trustedProxy(e),
       importMaxBytes: e.IMPORT_MAX_BYTES,
+      logLevel: e.LOG_LEVEL ?? "info",
+      ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}),
     };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);

@@ -6,7 +6,7 @@ import { connectBlock } from "./clients.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
 import { createWebhookWorker } from "./live/webhooks/worker.ts";
-import { describeError, stderrLogger } from "./log.ts";
+import { createLogger, describeError } from "./log.ts";
 import { systemClock } from "./protocol/time.ts";
 import { openStore } from "./store/index.ts";
 import { assets } from "./web/assets.ts";
@@ -39,7 +39,7 @@ function webhookSigningKey(config: Config): string | undefined {
 
 async function main(): Promise<void> {
   const loaded = loadConfig(process.env);
-  const logger = stderrLogger;
+  const logger = createLogger(loaded.logLevel);
   const signingKey = webhookSigningKey(loaded);
   const config: Config = signingKey ? { ...loaded, webhookSigningKey: signingKey } : loaded;
   const store = await openStore(config);
@@ -53,10 +53,12 @@ async function main(): Promise<void> {
   // wait_for_events holds a request up to 30 s without sending anything: the idle timeout must outlast it.
   const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, idleTimeout: 60 });
   // The outbox worker: delivers the webhooks of every room of the store, sharing the work with other processes.
+  // It uses the app's store, so its operations are counted with the rest.
   const worker = signingKey
     ? createWebhookWorker({
-        store,
+        store: deps.store,
         logger,
+        onAttempt: deps.metrics.webhookDelivery,
         signingKey,
         allowHttp: config.webhookAllowHttp,
         allowPrivate: config.webhookAllowPrivate,

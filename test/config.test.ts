@@ -135,4 +135,24 @@ describe("loadConfig", () => {
     expect(message).toContain("WEBHOOKS_PER_ROOM: must be at least 1");
     expect(message).not.toContain(short);
   });
+
+  test("watching: LOG_LEVEL defaults to info; METRICS_TOKEN is 16+ chars, optional, never echoed", () => {
+    expect(loadConfig({})).toMatchObject({ logLevel: "info" });
+    expect(loadConfig({})).not.toHaveProperty("metricsToken");
+    const token = "metrics-0123456789abcdef";
+    expect(loadConfig({ LOG_LEVEL: "warn", METRICS_TOKEN: token })).toMatchObject({
+      logLevel: "warn",
+      metricsToken: token,
+    });
+    const short = "tiny-token";
+    let message = "";
+    try {
+      loadConfig({ LOG_LEVEL: "verbose", METRICS_TOKEN: short });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain("LOG_LEVEL: must be debug, info, warn or error");
+    expect(message).toContain("METRICS_TOKEN: must be 16-512 characters without spaces");
+    expect(message).not.toContain(short);
+  });
 });

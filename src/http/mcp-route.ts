@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { LiveRooms } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
-import type { CallContext } from "../mcp/call-path.ts";
+import type { CallContext, ToolOutcome } from "../mcp/call-path.ts";
 import type { Catalog } from "../mcp/catalog.ts";
 import { handleMcp, readBody, rpcError } from "../mcp/server.ts";
 import { PROFILES, type Profile } from "../mcp/tool.ts";
@@ -25,7 +25,8 @@ export interface McpRouteDeps extends AuthDeps {
   live: LiveRooms;
   catalog: Catalog;
   logger: Logger;
-  onToolCall?: (name: string, isError: boolean) => void;
+  /** Each tools/call's tool, outcome and seconds (the metrics). */
+  onToolCall?: (tool: string, outcome: ToolOutcome, seconds: number) => void;
 }
 
 /**

@@ -14,6 +14,7 @@ import type { Clock } from "../protocol/time.ts";
 import type { RoomStore } from "../store/types.ts";
 import { createAddressLimiter } from "./address-limit.ts";
 import { type AuthDeps, checkBearer, clientAddress, rateHeaders } from "./auth.ts";
+import type { RoomdMetrics } from "./metrics/roomd-metrics.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 import { createSummaryCache } from "./summary-cache.ts";
 
@@ -23,6 +24,8 @@ export interface RoomPageDeps extends AuthDeps {
   /** Requests per client address per minute in public mode. */
   summaryRateLimitPerMinute: number;
   now: Clock;
+  /** Counts the per-address refusals (roomd_rate_limited_total). */
+  metrics?: Pick<RoomdMetrics, "rateLimited">;
 }
 
 export function roomPageRoutes(deps: RoomPageDeps): Hono<RequestIdEnv> {
@@ -37,7 +40,10 @@ export function roomPageRoutes(deps: RoomPageDeps): Hono<RequestIdEnv> {
     if (deps.visibility === "public") {
       const rate = limiter.take(clientAddress(c));
       for (const [name, value] of Object.entries(rateHeaders(rate))) c.header(name, value);
-      if (!rate.allowed) return c.json({ error: "Rate limit exceeded" }, 429);
+      if (!rate.allowed) {
+        deps.metrics?.rateLimited();
+        return c.json({ error: "Rate limit exceeded" }, 429);
+      }
     } else {
       const admitted = await checkBearer(c, deps, "tools");
       if ("failure" in admitted) return admitted.failure;

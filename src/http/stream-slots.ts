@@ -14,10 +14,11 @@ export interface StreamSlots {
   readonly open: number;
 }
 
-export function createStreamSlots(limits: {
-  streamsPerTeam: number;
-  streamsPerProcess: number;
-}): StreamSlots {
+export function createStreamSlots(
+  limits: { streamsPerTeam: number; streamsPerProcess: number },
+  /** Told +1 and -1 as streams open and close (the open-streams gauge). */
+  changed: (delta: 1 | -1) => void = () => {},
+): StreamSlots {
   const perTeam = new Map<string, number>();
   let open = 0;
   return {
@@ -29,6 +30,7 @@ export function createStreamSlots(limits: {
       if (teamId !== undefined && (perTeam.get(teamId) ?? 0) >= limits.streamsPerTeam)
         return { refused: "STREAMS_PER_TEAM" };
       open++;
+      changed(1);
       if (teamId !== undefined) perTeam.set(teamId, (perTeam.get(teamId) ?? 0) + 1);
       let held = true;
       return {
@@ -36,6 +38,7 @@ export function createStreamSlots(limits: {
           if (!held) return;
           held = false;
           open--;
+          changed(-1);
           if (teamId === undefined) return;
           const n = (perTeam.get(teamId) ?? 1) - 1;
           if (n <= 0) perTeam.delete(teamId);

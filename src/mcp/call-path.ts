@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { LiveRooms } from "../live/hub.ts";
-import { errors, RoomError, STORE_UNAVAILABLE } from "../protocol/errors.ts";
+import { errors, RoomError, type RoomErrorKind, STORE_UNAVAILABLE } from "../protocol/errors.ts";
 import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed } from "../protocol/validation.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
@@ -33,9 +33,32 @@ export interface CallDeps {
   context?: CallContext;
 }
 
+/**
+ * How a tools/call ended, from a fixed set (metrics label values stay bounded): `ok` (the tool answered, whatever
+ * it said), a RoomError's kind (the tool refused), `rate_limited` (the caller's budget was spent; set by the MCP
+ * layer), `unknown_tool`, or `internal` (a bug, logged with the request id).
+ */
+export type ToolOutcome = "ok" | RoomErrorKind | "rate_limited" | "unknown_tool" | "internal";
+
+export const TOOL_OUTCOMES: readonly ToolOutcome[] = [
+  "ok",
+  "invalid",
+  "not_found",
+  "conflict",
+  "locked",
+  "denied",
+  "forbidden",
+  "limit",
+  "store_unavailable",
+  "rate_limited",
+  "unknown_tool",
+  "internal",
+];
+
 /** Outcome of one call, for logging and metrics by the caller. */
 export interface CallOutcome {
   result: CallToolResult;
+  outcome: ToolOutcome;
   /** Set when the failure was not an expected RoomError: the caller logs it. */
   unexpected?: unknown;
   /**
@@ -219,7 +242,10 @@ export async function callTool(
 ): Promise<CallOutcome> {
   const tool = catalog.get(name);
   if (!tool)
-    return { result: toolError(`Unknown tool: ${name}; call tools/list for the tools roomd offers`) };
+    return {
+      result: toolError(`Unknown tool: ${name}; call tools/list for the tools roomd offers`),
+      outcome: "unknown_tool",
+    };
   let keyed = false;
   try {
     const { args, agent, idempotency, scope } = prepare(tool, raw, deps);
@@ -240,18 +266,19 @@ export async function callTool(
     const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(shaped) }] };
     if (answered instanceof Noted) result.content.push({ type: "text", text: JSON.stringify(answered.note) });
     if (tool.output) result.structuredContent = shaped as Record<string, unknown>;
-    return { result };
+    return { result, outcome: "ok" };
   } catch (error) {
     if (!(error instanceof RoomError)) {
       return {
         result: toolError(`Internal error (request ${deps.requestId}); retry, and report it if it persists`),
+        outcome: "internal",
         unexpected: error,
       };
     }
-    if (error.kind !== "store_unavailable") return { result: toolError(error.message) };
+    if (error.kind !== "store_unavailable") return { result: toolError(error.message), outcome: error.kind };
     const cause = error.cause instanceof Error ? error.cause.name : "unknown";
     const message = isMutating(tool) ? unknownOutcome(keyed) : error.message;
-    return { result: toolError(message), storeFailure: cause };
+    return { result: toolError(message), outcome: "store_unavailable", storeFailure: cause };
   }
 }
 

@@ -37,6 +37,8 @@ export interface WorkerOptions extends DeliverySettings {
   concurrency?: number;
   /** How long a claim is this process's. WEBHOOK_LIMITS.leaseMs by default. */
   leaseMs?: number;
+  /** Told each attempt's outcome once it is sent: delivered, failed (to be retried) or dropped (the metrics). */
+  onAttempt?: (outcome: "delivered" | "failed" | "dropped") => void;
 }
 
 export interface WebhookWorker {
@@ -128,6 +130,10 @@ export function createWebhookWorker(options: WorkerOptions): WebhookWorker {
     const startedAt = now();
     const result = await deliverOnce(claim, options, now);
     const retryInMs = result.outcome === "failed" ? nextAttemptDelay(claim.attempt, random) : null;
+    // As the webhook's log words it: a failure with no retry left, or a 410, drops the event.
+    options.onAttempt?.(
+      result.outcome === "delivered" ? "delivered" : retryInMs === null ? "dropped" : "failed",
+    );
     try {
       const recorded = await store.recordDelivery(claim, {
         outcome: result.outcome,

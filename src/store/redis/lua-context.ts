@@ -74,9 +74,19 @@ local author = ARGV[6]          -- exact current author to keep, "" for any
 if not OWNED then return ok("[]") end
 local all = redis.call("HGETALL", K_CTX)
 local ids, entries = {}, {}
+-- An entry whose text does not contain the filter's JSON string cannot match it, so only the entries that do are
+-- decoded. Only for a value no JSON encoder escapes (no backslash in its encoding): then every writer encodes it
+-- the same way.
+local function needle(v)
+  if v == "" then return nil end
+  local enc = str(v)
+  if string.find(enc, "\\\\", 1, true) then return nil end
+  return enc
+end
+local must = needle(ctype) or needle(author)
 for i = 1, #all, 2 do
-  local m = cjson.decode(all[i + 1])
-  if (ctype == "" or m.type == ctype) and (author == "" or m.author == author) then
+  local m = (must == nil or string.find(all[i + 1], must, 1, true)) and cjson.decode(all[i + 1])
+  if m and (ctype == "" or m.type == ctype) and (author == "" or m.author == author) then
     ids[#ids + 1] = all[i]
     entries[#entries + 1] = all[i + 1]
   end

@@ -133,10 +133,11 @@ function MAIL.events(seqs)
   if #seqs == 0 then return "[]" end
   return "[" .. table.concat(redis.call("HMGET", K_EVENTS, unpack(seqs)), ",") .. "]"
 end
--- Events of the given seqs as [{"e": event, "r": read_by}], in the given order.
-local function events_json(seqs)
+-- Events of the given seqs as [{"e": event, "r": read_by}], in the given order; evs: their stored JSON when the
+-- caller already read it.
+local function events_json(seqs, evs)
   if #seqs == 0 then return "[]" end
-  local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))
+  evs = evs or redis.call("HMGET", K_EVENTS, unpack(seqs))
   local reads = redis.call("HMGET", K_EVENT_READS, unpack(seqs))
   local out = {}
   for i = 1, #seqs do out[i] = '{"e":' .. evs[i] .. ',"r":' .. (reads[i] or "[]") .. '}' end
@@ -157,9 +158,8 @@ local function addressed_count(to, after)
 end
 -- When context events reach an agent (the analytics time contract reads): the first delivery of each, kept in
 -- ctx_reads as "<seq> <agent>" → ms. The type is read from the event's header, before its payload.
-local function note_reads(agent, seqs)
+local function note_reads(agent, seqs, evs)
   if #seqs == 0 then return end
-  local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))
   for i = 1, #seqs do
     if evs[i] and string.find(evs[i], '^{"id":"evt%-%d+","seq":%d+,"type":"context_[au][vp]') then
       W("HSETNX", K_CTX_READS, seqs[i] .. " " .. agent, num(NOW))
@@ -184,16 +184,18 @@ local function consume(agent, limit)
       j = j + 1
     end
   end
+  -- The delivered events, read once for the context-read marks and the reply.
+  local evs = #picked > 0 and redis.call("HMGET", K_EVENTS, unpack(picked)) or {}
   if #picked > 0 then
     cursor = picked[#picked]
     W("HSET", K_CURSORS, agent, cursor)
-    note_reads(agent, picked)
+    note_reads(agent, picked, evs)
   end
   local last = cursor or 0
   local remaining = addressed_count("all", last) + (agent ~= "all" and addressed_count(agent, last) or 0)
   -- A cursor that was behind the trimmed range carried on from the oldest kept event: say so.
   local trimmed = after < TRIM.seq() and (',"trimmedBefore":' .. num(TRIM.seq() + 1)) or ""
-  return '{"events":' .. events_json(picked) .. ',"cursor":' .. (cursor and num(cursor) or "null")
+  return '{"events":' .. events_json(picked, evs) .. ',"cursor":' .. (cursor and num(cursor) or "null")
     .. ',"remaining":' .. remaining .. trimmed .. '}', #picked
 end
 `;

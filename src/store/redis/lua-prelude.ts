@@ -41,7 +41,7 @@ local IDEM_KEEP = ${LIMITS.idempotencyKeepMs} -- ms a kept result lives
 local TTL_EVERY = 60000         -- a room's keys get their full TTL at most once a minute (revisions §6.20)
 
 -- The meta fields every script may need, in one command.
-local META = redis.call("HMGET", K_META, "owner", "ttl_at", "addr_v", "counted")
+local META = redis.call("HMGET", K_META, "owner", "ttl_at", "addr_v", "counted", "last_used")
 local OWNER = META[1]
 local OWNED = OWNER == TEAM
 -- What a writing script answers, before any write, on an unowned room it may not claim yet.
@@ -99,9 +99,12 @@ local function remember(json)
 end
 -- Records the room's last use (meta last_used, ms) and keeps its keys alive ROOM_TTL past it. Every key gets its
 -- full TTL at most once a minute (a fixed number of keys, whatever the room holds); in between only keys this
--- script wrote do, so a key created since never lives without one. Lock and presence expiry live inside their
--- values, so this never extends them. Only ever called on an owned room.
+-- script wrote do, so a key created since never lives without one. A script that wrote nothing records the last
+-- use at most once a minute too (as SQLite's reads do), so a read writes nothing at all in between. Lock and
+-- presence expiry live inside their values, so this never extends them. Only ever called on an owned room.
 local function touch()
+  local wrote = next(DIRTY) ~= nil
+  if not wrote and NOW - (tonumber(META[5]) or 0) < TTL_EVERY then return end
   redis.call("HSET", K_META, "last_used", num(NOW))
   local since = NOW - (tonumber(META[2]) or 0)
   if since >= TTL_EVERY or since < -TTL_EVERY then

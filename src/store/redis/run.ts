@@ -163,6 +163,7 @@ export async function runScript<T>(
       throw new StoreFault(options.driver ?? "redis", script.name, messageOf(err), { cause: err });
     throw errors.storeUnavailable(err);
   }
+  if (Array.isArray(raw)) raw = joinPieces(raw);
   if (typeof raw !== "string")
     throw new StoreFault(options.driver ?? "redis", script.name, `non-string reply (${typeof raw})`);
   let reply: { ok?: T; err?: string; replayed?: boolean; [detail: string]: unknown };
@@ -177,6 +178,21 @@ export async function runScript<T>(
   const refused = { ...reply, err: reply.err };
   if (handled.includes(refused.err)) throw new ScriptRefusal(refused);
   throw refusal(refused);
+}
+
+/**
+ * A reply a script sent in pieces (a Lua table, so that it never builds a large string): the JSON text is the
+ * pieces in order, a nested list standing for its strings joined with commas (e.g. the elements of an array).
+ * Anything else in it makes the reply undecodable (undefined).
+ */
+export function joinPieces(pieces: unknown[]): string | undefined {
+  let text = "";
+  for (const piece of pieces) {
+    if (typeof piece === "string") text += piece;
+    else if (Array.isArray(piece) && piece.every((p) => typeof p === "string")) text += piece.join(",");
+    else return undefined;
+  }
+  return text;
 }
 
 /** ping through the same bounded path. */

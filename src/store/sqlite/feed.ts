@@ -27,6 +27,10 @@ export interface SqliteFeed {
   committed(): void;
   /** After it rolled back: forgets what it queued. */
   rolledBack(): void;
+  /** How many reports are queued (an operation's savepoint starts here). */
+  mark(): number;
+  /** Forgets the reports queued since `mark` (the operation was rolled back to its savepoint). */
+  discard(mark: number): void;
   close(): void;
 }
 
@@ -143,6 +147,10 @@ export function createSqliteFeed(db: Database): SqliteFeed {
     },
     rolledBack() {
       queued = [];
+    },
+    mark: () => queued.length,
+    discard(mark) {
+      queued.length = Math.min(queued.length, mark);
     },
     close() {
       if (timer) clearInterval(timer);

@@ -139,6 +139,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     {
       afterRead: rooms.flushReadTouch,
       afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
+      mark: changes.mark,
+      discard: changes.discard,
     },
     clock,
   );
@@ -230,7 +232,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     return room ? search.search(room.room_id, query) : [];
   }
 
-  // Auth without a rate charge writes nothing, so it takes no write lock; with one it is a single IMMEDIATE tx.
+  // Auth without a rate charge writes nothing, so it takes no write lock; with one it is a write (committed with
+  // the other writes of the same turn, group-commit.ts).
   const [resolveKeyRead, resolveKeyCharged] = [read(keys.resolveKey), write(keys.resolveKey)];
   const [resolveInviteRead, resolveInviteCharged] = [
     read(invites.resolveInvite),

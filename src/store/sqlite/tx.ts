@@ -5,6 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { errors, RoomError, StoreFault } from "../../protocol/errors.ts";
+import { groupCommit } from "./group-commit.ts";
 
 /**
  * SQLite result codes (primary part of the extended code name) that mean "the store cannot answer now". A corrupt
@@ -39,26 +40,22 @@ export interface TxHooks {
   afterRead(): void;
   /** After a write transaction: committed (true) or rolled back (false). */
   afterWrite(committed: boolean): void;
+  /** Where the change feed's queued reports stand, and forgetting those queued since (group-commit.ts). */
+  mark(): number;
+  discard(mark: number): void;
 }
 
 /** Builds the two wrappers once per database; each wrapped operation prepares its transaction once. */
 export function transactions(db: Database, hooks: TxHooks) {
-  const { afterRead, afterWrite } = hooks;
+  const { afterRead } = hooks;
+  const group = groupCommit(db, { ...hooks, fail: mapError });
   return {
-    /** Runs fn in BEGIN IMMEDIATE; a thrown error rolls everything back. */
+    /**
+     * Runs fn as one atomic write: in BEGIN IMMEDIATE with the other writes asked for in the same turn, in its own
+     * savepoint (group-commit.ts); a thrown error rolls fn's writes back.
+     */
     write<A extends unknown[], T>(fn: Fn<A, T>, name = fn.name): (...args: A) => Promise<T> {
-      const tx = db.transaction(fn);
-      return async (...args: A) => {
-        let result: T;
-        try {
-          result = tx.immediate(...args);
-        } catch (error) {
-          afterWrite(false);
-          mapError(error, name);
-        }
-        afterWrite(true);
-        return result;
-      };
+      return group.write(fn, name);
     },
     /**
      * Runs fn in a deferred transaction (one consistent snapshot), then afterRead (the throttled touch) — also

@@ -85,6 +85,29 @@ const CREATED: Record<string, [keyof IdFloors, string]> = {
   review_decided: ["review", "review"],
 };
 
+export const noFloors = (): IdFloors => ({ handoff: 0, approval: 0, verdict: 0, review: 0 });
+
+/** What a room stores of its floors (`rooms.id_floors`): reviews are copied as records, so theirs is not needed. */
+export const forkFloors = ({ review: _review, ...stored }: IdFloors): string => JSON.stringify(stored);
+
+/**
+ * Raises `floors` to the id of the record `event` creates, if it creates one (agents' posts never do); returns the
+ * record. One event at a time, so an import can keep the floors of a log it streams: a room whose log names ids its
+ * records do not hold (a fork, and any copy of a fork) must never mint them again.
+ */
+export function raiseFloor(
+  floors: IdFloors,
+  event: Pick<LoggedEvent, "type" | "payload" | "posted">,
+): { kind: keyof IdFloors; record: { id: string } } | undefined {
+  const created = CREATED[event.type];
+  if (!created || event.posted === true) return undefined;
+  const [kind, field] = created;
+  const record = event.payload[field] as { id?: unknown } | null | undefined;
+  if (record === null || typeof record !== "object" || typeof record.id !== "string") return undefined;
+  floors[kind] = Math.max(floors[kind], serialOf(record.id));
+  return { kind, record: record as { id: string } };
+}
+
 /**
  * Reviews as they stood (review_requested and review_decided carry the whole review: a fork copies them, so a
  * request its log delivers names a review the fork knows), and the id floors of the records a fork does not copy
@@ -92,15 +115,10 @@ const CREATED: Record<string, [keyof IdFloors, string]> = {
  */
 export function rebuildRecords(events: readonly RebuildEvent[]): { reviews: Review[]; floors: IdFloors } {
   const reviews = new Map<string, Review>();
-  const floors: IdFloors = { handoff: 0, approval: 0, verdict: 0, review: 0 };
+  const floors = noFloors();
   for (const event of events) {
-    const created = CREATED[event.type];
-    if (!created || event.posted === true) continue;
-    const [kind, field] = created;
-    const record = event.payload[field] as { id?: unknown } | null | undefined;
-    if (record === null || typeof record !== "object" || typeof record.id !== "string") continue;
-    floors[kind] = Math.max(floors[kind], serialOf(record.id));
-    if (kind === "review") reviews.set(record.id, record as Review);
+    const named = raiseFloor(floors, event);
+    if (named?.kind === "review") reviews.set(named.record.id, named.record as unknown as Review);
   }
   const list = [...reviews.values()].sort((a, b) => serialOf(a.id) - serialOf(b.id));
   return { reviews: list, floors };

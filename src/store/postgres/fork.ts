@@ -11,6 +11,7 @@ import { errors } from "../../protocol/errors.ts";
 import {
   type ContextVersionAt,
   contextAt,
+  forkFloors,
   type RebuildEvent,
   rebuildPlan,
   rebuildRecords,
@@ -272,11 +273,7 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
         from: JSON.stringify(forkedFrom),
         trimmed: source.trimmed_seq,
         // Handoffs, approvals and verdicts are not copied: the fork's own start after every id its log names.
-        floors: JSON.stringify({
-          handoff: floors.handoff,
-          approval: floors.approval,
-          verdict: floors.verdict,
-        }),
+        floors: forkFloors(floors),
       });
       if (input.driver !== undefined) await driver.seed(dst, input.driver);
       await events.append(dst, {

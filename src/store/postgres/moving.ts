@@ -7,6 +7,7 @@
  * copies. Variables and key notes are kept as JSON string text by this driver (vars.ts, keys.ts): encoded and
  * decoded here as there.
  */
+import { forkFloors, noFloors, raiseFloor } from "../../protocol/fork-rebuild.ts";
 import { movingErrors } from "../../protocol/moving.ts";
 import type {
   Approval,
@@ -153,11 +154,12 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
         string | null,
         number,
         string,
+        string,
       ]
     >(
       `UPDATE rooms SET created_at = ?1, task_n = ?2, ctx_n = ?3, ctx_seq = ?4, event_seq = ?5, n_pending = ?6,
        n_in_progress = ?7, n_done = ?8, n_blocked = ?9, n_contexts = ?10, plan_created_at = ?11,
-       plan_updated_at = ?12, forked_from = ?13, trimmed_seq = ?14 WHERE room_id = ?15`,
+       plan_updated_at = ?12, forked_from = ?13, trimmed_seq = ?14, id_floors = ?16 WHERE room_id = ?15`,
     ),
     task: q<unknown, [string, string, number, string | null, string, number | null, number | null]>(
       `INSERT INTO tasks (room_id, id, n, owner, json, lease_expires_at, lease_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -383,7 +385,9 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
       batch = new EventBatch();
       searchable = [];
     };
+    const floors = noFloors();
     for (const { event: e, posted, deliveredAt } of events()) {
+      raiseFloor(floors, { ...e, posted });
       batch.seq.push(e.seq);
       batch.type.push(e.type);
       batch.from.push(e.from);
@@ -430,6 +434,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
       s.forkedFrom ? JSON.stringify(s.forkedFrom) : null,
       s.trimmedBefore === null ? 0 : s.trimmedBefore - 1,
       roomId,
+      forkFloors(floors),
     );
     if (s.head > 0) changes.appended(roomId, s.head);
   }

@@ -5,6 +5,7 @@
  * keys — that IMPORT_WRITE applies in parts. Events are turned into writes as they are read, so a long log is never
  * all in memory.
  */
+import { noFloors, raiseFloor } from "../../protocol/fork-rebuild.ts";
 import { MAILBOX_TYPES } from "../../protocol/people.ts";
 import type { ContextEntry, RoomEvent, Task } from "../../protocol/records.ts";
 import {
@@ -168,7 +169,9 @@ export function* importWrites(s: RoomSnapshot, events: Iterable<LoggedEvent>): G
   }
   for (const [agent, paths] of held) yield { h: "holdings", field: `c:${agent}`, value: paths.join("\n") };
 
+  const floors = noFloors();
   for (const { event: e, posted, deliveredAt } of events) {
+    raiseFloor(floors, { ...e, posted });
     const seq = String(e.seq);
     yield { h: "events", field: seq, value: eventJson(e) };
     yield { h: "event_idx", field: seq, value: `${ms(e.timestamp)} ${e.to}` };
@@ -200,9 +203,10 @@ export function* importWrites(s: RoomSnapshot, events: Iterable<LoggedEvent>): G
     ["counted", "1"],
     ["addr_v", "1"],
     ["review_n", maxSerial(s.reviews)],
-    ["approval_n", maxSerial(s.approvals)],
-    ["handoff_n", maxSerial(s.handoffs)],
-    ["verdict_n", maxSerial(s.verdicts)],
+    // A copy of a fork: its log names ids its records do not hold, which it must never mint again.
+    ["approval_n", Math.max(maxSerial(s.approvals), floors.approval)],
+    ["handoff_n", Math.max(maxSerial(s.handoffs), floors.handoff)],
+    ["verdict_n", Math.max(maxSerial(s.verdicts), floors.verdict)],
     ["search_tokens", total.tokens],
     ["forked_from", s.forkedFrom ? JSON.stringify(s.forkedFrom) : null],
     ["drv_holder", s.driver.holder],

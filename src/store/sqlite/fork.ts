@@ -10,6 +10,7 @@ import { errors } from "../../protocol/errors.ts";
 import {
   type ContextVersionAt,
   contextAt,
+  forkFloors,
   type RebuildEvent,
   rebuildPlan,
   rebuildRecords,
@@ -246,8 +247,7 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
         from: JSON.stringify(forkedFrom),
         trimmed: source.trimmed_seq,
       });
-      const { review: _review, ...notCopied } = floors;
-      setFloors.run(JSON.stringify(notCopied), dst);
+      setFloors.run(forkFloors(floors), dst);
       if (input.driver !== undefined) driver.seed(dst, input.driver);
       events.append(dst, {
         type: "room_forked",

@@ -4,6 +4,7 @@
  * caller's file inside it) — plus the team and access records a migration copies.
  */
 import type { SQLQueryBindings } from "bun:sqlite";
+import { forkFloors, noFloors, raiseFloor } from "../../protocol/fork-rebuild.ts";
 import { movingErrors } from "../../protocol/moving.ts";
 import type {
   Approval,
@@ -127,11 +128,12 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
         string | null,
         number,
         string,
+        string,
       ]
     >(
       `UPDATE rooms SET created_at = ?1, task_n = ?2, ctx_n = ?3, ctx_seq = ?4, event_seq = ?5, n_pending = ?6,
        n_in_progress = ?7, n_done = ?8, n_blocked = ?9, n_contexts = ?10, plan_created_at = ?11,
-       plan_updated_at = ?12, forked_from = ?13, trimmed_seq = ?14 WHERE room_id = ?15`,
+       plan_updated_at = ?12, forked_from = ?13, trimmed_seq = ?14, id_floors = ?16 WHERE room_id = ?15`,
     ),
     task: q<unknown, [string, string, number, string | null, string, number | null, number | null]>(
       `INSERT INTO tasks (room_id, id, n, owner, json, lease_expires_at, lease_ms) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -312,7 +314,9 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       );
     }
     const addressed = new Map<string, number>();
+    const floors = noFloors();
     for (const { event: e, posted, deliveredAt } of events()) {
+      raiseFloor(floors, { ...e, posted });
       write.event.run(
         roomId,
         e.seq,
@@ -355,6 +359,7 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       s.forkedFrom ? JSON.stringify(s.forkedFrom) : null,
       s.trimmedBefore === null ? 0 : s.trimmedBefore - 1,
       roomId,
+      forkFloors(floors),
     );
     if (s.head > 0) changes.appended(roomId, s.head);
   }

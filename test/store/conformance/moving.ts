@@ -135,6 +135,55 @@ export function movingTests(suite: Suite): void {
     expect({ acquired: lock.acquired, fence: lock.fence }).toEqual({ acquired: true, fence: 3 });
   });
 
+  test("a copy of a fork never mints an id its copied log names (approvals, handoffs, verdicts)", async () => {
+    const scope = await claimedRoom(suite.store);
+    const task = await suite.store.addTask(scope, newTask("hand me over"));
+    const minted = async (room: RoomScope) => ({
+      approval: (
+        await suite.store.requestApproval(room, {
+          requestedBy: "a",
+          action: "x",
+          details: {},
+          expiresInMs: 1000,
+        })
+      ).id,
+      handoff: (
+        await suite.store.offerHandoff(room, {
+          from: "human:alice",
+          to: "bob",
+          taskIds: [task.id],
+          contextIds: [],
+          note: "",
+          offeredBy: "human:alice",
+          agentOffer: false,
+        })
+      ).id,
+      verdict: (
+        await suite.store.recordVerdict(room, {
+          by: "a",
+          verdict: "pass",
+          summary: "s",
+          details: "",
+          ref: null,
+        })
+      ).id,
+    });
+    expect(await minted(scope)).toEqual({ approval: "apr-1", handoff: "hof-1", verdict: "vrd-1" });
+    // The fork holds none of those records, only the log naming them.
+    const fork = { roomId: `${scope.roomId}-fork`, teamId: scope.teamId };
+    await suite.store.forkRoom(scope, { newRoomId: fork.roomId, by: "human:alice" });
+    const file = await verified(await exportText(suite.store, fork, suite.clock.now()));
+    const copy = { roomId: `${scope.roomId}-copy`, teamId: scope.teamId };
+    try {
+      await suite.second.importRoom(copy, file);
+    } finally {
+      file.close();
+    }
+    const expected = { approval: "apr-2", handoff: "hof-2", verdict: "vrd-2" };
+    expect(await minted(copy)).toEqual(expected);
+    expect(await minted(fork)).toEqual(expected);
+  });
+
   test("a trimmed room round-trips: its log starts at trimmedBefore and stays trimmed", async () => {
     const store = await suite.factory.open(suite.clock.now, { retention: { maxEvents: 3, maxAgeMs: 0 } });
     try {

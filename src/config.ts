@@ -43,6 +43,8 @@ export type StoreSettings =
       /** Upstash Redis over REST. */
       upstashUrl: string;
       upstashToken: string;
+      /** How often a process watching rooms asks Upstash for their heads (UPSTASH_POLL_MS): one request a tick; default 200. */
+      upstashPollMs?: number;
     }
   | {
       store: "postgres";
@@ -300,6 +302,7 @@ const envSchema = z.object({
   RATE_LIMIT_FAIL_OPEN: bool(true),
   ROOM_SUMMARY: z.enum(["public", "private"], { error: "must be public or private" }).optional(),
   STORE_TIMEOUT_MS: intIn(50, 60_000, 2000),
+  UPSTASH_POLL_MS: intIn(100, 10_000, 200),
   ROOMS_PER_TEAM: intIn(1, 1_000_000, 100),
   KEYS_PER_TEAM: intIn(1, 10_000, 50),
   INVITES_PER_ROOM: intIn(1, 10_000, 50),
@@ -385,6 +388,7 @@ function storeSettings(store: StoreSettings["store"], e: z.output<typeof envSche
       store,
       upstashUrl: e.UPSTASH_REDIS_REST_URL ?? "",
       upstashToken: e.UPSTASH_REDIS_REST_TOKEN ?? "",
+      upstashPollMs: e.UPSTASH_POLL_MS,
     };
   }
   if (store === "postgres") {

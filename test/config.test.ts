@@ -27,6 +27,14 @@ describe("loadConfig", () => {
     expect(loadConfig({})).not.toHaveProperty("redisUrl");
   });
 
+  test("UPSTASH_POLL_MS: 200 ms by default, 100–10,000 accepted, anything else named at start-up", () => {
+    const upstash = { ...KEYS, UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" };
+    expect(loadConfig(upstash)).toMatchObject({ upstashPollMs: 200 });
+    expect(loadConfig({ ...upstash, UPSTASH_POLL_MS: "100" })).toMatchObject({ upstashPollMs: 100 });
+    for (const bad of ["99", "10001", "fast"])
+      expect(() => loadConfig({ ...upstash, UPSTASH_POLL_MS: bad }), bad).toThrow(/UPSTASH_POLL_MS: /);
+  });
+
   test("a shared store without keys is refused in the same one message as everything else", () => {
     expect(() => loadConfig({ REDIS_URL: "redis://127.0.0.1:6379", PORT: "x" })).toThrow(
       /PORT: .*\n.*API_KEYS or OPERATOR_KEYS: required with STORE=redis/s,

@@ -53,6 +53,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
       return createRedisStore({
         client,
         driver: "upstash",
+        pollMs: config.upstashPollMs,
         now,
         timeoutMs: config.storeTimeoutMs,
         limits,

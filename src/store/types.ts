@@ -321,7 +321,7 @@ export type RoomChange =
  * The store's change feed, one per store instance (so one per process): it reports the changes of the rooms it
  * watches, made by any process on the same store, within about a second — Redis by sharded pub/sub published
  * inside the write's script, Upstash by one request per tick for all watched rooms, SQLite by an in-process signal
- * plus a cheap check of the file's data_version every 100 ms while anything is watched. A report is a hint:
+ * plus a cheap check of the file's data_version every 50 ms while anything is watched. A report is a hint:
  * watchers read what changed from the store, by seq. Watching costs no store request per watcher.
  */
 export interface ChangeFeed {

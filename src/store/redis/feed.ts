@@ -2,7 +2,7 @@
  * The change feed of the Redis driver (types.ts ChangeFeed). With a client that can subscribe (TCP, Cluster), each
  * watched room's channel `room:{<roomId>}:feed` is subscribed once per process (sharded pub/sub, on the node of the
  * room's slot) and the scripts publish to it as they write: "<seq>" when the log grows, "s:<kind>" for a signal.
- * With a REST client (Upstash), which cannot hold a subscription, one request every POLL_MS reads the log heads
+ * With a REST client (Upstash), which cannot hold a subscription, one request every `pollMs` reads the log heads
  * and signal counters of every watched room at once: the cost grows with the number of watched rooms per request,
  * never with the number of watchers, and is nothing while nothing is watched.
  */
@@ -11,7 +11,8 @@ import type { ScriptClient } from "./client.ts";
 import { type RunOptions, runScript } from "./run.ts";
 import { FEED_SCRIPTS } from "./scripts.ts";
 
-const POLL_MS = 200;
+/** A REST client's default tick: 5 requests/s while anything is watched (UPSTASH_POLL_MS, docs/operations.md). */
+export const DEFAULT_POLL_MS = 200;
 /** After a failed subscription (store down), try again this often while the room is watched. */
 const RETRY_MS = 1000;
 
@@ -28,7 +29,11 @@ export function parseFeedMessage(roomId: string, message: string): RoomChange | 
   return (SIGNAL_KINDS as readonly string[]).includes(kind) ? { roomId, signal: kind as SignalKind } : null;
 }
 
-export function createRedisFeed(client: ScriptClient, run: RunOptions): RedisFeed {
+export function createRedisFeed(
+  client: ScriptClient,
+  run: RunOptions,
+  pollMs = DEFAULT_POLL_MS,
+): RedisFeed {
   const listeners = new Map<string, Set<Listener>>();
   const emit = (change: RoomChange) => {
     for (const listener of listeners.get(change.roomId) ?? []) {
@@ -41,7 +46,7 @@ export function createRedisFeed(client: ScriptClient, run: RunOptions): RedisFee
   };
   const backend = client.subscribeSharded
     ? subscribed(client, emit)
-    : polled(run, () => [...listeners.keys()], emit);
+    : polled(run, () => [...listeners.keys()], emit, pollMs);
   return {
     watch(roomId, onChange) {
       let set = listeners.get(roomId);
@@ -111,7 +116,7 @@ function subscribed(client: ScriptClient, emit: Listener): Backend {
 }
 
 /** One FEED_HEADS request per tick for every watched room, compared with what the last tick saw. */
-function polled(run: RunOptions, rooms: () => string[], emit: Listener): Backend {
+function polled(run: RunOptions, rooms: () => string[], emit: Listener, pollMs: number): Backend {
   const known = new Map<string, number[]>();
   let timer: ReturnType<typeof setInterval> | undefined;
   let busy = false;
@@ -150,7 +155,7 @@ function polled(run: RunOptions, rooms: () => string[], emit: Listener): Backend
   return {
     start() {
       if (!timer) {
-        timer = setInterval(tick, POLL_MS);
+        timer = setInterval(tick, pollMs);
         timer.unref?.();
       }
       void tick();

@@ -37,6 +37,8 @@ export interface RedisStoreOptions {
   limits?: StoreLimits;
   /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
   retention?: EventRetention;
+  /** A REST client's feed: ms between its requests while rooms are watched (UPSTASH_POLL_MS). Default 200. */
+  pollMs?: number;
 }
 
 /**
@@ -59,7 +61,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
   }
   const bridge = createBridge(run, clock, limits, retention);
   const { call } = bridge;
-  const changes = createRedisFeed(options.client, run);
+  const changes = createRedisFeed(options.client, run, options.pollMs);
   const admin = adminOps(bridge);
   const keys = keyOps(bridge);
   return {

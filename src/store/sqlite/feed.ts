@@ -8,7 +8,7 @@
 import type { Database } from "bun:sqlite";
 import type { ChangeFeed, RoomChange, SignalKind } from "../types.ts";
 
-const POLL_MS = 100;
+const POLL_MS = 50;
 
 type Listener = (change: RoomChange) => void;
 

@@ -13,7 +13,13 @@ import type { RoomScope } from "../types.ts";
 import { roomKeys, teamKeys } from "./keys.ts";
 import { createRoomIndex, type RoomIndex } from "./room-index.ts";
 import { type Ran, type RunOptions, runScript, ScriptRefusal } from "./run.ts";
-import { ROOM_SCRIPTS, type RoomScriptName, TEAM_SCRIPTS, type TeamScriptName } from "./scripts.ts";
+import {
+  type LuaScript,
+  ROOM_SCRIPTS,
+  type RoomScriptName,
+  TEAM_SCRIPTS,
+  type TeamScriptName,
+} from "./scripts.ts";
 
 /**
  * Runs the named room script for a scope with the operation's ARGV (from ARGV[5]) and returns its `ok` value.
@@ -50,6 +56,27 @@ const MAY_NOT_CLAIM = "0";
 const MAY_CLAIM = "1";
 
 /**
+ * How often a process passes a room script the whole room (every key, not only those the script names), so the
+ * script can give every key its TTL when the room's refresh is due (lua-prelude.ts touch, once a minute): at least
+ * every WHOLE_EVERY ms of this process's calls on the room. Between, a script refreshes only the keys it wrote.
+ */
+const WHOLE_EVERY = 15_000;
+/** Rooms remembered for WHOLE_EVERY; past this many the memory starts again (the cost: one whole pass each). */
+const WHOLE_ROOMS = 10_000;
+
+/**
+ * The keys a script takes (scripts.ts LuaScript.keys), in its order; with `whole`, the room's other keys follow,
+ * so KEYS holds every key of the room (lua-prelude.ts WHOLE).
+ */
+export function scriptKeys(script: LuaScript, all: string[], whole: boolean): string[] {
+  const own = script.keys;
+  if (!own || own.length === all.length) return all;
+  const keys = own.map((i) => all[i] as string);
+  if (whole) for (let i = 0; i < all.length; i++) if (!own.includes(i)) keys.push(all[i] as string);
+  return keys;
+}
+
+/**
  * The ARGV every room script ends with, before the claim mode (lua-prelude.ts TRIM, FEED, ACTOR, IDEM_KEY,
  * IDEM_FP): the event retention appends apply ("<max events> <max age ms>"), whether to publish the room's
  * changes, the acting agent whose presence a successful call records, and the idempotency key with its fingerprint.
@@ -73,6 +100,15 @@ export function createBridge(
   // Scripts publish on the room's feed channel only for clients that can subscribe to it (not REST).
   const publishes = run.client.subscribeSharded !== undefined;
   const keep = `${retention.maxEvents} ${retention.maxAgeMs}`;
+  const wholeAt = new Map<string, number>();
+  /** Whether this call passes the whole room: every claim, and at least every WHOLE_EVERY ms per room. */
+  function wholeDue(roomId: string, now: number, mode: string): boolean {
+    const at = wholeAt.get(roomId);
+    if (mode !== MAY_CLAIM && at !== undefined && now - at < WHOLE_EVERY && now >= at) return false;
+    if (wholeAt.size >= WHOLE_ROOMS) wholeAt.clear();
+    wholeAt.set(roomId, now);
+    return true;
+  }
   async function runRoom<T>(
     room: { roomId: string; teamId: string; scope?: RoomScope },
     name: RoomScriptName,
@@ -83,16 +119,28 @@ export function createBridge(
   ): Promise<Ran<T>> {
     const now = clock();
     const common = [room.teamId, String(now), iso(now), String(LIMITS.roomTtlMs)];
-    const keys = [...roomKeys(room.roomId), ...extraKeys];
+    const script = ROOM_SCRIPTS[name];
+    const all = roomKeys(room.roomId);
+    const keys = scriptKeys(
+      script,
+      all,
+      script.keys?.length === all.length || wholeDue(room.roomId, now, mode),
+    );
+    // Extra keys follow the room's (lua-views.ts K_RATE): only scripts taking every part may have them.
+    if (extraKeys.length > 0 && keys.length !== all.length)
+      throw new Error(`${name} takes only some room keys`);
+    keys.push(...extraKeys);
     const argv = [...common, ...args, ...scopeTail(room.scope, publishes, keep), mode];
-    const { ok, replayed } = await runScript<T>(run, ROOM_SCRIPTS[name], keys, argv, handled);
+    const { ok, replayed } = await runScript<T>(run, script, keys, argv, handled);
     if (replayed && room.scope?.idempotency) room.scope.idempotency.replayed = true;
     return { value: ok, now, replayed };
   }
 
   async function team<T>(teamId: string, name: TeamScriptName, args: string[]): Promise<Ran<T>> {
     const now = clock();
-    const { ok } = await runScript<T>(run, TEAM_SCRIPTS[name], teamKeys(teamId), [String(now), ...args]);
+    const script = TEAM_SCRIPTS[name];
+    const keys = scriptKeys(script, teamKeys(teamId), false);
+    const { ok } = await runScript<T>(run, script, keys, [String(now), ...args]);
     return { value: ok, now };
   }
 

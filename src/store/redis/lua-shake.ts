@@ -58,11 +58,11 @@ export function statements(lua: string): Statement[] {
   });
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Whether `text` names `name` (a plain name not after `.`/`:`; a dotted one as written). */
 function names(text: string, name: string): boolean {
-  return new RegExp(`(?<![\\w.:])${escape(name)}(?![\\w])`).test(text);
+  return new RegExp(`(?<![\\w.:])${literal(name)}(?![\\w])`).test(text);
 }
 
 /** The text without the definitions nothing kept refers to (see the module comment). */

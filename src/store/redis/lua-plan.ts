@@ -400,6 +400,8 @@ if #tasks > 0 then
   W("HSET", K_META, "plan_updated_at", NOW_ISO)
 end
 local ctx_ids, entries = {}, {}
+-- Entries written here are not in the context index (lua-context.ts CTX_BY): the next filtered list builds it.
+if #contexts > 0 then redis.call("HDEL", K_META, "ctx_by_v") end
 for i, c in ipairs(contexts) do
   local id = "ctx-" .. W("HINCRBY", K_META, "ctx_n", 1)
   local agents = strs(c.consuming_agents)

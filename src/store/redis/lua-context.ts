@@ -131,7 +131,7 @@ if #ids > 0 then
   local payloads = redis.call("HMGET", K_CTX_PAYLOAD, unpack(ids))
   for i = 1, #ids do out[i] = '{"m":' .. entries[i] .. ',"p":' .. payloads[i] .. '}' end
 end
-return ok("[" .. table.concat(out, ",") .. "]")
+return ok_pieces({ "[", out, "]" })
 `;
 
 /**

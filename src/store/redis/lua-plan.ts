@@ -287,8 +287,8 @@ end
 local presence = redis.call("HGETALL", K_PRESENCE)
 local people = {}
 for i = 1, #presence, 2 do people[#people + 1] = str(presence[i]) .. ":" .. presence[i + 1] end
-return ok('{"exists":true,"tasks":[' .. table.concat(mine, ",") .. '],"unread":' .. unread .. ',"newContextCount":'
-  .. fresh .. ',"presence":{' .. table.concat(people, ",") .. '},"messages":' .. messages .. '}')
+return ok_pieces({ '{"exists":true,"tasks":[', mine, '],"unread":' .. unread[1], unread[2], unread[3]
+  .. ',"newContextCount":' .. fresh .. ',"presence":{', people, '},"messages":' .. messages .. '}' })
 `;
 
 /**

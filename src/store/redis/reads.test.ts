@@ -28,13 +28,21 @@ beforeAll(async () => {
   server = await startRedisServer();
   raw = new RedisClient(server.url);
   tcp = createTcpScriptClient(server.url, { timeoutMs: 10_000 });
+  const transaction = tcp.transaction as NonNullable<ScriptClient["transaction"]>;
   const counted: ScriptClient = {
-    evalsha: (...a) => (sent.evalsha++, tcp.evalsha(...a)),
-    eval: (...a) => (sent.eval++, tcp.eval(...a)),
+    evalsha: (...a) => {
+      sent.evalsha++;
+      return tcp.evalsha(...a);
+    },
+    eval: (...a) => {
+      sent.eval++;
+      return tcp.eval(...a);
+    },
     ping: (d) => tcp.ping(d),
-    transaction: (commands, d) => (
-      sent.transaction++, (tcp.transaction as NonNullable<ScriptClient["transaction"]>)(commands, d)
-    ),
+    transaction: (commands, d) => {
+      sent.transaction++;
+      return transaction(commands, d);
+    },
   };
   const { transaction: _, ...plain } = counted;
   store = createRedisStore({ client: counted, driver: "redis", timeoutMs: 10_000 });

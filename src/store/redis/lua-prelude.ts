@@ -36,8 +36,10 @@ local NOW_ISO = ARGV[3]         -- the same instant as an ISO string
 local ROOM_TTL = ARGV[4]        -- ms a room lives after its last use
 -- The last six ARGV, common to every script and last so operation ARGV keep their numbers (call.ts scopeTail):
 -- event retention, "<max events> <max age ms>" (0: no bound), which every append applies (lua-log.ts TRIM)
-local TRIM = { max = tonumber(string.match(ARGV[#ARGV - 5], "^(%d+) ")) or 0,
-  ms = tonumber(string.match(ARGV[#ARGV - 5], " (%d+)$")) or 0 }
+local TRIM = {
+  max = tonumber(string.match(ARGV[#ARGV - 5], "^(%d+) ")) or 0,
+  ms = tonumber(string.match(ARGV[#ARGV - 5], " (%d+)$")) or 0,
+}
 local FEED = ARGV[#ARGV - 4] == "1" -- "1": publish the room's changes on its feed channel (clients that subscribe)
 local ACTOR = ARGV[#ARGV - 3]   -- acting agent: a successful call on an owned room records its presence ("" none)
 local IDEM_KEY = ARGV[#ARGV - 2] -- idempotency key of a mutating call ("" none)

@@ -9,8 +9,8 @@
  * - The text is split into top-level statements: a statement starts at a line beginning in column 0 (a comment
  *   there starts the next statement's lead-in); indented lines and lines starting with `end`, `else`, `elseif`,
  *   `until`, `}` or `)` continue the current one. The prelude and the bodies are written so (the 2-space indent).
- * - Only definitions may be dropped: `local function f`, `function T.f`, `T.f = …` and `local T = {…}` (a table
- *   constructor, which calls nothing). One is kept when a kept statement names it (`f` not after `.` or `:`;
+ * - Only definitions may be dropped: `local function f`, `function T.f` and `T.f = U.g` for a helper table (named
+ *   in capitals), and `local t = {…}` (a table constructor, which calls nothing). One is kept when a kept statement names it (`f` not after `.` or `:`;
  *   `T.f` as written), until nothing changes; every other statement is always kept. A name seen in a comment or a
  *   string keeps its definition too — too much is kept, never too little.
  */
@@ -22,12 +22,24 @@ interface Statement {
 }
 
 const CONTINUES = /^(?:\s|$|end\b|else\b|elseif\b|until\b|[})\]])/;
+/** Helper tables are named in capitals (R, IX, MAIL, TRIM, …): only their functions are dropped, never a field of data. */
 const DEFINITIONS: [RegExp, (m: RegExpMatchArray) => string[]][] = [
   [/^local function ([A-Za-z_]\w*)\s*\(/, (m) => [m[1] as string]],
-  [/^function ([A-Za-z_]\w*\.[A-Za-z_]\w*)\s*\(/, (m) => [m[1] as string]],
-  [/^([A-Za-z_]\w*\.[A-Za-z_]\w*) = [A-Za-z_][\w.]*\s*$/, (m) => [m[1] as string]],
+  [/^function ([A-Z][A-Z0-9_]*\.[A-Za-z_]\w*)\s*\(/, (m) => [m[1] as string]],
+  [/^([A-Z][A-Z0-9_]*\.[A-Za-z_]\w*) = [A-Z][A-Z0-9_]*\.[A-Za-z_]\w*\s*$/, (m) => [m[1] as string]],
   [/^local ([A-Za-z_]\w*) = \{/, (m) => [m[1] as string]],
 ];
+
+/**
+ * Whether a definition's lines end where it does: one line, or a last line that is its `end` or closing brace. A
+ * definition followed by indented lines of some other statement (a style slip) then stays, whatever it defines.
+ */
+function closes(lines: string[]): boolean {
+  const code = lines.filter((l) => l.trim() !== "" && !l.startsWith("--"));
+  if (code.length <= 1) return true;
+  const last = code[code.length - 1] as string;
+  return /^(?:end\b|\})/.test(last);
+}
 
 /** The text as top-level statements, in order; joined with "\n" they give the text back exactly. */
 export function statements(lua: string): Statement[] {
@@ -51,8 +63,7 @@ export function statements(lua: string): Statement[] {
     const head = lines.find((l) => !l.startsWith("--")) ?? "";
     for (const [pattern, names] of DEFINITIONS) {
       const m = head.match(pattern);
-      // A definition spanning several lines must end its statement (a constructor's closing brace, `end`).
-      if (m) return { text, provides: names(m) };
+      if (m && closes(lines)) return { text, provides: names(m) };
     }
     return { text };
   });

@@ -53,12 +53,18 @@ if bucket == "" then return ok('{"key":' .. key .. '}') end
 return ok('{"key":' .. key .. ',"rate":' .. charge(bucket_key(bucket), limit, window) .. '}')
 `;
 
-/** consumeRate. Replies {ok: RateDecision}. */
+/**
+ * consumeRate for `n` requests at once (the concurrent callers of one process, key-ops.ts), charged one after
+ * another exactly as n calls would be. Replies {ok: [RateDecision…]}, in order.
+ */
 export const CONSUME_RATE = `
 local bucket = ARGV[2]          -- "tools" | "meta"
 local limit = tonumber(ARGV[3]) -- requests allowed per window
 local window = tonumber(ARGV[4]) -- window length in ms
-return ok(charge(bucket_key(bucket), limit, window))
+local n = tonumber(ARGV[5])     -- requests to charge
+local out = {}
+for i = 1, n do out[i] = charge(bucket_key(bucket), limit, window) end
+return ok("[" .. table.concat(out, ",") .. "]")
 `;
 
 /** createKey: stores unless the team has `max` dynamic keys. Replies {ok: key JSON} or {ok: "limit"}. */

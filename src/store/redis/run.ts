@@ -147,7 +147,7 @@ export async function runScript<T>(
   keys: string[],
   args: string[],
   handled: string[] = [],
-  reads?: string[][],
+  reads?: PlainRead[],
 ): Promise<{ ok: T; replayed: boolean }> {
   const deadline = performance.now() + options.timeoutMs;
   let raw: unknown;
@@ -197,27 +197,35 @@ async function withReads(
   script: LuaScript,
   keys: string[],
   args: string[],
-  reads: string[][],
+  reads: PlainRead[],
   deadline: number,
 ): Promise<unknown> {
   const transaction = options.client.transaction as NonNullable<ScriptClient["transaction"]>;
   const head = [String(keys.length), ...keys, ...args];
-  let replies = await beforeDeadline(
-    transaction([["EVALSHA", script.sha, ...head], ...reads], deadline),
-    deadline,
-  );
+  const commands = reads.map((r) => r.command);
+  const send = (first: string[]) => beforeDeadline(transaction([first, ...commands], deadline), deadline);
+  let replies = await send(["EVALSHA", script.sha, ...head]);
   if (replies[0] instanceof Error && isNoScript(replies[0]))
-    replies = await beforeDeadline(
-      transaction([["EVAL", script.text, ...head], ...reads], deadline),
-      deadline,
-    );
+    replies = await send(["EVAL", script.text, ...head]);
   const failed = replies.find((r) => r instanceof Error);
   if (failed) throw failed;
-  const [reply, ...filling] = replies;
+  const [reply, ...results] = replies;
   if (!Array.isArray(reply)) return reply;
+  const filling = results.map((result, i) => {
+    const keep = reads[i]?.keep;
+    return keep && Array.isArray(result)
+      ? result.filter((item) => typeof item !== "string" || keep(item))
+      : result;
+  });
   return reply.map((piece) =>
     Array.isArray(piece) && piece.length === 0 ? (filling.shift() ?? piece) : piece,
   );
+}
+
+/** A plain command run after a script in its transaction; `keep` filters the items of its list reply. */
+export interface PlainRead {
+  command: string[];
+  keep?: (item: string) => boolean;
 }
 
 /**

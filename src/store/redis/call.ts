@@ -35,12 +35,12 @@ export type Call = <T>(
 ) => Promise<Ran<T>>;
 
 /**
- * Plain reads of the room's keys (e.g. HVALS of "tasks") that a script leaves to the caller when the client can send
- * them after it in one transaction (run.ts withReads). The script learns which from its first operation argument,
- * which call.ts puts before the others: "1" when the caller reads (the script answers an empty list in their place),
- * "0" when the script must read them itself. `keep` drops items of the read's list before the reply is decoded.
+ * Plain reads of the room's keys ([command, part] each, e.g. ["HVALS", "tasks"]) that a script leaves to the caller
+ * when the client can send them after it in one transaction (run.ts withReads). The script learns which from its
+ * first operation argument, which call.ts puts before the others: "1" when the caller reads (the script answers an
+ * empty list in their place), "0" when the script must read them itself.
  */
-export type Reads = readonly { command: string; part: RoomKeyPart; keep?: (item: string) => boolean }[];
+export type Reads = readonly (readonly [string, RoomKeyPart])[];
 
 export interface Bridge {
   call: Call;
@@ -144,10 +144,7 @@ export function createBridge(
     keys.push(...extraKeys);
     const argv = [...common, ...args, ...scopeTail(room.scope, publishes, keep), mode];
     const plain = byCaller
-      ? reads.map(({ command, part, keep }) => ({
-          command: [command, `room:{${room.roomId}}:${part}`],
-          keep,
-        }))
+      ? reads.map(([command, part]) => [command, `room:{${room.roomId}}:${part}`])
       : undefined;
     const { ok, replayed } = await runScript<T>(run, script, keys, argv, handled, plain);
     if (replayed && room.scope?.idempotency) room.scope.idempotency.replayed = true;

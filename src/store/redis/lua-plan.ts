@@ -268,12 +268,9 @@ return ok(raw)
  * unread: {events, cursor, remaining}, newContextCount, presence: {agent: {lastSeen, statusText?}}}}.
  */
 export const SUMMARY = `
--- "1": the caller reads the tasks (HVALS after this script, in its transaction; call.ts Reads) and keeps those that
--- mention the agent — unless the reply is kept for an idempotency key, which must hold them.
-local by_caller = ARGV[5] == "1" and IDEM_KEY == ""
-local agent = ARGV[6]           -- agent asking for its summary
-local limit = tonumber(ARGV[7]) -- max events to consume
-local msg_max = tonumber(ARGV[8]) or 20 -- most people's messages to deliver (they lead the summary)
+local agent = ARGV[5]           -- agent asking for its summary
+local limit = tonumber(ARGV[6]) -- max events to consume
+local msg_max = tonumber(ARGV[7]) or 20 -- most people's messages to deliver (they lead the summary)
 if not OWNED then
   return ok('{"exists":false,"tasks":[],"unread":{"events":[],"cursor":null,"remaining":0},"newContextCount":0,"presence":{},"messages":[]}')
 end
@@ -287,7 +284,7 @@ local mine = {}
 -- A task that does not even mention the agent (as an id it is encoded the same everywhere) is not its own: only
 -- the few that do are decoded, instead of every task of the plan.
 local named = str(agent)
-for _, raw in ipairs(by_caller and {} or redis.call("HVALS", K_TASKS)) do
+for _, raw in ipairs(redis.call("HVALS", K_TASKS)) do
   if string.find(raw, named, 1, true) and cjson.decode(raw).owner == agent then mine[#mine + 1] = raw end
 end
 local presence = redis.call("HGETALL", K_PRESENCE)

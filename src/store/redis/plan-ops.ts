@@ -12,17 +12,7 @@ import { type StoredEvent, type StoredPresence, sortTasks, toEvent, toPresenceLi
 type PlanOps = Pick<RoomStore, "readPlan" | "addTask" | "updateTask" | "getTask" | "summary">;
 
 /** The plan's tasks, read after READ_PLAN in its transaction where the client can (call.ts Reads). */
-const TASKS_READ: Reads = [{ command: "HVALS", part: "tasks" }];
-
-/**
- * The tasks a summary may return: those whose JSON holds the agent's id as a JSON string (as JSON.stringify or
- * Redis' cjson, which also escapes "/", writes it); which of them are the agent's is decided after decoding.
- */
-function mentioning(agentId: string): Reads {
-  const json = JSON.stringify(agentId);
-  const escaped = json.replaceAll("/", "\\/");
-  return [{ command: "HVALS", part: "tasks", keep: (raw) => raw.includes(json) || raw.includes(escaped) }];
-}
+const TASKS_READ: Reads = [["HVALS", "tasks"]];
 
 interface StoredBatch {
   events: StoredEvent[];
@@ -104,13 +94,7 @@ export function planOps(call: Call): PlanOps {
         newContextCount: number;
         presence: Record<string, StoredPresence>;
         messages: Omit<RoomEvent, "read_by">[];
-      }>(
-        scope,
-        "SUMMARY",
-        [agentId, String(limit), String(PEOPLE_LIMITS.messagesPerCall)],
-        [],
-        mentioning(agentId),
-      );
+      }>(scope, "SUMMARY", [agentId, String(limit), String(PEOPLE_LIMITS.messagesPerCall)]);
       const events = value.unread.events.map(toEvent);
       const cursor = value.unread.cursor;
       return {

@@ -97,24 +97,3 @@ describe("readPlan with the tasks read by the caller", () => {
     expect((await store.readPlan(scope)).tasks).toHaveLength(1);
   });
 });
-
-describe("summary with the tasks read by the caller", () => {
-  test("the agent's own tasks, as the script alone finds them", async () => {
-    const scope = newScope();
-    const add = (title: string) =>
-      store.addTask(scope, { title, description: "", depends_on: [], priority: null });
-    const mine = await add("mine");
-    const other = await add("theirs");
-    await add('a task that names "a/b" and a/b');
-    await store.updateTask(scope, { taskId: mine.id, owner: "a/b", agentId: "a/b" });
-    await store.updateTask(scope, { taskId: other.id, owner: "c", agentId: "c" });
-    await store.summary(scope, "a/b", 10); // the script is cached from here on
-    const before = sent.transaction;
-    const viaCaller = await store.summary(scope, "a/b", 10);
-    expect(sent.transaction - before).toBe(1);
-    const viaScript = await scriptOnly.summary(scope, "a/b", 10);
-    expect(viaCaller.myTasks.map((t) => t.id)).toEqual([mine.id]);
-    expect(viaScript.myTasks).toEqual(viaCaller.myTasks);
-    expect((await store.summary(scope, "c", 10)).myTasks.map((t) => t.id)).toEqual([other.id]);
-  });
-});

@@ -147,7 +147,7 @@ export async function runScript<T>(
   keys: string[],
   args: string[],
   handled: string[] = [],
-  reads?: PlainRead[],
+  reads?: string[][],
 ): Promise<{ ok: T; replayed: boolean }> {
   const deadline = performance.now() + options.timeoutMs;
   let raw: unknown;
@@ -197,35 +197,27 @@ async function withReads(
   script: LuaScript,
   keys: string[],
   args: string[],
-  reads: PlainRead[],
+  reads: string[][],
   deadline: number,
 ): Promise<unknown> {
   const transaction = options.client.transaction as NonNullable<ScriptClient["transaction"]>;
   const head = [String(keys.length), ...keys, ...args];
-  const commands = reads.map((r) => r.command);
-  const send = (first: string[]) => beforeDeadline(transaction([first, ...commands], deadline), deadline);
-  let replies = await send(["EVALSHA", script.sha, ...head]);
+  let replies = await beforeDeadline(
+    transaction([["EVALSHA", script.sha, ...head], ...reads], deadline),
+    deadline,
+  );
   if (replies[0] instanceof Error && isNoScript(replies[0]))
-    replies = await send(["EVAL", script.text, ...head]);
+    replies = await beforeDeadline(
+      transaction([["EVAL", script.text, ...head], ...reads], deadline),
+      deadline,
+    );
   const failed = replies.find((r) => r instanceof Error);
   if (failed) throw failed;
-  const [reply, ...results] = replies;
+  const [reply, ...filling] = replies;
   if (!Array.isArray(reply)) return reply;
-  const filling = results.map((result, i) => {
-    const keep = reads[i]?.keep;
-    return keep && Array.isArray(result)
-      ? result.filter((item) => typeof item !== "string" || keep(item))
-      : result;
-  });
   return reply.map((piece) =>
     Array.isArray(piece) && piece.length === 0 ? (filling.shift() ?? piece) : piece,
   );
-}
-
-/** A plain command run after a script in its transaction; `keep` filters the items of its list reply. */
-export interface PlainRead {
-  command: string[];
-  keep?: (item: string) => boolean;
 }
 
 /**

@@ -5,8 +5,9 @@
  */
 
 /**
- * The parts, in the order every room script receives them as KEYS[1..n]. The list is fixed, so refreshing a
- * room's TTL is one PEXPIRE per part whatever the room's size. Append only: scripts address keys by position.
+ * The parts of a room. A room script receives the keys of the parts it names, in this order (scripts.ts), and the
+ * others after them when it is passed the whole room (call.ts); the list is fixed, so refreshing a room's TTL is one
+ * PEXPIRE per part whatever the room's size. Append only: imports address keys by their place here.
  */
 export const ROOM_KEY_PARTS = [
   "meta", // hash: owner, created_at, last_used (ms), task_n, ctx_seq, event_seq, plan_created_at, plan_updated_at

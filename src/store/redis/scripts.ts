@@ -1,7 +1,8 @@
 /**
  * Every Lua script of the driver, one per store operation (plus the room-index helpers of the claim handshake),
  * with its SHA1 computed once at module load. scripts.test.ts pins each SHA, so an edited script is a visible
- * change. Room scripts get the room's fixed KEYS list, team scripts the team's (see keys.ts).
+ * change. Room and team scripts keep only the prelude helpers they use and get only the keys they name (lua-shake.ts,
+ * defineKeyed; see keys.ts).
  */
 
 import { ROOM_KEY_PARTS } from "./keys.ts";

@@ -10,10 +10,16 @@ import { iso } from "../../protocol/time.ts";
 import type { StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
-import { roomKeys, teamKeys } from "./keys.ts";
+import { type RoomKeyPart, roomKeys, teamKeys } from "./keys.ts";
 import { createRoomIndex, type RoomIndex } from "./room-index.ts";
 import { type Ran, type RunOptions, runScript, ScriptRefusal } from "./run.ts";
-import { ROOM_SCRIPTS, type RoomScriptName, TEAM_SCRIPTS, type TeamScriptName } from "./scripts.ts";
+import {
+  type LuaScript,
+  ROOM_SCRIPTS,
+  type RoomScriptName,
+  TEAM_SCRIPTS,
+  type TeamScriptName,
+} from "./scripts.ts";
 
 /**
  * Runs the named room script for a scope with the operation's ARGV (from ARGV[5]) and returns its `ok` value.
@@ -25,7 +31,16 @@ export type Call = <T>(
   name: RoomScriptName,
   args: string[],
   handled?: string[],
+  reads?: Reads,
 ) => Promise<Ran<T>>;
+
+/**
+ * Plain reads of the room's keys ([command, part] each, e.g. ["HVALS", "tasks"]) that a script leaves to the caller
+ * when the client can send them after it in one transaction (run.ts withReads). The script learns which from its
+ * first operation argument, which call.ts puts before the others: "1" when the caller reads (the script answers an
+ * empty list in their place), "0" when the script must read them itself.
+ */
+export type Reads = readonly (readonly [string, RoomKeyPart])[];
 
 export interface Bridge {
   call: Call;
@@ -48,6 +63,27 @@ export interface Bridge {
 /** The common last ARGV of every room script (lua-prelude.ts CLAIM_OK). */
 const MAY_NOT_CLAIM = "0";
 const MAY_CLAIM = "1";
+
+/**
+ * How often a process passes a room script the whole room (every key, not only those the script names), so the
+ * script can give every key its TTL when the room's refresh is due (lua-prelude.ts touch, once a minute): at least
+ * every WHOLE_EVERY ms of this process's calls on the room. Between, a script refreshes only the keys it wrote.
+ */
+const WHOLE_EVERY = 15_000;
+/** Rooms remembered for WHOLE_EVERY; past this many the memory starts again (the cost: one whole pass each). */
+const WHOLE_ROOMS = 10_000;
+
+/**
+ * The keys a script takes (scripts.ts LuaScript.keys), in its order; with `whole`, the room's other keys follow,
+ * so KEYS holds every key of the room (lua-prelude.ts WHOLE).
+ */
+export function scriptKeys(script: LuaScript, all: string[], whole: boolean): string[] {
+  const own = script.keys;
+  if (!own || own.length === all.length) return all;
+  const keys = own.map((i) => all[i] as string);
+  if (whole) for (let i = 0; i < all.length; i++) if (!own.includes(i)) keys.push(all[i] as string);
+  return keys;
+}
 
 /**
  * The ARGV every room script ends with, before the claim mode (lua-prelude.ts TRIM, FEED, ACTOR, IDEM_KEY,
@@ -73,6 +109,15 @@ export function createBridge(
   // Scripts publish on the room's feed channel only for clients that can subscribe to it (not REST).
   const publishes = run.client.subscribeSharded !== undefined;
   const keep = `${retention.maxEvents} ${retention.maxAgeMs}`;
+  const wholeAt = new Map<string, number>();
+  /** Whether this call passes the whole room: every claim, and at least every WHOLE_EVERY ms per room. */
+  function wholeDue(roomId: string, now: number, mode: string): boolean {
+    const at = wholeAt.get(roomId);
+    if (mode !== MAY_CLAIM && at !== undefined && now - at < WHOLE_EVERY && now >= at) return false;
+    if (wholeAt.size >= WHOLE_ROOMS) wholeAt.clear();
+    wholeAt.set(roomId, now);
+    return true;
+  }
   async function runRoom<T>(
     room: { roomId: string; teamId: string; scope?: RoomScope },
     name: RoomScriptName,
@@ -80,19 +125,37 @@ export function createBridge(
     mode: string,
     handled: string[] = [],
     extraKeys: string[] = [],
+    reads?: Reads,
   ): Promise<Ran<T>> {
     const now = clock();
+    const byCaller = reads !== undefined && run.client.transaction !== undefined;
+    if (reads) args = [byCaller ? "1" : "0", ...args];
     const common = [room.teamId, String(now), iso(now), String(LIMITS.roomTtlMs)];
-    const keys = [...roomKeys(room.roomId), ...extraKeys];
+    const script = ROOM_SCRIPTS[name];
+    const all = roomKeys(room.roomId);
+    const keys = scriptKeys(
+      script,
+      all,
+      script.keys?.length === all.length || wholeDue(room.roomId, now, mode),
+    );
+    // Extra keys follow the room's (lua-views.ts K_RATE): only scripts taking every part may have them.
+    if (extraKeys.length > 0 && keys.length !== all.length)
+      throw new Error(`${name} takes only some room keys`);
+    keys.push(...extraKeys);
     const argv = [...common, ...args, ...scopeTail(room.scope, publishes, keep), mode];
-    const { ok, replayed } = await runScript<T>(run, ROOM_SCRIPTS[name], keys, argv, handled);
+    const plain = byCaller
+      ? reads.map(([command, part]) => [command, `room:{${room.roomId}}:${part}`])
+      : undefined;
+    const { ok, replayed } = await runScript<T>(run, script, keys, argv, handled, plain);
     if (replayed && room.scope?.idempotency) room.scope.idempotency.replayed = true;
     return { value: ok, now, replayed };
   }
 
   async function team<T>(teamId: string, name: TeamScriptName, args: string[]): Promise<Ran<T>> {
     const now = clock();
-    const { ok } = await runScript<T>(run, TEAM_SCRIPTS[name], teamKeys(teamId), [String(now), ...args]);
+    const script = TEAM_SCRIPTS[name];
+    const keys = scriptKeys(script, teamKeys(teamId), false);
+    const { ok } = await runScript<T>(run, script, keys, [String(now), ...args]);
     return { value: ok, now };
   }
 
@@ -117,10 +180,11 @@ export function createBridge(
     name: RoomScriptName,
     args: string[],
     handled: string[] = [],
+    reads?: Reads,
   ): Promise<Ran<T> | "limit"> {
     const room = { roomId: scope.roomId, teamId: scope.teamId, scope };
     try {
-      return await runRoom<T>(room, name, args, MAY_NOT_CLAIM, [...handled, "claim"]);
+      return await runRoom<T>(room, name, args, MAY_NOT_CLAIM, [...handled, "claim"], [], reads);
     } catch (err) {
       if (!(err instanceof ScriptRefusal && err.reply.err === "claim")) throw err;
     }
@@ -128,7 +192,7 @@ export function createBridge(
     const place = await index.reserve(scope);
     if (place === "limit") return "limit";
     try {
-      return await runRoom<T>(room, name, args, MAY_CLAIM, handled);
+      return await runRoom<T>(room, name, args, MAY_CLAIM, handled, [], reads);
     } catch (err) {
       if (place.added) await index.release(scope, place.score);
       throw err;
@@ -140,8 +204,9 @@ export function createBridge(
     name: RoomScriptName,
     args: string[],
     handled?: string[],
+    reads?: Reads,
   ) => {
-    const ran = await claimable<T>(scope, name, args, handled);
+    const ran = await claimable<T>(scope, name, args, handled, reads);
     if (ran === "limit") throw errors.roomLimit(limits.roomsPerTeam);
     return ran;
   };

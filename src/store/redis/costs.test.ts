@@ -2,13 +2,14 @@
  * What a call costs inside Redis, counted (never timed) on a private redis-server through INFO commandstats:
  * reads by cursor cost O(log n + k) whatever the backlog (revisions §6.19), a room's keys are re-expired at most
  * once a minute while every key still always has a TTL (§6.20), and the public summary costs O(page) (§5.18).
- * Also: rooms written before the addressee index existed get it built once and lose no event.
+ * Also: rooms written before the addressee index existed get it built once and lose no event; a filtered context list
+ * reads only what it returns, and rooms written before the context index get it built.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { type RedisServer, startRedisServer } from "../../../test/support/redis-server.ts";
 import { LIMITS } from "../../protocol/limits.ts";
-import type { RoomScope, RoomStore } from "../types.ts";
+import type { NewContext, RoomScope, RoomStore } from "../types.ts";
 import { ROOM_KEY_PARTS, roomKeys } from "./keys.ts";
 import { createRedisStore } from "./store.ts";
 import { createTcpScriptClient } from "./tcp-client.ts";
@@ -161,5 +162,57 @@ describe("rooms written before the addressee index", () => {
     }
     expect(seqs).toEqual(Array.from({ length: 121 }, (_, i) => i + 1));
     expect(await raw.send("HGET", [`room:{${scope.roomId}}:meta`, "addr_v"])).toBe("1");
+  });
+});
+
+describe("the context index (lua-context.ts CTX_BY)", () => {
+  const note = (author: string, summary: string): NewContext => ({
+    type: "note",
+    summary,
+    consuming_agents: [],
+    payload: { text: summary },
+    author,
+  });
+  const ids = (entries: { id: string }[]) => entries.map((e) => e.id).sort();
+
+  test("a filtered list reads only the entries it returns", async () => {
+    const scope = newScope();
+    for (let i = 0; i < 40; i++) await store.writeContext(scope, note(`a${i % 4}`, `n${i}`));
+    await store.listContext(scope, { type: "api_contract" }); // builds nothing new: written with the index
+    const cost = await commandsOf(async () => {
+      expect(await store.listContext(scope, { type: "api_contract" })).toEqual([]);
+      expect(await store.listContext(scope, { author: "a1" })).toHaveLength(10);
+    });
+    expect(cost.get("hgetall") ?? 0).toBe(0);
+    expect(cost.get("hvals") ?? 0).toBe(0);
+  });
+
+  test("a room written before it existed gets it built, and answers as before", async () => {
+    const scope = newScope();
+    const written = [];
+    for (let i = 0; i < 12; i++) written.push(await store.writeContext(scope, note(`a${i % 3}`, `n${i}`)));
+    await store.updateContext(scope, { id: written[0]?.id as string, author: "a2", summary: "moved" });
+    await store.deleteContext(scope, { id: written[1]?.id as string, agentId: "a0" });
+    const before = {
+      a0: ids(await store.listContext(scope, { author: "a0" })),
+      a2: ids(await store.listContext(scope, { author: "a2" })),
+      notes: ids(await store.listContext(scope, { type: "note" })),
+      both: ids(await store.listContext(scope, { type: "note", author: "a1" })),
+    };
+    expect(before.a2).toContain(written[0]?.id as string);
+    expect(before.a0).not.toContain(written[0]?.id as string);
+    expect(before.notes).toHaveLength(11);
+    // What an earlier roomd left: no index, no flag.
+    await raw.send("DEL", [`room:{${scope.roomId}}:ctx_by`]);
+    await raw.send("HDEL", [`room:{${scope.roomId}}:meta`, "ctx_by_v"]);
+    const after = {
+      a0: ids(await store.listContext(scope, { author: "a0" })),
+      a2: ids(await store.listContext(scope, { author: "a2" })),
+      notes: ids(await store.listContext(scope, { type: "note" })),
+      both: ids(await store.listContext(scope, { type: "note", author: "a1" })),
+    };
+    expect(after).toEqual(before);
+    expect(await raw.send("HGET", [`room:{${scope.roomId}}:meta`, "ctx_by_v"])).toBe("1");
+    expect(await raw.send("ZCARD", [`room:{${scope.roomId}}:ctx_by`])).toBe(22);
   });
 });

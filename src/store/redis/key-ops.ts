@@ -17,8 +17,39 @@ function checked(rate?: RateRequest): RateRequest | undefined {
   return rate;
 }
 
+/** Most charges one CONSUME_RATE makes (a larger batch is split). */
+const RATE_BATCH = 64;
+
+interface RateBatch {
+  teamId: string;
+  request: RateRequest;
+  waiters: { resolve(d: RateDecision): void; reject(err: unknown): void }[];
+}
+
 export function keyOps({ team }: Bridge): KeyOps {
   const keyArgs = (key: NewKey) => [key.keyId, key.digest, storedKey(key)];
+
+  /**
+   * Rate charges of the same window asked for while the event loop is busy (concurrent requests of this process)
+   * go to Redis as one script that charges them one after another, in the order they were asked — the decisions
+   * each would have had alone, for one script's fixed cost. The batch leaves at the next turn of the event loop.
+   */
+  const pending = new Map<string, RateBatch>();
+  async function flush(id: string): Promise<void> {
+    const batch = pending.get(id);
+    if (!batch) return;
+    pending.delete(id);
+    const { request, waiters } = batch;
+    try {
+      const args = [request.bucket, String(request.limit), String(request.windowMs), String(waiters.length)];
+      const { value } = await team<RateDecision[]>(batch.teamId, "CONSUME_RATE", args);
+      waiters.forEach((w, i) => {
+        w.resolve(value[i] as RateDecision);
+      });
+    } catch (err) {
+      for (const w of waiters) w.reject(err);
+    }
+  }
 
   return {
     async resolveKey(teamId, digest, rate) {
@@ -54,8 +85,19 @@ export function keyOps({ team }: Bridge): KeyOps {
 
     async consumeRate(teamId, rate) {
       const request = checked(rate) as RateRequest;
-      const args = [request.bucket, String(request.limit), String(request.windowMs)];
-      return (await team<RateDecision>(teamId, "CONSUME_RATE", args)).value;
+      const id = `${teamId}\n${request.bucket}\n${request.limit}\n${request.windowMs}`;
+      let batch = pending.get(id);
+      if (!batch) {
+        batch = { teamId, request, waiters: [] };
+        pending.set(id, batch);
+        setImmediate(() => void flush(id));
+      }
+      const joined = batch;
+      const decision = new Promise<RateDecision>((resolve, reject) =>
+        joined.waiters.push({ resolve, reject }),
+      );
+      if (joined.waiters.length >= RATE_BATCH) void flush(id);
+      return decision;
     },
   };
 }

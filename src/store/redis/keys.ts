@@ -5,8 +5,9 @@
  */
 
 /**
- * The parts, in the order every room script receives them as KEYS[1..n]. The list is fixed, so refreshing a
- * room's TTL is one PEXPIRE per part whatever the room's size. Append only: scripts address keys by position.
+ * The parts of a room. A room script receives the keys of the parts it names, in this order (scripts.ts), and the
+ * others after them when it is passed the whole room (call.ts); the list is fixed, so refreshing a room's TTL is one
+ * PEXPIRE per part whatever the room's size. Append only: imports address keys by their place here.
  */
 export const ROOM_KEY_PARTS = [
   "meta", // hash: owner, created_at, last_used (ms), task_n, ctx_seq, event_seq, plan_created_at, plan_updated_at
@@ -49,6 +50,7 @@ export const ROOM_KEY_PARTS = [
   "ctx_seqs", // hash: context id → JSON array of the log heads its latest versions became current at (aligned to the end)
   "mailbox", // zset (score 0): "<type> <to> <seq, 12 digits>" per human_message, steer and interrupt event
   "marks", // hash: "<type> <agent>" → seq of the last such event the bridge or get_my_summary delivered
+  "ctx_by", // zset (score 0): "t<type as JSON> <id>" and "a<author as JSON> <id>" per context entry (lua-context.ts CTX_BY)
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];

@@ -3,8 +3,39 @@
  * the payload (in ctx) plus the payload verbatim (in ctx_payload); replies pair them as {"m": entry, "p": payload}.
  */
 
+/**
+ * The context entries by type and by author (K_CTX_BY), so a filtered list_context reads only the entries it
+ * returns: one member "t<type as JSON> <id>" and one "a<author as JSON> <id>" per entry (score 0; a filter is the lex
+ * range of its prefix). It is valid while meta ctx_by_v is "1": write, update and delete keep it; a room without it
+ * (written before it existed, or filled by a seed, a fork or an import) gets it built by its first filtered list.
+ */
+const CTX_BY = `
+local CTX_BY = {}
+function CTX_BY.ready() return redis.call("HGET", K_META, "ctx_by_v") == "1" end
+function CTX_BY.member(kind, value, id) return kind .. str(value) .. " " .. id end
+function CTX_BY.add(id, ctype, author)
+  W("ZADD", K_CTX_BY, 0, CTX_BY.member("t", ctype, id), 0, CTX_BY.member("a", author, id))
+end
+function CTX_BY.build()
+  redis.call("DEL", K_CTX_BY)
+  local all = redis.call("HGETALL", K_CTX)
+  for i = 1, #all, 2 do
+    local m = cjson.decode(all[i + 1])
+    CTX_BY.add(all[i], m.type, m.author)
+  end
+  W("HSET", K_META, "ctx_by_v", "1")
+end
+-- Ids of the entries whose type ("t") or author ("a") is value.
+function CTX_BY.ids(kind, value)
+  local prefix = kind .. str(value) .. " "
+  local members = redis.call("ZRANGEBYLEX", K_CTX_BY, "[" .. prefix, "(" .. prefix .. "\\255")
+  for i = 1, #members do members[i] = string.sub(members[i], #prefix + 1) end
+  return members
+end
+`;
+
 /** Lua helpers of the context scripts: entry JSON, context event, change counter. */
-const CONTEXT_HELPERS = `
+const CONTEXT_HELPERS = `${CTX_BY}
 local function entry_json(m, agents_json)
   return '{"id":' .. str(m.id) .. ',"type":' .. str(m.type) .. ',"author":' .. str(m.author)
     .. ',"timestamp":' .. str(m.timestamp) .. ',"summary":' .. str(m.summary)
@@ -41,6 +72,7 @@ local entry = entry_json({ id = id, type = ctype, author = author, timestamp = N
   version = "1.0" }, agents_json)
 W("HSET", K_CTX, id, entry)
 W("HSET", K_CTX_PAYLOAD, id, payload)
+if CTX_BY.ready() then CTX_BY.add(id, ctype, author) end
 IX.put(id, cjson.decode(terms))
 changed(id)
 notify("context_available", author, cjson.decode(agents_json), '{"contextId":' .. str(id) .. ',"contextType":'
@@ -67,28 +99,31 @@ end
 return ok(redis.call("HGET", K_CTX_HIST, id) or "[]")
 `;
 
-/** listContext. Replies {ok: [{m, p}…]} (unordered; sorted in TS). */
-export const LIST_CONTEXT = `
+/**
+ * listContext. Replies {ok: [{m, p}…]} (unordered; sorted in TS). With a type or author filter it reads only the
+ * entries the index (CTX_BY) lists for it, and checks each against both filters.
+ */
+export const LIST_CONTEXT = `${CTX_BY}
 local ctype = ARGV[5]           -- exact type to keep, "" for any
 local author = ARGV[6]          -- exact current author to keep, "" for any
 if not OWNED then return ok("[]") end
-local all = redis.call("HGETALL", K_CTX)
 local ids, entries = {}, {}
--- An entry whose text does not contain the filter's JSON string cannot match it, so only the entries that do are
--- decoded. Only for a value no JSON encoder escapes (no backslash in its encoding): then every writer encodes it
--- the same way.
-local function needle(v)
-  if v == "" then return nil end
-  local enc = str(v)
-  if string.find(enc, "\\\\", 1, true) then return nil end
-  return enc
-end
-local must = needle(ctype) or needle(author)
-for i = 1, #all, 2 do
-  local m = (must == nil or string.find(all[i + 1], must, 1, true)) and cjson.decode(all[i + 1])
-  if m and (ctype == "" or m.type == ctype) and (author == "" or m.author == author) then
+if ctype == "" and author == "" then
+  local all = redis.call("HGETALL", K_CTX)
+  for i = 1, #all, 2 do
     ids[#ids + 1] = all[i]
     entries[#entries + 1] = all[i + 1]
+  end
+else
+  if not CTX_BY.ready() then CTX_BY.build() end
+  local listed = ctype ~= "" and CTX_BY.ids("t", ctype) or CTX_BY.ids("a", author)
+  local raws = #listed > 0 and redis.call("HMGET", K_CTX, unpack(listed)) or {}
+  for i = 1, #listed do
+    local m = raws[i] and cjson.decode(raws[i])
+    if m and (ctype == "" or m.type == ctype) and (author == "" or m.author == author) then
+      ids[#ids + 1] = listed[i]
+      entries[#entries + 1] = raws[i]
+    end
   end
 end
 local out = {}
@@ -96,7 +131,7 @@ if #ids > 0 then
   local payloads = redis.call("HMGET", K_CTX_PAYLOAD, unpack(ids))
   for i = 1, #ids do out[i] = '{"m":' .. entries[i] .. ',"p":' .. payloads[i] .. '}' end
 end
-return ok("[" .. table.concat(out, ",") .. "]")
+return ok_pieces({ "[", out, "]" })
 `;
 
 /**
@@ -132,6 +167,10 @@ if f.consuming_agents ~= nil then m.consuming_agents = f.consuming_agents end
 local previous = m.version
 local major, minor = string.match(previous, "^(%d+)%.(%d+)$")
 m.version = major .. "." .. (tonumber(minor) + 1)
+if m.author ~= author and CTX_BY.ready() then
+  redis.call("ZREM", K_CTX_BY, CTX_BY.member("a", m.author, id))
+  CTX_BY.add(id, m.type, author)
+end
 m.author = author
 m.timestamp = NOW_ISO
 local entry = entry_json(m, strs(m.consuming_agents))
@@ -152,7 +191,7 @@ return ok('{"m":' .. entry .. ',"p":' .. payload .. '}')
  * deleteContext: the entry, its payload and history, out of the index. Replies {ok: {m, p}} (as it was) or
  * {err: "contextNotFound" | "contextVersion"}.
  */
-export const DELETE_CONTEXT = `
+export const DELETE_CONTEXT = `${CTX_BY}
 local id = ARGV[5]              -- context id
 local agent = ARGV[6]           -- who deletes it (the event's from)
 local expected = ARGV[7]        -- expected version "1.N", "" for any
@@ -167,6 +206,9 @@ redis.call("HDEL", K_CTX, id)
 redis.call("HDEL", K_CTX_PAYLOAD, id)
 redis.call("HDEL", K_CTX_HIST, id)
 redis.call("ZREM", K_CTX_CHANGES, id)
+if CTX_BY.ready() then
+  redis.call("ZREM", K_CTX_BY, CTX_BY.member("t", m.type, id), CTX_BY.member("a", m.author, id))
+end
 IX.drop(id)
 local agents = m.consuming_agents
 append_event("context_deleted", agent, #agents == 1 and agents[1] or "all", '{"contextId":' .. str(id)

@@ -67,7 +67,7 @@ local limit = tonumber(ARGV[6]) -- max events to deliver
 if not OWNED then return ok('{"events":[],"cursor":null,"remaining":0}') end
 local batch, delivered = consume(agent, limit)
 if delivered == 0 then IDEM_KEY = "" end
-return ok(batch)
+return ok_pieces(batch)
 `;
 
 /** readLog: up to limit events after a seq, oldest first, and the head. Replies {ok: {events: [{e, r}…], head, exists}}. */

@@ -131,6 +131,8 @@ if setup.planCreated ~= cjson.null then
 end
 local entries = tonumber(ARGV[i])
 i = i + 1
+-- Entries written here are not in the context index (lua-context.ts CTX_BY): the next filtered list builds it.
+redis.call("HDEL", K_META, "ctx_by_v")
 for _ = 1, entries do
   local id = ARGV[i]
   W("HSET", K_CTX, id, ARGV[i + 1])

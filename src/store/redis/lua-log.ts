@@ -135,14 +135,15 @@ function MAIL.events(seqs)
 end
 -- Events of the given seqs as [{"e": event, "r": read_by}], in the given order; evs: their stored JSON when the
 -- caller already read it.
-local function events_json(seqs, evs)
-  if #seqs == 0 then return "[]" end
+local function event_items(seqs, evs)
+  if #seqs == 0 then return {} end
   evs = evs or redis.call("HMGET", K_EVENTS, unpack(seqs))
   local reads = redis.call("HMGET", K_EVENT_READS, unpack(seqs))
   local out = {}
   for i = 1, #seqs do out[i] = '{"e":' .. evs[i] .. ',"r":' .. (reads[i] or "[]") .. '}' end
-  return "[" .. table.concat(out, ",") .. "]"
+  return out
 end
+local function events_json(seqs, evs) return "[" .. table.concat(event_items(seqs, evs), ",") .. "]" end
 local function idx_parts(v)
   local sp = string.find(v, " ", 1, true)
   return tonumber(string.sub(v, 1, sp - 1)), string.sub(v, sp + 1)
@@ -168,6 +169,7 @@ local function note_reads(agent, seqs, evs)
 end
 -- Delivers up to limit events addressed to "all" or the agent after its cursor (two index ranges merged by
 -- seq), moves the cursor to the last one, and counts what is left. One script, so delivery is exactly once.
+-- Returns the batch {events, cursor, remaining, trimmedBefore?} in pieces (PRELUDE ok_pieces) and the count.
 local function consume(agent, limit)
   ensure_index()
   local cursor = tonumber(redis.call("HGET", K_CURSORS, agent))
@@ -195,7 +197,7 @@ local function consume(agent, limit)
   local remaining = addressed_count("all", last) + (agent ~= "all" and addressed_count(agent, last) or 0)
   -- A cursor that was behind the trimmed range carried on from the oldest kept event: say so.
   local trimmed = after < TRIM.seq() and (',"trimmedBefore":' .. num(TRIM.seq() + 1)) or ""
-  return '{"events":' .. events_json(picked, evs) .. ',"cursor":' .. (cursor and num(cursor) or "null")
-    .. ',"remaining":' .. remaining .. trimmed .. '}', #picked
+  return { '{"events":[', event_items(picked, evs), '],"cursor":' .. (cursor and num(cursor) or "null")
+    .. ',"remaining":' .. remaining .. trimmed .. '}' }, #picked
 end
 `;

@@ -100,6 +100,8 @@ if first then
 elseif not OWNED or redis.call("HGET", K_META, "import_building") ~= token then
   return '{"err":"importInterrupted"}'
 end
+-- Context written here is not in the context index (lua-context.ts CTX_BY): the next filtered list builds it.
+redis.call("HDEL", K_META, "ctx_by_v")
 local i = 9
 for _ = 1, tonumber(ARGV[8]) do
   W("HSET", KEYS[tonumber(ARGV[i])], ARGV[i + 1], ARGV[i + 2])

@@ -3,12 +3,17 @@ import { ROOM_KEY_PARTS } from "./keys.ts";
 import { HOLDINGS } from "./lua-holdings.ts";
 
 /**
- * `local K_<PART> = KEYS[i]` for every part, in ROOM_KEY_PARTS order, so scripts address keys by name and adding
- * a part never renumbers anything by hand. What each key holds is documented next to its part in keys.ts.
+ * `local K_<PART> = KEYS[i]` for the parts a script names, in the order it receives them: scripts address keys by
+ * name, and adding a part never renumbers anything by hand. What each key holds is documented next to its part in
+ * keys.ts. `parts` are the script's parts in ROOM_KEY_PARTS order (scripts.ts finds them from the names its text
+ * uses; call.ts passes exactly those keys, in that order, then — when it passes the whole room — the others).
  */
-const KEY_BINDINGS = ROOM_KEY_PARTS.map((part, i) => `local K_${part.toUpperCase()} = KEYS[${i + 1}]`).join(
-  "\n",
-);
+export function keyBindings(parts: readonly string[]): string {
+  return parts.map((part, i) => `local K_${part.toUpperCase()} = KEYS[${i + 1}]`).join("\n");
+}
+
+/** Where scripts.ts puts a script's key bindings (keyBindings) in PRELUDE. */
+export const KEY_BINDINGS = "--@keys";
 
 /**
  * Lua shared by every room script, prepended to each body. It binds the fixed KEYS list and the common ARGV,
@@ -18,9 +23,12 @@ const KEY_BINDINGS = ROOM_KEY_PARTS.map((part, i) => `local K_${part.toUpperCase
  * with full precision, because Redis' cjson prints only 14 significant digits and encodes an empty table as {}.
  */
 export const PRELUDE = `
--- KEYS: the room's fixed list, bound by name in keys.ts ROOM_KEY_PARTS order (K_META = KEYS[1], …):
+-- KEYS: the keys of the parts this script names (K_META, …), bound by name in keys.ts ROOM_KEY_PARTS order:
 ${KEY_BINDINGS}
+-- When the caller passed the whole room (every part: a claim, or the TTL refresh call.ts sends now and then), the
+-- parts this script does not name follow its own, so KEYS[1..ROOM_KEY_COUNT] are every key of the room.
 local ROOM_KEY_COUNT = ${ROOM_KEY_PARTS.length}
+local WHOLE = #KEYS >= ROOM_KEY_COUNT
 -- ARGV common to every script (operation arguments start at ARGV[5]):
 local TEAM = ARGV[1]            -- team acting on the room
 local NOW = tonumber(ARGV[2])   -- injected clock, ms since epoch (never Redis TIME, so tests can move time)
@@ -28,8 +36,10 @@ local NOW_ISO = ARGV[3]         -- the same instant as an ISO string
 local ROOM_TTL = ARGV[4]        -- ms a room lives after its last use
 -- The last six ARGV, common to every script and last so operation ARGV keep their numbers (call.ts scopeTail):
 -- event retention, "<max events> <max age ms>" (0: no bound), which every append applies (lua-log.ts TRIM)
-local TRIM = { max = tonumber(string.match(ARGV[#ARGV - 5], "^(%d+) ")) or 0,
-  ms = tonumber(string.match(ARGV[#ARGV - 5], " (%d+)$")) or 0 }
+local TRIM = {
+  max = tonumber(string.match(ARGV[#ARGV - 5], "^(%d+) ")) or 0,
+  ms = tonumber(string.match(ARGV[#ARGV - 5], " (%d+)$")) or 0,
+}
 local FEED = ARGV[#ARGV - 4] == "1" -- "1": publish the room's changes on its feed channel (clients that subscribe)
 local ACTOR = ARGV[#ARGV - 3]   -- acting agent: a successful call on an owned room records its presence ("" none)
 local IDEM_KEY = ARGV[#ARGV - 2] -- idempotency key of a mutating call ("" none)
@@ -98,7 +108,8 @@ local function remember(json)
   end
 end
 -- Records the room's last use (meta last_used, ms) and keeps its keys alive ROOM_TTL past it. Every key gets its
--- full TTL at most once a minute (a fixed number of keys, whatever the room holds); in between only keys this
+-- full TTL at most once a minute (a fixed number of keys, whatever the room holds), by a call that was passed the
+-- whole room (call.ts passes it at least every 15 s of a process's calls on the room); otherwise only keys this
 -- script wrote do, so a key created since never lives without one. A script that wrote nothing records the last
 -- use at most once a minute too (as SQLite's reads do), so a read writes nothing at all in between. Lock and
 -- presence expiry live inside their values, so this never extends them. Only ever called on an owned room.
@@ -107,7 +118,7 @@ local function touch()
   if not wrote and NOW - (tonumber(META[5]) or 0) < TTL_EVERY then return end
   redis.call("HSET", K_META, "last_used", num(NOW))
   local since = NOW - (tonumber(META[2]) or 0)
-  if since >= TTL_EVERY or since < -TTL_EVERY then
+  if WHOLE and (since >= TTL_EVERY or since < -TTL_EVERY) then
     redis.call("HSET", K_META, "ttl_at", num(NOW))
     for i = 1, ROOM_KEY_COUNT do redis.call("PEXPIRE", KEYS[i], ROOM_TTL) end
   else
@@ -122,6 +133,20 @@ local function ok(json)
     touch()
   end
   return '{"ok":' .. json .. '}'
+end
+-- ok() of a reply in pieces (run.ts joinPieces: the strings in order, a nested list joined with commas), for
+-- replies holding lists of records: building them as one Lua string would copy every record into it, and making
+-- Lua strings is what costs (about 1 µs per KB). Kept for an idempotency key, the reply is joined here after all.
+local function ok_pieces(pieces)
+  if OWNED and IDEM_KEY ~= "" then
+    local flat = {}
+    for i, p in ipairs(pieces) do flat[i] = type(p) == "table" and table.concat(p, ",") or p end
+    return ok(table.concat(flat))
+  end
+  ok("null")
+  pieces[1] = '{"ok":' .. pieces[1]
+  pieces[#pieces + 1] = "}"
+  return pieces
 end
 -- The reply of views, which write nothing at all (not even the room's last use).
 local function reply(json) return '{"ok":' .. json .. '}' end
@@ -143,6 +168,8 @@ end
 export const GUARD = `
 if OWNER and not OWNED then return '{"err":"denied"}' end
 if not OWNER and CLAIM_OK then
+  -- call.ts passes the whole room with every claim.
+  if not WHOLE then error("a claim needs every key of the room") end
   for i = 1, ROOM_KEY_COUNT do redis.call("DEL", KEYS[i]) end
   META = {}
   -- A new life of the room begins (seqs start again at 1): "0" tells watchers to drop what they know of it.

@@ -18,10 +18,10 @@ local function charge(key, limit, window)
   if n >= limit then
     return '{"allowed":false,"limit":' .. num(limit) .. ',"remaining":0,"resetMs":' .. num(reset_ms()) .. '}'
   end
-  -- Members are "<now>:<seq>", unique even when many requests share one instant.
+  -- Members are "<now>:<seq>", unique even when many requests share one instant: the first seq from n not taken
+  -- (ZADD NX adds nothing, answering 0, for a member already there).
   local seq = n
-  while redis.call("ZSCORE", key, num(NOW) .. ":" .. seq) do seq = seq + 1 end
-  redis.call("ZADD", key, NOW, num(NOW) .. ":" .. seq)
+  while redis.call("ZADD", key, "NX", NOW, num(NOW) .. ":" .. seq) == 0 do seq = seq + 1 end
   redis.call("PEXPIRE", key, window)
   local remaining = limit - n - 1
   return '{"allowed":true,"limit":' .. num(limit) .. ',"remaining":' .. num(remaining) .. ',"resetMs":'

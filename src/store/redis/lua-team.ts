@@ -2,17 +2,26 @@
  * Lua of the team-slot scripts: keys, rate limiting and the room-limit index. Each is TEAM_PRELUDE followed by its
  * body and touches only the team's keys (`team:{<teamId>}:…`).
  */
+import { KEY_BINDINGS } from "./lua-prelude.ts";
 import { RATE_LUA } from "./lua-rate.ts";
 
-/** Binds the team's fixed KEYS list and the common ARGV; the JSON helpers and the rate limiter. */
+/** The Lua name of each team key, in keys.ts TEAM_KEY_PARTS order. */
+export const TEAM_KEY_NAMES = [
+  "K_KEYS", // hash: key id -> key JSON (with digest)
+  "K_KEY_DIGESTS", // hash: sha256(secret) -> key id
+  "K_ROOMS", // zset: room id -> claim time (ms), the room-limit index
+  "K_RL_TOOLS", // zset: sliding-window log of the "tools" bucket
+  "K_RL_META", // zset: sliding-window log of the "meta" bucket
+  "K_TEAM_META", // hash: key_n, the key creation counter
+] as const;
+
+/**
+ * Binds the team keys the script names and the common ARGV; the JSON helpers and the rate limiter (scripts.ts
+ * keeps only the helpers a script uses and puts its key bindings at KEY_BINDINGS).
+ */
 export const TEAM_PRELUDE = `
--- KEYS (the team's fixed list, see keys.ts TEAM_KEY_PARTS):
-local K_KEYS = KEYS[1]          -- hash: key id -> key JSON (with digest)
-local K_KEY_DIGESTS = KEYS[2]   -- hash: sha256(secret) -> key id
-local K_ROOMS = KEYS[3]         -- zset: room id -> claim time (ms), the room-limit index
-local K_RL_TOOLS = KEYS[4]      -- zset: sliding-window log of the "tools" bucket
-local K_RL_META = KEYS[5]       -- zset: sliding-window log of the "meta" bucket
-local K_TEAM_META = KEYS[6]     -- hash: key_n, the key creation counter
+-- KEYS: the team keys this script names, in keys.ts TEAM_KEY_PARTS order (TEAM_KEY_NAMES):
+${KEY_BINDINGS}
 -- ARGV common to every team script (operation arguments start at ARGV[2]):
 local NOW = tonumber(ARGV[1])   -- injected clock, ms since epoch
 
@@ -44,12 +53,18 @@ if bucket == "" then return ok('{"key":' .. key .. '}') end
 return ok('{"key":' .. key .. ',"rate":' .. charge(bucket_key(bucket), limit, window) .. '}')
 `;
 
-/** consumeRate. Replies {ok: RateDecision}. */
+/**
+ * consumeRate for `n` requests at once (the concurrent callers of one process, key-ops.ts), charged one after
+ * another exactly as n calls would be. Replies {ok: [RateDecision…]}, in order.
+ */
 export const CONSUME_RATE = `
 local bucket = ARGV[2]          -- "tools" | "meta"
 local limit = tonumber(ARGV[3]) -- requests allowed per window
 local window = tonumber(ARGV[4]) -- window length in ms
-return ok(charge(bucket_key(bucket), limit, window))
+local n = tonumber(ARGV[5])     -- requests to charge
+local out = {}
+for i = 1, n do out[i] = charge(bucket_key(bucket), limit, window) end
+return ok("[" .. table.concat(out, ",") .. "]")
 `;
 
 /** createKey: stores unless the team has `max` dynamic keys. Replies {ok: key JSON} or {ok: "limit"}. */

@@ -1,8 +1,11 @@
 /**
  * Every Lua script of the driver, one per store operation (plus the room-index helpers of the claim handshake),
  * with its SHA1 computed once at module load. scripts.test.ts pins each SHA, so an edited script is a visible
- * change. Room scripts get the room's fixed KEYS list, team scripts the team's (see keys.ts).
+ * change. Room and team scripts keep only the prelude helpers they use and get only the keys they name (lua-shake.ts,
+ * defineKeyed; see keys.ts).
  */
+
+import { ROOM_KEY_PARTS } from "./keys.ts";
 import * as admin from "./lua-admin.ts";
 import * as approvals from "./lua-approvals.ts";
 import * as claims from "./lua-claims.ts";
@@ -16,9 +19,10 @@ import * as leases from "./lua-leases.ts";
 import { LOG } from "./lua-log.ts";
 import * as moving from "./lua-moving.ts";
 import * as plan from "./lua-plan.ts";
-import { GUARD, PRELUDE } from "./lua-prelude.ts";
+import { GUARD, KEY_BINDINGS, PRELUDE } from "./lua-prelude.ts";
 import * as room from "./lua-room.ts";
 import { SESSION_SCRIPTS_LUA, TEAM_INDEX_LUA } from "./lua-sessions.ts";
+import { keyNames, shake } from "./lua-shake.ts";
 import * as team from "./lua-team.ts";
 import * as tools from "./lua-tools.ts";
 import * as views from "./lua-views.ts";
@@ -30,10 +34,21 @@ export interface LuaScript {
   text: string;
   /** SHA1 of `text`, what EVALSHA sends. */
   sha: string;
+  /**
+   * For a room or team script: the positions (in keys.ts ROOM_KEY_PARTS or TEAM_KEY_PARTS) of the keys it takes,
+   * as KEYS[1..n] in this order — only the parts its text names (lua-shake.ts); every part for a script that
+   * addresses KEYS itself.
+   */
+  keys?: readonly number[];
 }
 
-function defineScript(name: string, text: string): LuaScript {
-  return { name, text, sha: new Bun.CryptoHasher("sha1").update(text).digest("hex") };
+function defineScript(name: string, text: string, keys?: readonly number[]): LuaScript {
+  return {
+    name,
+    text,
+    sha: new Bun.CryptoHasher("sha1").update(text).digest("hex"),
+    ...(keys ? { keys } : {}),
+  };
 }
 
 function defineAll<B extends Record<string, string>>(bodies: B, prelude: string): Record<keyof B, LuaScript> {
@@ -42,13 +57,36 @@ function defineAll<B extends Record<string, string>>(bodies: B, prelude: string)
   ) as Record<keyof B, LuaScript>;
 }
 
-const { TEAM_PRELUDE, ...teamBodies } = team;
+/**
+ * Scripts on a slot's fixed list of keys (a room's, a team's): each text keeps only the helpers it uses and binds
+ * only the keys it names (`names[i]` is the Lua name of part i), which are all it is passed. A body that addresses
+ * KEYS itself (by position, or all of them) gets every part, in order.
+ */
+function defineKeyed<B extends Record<string, string>>(
+  bodies: B,
+  prelude: string,
+  names: readonly string[],
+): Record<keyof B, LuaScript> {
+  return Object.fromEntries(
+    Object.entries(bodies).map(([name, body]) => {
+      const text = shake(prelude + body);
+      const named = keyNames(text);
+      const every = /(?<![\w.])KEYS\b/.test(body);
+      const keys = names.flatMap((n, i) => (every || named.has(n.slice(2)) ? [i] : []));
+      const bindings = keys.map((i, at) => `local ${names[i]} = KEYS[${at + 1}]`).join("\n");
+      return [name, defineScript(name, text.replace(KEY_BINDINGS, bindings), keys)];
+    }),
+  ) as Record<keyof B, LuaScript>;
+}
+
+const ROOM_KEY_NAMES = ROOM_KEY_PARTS.map((part) => `K_${part.toUpperCase()}`);
+const { TEAM_PRELUDE, TEAM_KEY_NAMES, ...teamBodies } = team;
 // Shared Lua chunks exported beside the bodies, not scripts of their own.
 const { PLAN_HELPERS: _planHelpers, ...planBodies } = plan;
 const { GLOB: _glob, ...claimBodies } = claims;
 
 /** Room-slot scripts acting for a team: another team's room is refused first (GUARD). */
-const GUARDED = defineAll(
+const GUARDED = defineKeyed(
   {
     ...planBodies,
     ...leases,
@@ -66,14 +104,15 @@ const GUARDED = defineAll(
     ...moving,
   },
   PRELUDE + LOG + INDEX + GUARD,
+  ROOM_KEY_NAMES,
 );
 /**
  * Room-slot scripts acting for no team: invite resolution, the read-only views, the webhook worker's steps (an
  * append there trims like any other, so the index helpers come too).
  */
-const OPEN = defineAll({ ...views, ...WEBHOOK_WORKER }, PRELUDE + LOG + INDEX);
+const OPEN = defineKeyed({ ...views, ...WEBHOOK_WORKER }, PRELUDE + LOG + INDEX, ROOM_KEY_NAMES);
 /** Team-slot scripts: keys, rate limiting, the room index. */
-export const TEAM_SCRIPTS = defineAll(teamBodies, TEAM_PRELUDE);
+export const TEAM_SCRIPTS = defineKeyed(teamBodies, TEAM_PRELUDE, TEAM_KEY_NAMES);
 /** Scripts of the global index of rooms with webhooks (keys.ts WEBHOOK_INDEX_KEY). */
 export const WEBHOOK_INDEX_SCRIPTS = defineAll(WEBHOOK_INDEX, "");
 /** Scripts of people's web sessions, each on one session's key (keys.ts sessionKey). */

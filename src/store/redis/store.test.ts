@@ -151,6 +151,7 @@ describe("key layout", () => {
       author: "a",
     });
     await store.updateContext(s, { id: entry.id, author: "a", summary: "t" });
+    await store.listContext(s, { type: "note" }); // builds the context index (ctx_by)
     const createdAt0 = new Date(t).toISOString();
     const hook = {
       webhookId: "wh_0000000000000000",

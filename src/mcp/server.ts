@@ -16,6 +16,7 @@ import type { RoomStore } from "../store/types.ts";
 import { type CallContext, callTool, type ToolOutcome, toolError } from "./call-path.ts";
 import type { Catalog } from "./catalog.ts";
 import { invalidParams } from "./rpc-params.ts";
+import { installGuards } from "./sdk-guards.ts";
 import type { Profile } from "./tool.ts";
 
 export const SERVER_INFO = { name: "roomd", version: pkg.version } as const;
@@ -26,6 +27,9 @@ export const SERVER_INFO = { name: "roomd", version: pkg.version } as const;
  * one instance made at module load serves every per-request server.
  */
 const VALIDATOR = new AjvJsonSchemaValidator();
+
+// The SDK's JSON-RPC type guards settle common messages without zod (sdk-guards.ts).
+installGuards();
 
 /** What the server tells a client about its tools, per profile (MCP initialize `instructions`). */
 const INSTRUCTIONS: Record<Profile, string> = {
@@ -160,6 +164,12 @@ const TEXT_MARKER = JSON.stringify(TEXT_VALUE);
 const STRUCTURED_MARKER = JSON.stringify(STRUCTURED_VALUE);
 
 /**
+ * Answers at least this long are spliced into the response: below it, serialising the answer again inside the
+ * response costs less than reading the response back (~5 µs).
+ */
+const SPLICE_FROM = 2048;
+
+/**
  * The SDK's answer (JSON or SSE framing, whatever it decided) with each quoted marker replaced (its first
  * occurrence) by its piece: the transport still checks the request and frames the reply; only the serialising of
  * what the pieces hold is skipped.
@@ -268,7 +278,7 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
       });
     }
     deps.onToolCall?.(tool, outcome, seconds);
-    if (text === undefined || !loneCall) return result as never;
+    if (text === undefined || !loneCall || text.raw.length < SPLICE_FROM) return result as never;
     const structured = result.structuredContent !== undefined;
     answer = { text, structured };
     return {

@@ -121,7 +121,13 @@ export function jsonText(value: unknown): JsonText | undefined {
   if (!holdsKnown(value, DEPTH)) {
     const raw = JSON.stringify(value) as string | undefined;
     if (raw === undefined) return undefined;
-    return { raw, escaped: asStringBody(raw) };
+    // Escaped only when asked for: small answers are not spliced (server.ts).
+    return {
+      raw,
+      get escaped() {
+        return asStringBody(raw);
+      },
+    };
   }
   const raw: string[] = [];
   const escaped: string[] = [];

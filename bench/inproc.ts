@@ -106,10 +106,12 @@ const slotName = (s: number) => (mixed(0, s).params as { name: string }).name;
 await measure(3000, mixed);
 await measure(3000, sharedVarWorkload(rooms));
 for (let round = 0; round < Number(values.rounds); round++) {
-  if (workloads.includes("get_shared_var")) note("get_shared_var", await measure(calls, sharedVarWorkload(rooms)));
+  if (workloads.includes("get_shared_var"))
+    note("get_shared_var", await measure(calls, sharedVarWorkload(rooms)));
   if (workloads.includes("mixed")) note("mixed", await measure(calls, mixed));
   if (workloads.includes("slots")) {
-    for (let s = 0; s < 20; s++) note(`slot ${String(s).padStart(2)} ${slotName(s)}`, await measure(400, slot(s)));
+    for (let s = 0; s < 20; s++)
+      note(`slot ${String(s).padStart(2)} ${slotName(s)}`, await measure(400, slot(s)));
   }
   // "slot7": one slot of the mixed workload alone, `--calls` times (e.g. under bun --cpu-prof).
   for (const w of workloads.filter((w) => /^slot\d+$/.test(w))) {
@@ -118,7 +120,9 @@ for (let round = 0; round < Number(values.rounds); round++) {
   }
 }
 const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1).padStart(7)).join(" ");
-console.log(`store=${values.store} agents=${agents} tasks=${tasks} failures=${failures} (µs CPU per call, by round)`);
+console.log(
+  `store=${values.store} agents=${agents} tasks=${tasks} failures=${failures} (µs CPU per call, by round)`,
+);
 for (const [name, xs] of results) {
   const sorted = [...xs].sort((a, b) => a - b);
   console.log(`${name.padEnd(34)} ${fmt(xs)}   min ${sorted[0]?.toFixed(1)}`);

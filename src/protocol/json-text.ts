@@ -28,11 +28,13 @@ function deepFreeze(value: unknown): void {
 
 /**
  * Freezes `value` (deeply) and remembers its serialisation. Its text is computed here, once, with JSON.stringify,
- * so it is exactly what serialising the record would give.
+ * so it is exactly what serialising the record would give; `stored` is the text it was decoded from, if any.
  */
-export function knownJson<T extends object>(value: T): T {
+export function knownJson<T extends object>(value: T, stored?: string): T {
   deepFreeze(value);
-  const raw = JSON.stringify(value);
+  const computed = JSON.stringify(value);
+  // The text it was decoded from, when equal, is kept instead (one copy less).
+  const raw = computed === stored ? stored : computed;
   known.set(value, { raw, escaped: asStringBody(raw) });
   return value;
 }

@@ -56,15 +56,21 @@ describe("sqlite plan reads through the task cache", () => {
   });
 
   test("the cache forgets deleted tasks and the least recently read rooms beyond its bound", () => {
-    const cache = createTaskCache(3);
+    // Each row below is 22 characters of stored text: two rooms of two tasks are over 70.
+    const cache = createTaskCache(70);
     const row = (id: string, title: string) => ({ id, json: JSON.stringify({ id, title }) });
     const one = cache.decodeAll("r1", [row("a", "A"), row("b", "B")]);
     expect(cache.decodeAll("r1", [row("a", "A"), row("b", "B")])).toEqual(one);
     expect(cache.decodeAll("r1", [row("a", "A"), row("b", "B")])[0]).toBe(one[0] as Task);
-    expect(cache.decodeAll("r1", [row("a", "A2")])[0]).toEqual({ id: "a", title: "A2" } as never);
+    const renamed = cache.decodeAll("r1", [row("a", "A2")]);
+    expect(renamed).toEqual([{ id: "a", title: "A2" }] as never);
+    // Within the budget, r1 stays: the same record comes back.
+    expect(cache.decodeAll("r1", [row("a", "A2")])[0]).toBe(renamed[0] as Task);
     cache.decodeAll("r2", [row("c", "C"), row("d", "D")]);
-    // r1 (least recently read) went to keep 3 tasks at most; reading it again decodes afresh.
+    cache.decodeAll("r3", [row("e", "E"), row("f", "F")]);
+    // r1 (least recently read) went to keep 70 characters at most: reading it again decodes afresh.
     const again = cache.decodeAll("r1", [row("a", "A2")]);
-    expect(again).toEqual([{ id: "a", title: "A2" }] as never);
+    expect(again).toEqual(renamed);
+    expect(again[0]).not.toBe(renamed[0] as Task);
   });
 });

@@ -8,18 +8,28 @@
 import { knownJson } from "../../protocol/json-text.ts";
 import type { Task } from "../../protocol/records.ts";
 
-/** Most tasks kept over all rooms; beyond it the least recently read rooms are forgotten. */
-const MAX_TASKS = 20_000;
+/**
+ * Most stored text kept over all rooms, in characters (a 100-task plan is ~25,000); beyond it the least recently
+ * read rooms are forgotten. Each kept task holds its text about three times (stored, serialised, escaped) plus the
+ * decoded record: ~4 MB of characters here is at most ~50 MB of memory even for descriptions at their limit.
+ */
+const MAX_CHARS = 4_000_000;
 
 interface Entry {
   json: string;
   task: Task;
 }
 
-export function createTaskCache(maxTasks = MAX_TASKS) {
+export function createTaskCache(maxChars = MAX_CHARS) {
   /** Room id → task id → entry; rooms in least recently read order (a read moves its room last). */
   const rooms = new Map<string, Map<string, Entry>>();
+  /** Characters of stored text kept, over all rooms. */
   let size = 0;
+  const sizeOf = (tasks: Map<string, Entry>) => {
+    let chars = 0;
+    for (const entry of tasks.values()) chars += entry.json.length;
+    return chars;
+  };
 
   function roomOf(roomId: string): Map<string, Entry> {
     let tasks = rooms.get(roomId);
@@ -35,16 +45,16 @@ export function createTaskCache(maxTasks = MAX_TASKS) {
   function decodeIn(tasks: Map<string, Entry>, id: string, json: string): Task {
     const entry = tasks.get(id);
     if (entry !== undefined && entry.json === json) return entry.task;
-    const task = knownJson(JSON.parse(json) as Task);
-    if (entry === undefined) size++;
+    const task = knownJson(JSON.parse(json) as Task, json);
+    size += json.length - (entry?.json.length ?? 0);
     tasks.set(id, { json, task });
     return task;
   }
 
   function evict(): void {
     for (const [roomId, tasks] of rooms) {
-      if (size <= maxTasks) return;
-      size -= tasks.size;
+      if (size <= maxChars) return;
+      size -= sizeOf(tasks);
       rooms.delete(roomId);
     }
   }
@@ -66,7 +76,7 @@ export function createTaskCache(maxTasks = MAX_TASKS) {
           const entry = tasks.get(row.id);
           if (entry !== undefined) fresh.set(row.id, entry);
         }
-        size += fresh.size - tasks.size;
+        size += sizeOf(fresh) - sizeOf(tasks);
         rooms.set(roomId, fresh);
         tasks = fresh;
       }

@@ -7,6 +7,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { LiveRooms } from "../live/hub.ts";
 import { errors, RoomError, type RoomErrorKind, STORE_UNAVAILABLE } from "../protocol/errors.ts";
+import { type JsonText, jsonText } from "../protocol/json-text.ts";
 import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed } from "../protocol/validation.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
@@ -66,6 +67,11 @@ export interface CallOutcome {
    * client messages can echo script arguments (digests, records).
    */
   storeFailure?: string;
+  /**
+   * A successful answer's one text content, serialised (raw: the text; escaped: the text inside a JSON string):
+   * when set, the text content and structuredContent are both this JSON, which the response may splice in.
+   */
+  json?: JsonText;
 }
 
 export function toolError(message: string): CallToolResult {
@@ -263,10 +269,12 @@ export async function callTool(
     const value = answered instanceof Noted ? answered.value : answered;
     const replayed = scope?.idempotency?.replayed === true;
     const shaped = replayed && isObject(value) ? { ...value, replayed: true } : value;
-    const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(shaped) }] };
+    // Serialised once: the text content, and what the response splices in for it and for structuredContent.
+    const json = jsonText(shaped);
+    const result: CallToolResult = { content: [{ type: "text", text: json?.raw as string }] };
     if (answered instanceof Noted) result.content.push({ type: "text", text: JSON.stringify(answered.note) });
     if (tool.output) result.structuredContent = shaped as Record<string, unknown>;
-    return { result, outcome: "ok" };
+    return json && !(answered instanceof Noted) ? { result, outcome: "ok", json } : { result, outcome: "ok" };
   } catch (error) {
     if (!(error instanceof RoomError)) {
       return {

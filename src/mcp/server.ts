@@ -10,11 +10,13 @@ import pkg from "../../package.json" with { type: "json" };
 import type { LiveRooms } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
 import { describeError } from "../log.ts";
+import type { JsonText } from "../protocol/json-text.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
 import { type CallContext, callTool, type ToolOutcome, toolError } from "./call-path.ts";
 import type { Catalog } from "./catalog.ts";
 import { invalidParams } from "./rpc-params.ts";
+import { installGuards } from "./sdk-guards.ts";
 import type { Profile } from "./tool.ts";
 
 export const SERVER_INFO = { name: "roomd", version: pkg.version } as const;
@@ -25,6 +27,9 @@ export const SERVER_INFO = { name: "roomd", version: pkg.version } as const;
  * one instance made at module load serves every per-request server.
  */
 const VALIDATOR = new AjvJsonSchemaValidator();
+
+// The SDK's JSON-RPC type guards settle common messages without zod (sdk-guards.ts).
+installGuards();
 
 /** What the server tells a client about its tools, per profile (MCP initialize `instructions`). */
 const INSTRUCTIONS: Record<Profile, string> = {
@@ -142,28 +147,56 @@ function listingBytes(catalog: Catalog, profile: Profile): Uint8Array {
   return bytes;
 }
 
-/** True for a body that is one tools/list request (not a batch): its answer gets the cached listing. */
-function loneListing(body: unknown): boolean {
+/** True for a body that is one request (not a batch) of `method`. */
+function lone(body: unknown, method: string): boolean {
   return (
     typeof body === "object" &&
     body !== null &&
     !Array.isArray(body) &&
-    (body as { method?: unknown }).method === "tools/list"
+    (body as { method?: unknown }).method === method
   );
 }
 
+/** Per process: what a tool call's handler answers in place of its text content and its structuredContent. */
+const TEXT_VALUE = `roomd-result-text-${crypto.randomUUID()}`;
+const STRUCTURED_VALUE = `roomd-result-structured-${crypto.randomUUID()}`;
+const TEXT_MARKER = JSON.stringify(TEXT_VALUE);
+const STRUCTURED_MARKER = JSON.stringify(STRUCTURED_VALUE);
+
 /**
- * The SDK's answer (JSON or SSE framing, whatever it decided) with the marker replaced by the cached listing: the
- * transport still checks the request and frames the reply; only the serialising of the tools is skipped.
+ * Answers at least this long are spliced into the response: below it, serialising the answer again inside the
+ * response costs less than reading the response back (~5 µs).
  */
-async function withListing(response: Response, bytes: Uint8Array): Promise<Response> {
+const SPLICE_FROM = 2048;
+
+/**
+ * The SDK's answer (JSON or SSE framing, whatever it decided) with each quoted marker replaced (its first
+ * occurrence) by its piece: the transport still checks the request and frames the reply; only the serialising of
+ * what the pieces hold is skipped.
+ */
+async function spliced(
+  response: Response,
+  piecesOf: () => [string, string | Uint8Array][],
+): Promise<Response> {
   if (response.status !== 200 || !response.body) return response;
+  // The pieces are known once the body is read (the handler has run by then).
   const text = await response.text();
-  const at = text.indexOf(LISTING_QUOTED);
+  const pieces = piecesOf();
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
-  if (at < 0) return new Response(text, init);
-  const body = new Blob([text.slice(0, at), bytes, text.slice(at + LISTING_QUOTED.length)]);
-  return new Response(body, init);
+  const found = pieces
+    .map(([marker, piece]) => ({ at: text.indexOf(marker), length: marker.length, piece }))
+    .filter((p) => p.at >= 0)
+    .sort((a, b) => a.at - b.at);
+  if (found.length === 0) return new Response(text, init);
+  const parts: (string | Uint8Array)[] = [];
+  let from = 0;
+  for (const { at, length, piece } of found) {
+    parts.push(text.slice(from, at), piece);
+    from = at + length;
+  }
+  parts.push(text.slice(from));
+  const strings = parts.every((part) => typeof part === "string");
+  return new Response(strings ? parts.join("") : new Blob(parts), init);
 }
 
 /** What the SDK answers for a method no handler serves (as it would without the fallback handler). */
@@ -190,7 +223,12 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
     instructions: INSTRUCTIONS[deps.profile],
     jsonSchemaValidator: VALIDATOR,
   });
-  const splice = loneListing(body);
+  const splice = lone(body, "tools/list");
+  // Only a lone tools/call answered as JSON is read back and spliced: a batch's answers are left as the SDK made
+  // them, and an SSE stream keeps sending its headers at once (a long wait_for_events is not held back).
+  const loneCall = json && lone(body, "tools/call");
+  // A tool call's answer, serialised once by the call path: spliced into the response for both of its places.
+  let answer: { text: JsonText; structured: boolean } | undefined;
   const logCalls = deps.logger.enabled?.("info") ?? true;
   server.fallbackRequestHandler = async (req) => {
     if (req.method === "tools/list") {
@@ -200,17 +238,22 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
     // readBody checked the params: a name, and arguments that are an object when present.
     const params = req.params as { name: string; arguments?: Record<string, unknown> };
     const started = performance.now();
-    const { result, outcome, unexpected, storeFailure } =
-      deps.rateLimited !== undefined
-        ? { result: toolError(deps.rateLimited), outcome: "rate_limited" as const }
-        : await callTool(deps.catalog, params.name, params.arguments, {
-            store: deps.store,
-            live: deps.live,
-            principal: deps.principal,
-            requestId: deps.requestId,
-            signal: request.signal,
-            ...(deps.context ? { context: deps.context } : {}),
-          });
+    const {
+      result,
+      outcome,
+      unexpected,
+      storeFailure,
+      json: text,
+    } = deps.rateLimited !== undefined
+      ? { result: toolError(deps.rateLimited), outcome: "rate_limited" as const }
+      : await callTool(deps.catalog, params.name, params.arguments, {
+          store: deps.store,
+          live: deps.live,
+          principal: deps.principal,
+          requestId: deps.requestId,
+          signal: request.signal,
+          ...(deps.context ? { context: deps.context } : {}),
+        });
     const seconds = (performance.now() - started) / 1000;
     // Only catalog names reach the log and the metrics: any other name is the client's text (also when the call
     // was refused for the rate limit before the name was looked at).
@@ -235,7 +278,13 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
       });
     }
     deps.onToolCall?.(tool, outcome, seconds);
-    return result as never;
+    if (text === undefined || !loneCall || text.raw.length < SPLICE_FROM) return result as never;
+    const structured = result.structuredContent !== undefined;
+    answer = { text, structured };
+    return {
+      content: [{ type: "text", text: TEXT_VALUE }],
+      ...(structured ? { structuredContent: STRUCTURED_VALUE } : {}),
+    } as never;
   };
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
@@ -249,5 +298,14 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
       ? request
       : new Request(request.url, { method: "POST", headers: transportHeaders(request, accept) });
   const response = await transport.handleRequest(forTransport, { parsedBody: body });
-  return splice ? withListing(response, listingBytes(deps.catalog, deps.profile)) : response;
+  if (splice) return spliced(response, () => [[LISTING_QUOTED, listingBytes(deps.catalog, deps.profile)]]);
+  if (!loneCall) return response;
+  return spliced(response, () => {
+    if (answer === undefined) return [];
+    const { text, structured } = answer;
+    return [
+      [TEXT_MARKER, `"${text.escaped}"`],
+      ...(structured ? [[STRUCTURED_MARKER, text.raw] as [string, string]] : []),
+    ];
+  });
 }

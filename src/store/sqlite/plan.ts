@@ -15,6 +15,7 @@ import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
 import type { Locks } from "./locks.ts";
 import type { StoreParts } from "./rooms.ts";
+import { createTaskCache } from "./task-cache.ts";
 
 /** The fields of a TaskUpdate that count as changes (and are echoed in the task_updated event). */
 const CHANGE_FIELDS = ["status", "owner", "title", "description", "depends_on", "priority", "note"] as const;
@@ -28,10 +29,14 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
   const get = db.query<{ json: string }, [string, string]>(
     "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
   );
-  const all = db.query<{ json: string }, [string]>("SELECT json FROM tasks WHERE room_id = ? ORDER BY n");
-  const owned = db.query<{ json: string }, [string, string]>(
-    "SELECT json FROM tasks WHERE room_id = ? AND owner = ? ORDER BY n",
+  const all = db.query<{ id: string; json: string }, [string]>(
+    "SELECT id, json FROM tasks WHERE room_id = ? ORDER BY n",
   );
+  const owned = db.query<{ id: string; json: string }, [string, string]>(
+    "SELECT id, json FROM tasks WHERE room_id = ? AND owner = ? ORDER BY n",
+  );
+  // Reads decode through the cache (frozen records, serialised once); writes decode their own copy.
+  const cache = createTaskCache();
   const dependencies = db.query<{ deps: string | null }, [string, string]>(
     "SELECT json_extract(json, '$.depends_on') AS deps FROM tasks WHERE room_id = ? AND id = ?",
   );
@@ -58,7 +63,7 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
       const t = now();
       return owned
         .all(roomId, agentId)
-        .map((row) => effectiveTask(parse(row), t))
+        .map((row) => effectiveTask(cache.decode(roomId, row), t))
         .filter((task) => task.owner === agentId);
     },
     readPlan(scope: RoomScope): Plan {
@@ -68,13 +73,15 @@ export function createPlan({ db, now, rooms }: StoreParts, events: Events, locks
         project: scope.roomId,
         created_at: room.plan_created_at === null ? null : iso(room.plan_created_at),
         updated_at: room.plan_updated_at === null ? null : iso(room.plan_updated_at),
-        tasks: all.all(room.room_id).map((row) => effectiveTask(parse(row), now())),
+        tasks: cache.decodeAll(room.room_id, all.all(room.room_id)).map((task) => effectiveTask(task, now())),
       };
     },
     getTask(scope: RoomScope, taskId: string): Task {
       const room = rooms.read(scope);
       if (!room) throw errors.taskNotFound(taskId);
-      return effectiveTask(find(room.room_id, taskId), now());
+      const row = get.get(room.room_id, taskId);
+      if (!row) throw errors.taskNotFound(taskId);
+      return effectiveTask(cache.decode(room.room_id, { id: taskId, json: row.json }), now());
     },
     addTask(scope: RoomScope, input: NewTask): Task {
       const room = rooms.check(scope);

@@ -1,7 +1,7 @@
 /**
  * The acting agent's leases and file claims are renewed by its calls (RoomScope.actor), with its presence: every
  * live lease to now + its length, every live claim to now + its TTL. Expired ones are left for the next write
- * that records them. An agent holding nothing costs two index probes (the partial lease index, claims by agent).
+ * that records them. An agent holding nothing costs two index reads (the partial lease index, claims by agent).
  */
 import type { Database } from "bun:sqlite";
 import { iso } from "../../protocol/time.ts";
@@ -18,13 +18,18 @@ export function createRenewal(db: Database) {
   const renewClaims = db.query<unknown, [number, string, string]>(
     "UPDATE claims SET expires_at = ?1 + ttl_ms WHERE room_id = ?2 AND agent_id = ?3 AND expires_at > ?1",
   );
+  // The UPDATE costs ~20 µs inside a batch's savepoint even when it matches nothing (it opens a statement
+  // journal): an agent holding no live claim — most calls — is found by a read of the index instead.
+  const holdsClaims = db.query<{ one: number }, [number, string, string]>(
+    "SELECT 1 AS one FROM claims WHERE room_id = ?2 AND agent_id = ?3 AND expires_at > ?1 LIMIT 1",
+  );
   return {
     /** Renews agentId's live leases and claims in the room at time t; call inside a write transaction. */
     renew(roomId: string, agentId: string, t: number): void {
       for (const { id, lease_ms } of leased.all(roomId, agentId, t)) {
         renewLease.run(t + lease_ms, iso(t + lease_ms), roomId, id);
       }
-      renewClaims.run(t, roomId, agentId);
+      if (holdsClaims.get(t, roomId, agentId)) renewClaims.run(t, roomId, agentId);
     },
   };
 }

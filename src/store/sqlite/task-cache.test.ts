@@ -1,0 +1,76 @@
+/** The decoded-task cache: what reads hand out stays right whoever changed the rows, and stays bounded. */
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { jsonText } from "../../protocol/json-text.ts";
+import type { Task } from "../../protocol/records.ts";
+import type { RoomScope } from "../types.ts";
+import { createSqliteStore, type SqliteRoomStore } from "./index.ts";
+import { createTaskCache } from "./task-cache.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "roomd-task-cache-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let t = 1_700_000_000_000;
+const now = () => t;
+const opened: SqliteRoomStore[] = [];
+const open = (path: string) => {
+  const store = createSqliteStore({ path, now });
+  opened.push(store);
+  return store;
+};
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+const scope: RoomScope = { roomId: "room-1", teamId: "team-a" };
+const task = (title: string) => ({ title, description: "", depends_on: [], priority: null });
+
+describe("sqlite plan reads through the task cache", () => {
+  test("a write by another process, and a lease renewed in SQL, are seen by the next read", async () => {
+    const path = join(dir, "two.sqlite");
+    const a = open(path);
+    const b = open(path);
+    const added = await a.addTask(scope, task("first"));
+    await a.addTask(scope, task("second"));
+    expect((await a.readPlan(scope)).tasks.map((x) => x.title)).toEqual(["first", "second"]);
+    await b.updateTask(scope, { taskId: added.id, title: "renamed", agentId: "bob" });
+    const claimed = await b.claimTask(scope, { taskId: added.id, agentId: "bob", leaseMs: 60_000 });
+    const read = await a.readPlan(scope);
+    expect(read.tasks[0]).toEqual(claimed);
+    // bob's next call renews the lease (renewal.ts rewrites the stored JSON in SQL): a's read shows the new expiry.
+    t += 10_000;
+    await b.heartbeat({ ...scope, actor: "bob" }, "bob");
+    const renewed = (await a.readPlan(scope)).tasks[0] as Task;
+    expect(renewed.lease_expires_at).toBe(new Date(t + 60_000).toISOString());
+    expect(await a.getTask(scope, added.id)).toEqual(renewed);
+  });
+
+  test("what reads hand out is frozen and serialises exactly as JSON.stringify", async () => {
+    const store = open(join(dir, "frozen.sqlite"));
+    await store.addTask(scope, { ...task('quotes " and \\ and é'), depends_on: [] });
+    const plan = await store.readPlan(scope);
+    const first = plan.tasks[0] as Task;
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(() => first.depends_on.push("x")).toThrow();
+    expect(jsonText(plan)?.raw).toBe(JSON.stringify(plan));
+  });
+
+  test("the cache forgets deleted tasks and the least recently read rooms beyond its bound", () => {
+    // Each row below is 22 characters of stored text: two rooms of two tasks are over 70.
+    const cache = createTaskCache(70);
+    const row = (id: string, title: string) => ({ id, json: JSON.stringify({ id, title }) });
+    const one = cache.decodeAll("r1", [row("a", "A"), row("b", "B")]);
+    expect(cache.decodeAll("r1", [row("a", "A"), row("b", "B")])).toEqual(one);
+    expect(cache.decodeAll("r1", [row("a", "A"), row("b", "B")])[0]).toBe(one[0] as Task);
+    const renamed = cache.decodeAll("r1", [row("a", "A2")]);
+    expect(renamed).toEqual([{ id: "a", title: "A2" }] as never);
+    // Within the budget, r1 stays: the same record comes back.
+    expect(cache.decodeAll("r1", [row("a", "A2")])[0]).toBe(renamed[0] as Task);
+    cache.decodeAll("r2", [row("c", "C"), row("d", "D")]);
+    cache.decodeAll("r3", [row("e", "E"), row("f", "F")]);
+    // r1 (least recently read) went to keep 70 characters at most: reading it again decodes afresh.
+    const again = cache.decodeAll("r1", [row("a", "A2")]);
+    expect(again).toEqual(renamed);
+    expect(again[0]).not.toBe(renamed[0] as Task);
+  });
+});

@@ -28,7 +28,11 @@ describe("loadConfig", () => {
   });
 
   test("UPSTASH_POLL_MS: 200 ms by default, 100–10,000 accepted, anything else named at start-up", () => {
-    const upstash = { ...KEYS, UPSTASH_REDIS_REST_URL: "https://x.upstash.io", UPSTASH_REDIS_REST_TOKEN: "t" };
+    const upstash = {
+      ...KEYS,
+      UPSTASH_REDIS_REST_URL: "https://x.upstash.io",
+      UPSTASH_REDIS_REST_TOKEN: "t",
+    };
     expect(loadConfig(upstash)).toMatchObject({ upstashPollMs: 200 });
     expect(loadConfig({ ...upstash, UPSTASH_POLL_MS: "100" })).toMatchObject({ upstashPollMs: 100 });
     for (const bad of ["99", "10001", "fast"])

@@ -29,11 +29,7 @@ export function parseFeedMessage(roomId: string, message: string): RoomChange | 
   return (SIGNAL_KINDS as readonly string[]).includes(kind) ? { roomId, signal: kind as SignalKind } : null;
 }
 
-export function createRedisFeed(
-  client: ScriptClient,
-  run: RunOptions,
-  pollMs = DEFAULT_POLL_MS,
-): RedisFeed {
+export function createRedisFeed(client: ScriptClient, run: RunOptions, pollMs = DEFAULT_POLL_MS): RedisFeed {
   const listeners = new Map<string, Set<Listener>>();
   const emit = (change: RoomChange) => {
     for (const listener of listeners.get(change.roomId) ?? []) {

@@ -636,7 +636,7 @@ for (const p of clusterPhases) {
     "room CPU max/mean": fixed(maxOver(roomOnlyUs), 2),
     "CPU max/mean (with charges)": fixed(maxOver(roomUs), 2),
     "busiest CPU share vs 1/N": `${pct(Math.max(...roomUs) / totalUs)} vs ${pct(1 / N)}`,
-    [`simulated E[max/mean], R=${p.rooms}`]: fixed(
+    "simulated E[max/mean] for this R and N": fixed(
       simulate(p.rooms, N, () => 1, trials),
       2,
     ),

@@ -9,8 +9,9 @@
  *   2. for each room count R, the mixed workload (bench/load.ts) spread over R freshly seeded rooms (each call's
  *      room drawn by a fixed hash of agent and call number, so every store gets the same sequence) on each store in
  *      turn; per node: main-thread CPU (INFO cpu), commands and EVALSHA calls (INFO commandstats), keys (DBSIZE);
- *      in roomd: CPU per call, round trips per call, calls/s; each store's idle CPU; and once more the single
- *      node with a replica at a third of the agents (about what each of 3 primaries sees at once);
+ *      in roomd: CPU per call, round trips per call, calls/s; each store's idle CPU; then two controls at the
+ *      largest R: the single node with a replica at a third of the agents (about what each of 3 primaries sees at
+ *      once), and the cluster with every room on one primary (one node does all the work, as the single node does);
  *   3. the balance: each primary's share of the rooms, of the room scripts and of the Redis CPU, against 1/N; the
  *      team's rate charges (`team:{bench}`, one slot) land on one primary, and their cost is separated out;
  *   4. the per-team ceiling: redis-benchmark of the rate-charge script on that primary;
@@ -296,19 +297,36 @@ const scriptUs = (s: RedisSnapshot) =>
  * `label` names the phase when it differs from the store's.
  */
 /** Runs a phase up to --tries times (fresh rooms each time) while other load exceeds 10%; keeps the cleanest. */
-async function phase(store: Store, rooms: number, callers = agents, label = store.label): Promise<Phase> {
+async function phase(
+  store: Store,
+  rooms: number,
+  callers = agents,
+  label = store.label,
+  onPort?: number,
+): Promise<Phase> {
   let best: Phase | undefined;
   for (let i = 0; i < tries && (!best || best.other >= 10); i++) {
-    const result = await onePhase(store, rooms, callers, label);
+    const result = await onePhase(store, rooms, callers, label, onPort);
     if (!best || result.other < best.other) best = result;
   }
   return best as Phase;
 }
 
-async function onePhase(store: Store, rooms: number, callers: number, label: string): Promise<Phase> {
+/** `onPort`: only room ids whose slot that primary serves (all the room load on one primary). */
+async function onePhase(
+  store: Store,
+  rooms: number,
+  callers: number,
+  label: string,
+  onPort?: number,
+): Promise<Phase> {
   const url = store.servers[0]?.url as string;
   // 8 tasks per room (update_task and get_task hit real tasks); callTool throws on any refusal.
-  const roomIds = Array.from({ length: rooms }, (_, i) => `cc-${crypto.randomUUID().slice(0, 8)}-${i}`);
+  const roomIds: string[] = [];
+  while (roomIds.length < rooms) {
+    const id = `cc-${crypto.randomUUID().slice(0, 8)}-${roomIds.length}`;
+    if (onPort === undefined || store.ownerOf(roomSlot(id)) === onPort) roomIds.push(id);
+  }
   for (const roomId of roomIds)
     for (let t = 1; t <= 8; t++) await callTool(url, "add_task", { roomId, title: `seed ${t}` });
   const sent: number[] = [];
@@ -443,6 +461,19 @@ try {
   const third = Math.max(1, Math.round(agents / 3));
   const paced = stores[1] as Store;
   phases.push(await phase(paced, roomCounts.at(-1) as number, third, `${paced.label}, ${third} agents`));
+  // The cluster again with every room on the team's primary: that primary alone does all the work, as the single
+  // node does, while the other five nodes idle — what being one node of a cluster costs, without the spreading.
+  const whole = stores[2] as Store;
+  const teamPrimary = whole.ownerOf(TEAM_SLOT);
+  phases.push(
+    await phase(
+      whole,
+      roomCounts.at(-1) as number,
+      agents,
+      `${whole.label}, all rooms on one primary`,
+      teamPrimary,
+    ),
+  );
 
   const cluster = stores[2] as Store;
   const last = phases.filter((p) => p.store === cluster.label).at(-1) as Phase;
@@ -699,6 +730,24 @@ console.log(
     }),
   ),
 );
+
+{
+  const whole = phases.find((p) => p.store.endsWith("all rooms on one primary"));
+  const paired = phases.find((p) => p.store === stores[1]?.label && p.rooms === whole?.rooms);
+  if (whole && paired) {
+    const usOf = (p: Phase) =>
+      sum(p.nodes.filter((n) => n.role === "primary").map((n) => n.mainUs)) / p.calls;
+    const busy = whole.nodes
+      .filter((n) => n.role === "primary")
+      .sort((a, b) => b.mainUs - a.mainUs)[0] as NodeCost;
+    console.log(
+      `\n${whole.store} (${whole.rooms} rooms, other load ${fixed(whole.other, 0)}%): that primary ` +
+        `${fixed(busy.mainUs / whole.calls)} µs/call (${fixed(busy.sysUs / whole.calls)} sys), all primaries ` +
+        `${fixed(usOf(whole))} µs/call; 1 redis + replica, same rooms count: ${fixed(usOf(paired))} µs/call → ` +
+        `ratio ${fixed(usOf(whole) / usOf(paired), 2)}`,
+    );
+  }
+}
 
 if (memory) {
   const mean = (xs: number[]) => sum(xs) / xs.length;

@@ -285,17 +285,28 @@ interface Phase {
 /** Main-thread CPU seconds split: system (syscalls: epoll, socket reads and writes) and user. */
 async function cpuSplit(n: Node): Promise<{ sys: number; user: number }> {
   const text = await info(n, "cpu");
-  return { sys: field(text, "used_cpu_sys_main_thread"), user: field(text, "used_cpu_user_main_thread") };
+  const sys = field(text, "used_cpu_sys_main_thread");
+  const user = field(text, "used_cpu_user_main_thread");
+  if (Number.isFinite(sys) && Number.isFinite(user)) return { sys, user };
+  processCpuFallback = true;
+  return { sys: field(text, "used_cpu_sys"), user: field(text, "used_cpu_user") };
 }
+
+/**
+ * Main-thread CPU seconds (the thread that runs commands and scripts); the whole process's where the server does
+ * not report its main thread (INFO cpu without the *_main_thread fields, before Redis 6.2).
+ */
+function mainCpu(s: RedisSnapshot): number {
+  if (s.mainThreadCpuSeconds > 0) return s.mainThreadCpuSeconds;
+  processCpuFallback = true;
+  return s.cpuSeconds;
+}
+let processCpuFallback = false;
 
 /** µs spent executing scripts (EVALSHA and EVAL, Lua included) so far. */
 const scriptUs = (s: RedisSnapshot) =>
   (s.byCommand.get("evalsha")?.usec ?? 0) + (s.byCommand.get("eval")?.usec ?? 0);
 
-/**
- * One measured phase: `rooms` fresh rooms, the spread mixed workload from `callers` agents (default --agents);
- * `label` names the phase when it differs from the store's.
- */
 /** Runs a phase up to --tries times (fresh rooms each time) while other load exceeds 10%; keeps the cleanest. */
 async function phase(
   store: Store,
@@ -312,7 +323,11 @@ async function phase(
   return best as Phase;
 }
 
-/** `onPort`: only room ids whose slot that primary serves (all the room load on one primary). */
+/**
+ * One measured phase: `rooms` fresh rooms, the spread mixed workload from `callers` agents; `label` names the phase
+ * when it differs from the store's; `onPort`: only room ids whose slot that primary serves (all the room load on
+ * one primary).
+ */
 async function onePhase(
   store: Store,
   rooms: number,
@@ -356,7 +371,7 @@ async function onePhase(
       return {
         port: n.port,
         role: n.role,
-        mainUs: (a.mainThreadCpuSeconds - b.mainThreadCpuSeconds) * 1e6,
+        mainUs: (mainCpu(a) - mainCpu(b)) * 1e6,
         sysUs: ((split1[i]?.sys ?? 0) - (split0[i]?.sys ?? 0)) * 1e6,
         scriptUs: scriptUs(a) - scriptUs(b),
         commands: a.allCommands - b.allCommands,
@@ -448,11 +463,7 @@ try {
     const after = await Promise.all(store.nodes.map((n) => n.probe.snapshot()));
     const seconds = (performance.now() - t0) / 1000;
     store.idleUsPerSecond = store.nodes.map(
-      (_, i) =>
-        (((after[i] as RedisSnapshot).mainThreadCpuSeconds -
-          (before[i] as RedisSnapshot).mainThreadCpuSeconds) *
-          1e6) /
-        seconds,
+      (_, i) => ((mainCpu(after[i] as RedisSnapshot) - mainCpu(before[i] as RedisSnapshot)) * 1e6) / seconds,
     );
   }
   for (const rooms of roomCounts) for (const store of stores) phases.push(await phase(store, rooms));
@@ -580,6 +591,10 @@ const idleOf = (p: Phase, n: NodeCost) => {
   const store = stores.find((s) => s.label === p.base) as Store;
   return store.idleUsPerSecond?.[store.nodes.findIndex((x) => x.port === n.port)] ?? 0;
 };
+if (processCpuFallback)
+  console.log(
+    "NOTE: a redis-server reported no main-thread CPU: its figures below are the whole process's.\n",
+  );
 console.log("Idle main-thread CPU per node (3 s, no calls), µs per second:\n");
 console.log(
   table(

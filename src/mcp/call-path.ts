@@ -206,10 +206,12 @@ function fillFromContext(tool: ToolDefinition, given: Record<string, unknown>, d
   const agent = deps.context?.agentId ?? deps.principal.boundAgentId;
   if (tool.room && room !== undefined) given.roomId ??= room;
   if (agent !== undefined) for (const field of requiredActingOf(tool)) given[field] ??= agent;
-  // A bound key acts as its agent: optional acting arguments (add_task's agentId, …) are filled in too, so the
-  // call is attributed and judged as that agent rather than as "system" (protocol.md §5 Identity).
+  // A bound key acts as its agent: an optional actor argument (add_task's agentId, …) is filled in too, so the
+  // call is attributed and judged as that agent rather than as "system" (protocol.md §5 Identity). Only the actor:
+  // other acting arguments (update_task's owner) are choices — left out they change nothing, null unassigns.
   const bound = deps.principal.boundAgentId;
-  if (bound !== undefined) for (const field of tool.acting) given[field] ??= bound;
+  const actor = tool.acting[0];
+  if (bound !== undefined && actor !== undefined && given[actor] === undefined) given[actor] = bound;
   if (tool.context === "arguments") return;
   const only = tool.context === "context";
   for (const field of fields) {

@@ -92,6 +92,27 @@ for (const make of E2E_STORES) {
       ]);
     });
 
+    test("a bound key fills only the actor: update_task's owner stays as it was unless given, and null unassigns", async () => {
+      const roomId = newRoomId();
+      const key = await http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "dave" });
+      issued.push(key.body.secret);
+      const k = key.body.secret as string;
+      const task = JSON.parse((await http.tool(k, "add_task", { roomId, title: "typo" })).text);
+      const edited = await http.tool(k, "update_task", { roomId, taskId: task.id, description: "fix it" });
+      expect(JSON.parse(edited.text)).toMatchObject({
+        owner: null,
+        status: "pending",
+        description: "fix it",
+      });
+      // Nothing to change is refused, as for any key (the filled-in actor is not a change).
+      const empty = await http.tool(k, "update_task", { roomId, taskId: task.id });
+      expect(empty.isError).toBe(true);
+      expect(empty.text).toContain("give at least one of");
+      await http.tool(k, "update_task", { roomId, taskId: task.id, owner: "dave" });
+      const given = await http.tool(k, "update_task", { roomId, taskId: task.id, owner: null });
+      expect(JSON.parse(given.text)).toMatchObject({ owner: null });
+    });
+
     test("an invite works in its room only, as its bound agent, and never claims", async () => {
       const roomA = newRoomId();
       const roomB = newRoomId();

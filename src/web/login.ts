@@ -114,7 +114,7 @@ ${
   <p>Rooms are public on this server: open one by its id to watch it (without payloads).</p>
   <form id="open-room" method="get" action="/login">
     <label for="room-id">Room id</label>
-    <input id="room-id" name="room" required pattern="[a-z0-9][a-z0-9_-]{1,63}" spellcheck="false"
+    <input id="room-id" name="room" required pattern="[a-z0-9][a-z0-9_\\-]{1,63}" spellcheck="false"
       autocomplete="off" title="2-64 chars of a-z, 0-9, _ and -">
     <button type="submit">Open</button>
   </form>

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { silentLogger } from "../../src/log.ts";
 import type { RoomStore } from "../../src/store/types.ts";
+import { dashboardBody, roomBody } from "../../src/web/page-bodies.ts";
 import { httpClient } from "../support/http.ts";
 import { OPERATOR, startInProcess } from "../support/server.ts";
 import { openSse } from "../support/sse.ts";
@@ -115,6 +116,21 @@ describe(`pages and their routes on ${make().name}`, () => {
       expect(html).not.toMatch(/ style=| on[a-z]+=|<style/);
       expect(html).toMatch(/<link rel="stylesheet" href="\/assets\/[0-9a-f]{20}\.css">/);
     }
+  });
+
+  test("every form field's pattern compiles as browsers compile it (the v flag), or the browser checks nothing", async () => {
+    const signed = await session(base, team.person);
+    const html = [
+      await (await fetch(`${base}/login`, { headers: HTML })).text(),
+      await (await fetch(`${base}/dashboard`, { headers: { ...HTML, Cookie: signed.cookie } })).text(),
+      await (await fetch(`${base}/room/${roomId}`, { headers: { ...HTML, Cookie: signed.cookie } })).text(),
+      // What only operators and members are shown.
+      dashboardBody({ teamId: "t", operator: true }),
+      roomBody({ roomId: "r", member: true }),
+    ].join("\n");
+    const patterns = [...html.matchAll(/ pattern="([^"]*)"/g)].map((m) => m[1] as string);
+    expect(patterns.length).toBeGreaterThanOrEqual(9);
+    for (const pattern of patterns) expect(() => new RegExp(`^(?:${pattern})$`, "v"), pattern).not.toThrow();
   });
 
   test("assets: content-hashed names, immutable caching, the bundles built from the client modules", async () => {

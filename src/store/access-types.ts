@@ -156,8 +156,11 @@ export interface AccessStore {
     digest: string,
     rate?: RateRequest,
   ): Promise<{ invite: InviteRecord | null; rate?: RateDecision }>;
-  /** Live invites of a room, oldest first (creation order within one millisecond); RoomError "denied" unless scope.teamId owns the room. */
-  listInvites(scope: { roomId: string; teamId: string }): Promise<InviteRecord[]>;
+  /**
+   * Live invites of a room, oldest first (creation order within one millisecond); RoomError "denied" unless
+   * scope.teamId owns the room. With `observe`, records no use of the room (types.ts RoomScope.observe).
+   */
+  listInvites(scope: { roomId: string; teamId: string; observe?: boolean }): Promise<InviteRecord[]>;
   /** Revokes; false when no such invite. RoomError "denied" unless scope.teamId owns the room. */
   deleteInvite(scope: { roomId: string; teamId: string }, tokenId: string): Promise<boolean>;
 

@@ -70,6 +70,12 @@ export interface RoomScope {
    */
   mayClaim?: boolean;
   /**
+   * true for reads on behalf of someone looking on, not using the room (the dashboard's overview, admin listings):
+   * such a read MUST NOT record a use of the room — its last activity and expiry stay as they were. Writes ignore
+   * it. Default false: any other read counts as use (recorded at most once a minute).
+   */
+  observe?: boolean;
+  /**
    * The acting agent of the call. A successful operation on a room the team owns (after claiming it, for a write)
    * records this agent's presence (lastSeen = now, status text kept) in the same atomic step, so any call that
    * names the agent keeps it online (revisions §3.10) — and renews the agent's live task leases and file claims

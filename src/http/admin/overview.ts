@@ -1,7 +1,8 @@
 /**
  * The dashboard's view of the team's rooms (docs/web.md): per room, who is there, tasks by status, the driver and
  * the last activity — `GET /admin/overview` for all of the team's rooms, `GET /admin/overview/:roomId` for one (what
- * the dashboard re-reads when its stream says that room changed). Two reads per room, never a write or a claim.
+ * the dashboard re-reads when its stream says that room changed). Two reads per room, never a write or a claim, and
+ * never counted as a use of the room.
  */
 import { Hono } from "hono";
 import { errors } from "../../protocol/errors.ts";
@@ -14,7 +15,8 @@ import type { AdminDeps } from "./shared.ts";
 const PARALLEL = 16;
 
 async function roomOverview(store: RoomStore, roomId: string, teamId: string) {
-  const scope = { roomId, teamId, mayClaim: false };
+  // Looking on: reading the overview is not a use of the room (its last activity and expiry stay).
+  const scope = { roomId, teamId, mayClaim: false, observe: true };
   const [info, agents] = await Promise.all([store.roomInfo(scope), store.getPresence(scope)]);
   return {
     roomId,

@@ -95,7 +95,8 @@ export function roomRoutes(deps: AdminDeps): Hono<AuthEnv> {
     return c.json({ tokenId, token, roomId, createdAt, expiresAt, ...person, message }, 201);
   });
   app.get("/rooms/:roomId/invites", async (c) => {
-    const invites = await deps.store.listInvites(scopeOf(c, c.req.param("roomId")));
+    // Listing invites is administration, not a use of the room: it records none.
+    const invites = await deps.store.listInvites({ ...scopeOf(c, c.req.param("roomId")), observe: true });
     return c.json({
       roomId: c.req.param("roomId"),
       invites: invites.map(({ tokenId, createdAt, expiresAt, hint, humanId }) => ({

@@ -125,7 +125,8 @@ export function createRooms(
     /** For reads: the live room of this team, or null (read as empty). Never writes. */
     async read(scope: RoomScope): Promise<RoomRow | null> {
       const room = visible(scope, await select.get(scope.roomId));
-      if (room && now() - room.last_activity > READ_TOUCH_AFTER_MS) pendingTouch.add(room.room_id);
+      if (room && !scope.observe && now() - room.last_activity > READ_TOUCH_AFTER_MS)
+        pendingTouch.add(room.room_id);
       return room;
     },
     /** Best-effort refresh after a read; a failed touch must not fail the read. */

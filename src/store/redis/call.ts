@@ -63,6 +63,8 @@ export interface Bridge {
 /** The common last ARGV of every room script (lua-prelude.ts CLAIM_OK). */
 const MAY_NOT_CLAIM = "0";
 const MAY_CLAIM = "1";
+/** Neither claims nor records a use of the room: a read for someone looking on (RoomScope.observe). */
+const OBSERVING = "2";
 
 /**
  * How often a process passes a room script the whole room (every key, not only those the script names), so the
@@ -184,7 +186,8 @@ export function createBridge(
   ): Promise<Ran<T> | "limit"> {
     const room = { roomId: scope.roomId, teamId: scope.teamId, scope };
     try {
-      return await runRoom<T>(room, name, args, MAY_NOT_CLAIM, [...handled, "claim"], [], reads);
+      const mode = scope.observe ? OBSERVING : MAY_NOT_CLAIM;
+      return await runRoom<T>(room, name, args, mode, [...handled, "claim"], [], reads);
     } catch (err) {
       if (!(err instanceof ScriptRefusal && err.reply.err === "claim")) throw err;
     }

@@ -45,8 +45,9 @@ local ACTOR = ARGV[#ARGV - 3]   -- acting agent: a successful call on an owned r
 local IDEM_KEY = ARGV[#ARGV - 2] -- idempotency key of a mutating call ("" none)
 local IDEM_FP = ARGV[#ARGV - 1] -- sha256 of the tool and its arguments, compared with a kept result's
 -- the claim mode, "1" when the team's room index has a place reserved for this room (call.ts), so a write may
--- claim an unowned room.
+-- claim an unowned room; "2" for a read on behalf of someone looking on, which records no use of the room.
 local CLAIM_OK = ARGV[#ARGV] == "1"
+local OBSERVING = ARGV[#ARGV] == "2" -- a read for someone looking on (types.ts RoomScope.observe): records no use
 local IDEM_KEEP = ${LIMITS.idempotencyKeepMs} -- ms a kept result lives
 local TTL_EVERY = 60000         -- a room's keys get their full TTL at most once a minute (revisions §6.20)
 
@@ -115,7 +116,7 @@ end
 -- presence expiry live inside their values, so this never extends them. Only ever called on an owned room.
 local function touch()
   local wrote = next(DIRTY) ~= nil
-  if not wrote and NOW - (tonumber(META[5]) or 0) < TTL_EVERY then return end
+  if not wrote and (OBSERVING or NOW - (tonumber(META[5]) or 0) < TTL_EVERY) then return end
   redis.call("HSET", K_META, "last_used", num(NOW))
   local since = NOW - (tonumber(META[2]) or 0)
   if WHOLE and (since >= TTL_EVERY or since < -TTL_EVERY) then

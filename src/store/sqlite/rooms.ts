@@ -124,7 +124,8 @@ export function createRooms(
     /** For read operations: the live room of this team, or null (read as empty). Never writes. */
     read(scope: RoomScope): RoomRow | null {
       const room = visible(scope, select.get(scope.roomId));
-      pendingTouch = room && now() - room.last_activity > READ_TOUCH_AFTER_MS ? room.room_id : null;
+      pendingTouch =
+        room && !scope.observe && now() - room.last_activity > READ_TOUCH_AFTER_MS ? room.room_id : null;
       return room;
     },
     /** Best-effort refresh after a read committed; a busy or failed touch must not fail the read. */

@@ -89,6 +89,20 @@ export function roomStatsTests(suite: Suite): void {
       lastActivity: iso(at),
     });
   });
+  test("a read with observe records no use: the room's last activity stays; a plain read moves it", async () => {
+    const scope = newScope();
+    const at = suite.clock.now();
+    await suite.store.createRoom(scope);
+    suite.clock.advance(5 * 60_000);
+    const looking = { ...scope, mayClaim: false, observe: true };
+    await suite.store.roomInfo(looking);
+    await suite.second.getPresence(looking);
+    await suite.store.listInvites(looking);
+    expect((await suite.store.roomStats(scope.roomId))?.lastActivity).toBe(iso(at));
+    const readAt = suite.clock.now();
+    await suite.second.roomInfo(scope);
+    expect((await suite.store.roomStats(scope.roomId))?.lastActivity).toBe(iso(readAt));
+  });
 }
 
 export function roomSummaryTests(suite: Suite): void {

@@ -75,7 +75,7 @@ export function agentInstructions({ roomId, agentId }: ConnectInfo): string {
     "- Ask another agent for a change with a `change_request` context entry (not an event).",
     "- Send `heartbeat` about every 60 s while working; consume events with one `get_unread_events` call per turn. When you are waiting for someone, call `wait_for_events` instead of polling: it returns as soon as something arrives for you.",
     "- People in the room come first: their messages lead `get_my_summary` (`messages`); follow a steer from the room's driver.",
-    "- When you stop, call `leave_room`: your tasks, file claims and locks go back at once.",
+    "- When you stop, call `leave_room`: the tasks you claimed with `claim_task`, your file claims and your locks go back at once.",
   ].join("\n");
 }
 

@@ -50,7 +50,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
     async (c) => {
       const profile = (c.req.query("profile") ?? "full") as Profile;
       if (!PROFILES.includes(profile)) {
-        return rpcError(400, -32600, `Unknown profile: use ?profile= ${PROFILES.join(", ")}`);
+        return rpcError(400, -32600, `Unknown profile: use ?profile=${PROFILES.join(" | ")}`);
       }
       const parsed = await readBody(c.req.raw);
       if ("error" in parsed) return parsed.error;

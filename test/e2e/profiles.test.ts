@@ -202,7 +202,7 @@ test("an unknown profile is refused before any work", async () => {
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error.message).toBe(
-      "Unknown profile: use ?profile= full, compact, agentroom",
+      "Unknown profile: use ?profile=full | compact | agentroom",
     );
   } finally {
     await server.stop();

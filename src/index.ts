@@ -84,13 +84,15 @@ async function main(): Promise<void> {
     const operator = firstRun.created
       ? `An operator key for team "local" was created and saved to ${firstRun.path} (mode 0600). It is yours, for\nminting your agents' keys; it is shown only this once:\n\n  ${firstRun.secret}\n`
       : `Using the operator key of team "local" saved in ${firstRun.path} (show it with: cat ${firstRun.path}).\n`;
+    const roomId = suggestedRoomId();
     const connect = connectBlock({
       url,
-      roomId: suggestedRoomId(),
+      roomId,
       operatorKey: `$(cat ${shellQuote(firstRun.path)})`,
     });
+    const roomNote = `The room id below, ${roomId}, is only a suggestion (this directory's name): any id of 2-64\ncharacters a-z, 0-9, _ and - works. Use one room per project, the same for every agent on it.`;
     process.stdout.write(
-      `\nroomd is running on ${url} (store: ${store.driver})\n\n${operator}\n${connect}\n\n`,
+      `\nroomd is running on ${url} (store: ${store.driver})\n\n${operator}\n${roomNote}\n\n${connect}\n\n`,
     );
   }
   const shutdown = async () => {

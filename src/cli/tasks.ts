@@ -158,13 +158,23 @@ async function claim(roomId: string, positionals: string[], values: OptionValues
   noMore(positionals, 3);
   const leaseSeconds = int(values, "lease", 1);
   const expectedVersion = int(values, "expected-version", 1);
-  return connect().tool<Task>("claim_task", {
-    roomId,
-    taskId,
-    ...(leaseSeconds !== undefined ? { leaseSeconds } : {}),
-    ...(expectedVersion !== undefined ? { expectedVersion } : {}),
-    ...actingAgent(values),
-  });
+  const agent = actingAgent(values);
+  try {
+    return await connect().tool<Task>("claim_task", {
+      roomId,
+      taskId,
+      ...(leaseSeconds !== undefined ? { leaseSeconds } : {}),
+      ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+      ...agent,
+    });
+  } catch (error) {
+    // Only the server knows whether the key is bound to an agent; a key that is not needs one named.
+    if (agent.agentId === undefined && error instanceof Error && /agentId: required/.test(error.message))
+      throw new UsageError(
+        "a claim is an agent's: pass --agent <id>, set ROOMD_AGENT, or use a key bound to an agent",
+      );
+    throw error;
+  }
 }
 
 const FORM_OPTIONS = {

@@ -155,6 +155,10 @@ describe("failures exit 1 with one line, never a key", () => {
       1,
     );
     expect(claim).toBe("roomctl: Task not found: task-9");
+    // A key bound to no agent cannot claim without naming one: a usage error saying how, not the tool's refusal.
+    expect(failed(await roomctl(["task", "claim", roomId, "task-1"], { env: carol }), 2)).toBe(
+      "roomctl: a claim is an agent's: pass --agent <id>, set ROOMD_AGENT, or use a key bound to an agent (see roomctl task --help)",
+    );
   }, 30_000);
 });
 

@@ -20,6 +20,9 @@ import { admitSession, proxiedCsrfRefusal, sessionIdOf } from "./session-auth.ts
 
 export type AuthEnv = { Variables: RequestIdEnv["Variables"] & { principal: Principal } };
 
+/** The 401 body: what to send, never what was sent (a key is never echoed). */
+export const UNAUTHORIZED =
+  "Unauthorized: send a valid key as Authorization: Bearer <key> (this one is missing, unknown, expired or revoked)";
 /** Longest bearer we hash; anything longer cannot be one of ours. */
 const MAX_BEARER = 512;
 
@@ -135,7 +138,7 @@ function settle(c: Context, deps: AuthDeps, address: string, admission: Admissio
   if (admission.status === 401) {
     deps.failures.note(address);
     c.header("WWW-Authenticate", 'Bearer realm="roomd"');
-    return { failure: c.json({ error: "Unauthorized" }, 401) };
+    return { failure: c.json({ error: UNAUTHORIZED }, 401) };
   }
   if (admission.status === 429) {
     return {

@@ -20,7 +20,7 @@ import { isRoomId } from "../protocol/ids.ts";
 import type { Clock } from "../protocol/time.ts";
 import type { RoomStore } from "../store/types.ts";
 import { addressKey, createAddressLimiter } from "./address-limit.ts";
-import { type AuthDeps, checkBearer, clientAddress, rateHeaders } from "./auth.ts";
+import { type AuthDeps, checkBearer, clientAddress, rateHeaders, UNAUTHORIZED } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 import { publicEvent, readRoomView } from "./room-view.ts";
 import { type StreamSlots, tooManyStreams } from "./stream-slots.ts";
@@ -70,7 +70,7 @@ export function roomWatchRoutes(deps: RoomWatchDeps): Hono<RequestIdEnv> {
   const admitPublic = (c: Context): Response | null => {
     if (deps.config.roomSummary !== "public") {
       c.header("WWW-Authenticate", 'Bearer realm="roomd"');
-      return c.json({ error: "Unauthorized" }, 401);
+      return c.json({ error: UNAUTHORIZED }, 401);
     }
     const rate = limiter.take(clientAddress(c));
     for (const [name, value] of Object.entries(rateHeaders(rate))) c.header(name, value);

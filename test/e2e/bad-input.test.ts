@@ -2,7 +2,9 @@
  * Bad input gets a clear error and changes nothing: every tool with missing, wrong-typed, oversized and unknown
  * arguments; unknown ids; malformed JSON-RPC; oversized bodies; wrong keys.
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { UNAUTHORIZED } from "../../src/http/auth.ts";
 import { CATALOG } from "../../src/mcp/catalog.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { connect, errorText, type RoomClient, roomSnapshot } from "../support/mcp-client.ts";
@@ -152,7 +154,7 @@ describe("malformed requests never get a 500", () => {
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       });
       expect(res.status).toBe(401);
-      expect((await res.json()) as Json).toEqual({ error: "Unauthorized" });
+      expect((await res.json()) as Json).toEqual({ error: UNAUTHORIZED });
     }
   });
 

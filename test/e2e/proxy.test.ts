@@ -2,7 +2,9 @@
  * Single sign-on through an authenticating proxy (humans.md §1): the identity header from an allowed peer makes a
  * person of the proxy's team; from any other peer it is ignored (the bearer, if any, decides).
  */
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { UNAUTHORIZED } from "../../src/http/auth.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { httpClient } from "../support/http.ts";
 import { type RunningServer, startInProcess, TEAM_A } from "../support/server.ts";
@@ -113,7 +115,7 @@ describe(`trusted proxy on ${make().name}`, () => {
   test("from any other peer the header is ignored: no bearer → 401; an agent's bearer stays an agent", async () => {
     expect(await forwarded(untrusted.url, "GET", "/admin/me", "alice@example.com")).toEqual({
       status: 401,
-      body: { error: "Unauthorized" },
+      body: { error: UNAUTHORIZED },
     });
     const agent = await forwarded(
       untrusted.url,

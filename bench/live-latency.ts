@@ -32,7 +32,7 @@ export const MISS_MS = 5000;
 
 /**
  * Gap before each post: 20 ms plus up to 200 ms, uniformly. Posts follow the previous delivery, which follows a
- * feed poll tick (SQLite 100 ms, Upstash 200 ms); a gap spread over a whole poll period lands each post at a
+ * feed poll tick (SQLite 50 ms, Upstash UPSTASH_POLL_MS); a gap spread over a whole poll period lands each post at a
  * uniformly random point of the period, as real writes do. A fixed or narrow gap would lock the posts to the
  * ticks and bias the measured latency.
  */

@@ -1,11 +1,12 @@
 /**
  * `bun bench/live.ts [--store sqlite,redis,upstash] [--streams 1000] [--rooms 100] [--samples 200] [--posts 2000]
- *  [--idle 10] [--tries 2] [--cycles 10]` — live rooms (SSE streams and wait_for_events) on real roomd processes per store:
+ *  [--idle 10] [--tries 2] [--cycles 10] [--upstash-poll-ms 200,100] [--phases latency,cost,streams]` — live rooms (SSE streams and wait_for_events) on real roomd processes per store:
  * 1. delivery latency, same-process and cross-process (two roomd processes on one store);
  * 2. `--streams` open streams on one process over `--rooms` rooms: resident size, delivery while open, and the
  *    store requests watching costs while nothing is written, and the resident size over `--cycles` more rounds
  *    of opening and closing them all;
  * 3. what a post_event costs with nobody watching its room and with one stream of it.
+ * Upstash runs once per `--upstash-poll-ms` value (UPSTASH_POLL_MS: its feed's tick). `--phases` picks the parts.
  * Prints markdown tables. A phase during which other work took more than 10% of the machine is run again (up to
  * `--tries`; the cleanest run is kept); each table shows how busy the machine was.
  */
@@ -27,6 +28,8 @@ const { values } = parseArgs({
     idle: { type: "string", default: "10" },
     tries: { type: "string", default: "2" },
     cycles: { type: "string", default: "10" },
+    "upstash-poll-ms": { type: "string", default: "200" },
+    phases: { type: "string", default: "latency,cost,streams" },
   },
 });
 const streamCount = Number(values.streams);
@@ -36,6 +39,8 @@ const posts = Number(values.posts);
 const idleSeconds = Number(values.idle);
 const tries = Number(values.tries);
 const cycles = Number(values.cycles);
+const upstashTicks = values["upstash-poll-ms"].split(",").filter(Boolean);
+const phases = new Set(values.phases.split(","));
 const stores = values.store ? (values.store.split(",").filter(Boolean) as BenchStore[]) : BENCH_STORES;
 for (const store of stores) if (!BENCH_STORES.includes(store)) throw new Error(`unknown store ${store}`);
 
@@ -51,7 +56,7 @@ if (Number(process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? 256) < needed) {
 }
 
 // Every stream and room here belongs to one team: lift the per-team limits (not what is measured).
-const env = { STREAMS_PER_TEAM: "100000", ROOMS_PER_TEAM: "100000" };
+const limits = { STREAMS_PER_TEAM: "100000", ROOMS_PER_TEAM: "100000" };
 const log = (text: string) =>
   process.stderr.write(`[live ${new Date().toISOString().slice(11, 19)}] ${text}\n`);
 const fixed = (n: number | undefined, digits = 2) => (n === undefined ? "—" : n.toFixed(digits));
@@ -75,14 +80,21 @@ async function warmUp(urls: string[]): Promise<void> {
   }
 }
 
-async function benchStore(store: BenchStore): Promise<void> {
-  log(`${store}: latency and call cost`);
+/** Runs the chosen phases on `store`; its rows are labelled `label` (the store, with Upstash's tick). */
+async function benchStore(store: BenchStore, label: string, env: Record<string, string>): Promise<void> {
+  if (phases.has("latency") || phases.has("cost")) await latencyAndCost(store, label, env);
+  if (phases.has("streams")) await streams(store, label, env);
+}
+
+async function latencyAndCost(store: BenchStore, label: string, env: Record<string, string>): Promise<void> {
+  log(`${label}: latency and call cost`);
   const target = await startTarget(store, { processes: 2, env });
   try {
     await warmUp(target.servers.map((s) => s.url));
-    for (const r of await deliveryLatency(target, samples, tries)) {
+    const measured = phases.has("latency") ? await deliveryLatency(target, samples, tries) : [];
+    for (const r of measured) {
       latencyRows.push({
-        store,
+        store: label,
         delivery: r.via,
         path: r.path,
         samples: r.fromAck.n,
@@ -93,10 +105,11 @@ async function benchStore(store: BenchStore): Promise<void> {
         "other load %": Math.round(r.otherPercent),
       });
     }
-    log(`${store}: cost per post_event`);
-    for (const r of await callCost(target, posts, tries)) {
+    log(`${label}: cost per post_event`);
+    const costs = phases.has("cost") ? await callCost(target, posts, tries) : [];
+    for (const r of costs) {
       costRows.push({
-        store,
+        store: label,
         watching: r.watching,
         posts: r.posts,
         errors: r.errors,
@@ -115,14 +128,16 @@ async function benchStore(store: BenchStore): Promise<void> {
   } finally {
     await target.stop();
   }
+}
 
-  log(`${store}: ${streamCount} streams over ${roomCount} rooms`);
+async function streams(store: BenchStore, label: string, env: Record<string, string>): Promise<void> {
+  log(`${label}: ${streamCount} streams over ${roomCount} rooms`);
   const fresh = await startTarget(store, { processes: 2, env });
   try {
     await warmUp(fresh.servers.map((s) => s.url));
     const r = await manyStreams(fresh, streamCount, roomCount, samples, idleSeconds, cycles);
     streamRows.push({
-      store,
+      store: label,
       "streams / rooms": `${r.streams} / ${r.rooms}`,
       "open time s": r.openSeconds,
       "RSS before MB": Math.round(r.rss.before),
@@ -142,7 +157,7 @@ async function benchStore(store: BenchStore): Promise<void> {
     });
     const idle = (window: string, c: IdleCost) =>
       idleRows.push({
-        store,
+        store: label,
         window,
         "REST requests/s": fixed(c.restPerSecond),
         "redis-server round trips/s": fixed(c.clientPerSecond),
@@ -166,7 +181,13 @@ async function benchStore(store: BenchStore): Promise<void> {
 }
 
 const loadBefore = loadavg()[0] ?? 0;
-for (const store of stores) await benchStore(store);
+for (const store of stores) {
+  if (store !== "upstash") await benchStore(store, store, limits);
+  else {
+    for (const tick of upstashTicks)
+      await benchStore(store, `upstash (${tick} ms)`, { ...limits, UPSTASH_POLL_MS: tick });
+  }
+}
 console.log(
   `streams=${streamCount} rooms=${roomCount} samples=${samples} posts=${posts} idle=${idleSeconds}s bun=${Bun.version}`,
 );
@@ -183,7 +204,7 @@ console.log("\n### Store requests while idle (no writes), process A watching\n")
 console.log(table(idleRows));
 if (stores.includes("sqlite")) {
   console.log(
-    "\nSQLite: nothing to count at a store; watching costs one `PRAGMA data_version` per 100 ms per process while any room is watched (in-process), shown as roomd CPU.",
+    "\nSQLite: nothing to count at a store; watching costs one `PRAGMA data_version` per 50 ms per process while any room is watched (in-process), shown as roomd CPU.",
   );
 }
 console.log("\n### Cost of a post_event (through A, one room)\n");

@@ -194,18 +194,24 @@ console.log(
 console.log(
   `machine: ${cpus().length} × ${cpus()[0]?.model}; 1-min load average before: ${loadBefore.toFixed(2)}\n`,
 );
-console.log("### Delivery latency (posted through process A; watched on A or on B)\n");
-console.log(table(latencyRows));
-console.log(
-  `\n### ${streamCount} streams on process A over ${roomCount} rooms (posts through B, received on every stream of the room)\n`,
-);
-console.log(table(streamRows));
-console.log("\n### Store requests while idle (no writes), process A watching\n");
-console.log(table(idleRows));
-if (stores.includes("sqlite")) {
-  console.log(
-    "\nSQLite: nothing to count at a store; watching costs one `PRAGMA data_version` per 50 ms per process while any room is watched (in-process), shown as roomd CPU.",
-  );
+/** A section's table, only when the phases run filled it. */
+function section(title: string, rows: Record<string, string | number>[], note?: string): void {
+  if (rows.length === 0) return;
+  console.log(`### ${title}\n`);
+  console.log(table(rows));
+  if (note) console.log(`\n${note}`);
+  console.log("");
 }
-console.log("\n### Cost of a post_event (through A, one room)\n");
-console.log(table(costRows));
+section("Delivery latency (posted through process A; watched on A or on B)", latencyRows);
+section(
+  `${streamCount} streams on process A over ${roomCount} rooms (posts through B, received on every stream of the room)`,
+  streamRows,
+);
+section(
+  "Store requests while idle (no writes), process A watching",
+  idleRows,
+  stores.includes("sqlite")
+    ? "SQLite: nothing to count at a store; watching costs one `PRAGMA data_version` per 50 ms per process while any room is watched (in-process), shown as roomd CPU."
+    : undefined,
+);
+section("Cost of a post_event (through A, one room)", costRows);

@@ -117,7 +117,7 @@ export async function measuredPhase(
 }
 
 /** Busy time not accounted for by `ownMs`, as a percentage of the machine's capacity over the same span. */
-function otherPercent(busyMs: number, capacityMs: number, ownMs: number[]): number {
+export function otherPercent(busyMs: number, capacityMs: number, ownMs: number[]): number {
   const own = ownMs.reduce((a, b) => a + b, 0);
   return Math.max(0, (100 * (busyMs - own)) / capacityMs);
 }

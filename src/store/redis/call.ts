@@ -10,7 +10,7 @@ import { iso } from "../../protocol/time.ts";
 import type { StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
-import { type RoomKeyPart, roomKeys, teamKeys } from "./keys.ts";
+import { roomKeys, teamKeys } from "./keys.ts";
 import { createRoomIndex, type RoomIndex } from "./room-index.ts";
 import { type Ran, type RunOptions, runScript, ScriptRefusal } from "./run.ts";
 import {
@@ -31,16 +31,7 @@ export type Call = <T>(
   name: RoomScriptName,
   args: string[],
   handled?: string[],
-  reads?: Reads,
 ) => Promise<Ran<T>>;
-
-/**
- * Plain reads of the room's keys ([command, part] each, e.g. ["HVALS", "tasks"]) that a script leaves to the caller
- * when the client can send them after it in one transaction (run.ts withReads). The script learns which from its
- * first operation argument, which call.ts puts before the others: "1" when the caller reads (the script answers an
- * empty list in their place), "0" when the script must read them itself.
- */
-export type Reads = readonly (readonly [string, RoomKeyPart])[];
 
 export interface Bridge {
   call: Call;
@@ -127,11 +118,8 @@ export function createBridge(
     mode: string,
     handled: string[] = [],
     extraKeys: string[] = [],
-    reads?: Reads,
   ): Promise<Ran<T>> {
     const now = clock();
-    const byCaller = reads !== undefined && run.client.transaction !== undefined;
-    if (reads) args = [byCaller ? "1" : "0", ...args];
     const common = [room.teamId, String(now), iso(now), String(LIMITS.roomTtlMs)];
     const script = ROOM_SCRIPTS[name];
     const all = roomKeys(room.roomId);
@@ -145,10 +133,7 @@ export function createBridge(
       throw new Error(`${name} takes only some room keys`);
     keys.push(...extraKeys);
     const argv = [...common, ...args, ...scopeTail(room.scope, publishes, keep), mode];
-    const plain = byCaller
-      ? reads.map(([command, part]) => [command, `room:{${room.roomId}}:${part}`])
-      : undefined;
-    const { ok, replayed } = await runScript<T>(run, script, keys, argv, handled, plain);
+    const { ok, replayed } = await runScript<T>(run, script, keys, argv, handled);
     if (replayed && room.scope?.idempotency) room.scope.idempotency.replayed = true;
     return { value: ok, now, replayed };
   }
@@ -182,12 +167,11 @@ export function createBridge(
     name: RoomScriptName,
     args: string[],
     handled: string[] = [],
-    reads?: Reads,
   ): Promise<Ran<T> | "limit"> {
     const room = { roomId: scope.roomId, teamId: scope.teamId, scope };
     try {
       const mode = scope.observe ? OBSERVING : MAY_NOT_CLAIM;
-      return await runRoom<T>(room, name, args, mode, [...handled, "claim"], [], reads);
+      return await runRoom<T>(room, name, args, mode, [...handled, "claim"]);
     } catch (err) {
       if (!(err instanceof ScriptRefusal && err.reply.err === "claim")) throw err;
     }
@@ -195,7 +179,7 @@ export function createBridge(
     const place = await index.reserve(scope);
     if (place === "limit") return "limit";
     try {
-      return await runRoom<T>(room, name, args, MAY_CLAIM, handled, [], reads);
+      return await runRoom<T>(room, name, args, MAY_CLAIM, handled);
     } catch (err) {
       if (place.added) await index.release(scope, place.score);
       throw err;
@@ -207,9 +191,8 @@ export function createBridge(
     name: RoomScriptName,
     args: string[],
     handled?: string[],
-    reads?: Reads,
   ) => {
-    const ran = await claimable<T>(scope, name, args, handled, reads);
+    const ran = await claimable<T>(scope, name, args, handled);
     if (ran === "limit") throw errors.roomLimit(limits.roomsPerTeam);
     return ran;
   };

@@ -12,12 +12,6 @@ export interface ScriptClient {
   eval(script: string, keys: string[], args: string[], deadline?: number): Promise<unknown>;
   ping(deadline?: number): Promise<unknown>;
   /**
-   * Runs the commands (each [name, ...args]) as one MULTI/EXEC sent in one write: one round trip, atomic. Resolves
-   * to EXEC's replies in order, a command that failed as an Error in its place. Absent on clients that cannot send
-   * one (the cluster router, REST): callers then do the same work inside their script.
-   */
-  transaction?(commands: string[][], deadline?: number): Promise<unknown[]>;
-  /**
    * Listens on a sharded pub/sub channel (SSUBSCRIBE on the node serving its slot); resolves once subscribed, and
    * the returned function stops. Absent on clients that cannot hold a subscription (REST): the change feed then
    * polls instead.

@@ -146,15 +146,12 @@ end
  * readPlan. Replies {ok: {created_at, updated_at, tasks: [Task JSON…]}} (tasks unordered; sorted in TS), in pieces
  * (run.ts joinPieces): the tasks as HVALS gave them, never concatenated in Lua — building a plan-sized string there
  * cost more than everything else in the script (Lua's string building grows worse than linearly with size; ~75 µs
- * of a 100-task plan's ~130). Where the client can, the caller reads them itself, with a plain HVALS after the
- * script in one transaction (call.ts Reads): even pulling them into Lua costs ~30 µs for 100 tasks, the command
- * alone ~9.
+ * of a 100-task plan's ~130).
  */
 export const READ_PLAN = `
-local by_caller = ARGV[5] == "1" -- "1": the caller reads the tasks (HVALS after this script, in its transaction)
 if not OWNED then return ok('{"created_at":null,"updated_at":null,"tasks":[]}') end
 local meta = redis.call("HMGET", K_META, "plan_created_at", "plan_updated_at")
-local tasks = by_caller and {} or redis.call("HVALS", K_TASKS)
+local tasks = redis.call("HVALS", K_TASKS)
 ok("null") -- presence and the room's expiry, as every reply on an owned room; the text itself is not sent
 return { '{"ok":{"created_at":' .. opt_str(meta[1] or nil) .. ',"updated_at":' .. opt_str(meta[2] or nil)
   .. ',"tasks":[', tasks, ']}}' }

@@ -5,14 +5,11 @@ import { uniqueDependencies } from "../../protocol/plan-rules.ts";
 import type { Plan, RoomEvent, Summary, Task } from "../../protocol/records.ts";
 import { fieldTerms, type SearchFields, taskFields } from "../../protocol/search.ts";
 import type { RoomStore, TaskUpdate } from "../types.ts";
-import type { Call, Reads } from "./call.ts";
+import type { Call } from "./call.ts";
 import { toMessage } from "./people-ops.ts";
 import { type StoredEvent, type StoredPresence, sortTasks, toEvent, toPresenceList } from "./records.ts";
 
 type PlanOps = Pick<RoomStore, "readPlan" | "addTask" | "updateTask" | "getTask" | "summary">;
-
-/** The plan's tasks, read after READ_PLAN in its transaction where the client can (call.ts Reads). */
-const TASKS_READ: Reads = [["HVALS", "tasks"]];
 
 interface StoredBatch {
   events: StoredEvent[];
@@ -45,7 +42,7 @@ function changedTerms(input: TaskUpdate): string {
 export function planOps(call: Call): PlanOps {
   return {
     async readPlan(scope) {
-      const { value, now } = await call<Omit<Plan, "project">>(scope, "READ_PLAN", [], [], TASKS_READ);
+      const { value, now } = await call<Omit<Plan, "project">>(scope, "READ_PLAN", []);
       return {
         project: scope.roomId,
         created_at: value.created_at,

@@ -147,20 +147,15 @@ export async function runScript<T>(
   keys: string[],
   args: string[],
   handled: string[] = [],
-  reads?: string[][],
 ): Promise<{ ok: T; replayed: boolean }> {
   const deadline = performance.now() + options.timeoutMs;
   let raw: unknown;
   try {
-    if (reads) {
-      raw = await withReads(options, script, keys, args, reads, deadline);
-    } else {
-      try {
-        raw = await beforeDeadline(options.client.evalsha(script.sha, keys, args, deadline), deadline);
-      } catch (err) {
-        if (!isNoScript(err)) throw err;
-        raw = await beforeDeadline(options.client.eval(script.text, keys, args, deadline), deadline);
-      }
+    try {
+      raw = await beforeDeadline(options.client.evalsha(script.sha, keys, args, deadline), deadline);
+    } catch (err) {
+      if (!isNoScript(err)) throw err;
+      raw = await beforeDeadline(options.client.eval(script.text, keys, args, deadline), deadline);
     }
   } catch (err) {
     // Redis answered that the script failed: a bug, never reported as an outage (revisions §1.4).
@@ -183,41 +178,6 @@ export async function runScript<T>(
   const refused = { ...reply, err: reply.err };
   if (handled.includes(refused.err)) throw new ScriptRefusal(refused);
   throw refusal(refused);
-}
-
-/**
- * The script and then plain read commands in one transaction (ScriptClient.transaction; one round trip, atomic, so
- * the reads see the room exactly as the script left it): what the script would otherwise have to pull through Lua,
- * where every string it makes costs (about 1 µs per KB). The reads' replies fill the script's reply in order, each
- * in place of an empty list of its pieces (joinPieces); a reply that is not in pieces (a refusal, an empty room)
- * ignores them. Falls back to EVAL in the same transaction when the script is not cached.
- */
-async function withReads(
-  options: RunOptions,
-  script: LuaScript,
-  keys: string[],
-  args: string[],
-  reads: string[][],
-  deadline: number,
-): Promise<unknown> {
-  const transaction = options.client.transaction as NonNullable<ScriptClient["transaction"]>;
-  const head = [String(keys.length), ...keys, ...args];
-  let replies = await beforeDeadline(
-    transaction([["EVALSHA", script.sha, ...head], ...reads], deadline),
-    deadline,
-  );
-  if (replies[0] instanceof Error && isNoScript(replies[0]))
-    replies = await beforeDeadline(
-      transaction([["EVAL", script.text, ...head], ...reads], deadline),
-      deadline,
-    );
-  const failed = replies.find((r) => r instanceof Error);
-  if (failed) throw failed;
-  const [reply, ...filling] = replies;
-  if (!Array.isArray(reply)) return reply;
-  return reply.map((piece) =>
-    Array.isArray(piece) && piece.length === 0 ? (filling.shift() ?? piece) : piece,
-  );
 }
 
 /**

@@ -50,18 +50,6 @@ export function createTcpScriptClient(url: string, options: TcpClientOptions): S
     evalsha: (sha, keys, args) => send("EVALSHA", [sha, String(keys.length), ...keys, ...args]),
     eval: (script, keys, args) => send("EVAL", [script, String(keys.length), ...keys, ...args]),
     ping: () => send("PING", []),
-    // Sent in one synchronous burst, so no other caller's command can fall between MULTI and EXEC on the shared
-    // connection; the queued commands' own replies ("QUEUED") are not needed, their results come with EXEC.
-    transaction: async (commands) => {
-      await ready();
-      const queued = [
-        client.send("MULTI", []),
-        ...commands.map(([name, ...args]) => client.send(name as string, args)),
-      ];
-      const exec = client.send("EXEC", []);
-      for (const q of queued) q.catch(() => {});
-      return (await exec) as unknown[];
-    },
     scan: (pattern) => scanAll((cursor) => send("SCAN", [cursor, "MATCH", pattern, "COUNT", "1000"])),
     subscribeSharded: (channel, onMessage) => subscriber.subscribe(channel, (message) => onMessage(message)),
     close: async () => {

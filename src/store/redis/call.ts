@@ -105,6 +105,8 @@ export function createBridge(
   const wholeAt = new Map<string, number>();
   /** Whether this call passes the whole room: every claim, and at least every WHOLE_EVERY ms per room. */
   function wholeDue(roomId: string, now: number, mode: string): boolean {
+    // A read for someone looking on refreshes nothing: it must not use up the room's whole pass.
+    if (mode === OBSERVING) return false;
     const at = wholeAt.get(roomId);
     if (mode !== MAY_CLAIM && at !== undefined && now - at < WHOLE_EVERY && now >= at) return false;
     if (wholeAt.size >= WHOLE_ROOMS) wholeAt.clear();

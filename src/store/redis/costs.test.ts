@@ -125,6 +125,26 @@ describe("revisions 20: a room's keys get their TTL refreshed at most once a min
       expect({ key, ttl: ttl > 0 && ttl <= LIMITS.roomTtlMs }).toEqual({ key, ttl: true });
     }
   });
+  test("a room busy around the clock still refreshes every key: reads spending the whole pass, observers sparing it", async () => {
+    const scope = newScope();
+    await store.addTask(
+      { ...scope, actor: "bob" },
+      { title: "t", description: "", depends_on: [], priority: null },
+    );
+    const ttlAt = async () => Number(await raw.send("HGET", [`room:{${scope.roomId}}:meta`, "ttl_at"]));
+    const start = await ttlAt();
+    // Never a minute's gap: each 15 s pass goes to a read with no actor, or to someone looking on, and the room is
+    // written a second later.
+    for (let i = 0; i < 30; i++) {
+      t += 20_000;
+      if (i % 2 === 0) await store.readPlan(scope);
+      else await store.roomInfo({ ...scope, mayClaim: false, observe: true });
+      t += 1_000;
+      await store.heartbeat({ ...scope, actor: "bob" }, "bob");
+    }
+    expect(t - (await ttlAt())).toBeLessThan(2 * 60_000);
+    expect(await ttlAt()).toBeGreaterThan(start);
+  });
 });
 
 describe("revisions 18: the public summary costs O(page)", () => {

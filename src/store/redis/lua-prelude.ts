@@ -116,10 +116,15 @@ end
 -- presence expiry live inside their values, so this never extends them. Only ever called on an owned room.
 local function touch()
   local wrote = next(DIRTY) ~= nil
-  if not wrote and (OBSERVING or NOW - (tonumber(META[5]) or 0) < TTL_EVERY) then return end
-  redis.call("HSET", K_META, "last_used", num(NOW))
+  if OBSERVING and not wrote then return end
   local since = NOW - (tonumber(META[2]) or 0)
-  if WHOLE and (since >= TTL_EVERY or since < -TTL_EVERY) then
+  -- A call holding the whole room when the refresh is due always makes it, read or not: call.ts gives a room its
+  -- whole pass once per 15 s per process, and a pass spent on a read that skipped it would leave the keys nobody
+  -- writes without a refresh for as long as the room stays busy.
+  local due = WHOLE and (since >= TTL_EVERY or since < -TTL_EVERY)
+  if not wrote and not due and NOW - (tonumber(META[5]) or 0) < TTL_EVERY then return end
+  redis.call("HSET", K_META, "last_used", num(NOW))
+  if due then
     redis.call("HSET", K_META, "ttl_at", num(NOW))
     for i = 1, ROOM_KEY_COUNT do redis.call("PEXPIRE", KEYS[i], ROOM_TTL) end
   else

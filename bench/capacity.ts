@@ -11,11 +11,10 @@
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { RedisClient } from "bun";
-import { teamKeys } from "../src/store/redis/keys.ts";
-import { TEAM_SCRIPTS } from "../src/store/redis/scripts.ts";
 import { startRedisServer } from "../test/support/redis-server.ts";
 import { mixedWorkload, runLoad, toolsList } from "./load.ts";
 import { cleanestPhase, type PhaseResult } from "./phase.ts";
+import { checkedRateCharge } from "./rate-charge.ts";
 import { SECRET, seedRooms, startTarget, table } from "./server.ts";
 
 const { values } = parseArgs({
@@ -64,24 +63,12 @@ const rates: Record<string, number> = {};
 try {
   const client = new RedisClient(shard.url);
   const trivial = String(await client.send("SCRIPT", ["LOAD", "return 1"]));
-  const rate = TEAM_SCRIPTS.CONSUME_RATE;
-  await client.send("SCRIPT", ["LOAD", rate.text]);
+  // The rate-limit charge every request pays, at a fixed instant and a limit it never reaches.
+  const charge = await checkedRateCharge(client, "bench");
   client.close();
   rates.SET = await benchmark(shard.port, ["-n", "200000", "-t", "set"]);
   rates.GET = await benchmark(shard.port, ["-n", "200000", "-t", "get"]);
   rates["EVALSHA (return 1)"] = await benchmark(shard.port, ["-n", "100000", "EVALSHA", trivial, "0"]);
-  // The rate-limit charge every request pays, at a fixed instant and a limit it never reaches.
-  const keys = teamKeys("bench");
-  const charge = [
-    "EVALSHA",
-    rate.sha,
-    String(keys.length),
-    ...keys,
-    String(Date.now()),
-    "tools",
-    "1000000",
-    "60000",
-  ];
   rates["EVALSHA CONSUME_RATE (roomd)"] = await benchmark(shard.port, ["-n", "100000", ...charge]);
 } finally {
   await shard.stop();

@@ -28,7 +28,6 @@ import { parseArgs } from "node:util";
 import { RedisClient } from "bun";
 import { keySlot, SLOTS } from "../src/store/redis/cluster/slot.ts";
 import { teamKeys } from "../src/store/redis/keys.ts";
-import { TEAM_SCRIPTS } from "../src/store/redis/scripts.ts";
 import { prng } from "../test/support/prng.ts";
 import { startRedisCluster } from "../test/support/redis-cluster.ts";
 import { freePort, startRedisServer, waitForPort } from "../test/support/redis-server.ts";
@@ -42,6 +41,7 @@ import {
   type RedisSnapshot,
   redisProbe,
 } from "./probes.ts";
+import { checkedRateCharge } from "./rate-charge.ts";
 import { callTool, SECRET, seedRooms, table } from "./server.ts";
 
 const { values } = parseArgs({
@@ -548,17 +548,7 @@ try {
   for (let i = 1; cluster.ownerOf(keySlot(teamKeys(probeTeam)[0] as string)) !== teamPort; i++)
     probeTeam = `ceiling-${i}`;
   const teamNode = cluster.nodes.find((n) => n.port === teamPort) as Node;
-  await teamNode.admin.send("SCRIPT", ["LOAD", TEAM_SCRIPTS.CONSUME_RATE.text]);
-  const keys = teamKeys(probeTeam);
-  const args = [
-    TEAM_SCRIPTS.CONSUME_RATE.sha,
-    String(keys.length),
-    ...keys,
-    String(Date.now()),
-    "tools",
-    "1000000",
-    "60000",
-  ];
+  const args = await checkedRateCharge(teamNode.admin, probeTeam);
   const bench = Bun.spawnSync([
     "redis-benchmark",
     "-p",
@@ -570,7 +560,6 @@ try {
     "1",
     "-n",
     "100000",
-    "EVALSHA",
     ...args,
   ]);
   const rate = Number(/([\d.]+) requests per second/.exec(bench.stdout.toString())?.[1]);

@@ -1,0 +1,32 @@
+/**
+ * The rate charge every request pays (CONSUME_RATE), as `redis-benchmark` sends it: the script's own team keys and
+ * arguments exactly as the driver passes them (call.ts `team`: now, bucket, limit, window, count), one charge per
+ * call at a fixed instant and a limit it never reaches. `checkedRateCharge` runs it once first and refuses an
+ * error reply: redis-benchmark counts error replies as answered requests, so a stale argument list would be timed
+ * as if it worked.
+ */
+import type { RedisClient } from "bun";
+import { scriptKeys } from "../src/store/redis/call.ts";
+import { teamKeys } from "../src/store/redis/keys.ts";
+import { TEAM_SCRIPTS } from "../src/store/redis/scripts.ts";
+
+/** `EVALSHA <sha> <numkeys> <keys…> <args…>` for one charge of `teamId`'s tools bucket; the script is loaded. */
+export async function checkedRateCharge(client: RedisClient, teamId: string): Promise<string[]> {
+  const script = TEAM_SCRIPTS.CONSUME_RATE;
+  await client.send("SCRIPT", ["LOAD", script.text]);
+  const keys = scriptKeys(script, teamKeys(teamId), false);
+  const command = [
+    script.sha,
+    String(keys.length),
+    ...keys,
+    String(Date.now()),
+    "tools",
+    "1000000",
+    "60000",
+    "1",
+  ];
+  const reply = await client.send("EVALSHA", command);
+  if (typeof reply !== "string" || !reply.startsWith('{"ok":'))
+    throw new Error(`CONSUME_RATE did not charge: ${String(reply)}`);
+  return ["EVALSHA", ...command];
+}

@@ -64,5 +64,5 @@ test("a bucket the store does not know is refused before anything is charged", a
   const bad = { bucket: "nope", limit: 3, windowMs: 60_000 } as unknown as Parameters<
     RoomStore["consumeRate"]
   >[1];
-  expect(store.consumeRate("t-x", bad)).rejects.toThrow("unknown rate bucket");
+  await expect(store.consumeRate("t-x", bad)).rejects.toThrow("unknown rate bucket");
 });

@@ -56,8 +56,9 @@ describe("sqlite plan reads through the task cache", () => {
   });
 
   test("the cache forgets deleted tasks and the least recently read rooms beyond its bound", () => {
-    // Each row below is 22 characters of stored text: two rooms of two tasks are over 70.
-    const cache = createTaskCache(70);
+    // Each row below is 22 characters of stored text, plus 128 for its entry and 256 per room: a room of two tasks
+    // counts 556, of one 406; r1 (one task) and two rooms of two are over 1,200.
+    const cache = createTaskCache(1200);
     const row = (id: string, title: string) => ({ id, json: JSON.stringify({ id, title }) });
     const one = cache.decodeAll("r1", [row("a", "A"), row("b", "B")]);
     expect(cache.decodeAll("r1", [row("a", "A"), row("b", "B")])).toEqual(one);
@@ -68,9 +69,21 @@ describe("sqlite plan reads through the task cache", () => {
     expect(cache.decodeAll("r1", [row("a", "A2")])[0]).toBe(renamed[0] as Task);
     cache.decodeAll("r2", [row("c", "C"), row("d", "D")]);
     cache.decodeAll("r3", [row("e", "E"), row("f", "F")]);
-    // r1 (least recently read) went to keep 70 characters at most: reading it again decodes afresh.
+    // r1 (least recently read) went to keep 1,200 at most: reading it again decodes afresh.
     const again = cache.decodeAll("r1", [row("a", "A2")]);
     expect(again).toEqual(renamed);
     expect(again[0]).not.toBe(renamed[0] as Task);
+  });
+
+  test("empty plans keep nothing, and rooms of tiny tasks are bounded by their count too", () => {
+    const cache = createTaskCache(10_000);
+    const row = (id: string) => ({ id, json: "{}" });
+    cache.decodeAll("kept", [row("a")]);
+    for (let i = 0; i < 10_000; i++) cache.decodeAll(`empty-${i}`, []);
+    expect(cache.kept()).toEqual({ rooms: 1, chars: 256 + 128 + 2 });
+    // Rooms of one 2-character task count 386 each: at most 25 fit in 10,000, not 5,000.
+    for (let i = 0; i < 10_000; i++) cache.decodeAll(`tiny-${i}`, [row("a")]);
+    expect(cache.kept().rooms).toBe(25);
+    expect(cache.kept().chars).toBeLessThanOrEqual(10_000);
   });
 });

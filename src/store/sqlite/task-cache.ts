@@ -14,6 +14,9 @@ import type { Task } from "../../protocol/records.ts";
  * decoded record: ~4 MB of characters here is at most ~50 MB of memory even for descriptions at their limit.
  */
 const MAX_CHARS = 4_000_000;
+/** What a kept room and a kept task cost beside their text, counted as characters so empty rooms are bounded too. */
+const ROOM_COST = 256;
+const ENTRY_COST = 128;
 
 interface Entry {
   json: string;
@@ -26,8 +29,8 @@ export function createTaskCache(maxChars = MAX_CHARS) {
   /** Characters of stored text kept, over all rooms. */
   let size = 0;
   const sizeOf = (tasks: Map<string, Entry>) => {
-    let chars = 0;
-    for (const entry of tasks.values()) chars += entry.json.length;
+    let chars = ROOM_COST;
+    for (const entry of tasks.values()) chars += entry.json.length + ENTRY_COST;
     return chars;
   };
 
@@ -37,6 +40,7 @@ export function createTaskCache(maxChars = MAX_CHARS) {
       rooms.delete(roomId);
     } else {
       tasks = new Map();
+      size += ROOM_COST;
     }
     rooms.set(roomId, tasks);
     return tasks;
@@ -46,7 +50,7 @@ export function createTaskCache(maxChars = MAX_CHARS) {
     const entry = tasks.get(id);
     if (entry !== undefined && entry.json === json) return entry.task;
     const task = knownJson(JSON.parse(json) as Task, json);
-    size += json.length - (entry?.json.length ?? 0);
+    size += json.length - (entry === undefined ? -ENTRY_COST : entry.json.length);
     tasks.set(id, { json, task });
     return task;
   }
@@ -60,6 +64,8 @@ export function createTaskCache(maxChars = MAX_CHARS) {
   }
 
   return {
+    /** How many rooms are kept and what they count (characters, overheads included). */
+    kept: () => ({ rooms: rooms.size, chars: size }),
     /** The task stored as `json` (one row of the room). */
     decode(roomId: string, row: { id: string; json: string }): Task {
       const task = decodeIn(roomOf(roomId), row.id, row.json);
@@ -68,6 +74,13 @@ export function createTaskCache(maxChars = MAX_CHARS) {
     },
     /** Every task of the room, in the rows' order; tasks no longer among the rows are forgotten. */
     decodeAll(roomId: string, rows: { id: string; json: string }[]): Task[] {
+      if (rows.length === 0) {
+        // Nothing to keep: an empty plan's room is forgotten rather than kept as an empty entry.
+        const kept = rooms.get(roomId);
+        if (kept) size -= sizeOf(kept);
+        rooms.delete(roomId);
+        return [];
+      }
       let tasks = roomOf(roomId);
       if (tasks.size > rows.length) {
         // Deleted tasks linger: start the room afresh from these rows, keeping the entries that still match.

@@ -33,6 +33,15 @@ export function unblockedTasks(tasks: Task[], agent?: string): Task[] {
     .map((x) => x.task);
 }
 
+/** The optional version check every task change takes; `what` names the refused change in its description. */
+const expectedVersion = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`The version you read; the ${what} is refused if the task changed since.`);
+
 const PLAN_LOCKED = "Plan is locked by <agent> until <time>; retry after it";
 const DEPENDENCY_ERRORS = [
   "Unknown task in depends_on: <id>; read_plan lists the task ids of this room",
@@ -131,12 +140,7 @@ export const planTools = [
           .optional()
           .describe("Progress note, kept in the task_updated event."),
         agentId: actingAgentId.optional(),
-        expectedVersion: z
-          .number()
-          .int()
-          .min(1)
-          .optional()
-          .describe("The version you read; the update is refused if the task changed since."),
+        expectedVersion: expectedVersion("update"),
       })
       .refine((a) => CHANGES.some((field) => a[field] !== undefined), {
         error: `give at least one of ${CHANGES.join(", ")}`,
@@ -176,12 +180,7 @@ export const planTools = [
       taskId,
       priority: priority.nullable().describe("The new priority (lower runs first), or null to clear it."),
       agentId: actingAgentId.optional(),
-      expectedVersion: z
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .describe("The version you read; the change is refused if the task changed since."),
+      expectedVersion: expectedVersion("change"),
     }),
     output: taskShape,
     effect: "write",
@@ -209,12 +208,7 @@ export const planTools = [
       taskId,
       force: z.boolean().optional().describe("Delete even while other tasks depend on it (default false)."),
       agentId: actingAgentId.optional(),
-      expectedVersion: z
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .describe("The version you read; the deletion is refused if the task changed since."),
+      expectedVersion: expectedVersion("deletion"),
     }),
     output: taskShape,
     effect: "destructive",
@@ -247,12 +241,7 @@ export const planTools = [
       taskId,
       dependsOn: taskId.describe("The task that must be done first (e.g. task-2)."),
       agentId: actingAgentId.optional(),
-      expectedVersion: z
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .describe("The version you read; the change is refused if the task changed since."),
+      expectedVersion: expectedVersion("change"),
     }),
     output: taskShape,
     effect: "write",

@@ -5,14 +5,14 @@
  */
 import { Hono } from "hono";
 import type { LiveRooms } from "../live/hub.ts";
-import { openRoomStream } from "../live/stream.ts";
+import { joinExisting, openRoomStream } from "../live/stream.ts";
 import { errors, RoomError } from "../protocol/errors.ts";
 import { AGENT_ID, isRoomId } from "../protocol/ids.ts";
 import { LIMITS } from "../protocol/limits.ts";
 import { hasControl } from "../protocol/validation.ts";
 import { type AuthDeps, checkBearer } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
-import { type StreamSlots, tooManyStreams } from "./stream-slots.ts";
+import { eventStream, type StreamSlots, tooManyStreams } from "./stream-slots.ts";
 
 export interface StreamRouteDeps extends AuthDeps {
   live: LiveRooms;
@@ -77,12 +77,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
     const release = slot.release;
     // Joining reads the room once: another team's room is denied, an unknown one reads the same (404).
     const body = await openRoomStream({
-      async join(watcher) {
-        const hub = await deps.live.join({ roomId, teamId: principal.teamId }, watcher);
-        if (hub.exists) return hub;
-        hub.leave();
-        throw errors.denied();
-      },
+      join: joinExisting(deps.live, { roomId, teamId: principal.teamId }),
       after,
       ...(agent !== undefined ? { agent } : {}),
       ...(types ? { types } : {}),
@@ -90,15 +85,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
       onClose: release,
     });
     c.req.raw.signal.addEventListener("abort", () => void body.cancel().catch(() => {}));
-    // Streams are long-lived by design: the server's idle timeout must not cut them (keep-alives still flow).
-    (c.env as { timeout?: (req: Request, seconds: number) => void } | undefined)?.timeout?.(c.req.raw, 0);
-    return new Response(body, {
-      headers: {
-        "Content-Type": "text/event-stream",
-        "Cache-Control": "no-store",
-        "X-Accel-Buffering": "no",
-      },
-    });
+    return eventStream(c, body);
   });
 
   return app;

@@ -14,7 +14,7 @@ import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { SESSION_COOKIE } from "../access/sessions.ts";
 import type { LiveRooms } from "../live/hub.ts";
-import { openRoomStream } from "../live/stream.ts";
+import { joinExisting, openRoomStream } from "../live/stream.ts";
 import { ACCESS_DENIED, errors, RoomError } from "../protocol/errors.ts";
 import { isRoomId } from "../protocol/ids.ts";
 import type { Clock } from "../protocol/time.ts";
@@ -23,7 +23,7 @@ import { addressKey, createAddressLimiter } from "./address-limit.ts";
 import { type AuthDeps, checkBearer, clientAddress, rateHeaders, UNAUTHORIZED } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 import { publicEvent, readRoomView } from "./room-view.ts";
-import { type StreamSlots, tooManyStreams } from "./stream-slots.ts";
+import { eventStream, type StreamSlots, tooManyStreams } from "./stream-slots.ts";
 
 export interface RoomWatchDeps extends AuthDeps {
   store: RoomStore;
@@ -130,26 +130,14 @@ export function roomWatchRoutes(deps: RoomWatchDeps): Hono<RequestIdEnv> {
       else streamsByAddress.set(address, n);
     };
     const body = await openRoomStream({
-      async join(watcher) {
-        const hub = await deps.live.join({ roomId, teamId: owner }, watcher);
-        if (hub.exists) return hub;
-        hub.leave();
-        throw errors.denied();
-      },
+      join: joinExisting(deps.live, { roomId, teamId: owner }),
       after,
       keepAliveMs: deps.keepAliveMs ?? 15_000,
       onClose: release,
       present: publicEvent,
     });
     c.req.raw.signal.addEventListener("abort", () => void body.cancel().catch(() => {}));
-    (c.env as { timeout?: (req: Request, seconds: number) => void } | undefined)?.timeout?.(c.req.raw, 0);
-    return new Response(body, {
-      headers: {
-        "Content-Type": "text/event-stream",
-        "Cache-Control": "no-store",
-        "X-Accel-Buffering": "no",
-      },
-    });
+    return eventStream(c, body);
   });
 
   return app;

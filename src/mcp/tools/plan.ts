@@ -15,7 +15,7 @@ import {
   taskStatus,
   unreadShape,
 } from "../schemas.ts";
-import { defineTool, type ExampleRoom } from "../tool.ts";
+import { defineTool, type ExampleRoom, type RoomToolCall } from "../tool.ts";
 
 /** Pending tasks whose every dependency exists and is done, by priority (null last) then plan order. */
 export function unblockedTasks(tasks: Task[], agent?: string): Task[] {
@@ -61,8 +61,15 @@ const dependsOn = z
   .max(LIMITS.dependsOnMax)
   .describe("Ids of tasks that must be done before this one can start (tasks of this room, no cycles).");
 const priority = z.number().int().min(-1_000_000).max(1_000_000).describe("Lower runs first.");
-const addedTask = (room: ExampleRoom) =>
+/** For examples: a task alice added to the room (the tools acting on a task need one). */
+export const addedTask = (room: ExampleRoom) =>
   room.call("add_task", { title: "Write the login endpoint", agentId: "alice" });
+
+/** get_my_summary and the compact profile's summary: the store's summary, with a hint when the room is new. */
+export async function mySummary(a: { roomId: string; agentId: string; limit?: number }, call: RoomToolCall) {
+  const summary = await call.store.summary(call.scope, a.agentId, a.limit ?? 20);
+  return summary.roomExists ? summary : { ...summary, hint: roomHint(a.roomId) };
+}
 
 /** The fields of update_task that change something (one at least). */
 const CHANGES = ["status", "owner", "title", "description", "depends_on", "priority", "note"] as const;
@@ -352,9 +359,6 @@ export const planTools = [
     effect: "write",
     acting: ["agentId"],
     example: async () => ({ agentId: "alice" }),
-    handler: async (a, call) => {
-      const summary = await call.store.summary(call.scope, a.agentId, a.limit ?? 20);
-      return summary.roomExists ? summary : { ...summary, hint: roomHint(a.roomId) };
-    },
+    handler: mySummary,
   }),
 ];

@@ -32,9 +32,6 @@ export function createLogger(
   };
 }
 
-/** Every record, on stderr. */
-export const stderrLogger: Logger = createLogger("debug");
-
 export const silentLogger: Logger = { log() {}, enabled: () => false };
 
 /** A short description of an unknown failure for the log: name and message, no stack of user data. */

@@ -5,7 +5,6 @@
  * tool each, with an action. Ten tools: the tenth is `wait` (wait_for_events).
  */
 import { z } from "zod";
-import { waitForEvents } from "../../live/wait.ts";
 import { RoomError } from "../../protocol/errors.ts";
 import { agentIdSchema, roomIdSchema } from "../../protocol/ids.ts";
 import { LIMITS } from "../../protocol/limits.ts";
@@ -23,6 +22,7 @@ import {
 } from "../schemas.ts";
 import { defineTool, type Profile } from "../tool.ts";
 import { claimPaths, claimReason, claimTtl, distinct } from "./claims.ts";
+import { waitFor } from "./events.ts";
 import { leaseSeconds } from "./leases.ts";
 import { addedTask, mySummary, unblockedTasks } from "./plan.ts";
 
@@ -76,16 +76,7 @@ export const compactTools = [
       await addedTask(r);
       return { agentId: "alice", timeoutSeconds: 0 };
     },
-    handler: (a, call) =>
-      waitForEvents({
-        store: call.store,
-        live: call.live,
-        scope: call.scope,
-        agent: a.agentId,
-        limit: a.limit ?? LIMITS.unreadDefault,
-        timeoutMs: (a.timeoutSeconds ?? LIMITS.waitSecondsDefault) * 1000,
-        ...(call.signal ? { signal: call.signal } : {}),
-      }),
+    handler: waitFor,
   }),
   defineTool({
     ...common,

@@ -3,6 +3,7 @@
  * the room), `after` / `Last-Event-ID` resume, `agentId` and `types` filters, limits per team and per process.
  * Streams end when the client goes, and all of them at shutdown (LiveRooms.close).
  */
+import type { Context } from "hono";
 import { Hono } from "hono";
 import type { LiveRooms } from "../live/hub.ts";
 import { joinExisting, openRoomStream } from "../live/stream.ts";
@@ -35,6 +36,11 @@ function seqOf(value: string | undefined, name: string): number | null {
   return Number(value);
 }
 
+/** Where a room stream resumes: after Last-Event-ID (a reconnect), else after `after`; null for new events only. */
+export function resumeAfter(c: Context): number | null {
+  return seqOf(c.req.header("last-event-id"), "Last-Event-ID") ?? seqOf(c.req.query("after"), "after");
+}
+
 function typesOf(value: string | undefined): Set<string> | undefined {
   if (value === undefined || value === "") return undefined;
   const types = value.split(",").map((t) => t.trim());
@@ -60,8 +66,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
     const roomId = c.req.param("roomId");
     if (!isRoomId(roomId)) throw errors.denied();
     if (principal.allowedRoomId !== undefined && principal.allowedRoomId !== roomId) throw errors.denied();
-    const after =
-      seqOf(c.req.header("last-event-id"), "Last-Event-ID") ?? seqOf(c.req.query("after"), "after");
+    const after = resumeAfter(c);
     const types = typesOf(c.req.query("types"));
     let agent = c.req.query("agentId") || undefined;
     if (agent !== undefined && !AGENT_ID.test(agent))

@@ -2,9 +2,9 @@
  * Structured logging: one JSON line per record on stderr. Callers pass facts, never secrets: no bearer, key,
  * token or digest is ever a field (tests scan the log for them).
  */
-export type LogLevel = "debug" | "info" | "warn" | "error";
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
-export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Logger {
   log(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;
@@ -31,9 +31,6 @@ export function createLogger(
     },
   };
 }
-
-/** Every record, on stderr. */
-export const stderrLogger: Logger = createLogger("debug");
 
 export const silentLogger: Logger = { log() {}, enabled: () => false };
 

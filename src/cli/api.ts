@@ -50,6 +50,19 @@ function failure(status: number, body: unknown, text: string): CliError {
   return new CliError(`${message} (${status})${hint}`);
 }
 
+/**
+ * roomd's error message of a failed answer read outside createApi (the streamed export, import and watch), as
+ * the other commands show it: `<message> (<status>)`.
+ */
+export async function answerFailure(res: Response): Promise<CliError> {
+  const text = await res.text();
+  let message = text.trim().slice(0, 200) || `HTTP ${res.status}`;
+  try {
+    message = (JSON.parse(text) as { error?: string }).error ?? message;
+  } catch {}
+  return new CliError(`${message} (${res.status})`);
+}
+
 export function createApi(credentials: Credentials): Api {
   const { url, key } = credentials;
   const headers = {

@@ -2,24 +2,10 @@
  * `roomctl approvals <room>`, `approve|reject <room> <id> [--note …]`: what agents asked a person to approve
  * (request_approval), and deciding it — a person's key only, exactly once (docs/people.md).
  */
+import { APPROVAL_STATUSES, type Approval } from "../protocol/people.ts";
 import { connect, seg } from "./api.ts";
 import { type Command, noMore, only, required, roomArg, str, UsageError } from "./kit.ts";
 import { clean, out, printJson, statusStyle, table, when } from "./output.ts";
-
-interface Approval {
-  id: string;
-  action: string;
-  details: Record<string, unknown>;
-  requestedBy: string;
-  status: string;
-  decidedBy?: string;
-  note?: string;
-  created_at: string;
-  decided_at?: string;
-  expires_at: string;
-}
-
-const STATUSES = ["pending", "approved", "rejected", "expired"];
 
 export const approvals: Command = {
   name: "approvals",
@@ -27,7 +13,7 @@ export const approvals: Command = {
   help: `usage: roomctl approvals <room> [--pending | --status S] [--json]
 
 Lists the room's approvals, oldest first: id, status, the action asked for, who asked,
-when, and who decided. --pending is --status pending; S is one of ${STATUSES.join(", ")}.
+when, and who decided. --pending is --status pending; S is one of ${APPROVAL_STATUSES.join(", ")}.
 Decide with roomctl approve / roomctl reject.
 
 example:
@@ -39,8 +25,8 @@ example:
     if (values.pending && str(values, "status") !== undefined)
       throw new UsageError("--pending or --status, not both");
     const status = values.pending ? "pending" : str(values, "status");
-    if (status !== undefined && !STATUSES.includes(status))
-      throw new UsageError(`--status must be one of ${STATUSES.join(", ")}`);
+    if (status !== undefined && !(APPROVAL_STATUSES as readonly string[]).includes(status))
+      throw new UsageError(`--status must be one of ${APPROVAL_STATUSES.join(", ")}`);
     const query = status ? `?status=${status}` : "";
     const { approvals: list } = await connect().get<{ approvals: Approval[] }>(
       `/rooms/${seg(roomId)}/approvals${query}`,

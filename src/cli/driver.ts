@@ -5,16 +5,10 @@
  * "Stale driver epoch …" or "Only the driver …" answer instead of acting on an old view.
  */
 import { AGENT_ID } from "../protocol/ids.ts";
+import type { DriverState } from "../protocol/people.ts";
 import { type Api, connect, seg } from "./api.ts";
 import { type Command, noMore, type OptionValues, only, roomArg, str, UsageError } from "./kit.ts";
 import { clean, fields, out, printJson, when } from "./output.ts";
-
-interface DriverState {
-  holder: string | null;
-  holderKind: "human" | "agent" | null;
-  epoch: number;
-  since: string | null;
-}
 
 /** The words after the room, joined; "-" reads the text from stdin. */
 async function textFrom(positionals: string[], what: string): Promise<string> {

@@ -4,19 +4,9 @@
  * the file is never held in memory. Without a file they use stdout / stdin, so `roomctl export a | roomctl import
  * b` copies a room.
  */
-import { USER_AGENT } from "./api.ts";
+import { answerFailure, USER_AGENT } from "./api.ts";
 import { resolveCredentials } from "./credentials.ts";
 import { CliError, type Command, noMore, roomArg } from "./kit.ts";
-
-/** roomd's error message of a failed answer, as the other commands show it: `<message> (<status>)`. */
-async function failure(res: Response): Promise<CliError> {
-  const text = await res.text();
-  let message = text.trim().slice(0, 200) || `HTTP ${res.status}`;
-  try {
-    message = (JSON.parse(text) as { error?: string }).error ?? message;
-  } catch {}
-  return new CliError(`${message} (${res.status})`);
-}
 
 export const exportRoom: Command = {
   name: "export",
@@ -39,7 +29,7 @@ examples:
     const res = await fetch(`${url}/rooms/${encodeURIComponent(roomId)}/export`, {
       headers: { Authorization: `Bearer ${key}`, "User-Agent": USER_AGENT },
     });
-    if (!res.ok || !res.body) throw await failure(res);
+    if (!res.ok || !res.body) throw await answerFailure(res);
     const out = typeof values.out === "string" ? values.out : undefined;
     const sink = out ? Bun.file(out).writer() : Bun.stdout.writer();
     let tail = "";
@@ -86,7 +76,7 @@ examples:
       },
       body: input ? Bun.file(input).stream() : Bun.stdin.stream(),
     });
-    if (res.status !== 201) throw await failure(res);
+    if (res.status !== 201) throw await answerFailure(res);
     const made = (await res.json()) as { roomId: string; head: number; headHash: string };
     process.stderr.write(`imported ${made.roomId}: ${made.head} events, headHash ${made.headHash}\n`);
     return 0;

@@ -7,7 +7,7 @@
  */
 import { AGENT_ID } from "../protocol/ids.ts";
 import type { RoomEvent } from "../protocol/records.ts";
-import { type Api, createApi, networkReason, seg, USER_AGENT } from "./api.ts";
+import { type Api, answerFailure, createApi, networkReason, seg, USER_AGENT } from "./api.ts";
 import { resolveCredentials } from "./credentials.ts";
 import { CliError, type Command, int, list, noMore, roomArg, str, UsageError } from "./kit.ts";
 import { clean, cut, paint } from "./output.ts";
@@ -158,14 +158,7 @@ examples:
             ...(Number.isFinite(retry) && retry > 0 ? { retryAfterMs: retry * 1000 } : {}),
           };
         }
-        if (!res.ok) {
-          const text = await res.text();
-          let message = text.trim().slice(0, 200) || `HTTP ${res.status}`;
-          try {
-            message = (JSON.parse(text) as { error?: string }).error ?? message;
-          } catch {}
-          throw new CliError(`${message} (${res.status})`);
-        }
+        if (!res.ok) throw await answerFailure(res);
         if (dropped) note(`reconnected; resuming after #${last}`);
         else if (!watching) note(`watching ${roomId} after #${last} (Ctrl-C to stop)`);
         watching = true;

@@ -3,32 +3,10 @@
  * offers, `fork` makes a new room from a prefix of the log, `verdicts` lists reviewers' verdicts.
  */
 import { AGENT_ID } from "../protocol/ids.ts";
+import { HANDOFF_STATUSES, type Handoff, type Verdict } from "../protocol/people.ts";
 import { connect, seg } from "./api.ts";
 import { type Command, int, list, noMore, roomArg, str, UsageError } from "./kit.ts";
 import { clean, out, printJson, statusStyle, table, when } from "./output.ts";
-
-interface Handoff {
-  id: string;
-  from: string;
-  to: string;
-  taskIds: string[];
-  contextIds: string[];
-  note: string;
-  status: string;
-  created_at: string;
-  closedBy?: string;
-}
-
-interface Verdict {
-  id: string;
-  verdict: string;
-  summary: string;
-  ref: string | null;
-  by: string;
-  created_at: string;
-}
-
-const HANDOFF_STATUSES = ["offered", "accepted", "declined", "cancelled"];
 
 export const handoff: Command = {
   name: "handoff",
@@ -93,7 +71,7 @@ example:
     const roomId = roomArg(positionals);
     noMore(positionals, 1);
     const status = str(values, "status");
-    if (status !== undefined && !HANDOFF_STATUSES.includes(status))
+    if (status !== undefined && !(HANDOFF_STATUSES as readonly string[]).includes(status))
       throw new UsageError(`--status must be one of ${HANDOFF_STATUSES.join(", ")}`);
     const { handoffs: rows } = await connect().get<{ handoffs: Handoff[] }>(
       `/rooms/${seg(roomId)}/handoffs${status ? `?status=${status}` : ""}`,

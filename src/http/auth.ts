@@ -77,19 +77,33 @@ export function proxiedPerson(
   c: Context,
   proxy: TrustedProxy | null | undefined,
 ): { teamId: string; humanId: string } | null {
+  const humanId = proxyAssertion(c, proxy, clientAddress(c));
+  return proxy && humanId !== undefined && HUMAN_ID.test(humanId) ? { teamId: proxy.teamId, humanId } : null;
+}
+
+/** The trimmed identity header of a request the trusted proxy sent (from `address`); undefined for any other. */
+function proxyAssertion(
+  c: Context,
+  proxy: TrustedProxy | null | undefined,
+  address: string,
+): string | undefined {
   const asserted = proxy ? c.req.header(proxy.header) : undefined;
-  if (!proxy || asserted === undefined || !peerAllowed(clientAddress(c), proxy.cidrs)) return null;
-  const humanId = asserted.trim();
-  return HUMAN_ID.test(humanId) ? { teamId: proxy.teamId, humanId } : null;
+  if (!proxy || asserted === undefined || !peerAllowed(address, proxy.cidrs)) return undefined;
+  return asserted.trim();
+}
+
+/** The 429 of an address over the failed-authentication limit (auth-failures.ts). */
+export function tooManyFailures(c: Context): Response {
+  c.header("Retry-After", "60");
+  return c.json({ error: "Too many failed authentication attempts" }, 429);
 }
 
 /** The whole check for one request; the caller answers `failure` as is. */
 export async function checkBearer(c: Context, deps: AuthDeps, bucket: Bucket): Promise<Checked> {
   const address = clientAddress(c);
   const proxy = deps.proxy;
-  const asserted = proxy ? c.req.header(proxy.header) : undefined;
-  if (proxy && asserted !== undefined && peerAllowed(address, proxy.cidrs)) {
-    const humanId = asserted.trim();
+  const humanId = proxyAssertion(c, proxy, address);
+  if (proxy && humanId !== undefined) {
     if (!HUMAN_ID.test(humanId)) {
       return {
         failure: c.json(
@@ -112,8 +126,7 @@ export async function checkBearer(c: Context, deps: AuthDeps, bucket: Bucket): P
   const sessionId = bearer === null && deps.sessions ? sessionIdOf(c) : undefined;
   if (sessionId !== undefined && deps.sessions) {
     if (deps.failures.blocked(address)) {
-      c.header("Retry-After", "60");
-      return { failure: c.json({ error: "Too many failed authentication attempts" }, 429) };
+      return { failure: tooManyFailures(c) };
     }
     const admitted = await admitSession(c, deps.sessions, sessionId, bucket);
     if ("failure" in admitted) {
@@ -125,8 +138,7 @@ export async function checkBearer(c: Context, deps: AuthDeps, bucket: Bucket): P
   // Over the failure limit, only store lookups are refused: env keys cost no store work, so they still pass even
   // when other clients behind the same address (a load balancer) keep failing.
   if (deps.failures.blocked(address) && !(bearer !== null && deps.gate.knows(bearer))) {
-    c.header("Retry-After", "60");
-    return { failure: c.json({ error: "Too many failed authentication attempts" }, 429) };
+    return { failure: tooManyFailures(c) };
   }
   return settle(c, deps, address, await deps.gate(bearer, bucket));
 }

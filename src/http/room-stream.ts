@@ -3,16 +3,17 @@
  * the room), `after` / `Last-Event-ID` resume, `agentId` and `types` filters, limits per team and per process.
  * Streams end when the client goes, and all of them at shutdown (LiveRooms.close).
  */
+import type { Context } from "hono";
 import { Hono } from "hono";
 import type { LiveRooms } from "../live/hub.ts";
-import { openRoomStream } from "../live/stream.ts";
+import { joinExisting, openRoomStream } from "../live/stream.ts";
 import { errors, RoomError } from "../protocol/errors.ts";
 import { AGENT_ID, isRoomId } from "../protocol/ids.ts";
 import { LIMITS } from "../protocol/limits.ts";
 import { hasControl } from "../protocol/validation.ts";
 import { type AuthDeps, checkBearer } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
-import { type StreamSlots, tooManyStreams } from "./stream-slots.ts";
+import { eventStream, type StreamSlots, tooManyStreams } from "./stream-slots.ts";
 
 export interface StreamRouteDeps extends AuthDeps {
   live: LiveRooms;
@@ -33,6 +34,11 @@ function seqOf(value: string | undefined, name: string): number | null {
       `${name} must be an event seq (digits), got ${JSON.stringify(value.slice(0, 40))}`,
     );
   return Number(value);
+}
+
+/** Where a room stream resumes: after Last-Event-ID (a reconnect), else after `after`; null for new events only. */
+export function resumeAfter(c: Context): number | null {
+  return seqOf(c.req.header("last-event-id"), "Last-Event-ID") ?? seqOf(c.req.query("after"), "after");
 }
 
 function typesOf(value: string | undefined): Set<string> | undefined {
@@ -60,8 +66,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
     const roomId = c.req.param("roomId");
     if (!isRoomId(roomId)) throw errors.denied();
     if (principal.allowedRoomId !== undefined && principal.allowedRoomId !== roomId) throw errors.denied();
-    const after =
-      seqOf(c.req.header("last-event-id"), "Last-Event-ID") ?? seqOf(c.req.query("after"), "after");
+    const after = resumeAfter(c);
     const types = typesOf(c.req.query("types"));
     let agent = c.req.query("agentId") || undefined;
     if (agent !== undefined && !AGENT_ID.test(agent))
@@ -77,12 +82,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
     const release = slot.release;
     // Joining reads the room once: another team's room is denied, an unknown one reads the same (404).
     const body = await openRoomStream({
-      async join(watcher) {
-        const hub = await deps.live.join({ roomId, teamId: principal.teamId }, watcher);
-        if (hub.exists) return hub;
-        hub.leave();
-        throw errors.denied();
-      },
+      join: joinExisting(deps.live, { roomId, teamId: principal.teamId }),
       after,
       ...(agent !== undefined ? { agent } : {}),
       ...(types ? { types } : {}),
@@ -90,15 +90,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
       onClose: release,
     });
     c.req.raw.signal.addEventListener("abort", () => void body.cancel().catch(() => {}));
-    // Streams are long-lived by design: the server's idle timeout must not cut them (keep-alives still flow).
-    (c.env as { timeout?: (req: Request, seconds: number) => void } | undefined)?.timeout?.(c.req.raw, 0);
-    return new Response(body, {
-      headers: {
-        "Content-Type": "text/event-stream",
-        "Cache-Control": "no-store",
-        "X-Accel-Buffering": "no",
-      },
-    });
+    return eventStream(c, body);
   });
 
   return app;

@@ -14,16 +14,17 @@ import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { SESSION_COOKIE } from "../access/sessions.ts";
 import type { LiveRooms } from "../live/hub.ts";
-import { openRoomStream } from "../live/stream.ts";
-import { ACCESS_DENIED, errors, RoomError } from "../protocol/errors.ts";
+import { joinExisting, openRoomStream } from "../live/stream.ts";
+import { ACCESS_DENIED, errors } from "../protocol/errors.ts";
 import { isRoomId } from "../protocol/ids.ts";
 import type { Clock } from "../protocol/time.ts";
 import type { RoomStore } from "../store/types.ts";
 import { addressKey, createAddressLimiter } from "./address-limit.ts";
 import { type AuthDeps, checkBearer, clientAddress, rateHeaders, UNAUTHORIZED } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
+import { resumeAfter } from "./room-stream.ts";
 import { publicEvent, readRoomView } from "./room-view.ts";
-import { type StreamSlots, tooManyStreams } from "./stream-slots.ts";
+import { eventStream, type StreamSlots, tooManyStreams } from "./stream-slots.ts";
 
 export interface RoomWatchDeps extends AuthDeps {
   store: RoomStore;
@@ -48,17 +49,6 @@ function hasCredentials(c: Context, deps: RoomWatchDeps): boolean {
     getCookie(c, SESSION_COOKIE) !== undefined ||
     (deps.proxy != null && c.req.header(deps.proxy.header) !== undefined)
   );
-}
-
-/** A seq from `after` or Last-Event-ID: digits only. */
-function seqOf(value: string | undefined, name: string): number | null {
-  if (value === undefined || value === "") return null;
-  if (!/^\d{1,15}$/.test(value))
-    throw new RoomError(
-      "invalid",
-      `${name} must be an event seq (digits), got ${JSON.stringify(value.slice(0, 40))}`,
-    );
-  return Number(value);
 }
 
 export function roomWatchRoutes(deps: RoomWatchDeps): Hono<RequestIdEnv> {
@@ -106,8 +96,7 @@ export function roomWatchRoutes(deps: RoomWatchDeps): Hono<RequestIdEnv> {
     const roomId = c.req.param("roomId");
     const refused = admitPublic(c);
     if (refused) return refused;
-    const after =
-      seqOf(c.req.header("last-event-id"), "Last-Event-ID") ?? seqOf(c.req.query("after"), "after");
+    const after = resumeAfter(c);
     const owner = isRoomId(roomId) ? await ownerOf(roomId) : null;
     if (owner === null) return c.json({ error: ACCESS_DENIED }, 404);
     const address = addressKey(clientAddress(c));
@@ -130,26 +119,14 @@ export function roomWatchRoutes(deps: RoomWatchDeps): Hono<RequestIdEnv> {
       else streamsByAddress.set(address, n);
     };
     const body = await openRoomStream({
-      async join(watcher) {
-        const hub = await deps.live.join({ roomId, teamId: owner }, watcher);
-        if (hub.exists) return hub;
-        hub.leave();
-        throw errors.denied();
-      },
+      join: joinExisting(deps.live, { roomId, teamId: owner }),
       after,
       keepAliveMs: deps.keepAliveMs ?? 15_000,
       onClose: release,
       present: publicEvent,
     });
     c.req.raw.signal.addEventListener("abort", () => void body.cancel().catch(() => {}));
-    (c.env as { timeout?: (req: Request, seconds: number) => void } | undefined)?.timeout?.(c.req.raw, 0);
-    return new Response(body, {
-      headers: {
-        "Content-Type": "text/event-stream",
-        "Cache-Control": "no-store",
-        "X-Accel-Buffering": "no",
-      },
-    });
+    return eventStream(c, body);
   });
 
   return app;

@@ -5,6 +5,8 @@
  * their own per-address limit, room-watch.ts).
  */
 
+import type { Context } from "hono";
+
 export type SlotRefusal = "STREAMS_PER_PROCESS" | "STREAMS_PER_TEAM";
 
 export interface StreamSlots {
@@ -55,3 +57,23 @@ export const tooManyStreams = (which: SlotRefusal) =>
     status: 429,
     headers: { "Content-Type": "application/json", "Retry-After": "5" },
   });
+
+/**
+ * Lifts the server's idle timeout for this request (Bun's `server.timeout`, reached through the Hono env): a
+ * stream or a long download is long-lived by design and must not be cut while it still flows.
+ */
+export function untimed(c: Context): void {
+  (c.env as { timeout?: (req: Request, seconds: number) => void } | undefined)?.timeout?.(c.req.raw, 0);
+}
+
+/** The answer of a long-lived Server-Sent Events stream: untimed, never cached, never buffered by a proxy. */
+export function eventStream(c: Context, body: ReadableStream<Uint8Array>): Response {
+  untimed(c);
+  return new Response(body, {
+    headers: {
+      "Content-Type": "text/event-stream",
+      "Cache-Control": "no-store",
+      "X-Accel-Buffering": "no",
+    },
+  });
+}

@@ -4,9 +4,10 @@
  * the store for a client that fell behind it). So a slow client costs no memory beyond one batch, the switch from
  * replay to live can neither skip nor repeat an event, and a reconnect with Last-Event-ID resumes exactly after it.
  */
+import { errors } from "../protocol/errors.ts";
 import type { RoomEvent } from "../protocol/records.ts";
-import type { SignalKind } from "../store/types.ts";
-import type { RoomHub, Watcher } from "./hub.ts";
+import type { RoomScope, SignalKind } from "../store/types.ts";
+import type { LiveRooms, RoomHub, Watcher } from "./hub.ts";
 
 /** Events read per pull. */
 const BATCH = 100;
@@ -26,6 +27,19 @@ export interface StreamOptions {
   /** What each event's `data:` shows (default: the whole event); the public stream leaves payloads out. */
   present?: (event: RoomEvent) => object;
 }
+
+/**
+ * The `join` of a stream of a room that must exist in `scope`'s team: joining reads the room once, and a room the
+ * team does not own (another team's, an unknown one) is denied with nothing left behind.
+ */
+export const joinExisting =
+  (live: LiveRooms, scope: RoomScope) =>
+  async (watcher: Watcher): Promise<RoomHub & { start: number }> => {
+    const hub = await live.join(scope, watcher);
+    if (hub.exists) return hub;
+    hub.leave();
+    throw errors.denied();
+  };
 
 const encoder = new TextEncoder();
 

@@ -41,21 +41,6 @@ export interface CallDeps {
  */
 export type ToolOutcome = "ok" | RoomErrorKind | "rate_limited" | "unknown_tool" | "internal";
 
-export const TOOL_OUTCOMES: readonly ToolOutcome[] = [
-  "ok",
-  "invalid",
-  "not_found",
-  "conflict",
-  "locked",
-  "denied",
-  "forbidden",
-  "limit",
-  "store_unavailable",
-  "rate_limited",
-  "unknown_tool",
-  "internal",
-];
-
 /** Outcome of one call, for logging and metrics by the caller. */
 export interface CallOutcome {
   result: CallToolResult;

@@ -8,7 +8,7 @@
 
 import { Hono } from "hono";
 import { checkBearer } from "../http/auth.ts";
-import { tooManyStreams } from "../http/stream-slots.ts";
+import { eventStream, tooManyStreams } from "../http/stream-slots.ts";
 import type { Watcher } from "../live/hub.ts";
 import { RoomError } from "../protocol/errors.ts";
 import type { WebDeps } from "./shared.ts";
@@ -133,14 +133,7 @@ export function dashboardStreamRoutes(deps: WebDeps): Hono {
       cancel: end,
     });
     c.req.raw.signal.addEventListener("abort", end);
-    (c.env as { timeout?: (req: Request, seconds: number) => void } | undefined)?.timeout?.(c.req.raw, 0);
-    return new Response(body, {
-      headers: {
-        "Content-Type": "text/event-stream",
-        "Cache-Control": "no-store",
-        "X-Accel-Buffering": "no",
-      },
-    });
+    return eventStream(c, body);
   });
   return app;
 }

@@ -20,7 +20,7 @@ import {
   SESSION_COOKIE,
   type SignIn,
 } from "../access/sessions.ts";
-import { checkBearer, clientAddress } from "../http/auth.ts";
+import { checkBearer, clientAddress, tooManyFailures } from "../http/auth.ts";
 import { parseBody } from "../http/errors.ts";
 import { CSRF_HEADER, csrfRefusal } from "../http/session-auth.ts";
 import { isRoomId } from "../protocol/ids.ts";
@@ -134,10 +134,7 @@ ${
     if (nonce === undefined || !csrfMatches(nonce, c.req.header(CSRF_HEADER)))
       return c.json({ error: "Missing or wrong X-CSRF-Token (reload the sign-in page)" }, 403);
     const address = clientAddress(c);
-    if (deps.failures.blocked(address)) {
-      c.header("Retry-After", "60");
-      return c.json({ error: "Too many failed authentication attempts" }, 429);
-    }
+    if (deps.failures.blocked(address)) return tooManyFailures(c);
     const body = await parseBody(c, loginBody);
     const result: SignIn = await deps.sessions.signIn(body.key);
     if (!result.ok) {

@@ -8,6 +8,7 @@ import { Hono } from "hono";
 import { openExport } from "../../moving/export.ts";
 import { errors, RoomError } from "../../protocol/errors.ts";
 import type { AuthEnv } from "../auth.ts";
+import { untimed } from "../stream-slots.ts";
 import { type RoomRouteDeps, scopeOf } from "./shared.ts";
 
 const encoder = new TextEncoder();
@@ -41,7 +42,7 @@ export function exportRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
       { highWaterMark: 16 },
     );
     // A big room takes a while: the server's idle timeout must not cut the download.
-    (c.env as { timeout?: (req: Request, seconds: number) => void } | undefined)?.timeout?.(c.req.raw, 0);
+    untimed(c);
     return new Response(body, {
       headers: {
         "Content-Type": "application/x-ndjson",

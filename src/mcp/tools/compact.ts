@@ -5,12 +5,11 @@
  * tool each, with an action. Ten tools: the tenth is `wait` (wait_for_events).
  */
 import { z } from "zod";
-import { waitForEvents } from "../../live/wait.ts";
 import { RoomError } from "../../protocol/errors.ts";
 import { agentIdSchema, roomIdSchema } from "../../protocol/ids.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { validatePayload } from "../../protocol/payloads.ts";
-import { BROADCAST, roomHint } from "../../protocol/records.ts";
+import { BROADCAST } from "../../protocol/records.ts";
 import { jsonObject, line } from "../../protocol/validation.ts";
 import {
   contextId,
@@ -21,10 +20,11 @@ import {
   taskId,
   taskStatus,
 } from "../schemas.ts";
-import { defineTool, type ExampleRoom, type Profile } from "../tool.ts";
+import { defineTool, type Profile } from "../tool.ts";
 import { claimPaths, claimReason, claimTtl, distinct } from "./claims.ts";
+import { waitFor } from "./events.ts";
 import { leaseSeconds } from "./leases.ts";
-import { unblockedTasks } from "./plan.ts";
+import { addedTask, mySummary, unblockedTasks } from "./plan.ts";
 
 const COMPACT: readonly Profile[] = ["compact"];
 const room = roomIdSchema.describe("Room; default: X-Roomd-Room header or your invite's room.");
@@ -32,8 +32,6 @@ const me = agentIdSchema.describe("You; default: X-Roomd-Agent header or your ke
 const common = { context: "optional", profiles: COMPACT, terse: true } as const;
 
 const invalid = (message: string) => new RoomError("invalid", `Invalid arguments: ${message}`);
-const addedTask = (r: ExampleRoom) =>
-  r.call("add_task", { title: "Write the login endpoint", agentId: "alice" });
 
 export const compactTools = [
   defineTool({
@@ -51,10 +49,7 @@ export const compactTools = [
     effect: "write",
     acting: ["agentId"],
     example: async () => ({ agentId: "alice" }),
-    handler: async (a, call) => {
-      const summary = await call.store.summary(call.scope, a.agentId, a.limit ?? 20);
-      return summary.roomExists ? summary : { ...summary, hint: roomHint(a.roomId) };
-    },
+    handler: mySummary,
   }),
   defineTool({
     ...common,
@@ -81,16 +76,7 @@ export const compactTools = [
       await addedTask(r);
       return { agentId: "alice", timeoutSeconds: 0 };
     },
-    handler: (a, call) =>
-      waitForEvents({
-        store: call.store,
-        live: call.live,
-        scope: call.scope,
-        agent: a.agentId,
-        limit: a.limit ?? LIMITS.unreadDefault,
-        timeoutMs: (a.timeoutSeconds ?? LIMITS.waitSecondsDefault) * 1000,
-        ...(call.signal ? { signal: call.signal } : {}),
-      }),
+    handler: waitFor,
   }),
   defineTool({
     ...common,

@@ -17,7 +17,7 @@ import {
   roomId,
   unreadShape,
 } from "../schemas.ts";
-import { defineTool, type ExampleRoom, Noted } from "../tool.ts";
+import { defineTool, type ExampleRoom, Noted, type RoomToolCall } from "../tool.ts";
 
 const eventType = line(1, LIMITS.eventTypeMax).describe(
   "Event type, an open string such as task_blocked or question (not one of the types roomd appends itself, see the protocol).",
@@ -61,6 +61,23 @@ const postedEvent = (room: ExampleRoom) =>
   room.call("post_event", { type: "build_failed", from: "alice", payload: { job: 42 } });
 
 const EVENT_NOT_FOUND = "Event not found: <id>";
+
+/** wait_for_events and the compact profile's wait: the defaults, then the live wait (live/wait.ts). */
+export function waitFor(
+  a: { agentId: string; limit?: number; timeoutSeconds?: number; types?: string[] },
+  call: RoomToolCall,
+) {
+  return waitForEvents({
+    store: call.store,
+    live: call.live,
+    scope: call.scope,
+    agent: a.agentId,
+    limit: a.limit ?? LIMITS.unreadDefault,
+    timeoutMs: (a.timeoutSeconds ?? LIMITS.waitSecondsDefault) * 1000,
+    ...(a.types ? { types: new Set(a.types) } : {}),
+    ...(call.signal ? { signal: call.signal } : {}),
+  });
+}
 
 export const eventTools = [
   defineTool({
@@ -163,17 +180,7 @@ export const eventTools = [
       await postedEvent(room);
       return { agentId: "alice", timeoutSeconds: 0 };
     },
-    handler: (a, call) =>
-      waitForEvents({
-        store: call.store,
-        live: call.live,
-        scope: call.scope,
-        agent: a.agentId,
-        limit: a.limit ?? LIMITS.unreadDefault,
-        timeoutMs: (a.timeoutSeconds ?? LIMITS.waitSecondsDefault) * 1000,
-        ...(a.types ? { types: new Set(a.types) } : {}),
-        ...(call.signal ? { signal: call.signal } : {}),
-      }),
+    handler: waitFor,
   }),
   defineTool({
     name: "mark_event_read",

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
 import { actingAgentId, roomId, taskId, taskShape } from "../schemas.ts";
-import { defineTool, type ExampleRoom } from "../tool.ts";
+import { defineTool } from "../tool.ts";
+import { addedTask } from "./plan.ts";
 
 const PLAN_LOCKED = "Plan is locked by <agent> until <time>; retry after it";
 export const CLAIM_ERRORS = [
@@ -29,9 +30,6 @@ export const expectedTaskVersion = z
   .int()
   .min(1)
   .describe("The version you read; the claim is refused if the task changed since.");
-
-const addedTask = (room: ExampleRoom) =>
-  room.call("add_task", { title: "Write the login endpoint", agentId: "alice" });
 
 export const leaseTools = [
   defineTool({

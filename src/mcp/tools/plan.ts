@@ -15,7 +15,7 @@ import {
   taskStatus,
   unreadShape,
 } from "../schemas.ts";
-import { defineTool, type ExampleRoom } from "../tool.ts";
+import { defineTool, type ExampleRoom, type RoomToolCall } from "../tool.ts";
 
 /** Pending tasks whose every dependency exists and is done, by priority (null last) then plan order. */
 export function unblockedTasks(tasks: Task[], agent?: string): Task[] {
@@ -32,6 +32,15 @@ export function unblockedTasks(tasks: Task[], agent?: string): Task[] {
     .sort((a, b) => rank(a.task) - rank(b.task) || a.order - b.order)
     .map((x) => x.task);
 }
+
+/** The optional version check every task change takes; `what` names the refused change in its description. */
+const expectedVersion = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`The version you read; the ${what} is refused if the task changed since.`);
 
 const PLAN_LOCKED = "Plan is locked by <agent> until <time>; retry after it";
 const DEPENDENCY_ERRORS = [
@@ -52,8 +61,15 @@ const dependsOn = z
   .max(LIMITS.dependsOnMax)
   .describe("Ids of tasks that must be done before this one can start (tasks of this room, no cycles).");
 const priority = z.number().int().min(-1_000_000).max(1_000_000).describe("Lower runs first.");
-const addedTask = (room: ExampleRoom) =>
+/** For examples: a task alice added to the room (the tools acting on a task need one). */
+export const addedTask = (room: ExampleRoom) =>
   room.call("add_task", { title: "Write the login endpoint", agentId: "alice" });
+
+/** get_my_summary and the compact profile's summary: the store's summary, with a hint when the room is new. */
+export async function mySummary(a: { roomId: string; agentId: string; limit?: number }, call: RoomToolCall) {
+  const summary = await call.store.summary(call.scope, a.agentId, a.limit ?? 20);
+  return summary.roomExists ? summary : { ...summary, hint: roomHint(a.roomId) };
+}
 
 /** The fields of update_task that change something (one at least). */
 const CHANGES = ["status", "owner", "title", "description", "depends_on", "priority", "note"] as const;
@@ -131,12 +147,7 @@ export const planTools = [
           .optional()
           .describe("Progress note, kept in the task_updated event."),
         agentId: actingAgentId.optional(),
-        expectedVersion: z
-          .number()
-          .int()
-          .min(1)
-          .optional()
-          .describe("The version you read; the update is refused if the task changed since."),
+        expectedVersion: expectedVersion("update"),
       })
       .refine((a) => CHANGES.some((field) => a[field] !== undefined), {
         error: `give at least one of ${CHANGES.join(", ")}`,
@@ -176,12 +187,7 @@ export const planTools = [
       taskId,
       priority: priority.nullable().describe("The new priority (lower runs first), or null to clear it."),
       agentId: actingAgentId.optional(),
-      expectedVersion: z
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .describe("The version you read; the change is refused if the task changed since."),
+      expectedVersion: expectedVersion("change"),
     }),
     output: taskShape,
     effect: "write",
@@ -209,12 +215,7 @@ export const planTools = [
       taskId,
       force: z.boolean().optional().describe("Delete even while other tasks depend on it (default false)."),
       agentId: actingAgentId.optional(),
-      expectedVersion: z
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .describe("The version you read; the deletion is refused if the task changed since."),
+      expectedVersion: expectedVersion("deletion"),
     }),
     output: taskShape,
     effect: "destructive",
@@ -247,12 +248,7 @@ export const planTools = [
       taskId,
       dependsOn: taskId.describe("The task that must be done first (e.g. task-2)."),
       agentId: actingAgentId.optional(),
-      expectedVersion: z
-        .number()
-        .int()
-        .min(1)
-        .optional()
-        .describe("The version you read; the change is refused if the task changed since."),
+      expectedVersion: expectedVersion("change"),
     }),
     output: taskShape,
     effect: "write",
@@ -363,9 +359,6 @@ export const planTools = [
     effect: "write",
     acting: ["agentId"],
     example: async () => ({ agentId: "alice" }),
-    handler: async (a, call) => {
-      const summary = await call.store.summary(call.scope, a.agentId, a.limit ?? 20);
-      return summary.roomExists ? summary : { ...summary, hint: roomHint(a.roomId) };
-    },
+    handler: mySummary,
   }),
 ];

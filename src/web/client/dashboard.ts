@@ -176,6 +176,26 @@ async function loadRoom(roomId: string): Promise<void> {
   drawRooms();
 }
 
+/** The row header of a key or an invite: its id and the hint of its secret. */
+const idCell = (id: string, hint: string) =>
+  el("th", { attrs: { scope: "row" } }, el("code", null, id), " ", el("span", { class: "meta" }, hint));
+
+/** The cell of a key's or an invite's Revoke button (`label` names it for assistive technology). */
+const revokeCell = (label: string, revoke: () => Promise<void>) =>
+  el(
+    "td",
+    null,
+    el(
+      "button",
+      {
+        class: "danger small",
+        attrs: { type: "button", "aria-label": label },
+        on: { click: () => act(revoke) },
+      },
+      "Revoke",
+    ),
+  );
+
 // ── keys ───────────────────────────────────────────────────────────────────────────────────────────────────────
 
 async function loadKeys(): Promise<void> {
@@ -190,13 +210,7 @@ async function loadKeys(): Promise<void> {
       el(
         "tr",
         null,
-        el(
-          "th",
-          { attrs: { scope: "row" } },
-          el("code", null, k.keyId),
-          " ",
-          el("span", { class: "meta" }, k.hint),
-        ),
+        idCell(k.keyId, k.hint),
         el(
           "td",
           null,
@@ -204,26 +218,11 @@ async function loadKeys(): Promise<void> {
         ),
         el("td", null, k.note ?? ""),
         el("td", null, time(k.createdAt)),
-        el(
-          "td",
-          null,
-          el(
-            "button",
-            {
-              class: "danger small",
-              attrs: { type: "button", "aria-label": `Revoke key ${k.keyId}` },
-              on: {
-                click: () =>
-                  act(async () => {
-                    if (!window.confirm(`Revoke ${k.keyId}? It stops working at once.`)) return;
-                    await api("DELETE", `/admin/keys/${encodeURIComponent(k.keyId)}`);
-                    await loadKeys();
-                  }),
-              },
-            },
-            "Revoke",
-          ),
-        ),
+        revokeCell(`Revoke key ${k.keyId}`, async () => {
+          if (!window.confirm(`Revoke ${k.keyId}? It stops working at once.`)) return;
+          await api("DELETE", `/admin/keys/${encodeURIComponent(k.keyId)}`);
+          await loadKeys();
+        }),
       ),
     ),
   );
@@ -251,37 +250,16 @@ async function loadInvites(): Promise<void> {
       el(
         "tr",
         null,
-        el(
-          "th",
-          { attrs: { scope: "row" } },
-          el("code", null, i.tokenId),
-          " ",
-          el("span", { class: "meta" }, i.hint),
-        ),
+        idCell(i.tokenId, i.hint),
         el("td", null, i.humanId ? `person ${i.humanId}` : "agent"),
         el("td", null, time(i.expiresAt)),
-        el(
-          "td",
-          null,
-          el(
-            "button",
-            {
-              class: "danger small",
-              attrs: { type: "button", "aria-label": `Revoke invite ${i.tokenId}` },
-              on: {
-                click: () =>
-                  act(async () => {
-                    await api(
-                      "DELETE",
-                      `/admin/rooms/${encodeURIComponent(roomId)}/invites/${encodeURIComponent(i.tokenId)}`,
-                    );
-                    await loadInvites();
-                  }),
-              },
-            },
-            "Revoke",
-          ),
-        ),
+        revokeCell(`Revoke invite ${i.tokenId}`, async () => {
+          await api(
+            "DELETE",
+            `/admin/rooms/${encodeURIComponent(roomId)}/invites/${encodeURIComponent(i.tokenId)}`,
+          );
+          await loadInvites();
+        }),
       ),
     ),
   );

@@ -1,30 +1,22 @@
-import { Database } from "bun:sqlite";
-/** The conformance suite on a SQLite file in a fresh temp dir; the second instance is a second Database handle. */
+/**
+ * The conformance suite on a SQLite file in a fresh temp dir (sqliteE2e); the second instance is a second Database
+ * handle.
+ */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { openWith } from "../support/stores.ts";
-import { type OpenOptions, runConformance } from "./conformance.ts";
+import { dirname, join, resolve } from "node:path";
+import { openWith, sqliteE2e } from "../support/stores.ts";
+import { backingFactory, runConformance } from "./conformance.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "roomd-conformance-"));
-const path = join(dir, "roomd.sqlite");
-const open = (now: () => number, options?: OpenOptions) =>
-  openWith({ store: "sqlite", sqlitePath: path }, { now, ...options });
+const backing = sqliteE2e();
 
 runConformance("sqlite", {
-  driver: "sqlite",
-  open,
-  openSecond: open,
+  ...backingFactory("sqlite", backing),
   lacks: { outage: "embedded file in this process: there is no server to become unreachable" },
-  cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-  corruptTask: async (roomId, taskId) => {
-    const db = new Database(path);
-    try {
-      db.run("UPDATE tasks SET json = ? WHERE room_id = ? AND id = ?", ['{"id": "broken', roomId, taskId]);
-    } finally {
-      db.close();
-    }
+  cleanup: async () => {
+    const settings = await backing.settings();
+    if (settings.store === "sqlite") rmSync(dirname(settings.sqlitePath), { recursive: true, force: true });
   },
 });
 

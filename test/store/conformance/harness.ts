@@ -15,7 +15,7 @@ import type {
   StoreLimits,
 } from "../../../src/store/access-types.ts";
 import type { EventRetention } from "../../../src/store/move-types.ts";
-import type { NewTask, RoomScope, RoomStore, StoreDriver } from "../../../src/store/types.ts";
+import type { NewContext, NewTask, RoomScope, RoomStore, StoreDriver } from "../../../src/store/types.ts";
 import { type E2eStore, openWith } from "../../support/stores.ts";
 
 /** Something a driver may lack; the tests that need it are skipped with the driver's written reason. */
@@ -125,6 +125,16 @@ export function newTask(title: string, extra: Partial<NewTask> = {}): NewTask {
 }
 
 export const notePayload = (text = "hello") => ({ text });
+
+/** A note entry of author "a" whose payload text is its summary; `extra` overrides any field. */
+export const newNote = (summary: string, extra: Partial<NewContext> = {}): NewContext => ({
+  type: "note",
+  summary,
+  consuming_agents: [],
+  payload: notePayload(summary),
+  author: "a",
+  ...extra,
+});
 
 export const apiContractPayload = () => ({
   service: "users",

@@ -15,6 +15,7 @@ import type {
   StoreLimits,
 } from "../../../src/store/access-types.ts";
 import type { EventRetention } from "../../../src/store/move-types.ts";
+import type { NewHandoff } from "../../../src/store/people-types.ts";
 import type { NewContext, NewTask, RoomScope, RoomStore, StoreDriver } from "../../../src/store/types.ts";
 import { type E2eStore, openWith } from "../../support/stores.ts";
 
@@ -133,6 +134,23 @@ export const newNote = (summary: string, extra: Partial<NewContext> = {}): NewCo
   consuming_agents: [],
   payload: notePayload(summary),
   author: "a",
+  ...extra,
+});
+
+/** `from`'s own offer, as an agent, of `taskIds` to `to`, with note "n" and no context; `extra` overrides. */
+export const agentOffer = (
+  from: string,
+  to: string,
+  taskIds: string[],
+  extra: Partial<NewHandoff> = {},
+): NewHandoff => ({
+  from,
+  to,
+  taskIds,
+  contextIds: [],
+  note: "n",
+  offeredBy: from,
+  agentOffer: true,
   ...extra,
 });
 

@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { runToEnd } from "../support/run.ts";
 import { openWith, sqliteE2e } from "../support/stores.ts";
 import { backingFactory, runConformance } from "./conformance.ts";
 
@@ -42,21 +43,12 @@ describe("sqlite driver: several processes on one file", () => {
     const procDir = mkdtempSync(join(tmpdir(), "roomd-procs-"));
     const file = join(procDir, "roomd.sqlite");
     try {
-      const procs = [0, 1, 2, 3].map((p) =>
-        Bun.spawn(["bun", "-e", worker, "--", file, scope.roomId, scope.teamId, `p${p}`], {
-          stdout: "pipe",
-          stderr: "pipe",
-        }),
-      );
       const outputs = await Promise.all(
-        procs.map(async (proc) => {
-          const [out, err, code] = await Promise.all([
-            new Response(proc.stdout).text(),
-            new Response(proc.stderr).text(),
-            proc.exited,
-          ]);
+        [0, 1, 2, 3].map(async (p) => {
+          const args = ["--", file, scope.roomId, scope.teamId, `p${p}`];
+          const { code, stdout, stderr: err } = await runToEnd(["bun", "-e", worker, ...args]);
           expect({ code, err }).toEqual({ code: 0, err: "" });
-          return out;
+          return stdout;
         }),
       );
       const store = await openWith({ store: "sqlite", sqlitePath: file });

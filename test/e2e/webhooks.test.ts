@@ -20,7 +20,7 @@ import { receiverPool } from "../support/webhook-receiver.ts";
 
 const SIGNING_KEY = "e2e-webhook-signing-key-0123456789abcdef";
 const FLAGS = { WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true" };
-const BASE = { WEBHOOK_SIGNING_KEY: SIGNING_KEY, WEBHOOKS_PER_ROOM: "3", RATE_LIMIT_PER_MINUTE: "1000000" };
+const BASE = { WEBHOOK_SIGNING_KEY: SIGNING_KEY, WEBHOOKS_PER_ROOM: "3" };
 const ACCESS_DENIED = { error: "Room not found or access denied" };
 const NOT_FOUND = { error: "Webhook not found" };
 

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { silentLogger } from "../../src/log.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { httpClient } from "../support/http.ts";
+import { runToEnd } from "../support/run.ts";
 import { type RunningServer, startInProcess, TEAM_A } from "../support/server.ts";
 import { newRoomId, sqliteE2e } from "../support/stores.ts";
 import { freshHome, ROOT, roomctl } from "./support.ts";
@@ -43,18 +44,10 @@ function git(repo: string, args: string[]) {
  * lives in this test's event loop.
  */
 async function gitAsync(repo: string, args: string[], env: Record<string, string>) {
-  const proc = Bun.spawn(["git", ...args], {
+  return runToEnd(["git", ...args], {
     cwd: repo,
     env: { PATH: process.env.PATH ?? "", ...freshHome(), GIT_CONFIG_NOSYSTEM: "1", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
 }
 
 /** A new repository with one commit, and files written (not yet staged). */

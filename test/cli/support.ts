@@ -7,15 +7,12 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ProcessRun, runToEnd } from "../support/run.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 const ENTRY = join(ROOT, "src", "cli", "index.ts");
 
-export interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type CliRun = ProcessRun;
 
 export interface CliOptions {
   env?: Record<string, string>;
@@ -38,21 +35,12 @@ const baseEnv = (env: Record<string, string> = {}) => ({
 
 /** Runs `roomctl <args>` to completion (killed after 20 s). */
 export async function roomctl(args: string[], options: CliOptions = {}): Promise<CliRun> {
-  const proc = Bun.spawn(["bun", ENTRY, ...args], {
+  return runToEnd(["bun", ENTRY, ...args], {
     cwd: options.cwd ?? ROOT,
     env: baseEnv(options.env),
-    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
-    stdout: "pipe",
-    stderr: "pipe",
+    stdin: options.stdin,
+    killAfterMs: 20_000,
   });
-  const watchdog = setTimeout(() => proc.kill("SIGKILL"), 20_000);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  clearTimeout(watchdog);
-  return { code, stdout, stderr };
 }
 
 /** roomctl, expecting exit 0 and JSON on stdout; returns the parsed document. */

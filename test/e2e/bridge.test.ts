@@ -29,7 +29,7 @@ for (const make of E2E_STORES) {
 
     beforeAll(async () => {
       store = await make().open();
-      server = startInProcess(store, undefined, { RATE_LIMIT_PER_MINUTE: "1000000" });
+      server = startInProcess(store);
       http = httpClient(server.url);
       // A team of its own (stores are shared by every test file): its first key is a person's, alice's.
       const teamId = `bridge-${crypto.randomUUID().slice(0, 8)}`;

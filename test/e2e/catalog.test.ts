@@ -32,11 +32,8 @@ for (const make of E2E_STORES) {
     let boundToAlice: string;
     let foreignInvite: string;
     beforeAll(async () => {
-      store = await make().open({ limits: { roomsPerTeam: 1_000_000 } });
-      server = startInProcess(store, undefined, {
-        RATE_LIMIT_PER_MINUTE: "1000000",
-        ROOMS_PER_TEAM: "1000000",
-      });
+      store = await make().open();
+      server = startInProcess(store);
       env = { http: httpClient(server.url), teamKey: TEAM_A.secret, otherTeamKey: TEAM_B.secret };
       boundToAlice = (await env.http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" })).body
         .secret;

@@ -19,7 +19,7 @@ for (const make of E2E_STORES) {
     let server: RunningServer;
     beforeAll(async () => {
       store = await backing.open();
-      server = startInProcess(store, logger, { RATE_LIMIT_PER_MINUTE: "1000000" });
+      server = startInProcess(store, logger);
     });
     afterAll(async () => {
       await server.stop();

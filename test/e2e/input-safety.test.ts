@@ -20,7 +20,7 @@ for (const make of E2E_STORES) {
     const env = () => ({ http, teamKey: TEAM_A.secret, otherTeamKey: TEAM_B.secret });
     beforeAll(async () => {
       store = await make().open();
-      server = startInProcess(store, undefined, { RATE_LIMIT_PER_MINUTE: "1000000" });
+      server = startInProcess(store);
       http = httpClient(server.url);
     });
     afterAll(async () => {

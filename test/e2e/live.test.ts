@@ -50,7 +50,7 @@ for (const make of E2E_STORES) {
     beforeAll(async () => {
       // The shared Redis backings keep every test file's rooms: no room or rate limit may get in the way.
       const unlimited = { RATE_LIMIT_PER_MINUTE: "1000000", ROOMS_PER_TEAM: "1000000" };
-      store = await backing.open({ limits: { roomsPerTeam: 1_000_000 } });
+      store = await backing.open();
       a = startInProcess(store, undefined, unlimited);
       b = await spawnServer({ ...(await backing.env()), API_KEYS: KEYS, ...unlimited });
       onA = await connect(a.url, TEAM_A.secret);

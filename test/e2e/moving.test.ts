@@ -40,6 +40,16 @@ for (const make of E2E_STORES) {
       expect((await store.roomInfo({ roomId, teamId: OPERATOR.teamId })).exists).toBe(false);
       expect((await exportOf(roomId)).status).toBe(404);
     };
+    /** Imports `text` into a new room: refused with 400 naming `line` and matching `message`, nothing created. */
+    const refusedAt = async (text: string, line: number, message: RegExp) => {
+      const target = newRoomId();
+      const res = await importInto(target, text);
+      expect(res.status).toBe(400);
+      const { error } = (await res.json()) as { error: string };
+      expect(error).toStartWith(`line ${line}: `);
+      expect(error).toMatch(message);
+      await absent(target);
+    };
 
     beforeAll(async () => {
       store = await make().open();
@@ -129,13 +139,7 @@ for (const make of E2E_STORES) {
     for (const [name, edit] of edits) {
       test(`an import with ${name} is refused naming the line, and creates nothing`, async () => {
         const { text, line, message } = edit(lines(exported));
-        const target = newRoomId();
-        const res = await importInto(target, text);
-        expect(res.status).toBe(400);
-        const { error } = (await res.json()) as { error: string };
-        expect(error).toStartWith(`line ${line}: `);
-        expect(error).toMatch(message);
-        await absent(target);
+        await refusedAt(text, line, message);
       });
     }
 
@@ -148,15 +152,7 @@ for (const make of E2E_STORES) {
         ["", 1, /empty/],
         [[ls[0], "", ...ls.slice(1)].join("\n"), 2, /empty line/],
       ];
-      for (const [text, line, message] of cases) {
-        const target = newRoomId();
-        const res = await importInto(target, text);
-        expect(res.status).toBe(400);
-        const { error } = (await res.json()) as { error: string };
-        expect(error).toStartWith(`line ${line}: `);
-        expect(error).toMatch(message);
-        await absent(target);
-      }
+      for (const [text, line, message] of cases) await refusedAt(text, line, message);
     });
 
     test("an oversized body is refused with 413, declared or streamed, and creates nothing", async () => {

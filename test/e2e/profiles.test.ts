@@ -31,7 +31,7 @@ for (const make of E2E_STORES) {
 
     beforeAll(async () => {
       store = await make().open();
-      server = startInProcess(store, undefined, { RATE_LIMIT_PER_MINUTE: "1000000" });
+      server = startInProcess(store);
     });
     afterAll(async () => {
       await Promise.all(clients.map((c) => c.close()));

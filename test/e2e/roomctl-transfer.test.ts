@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawn } from "bun";
 import type { RoomStore } from "../../src/store/types.ts";
 import { fillRoom } from "../support/rich-room.ts";
+import { runToEnd } from "../support/run.ts";
 import { OPERATOR, type RunningServer, startInProcess } from "../support/server.ts";
 import { newRoomId, sqliteE2e } from "../support/stores.ts";
 
@@ -21,7 +21,7 @@ describe("roomctl export / import", () => {
   let source: string;
 
   const roomctl = async (args: string[], env: Record<string, string> = {}, shell?: string) => {
-    const proc = spawn(shell ? ["sh", "-c", shell] : ["bun", "src/cli/index.ts", ...args], {
+    const run = await runToEnd(shell ? ["sh", "-c", shell] : ["bun", "src/cli/index.ts", ...args], {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? "",
@@ -32,11 +32,8 @@ describe("roomctl export / import", () => {
         ROOMD_KEY: OPERATOR.secret,
         ...env,
       },
-      stdout: "pipe",
-      stderr: "pipe",
     });
-    const [out, err] = [await new Response(proc.stdout).text(), await new Response(proc.stderr).text()];
-    return { code: await proc.exited, out, err };
+    return { code: run.code, out: run.stdout, err: run.stderr };
   };
   const exported = async (roomId: string) =>
     (

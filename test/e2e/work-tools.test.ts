@@ -41,11 +41,8 @@ for (const make of E2E_STORES) {
     };
 
     beforeAll(async () => {
-      store = await make().open({ limits: { roomsPerTeam: 1_000_000 } });
-      server = startInProcess(store, undefined, {
-        RATE_LIMIT_PER_MINUTE: "1000000",
-        ROOMS_PER_TEAM: "1000000",
-      });
+      store = await make().open();
+      server = startInProcess(store);
       http = httpClient(server.url);
       const teamId = `wt-${crypto.randomUUID().slice(0, 8)}`;
       team = (await http.post("/admin/keys/provision", OPERATOR.secret, { teamId })).body.secret;

@@ -53,6 +53,7 @@ import { varTests } from "./conformance/vars.ts";
 import { webhookTests } from "./conformance/webhooks.ts";
 
 export type { Capability, OpenOptions, StoreFactory } from "./conformance/harness.ts";
+export { backingFactory } from "./conformance/harness.ts";
 
 /** How long four calls on an unreachable store may take in all: "bounded", never a hang. */
 const OUTAGE_BOUND_MS = 15_000;

@@ -1,30 +1,23 @@
-import { Database } from "bun:sqlite";
-/** The conformance suite on a SQLite file in a fresh temp dir; the second instance is a second Database handle. */
+/**
+ * The conformance suite on a SQLite file in a fresh temp dir (sqliteE2e); the second instance is a second Database
+ * handle.
+ */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { openWith } from "../support/stores.ts";
-import { type OpenOptions, runConformance } from "./conformance.ts";
+import { dirname, join, resolve } from "node:path";
+import { runToEnd } from "../support/run.ts";
+import { openWith, sqliteE2e } from "../support/stores.ts";
+import { backingFactory, runConformance } from "./conformance.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "roomd-conformance-"));
-const path = join(dir, "roomd.sqlite");
-const open = (now: () => number, options?: OpenOptions) =>
-  openWith({ store: "sqlite", sqlitePath: path }, { now, ...options });
+const backing = sqliteE2e();
 
 runConformance("sqlite", {
-  driver: "sqlite",
-  open,
-  openSecond: open,
+  ...backingFactory("sqlite", backing),
   lacks: { outage: "embedded file in this process: there is no server to become unreachable" },
-  cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-  corruptTask: async (roomId, taskId) => {
-    const db = new Database(path);
-    try {
-      db.run("UPDATE tasks SET json = ? WHERE room_id = ? AND id = ?", ['{"id": "broken', roomId, taskId]);
-    } finally {
-      db.close();
-    }
+  cleanup: async () => {
+    const settings = await backing.settings();
+    if (settings.store === "sqlite") rmSync(dirname(settings.sqlitePath), { recursive: true, force: true });
   },
 });
 
@@ -50,21 +43,12 @@ describe("sqlite driver: several processes on one file", () => {
     const procDir = mkdtempSync(join(tmpdir(), "roomd-procs-"));
     const file = join(procDir, "roomd.sqlite");
     try {
-      const procs = [0, 1, 2, 3].map((p) =>
-        Bun.spawn(["bun", "-e", worker, "--", file, scope.roomId, scope.teamId, `p${p}`], {
-          stdout: "pipe",
-          stderr: "pipe",
-        }),
-      );
       const outputs = await Promise.all(
-        procs.map(async (proc) => {
-          const [out, err, code] = await Promise.all([
-            new Response(proc.stdout).text(),
-            new Response(proc.stderr).text(),
-            proc.exited,
-          ]);
+        [0, 1, 2, 3].map(async (p) => {
+          const args = ["--", file, scope.roomId, scope.teamId, `p${p}`];
+          const { code, stdout, stderr: err } = await runToEnd(["bun", "-e", worker, ...args]);
           expect({ code, err }).toEqual({ code: 0, err: "" });
-          return out;
+          return stdout;
         }),
       );
       const store = await openWith({ store: "sqlite", sqlitePath: file });

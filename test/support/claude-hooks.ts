@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { runToEnd } from "./run.ts";
 
 const specific = <E extends string, S extends z.ZodRawShape>(event: E, shape: S) =>
   z.strictObject({ hookSpecificOutput: z.strictObject({ hookEventName: z.literal(event), ...shape }) });
@@ -47,20 +48,12 @@ export async function runHook(
   input = recordedInput(hook),
 ): Promise<HookRun> {
   const started = performance.now();
-  const proc = Bun.spawn(["bun", "src/cli/index.ts", "hook", hook], {
+  const { code, stdout, stderr } = await runToEnd(["bun", "src/cli/index.ts", "hook", hook], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
-    stdin: new TextEncoder().encode(input),
-    stdout: "pipe",
-    stderr: "pipe",
+    stdin: input,
+    killAfterMs: 10_000,
   });
-  const watchdog = setTimeout(() => proc.kill("SIGKILL"), 10_000);
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  clearTimeout(watchdog);
   const ms = performance.now() - started;
   const text = stdout.trim();
   const answer = text === "" ? null : (HOOK_OUTPUT[hook].parse(JSON.parse(text)) as Record<string, any>);

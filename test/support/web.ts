@@ -4,6 +4,7 @@
  * Every page records console errors, uncaught exceptions and CSP violations, so a test can assert there were none.
  */
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { httpClient, postTool } from "./http.ts";
 
 /** The chromium binary: CHROMIUM_PATH, or Debian's. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -94,15 +95,12 @@ export async function provisionWebTeam(
   humanId = "alice",
 ): Promise<WebTeam> {
   const teamId = `w-${crypto.randomUUID().slice(0, 8)}`;
+  const http = httpClient(base);
   const post = async (path: string, secret: string, body: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as { secret?: string; error?: string };
-    if (res.status !== 201 || !json.secret) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json.secret;
+    const res = await http.post(path, secret, body);
+    if (res.status !== 201 || !res.body?.secret)
+      throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.secret as string;
   };
   const person = await post("/admin/keys/provision", operatorSecret, { teamId, kind: "human", humanId });
   const agents = await post("/admin/keys", person, { note: "agents of the web tests" });
@@ -111,15 +109,7 @@ export async function provisionWebTeam(
 
 /** One MCP tool call with a key, failing the test on a tool error; the parsed result. */
 export async function callTool(base: string, secret: string, name: string, args: Record<string, unknown>) {
-  const res = await fetch(`${base}/mcp`, {
-    method: "POST",
-    headers: {
-      Authorization: `Bearer ${secret}`,
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
-  });
+  const res = await postTool(base, secret, name, args);
   const body = (await res.json()) as { result?: { isError?: boolean; content?: { text: string }[] } };
   const text = body.result?.content?.[0]?.text ?? "";
   if (res.status !== 200 || body.result?.isError) throw new Error(`${name}: ${res.status} ${text}`);

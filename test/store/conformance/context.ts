@@ -3,25 +3,16 @@ import { expect, test } from "bun:test";
 import { RoomError } from "../../../src/protocol/errors.ts";
 import { validatePayload } from "../../../src/protocol/payloads.ts";
 import { iso } from "../../../src/protocol/time.ts";
-import type { NewContext } from "../../../src/store/types.ts";
 import {
   allEvents,
   apiContractPayload,
   expectRefusedUnchanged,
   expectRoomError,
+  newNote,
   newScope,
   notePayload,
   type Suite,
 } from "./harness.ts";
-
-const note = (summary: string, extra: Partial<NewContext> = {}): NewContext => ({
-  type: "note",
-  summary,
-  consuming_agents: [],
-  payload: notePayload(summary),
-  author: "a",
-  ...extra,
-});
 
 /** The exact message validatePayload gives for this payload. */
 function invalidMessage(payload: unknown): string {
@@ -62,10 +53,13 @@ export function contextTests(suite: Suite): void {
 
   test("context_available only with consumers: to the single consumer, or all", async () => {
     const scope = newScope();
-    await suite.store.writeContext(scope, note("nobody"));
+    await suite.store.writeContext(scope, newNote("nobody"));
     expect(await allEvents(suite.store, scope)).toEqual([]);
-    const one = await suite.store.writeContext(scope, note("for b", { consuming_agents: ["b"] }));
-    const two = await suite.store.writeContext(scope, note("for b and c", { consuming_agents: ["b", "c"] }));
+    const one = await suite.store.writeContext(scope, newNote("for b", { consuming_agents: ["b"] }));
+    const two = await suite.store.writeContext(
+      scope,
+      newNote("for b and c", { consuming_agents: ["b", "c"] }),
+    );
     const events = await allEvents(suite.store, scope);
     expect(events.map((e) => [e.seq, e.type, e.from, e.to])).toEqual([
       [1, "context_available", "a", "b"],
@@ -87,7 +81,7 @@ export function contextTests(suite: Suite): void {
 
   test("listContext is oldest first and filters by type and by author", async () => {
     const scope = newScope();
-    const n1 = await suite.store.writeContext(scope, note("n1"));
+    const n1 = await suite.store.writeContext(scope, newNote("n1"));
     suite.clock.advance(1000);
     const api = await suite.store.writeContext(scope, {
       type: "api_contract",
@@ -97,7 +91,7 @@ export function contextTests(suite: Suite): void {
       author: "b",
     });
     suite.clock.advance(1000);
-    const n2 = await suite.store.writeContext(scope, note("n2", { author: "b" }));
+    const n2 = await suite.store.writeContext(scope, newNote("n2", { author: "b" }));
     const ids = (list: { id: string }[]) => list.map((e) => e.id);
     expect(ids(await suite.store.listContext(scope, {}))).toEqual([n1.id, api.id, n2.id]);
     expect(ids(await suite.store.listContext(scope, { type: "note" }))).toEqual([n1.id, n2.id]);
@@ -112,7 +106,7 @@ export function contextTests(suite: Suite): void {
 
   test("updateContext bumps 1.0 → 1.1 → … → 1.10 → 1.11, keeping id and type", async () => {
     const scope = newScope();
-    const entry = await suite.store.writeContext(scope, note("v0"));
+    const entry = await suite.store.writeContext(scope, newNote("v0"));
     const versions: string[] = [];
     for (let i = 1; i <= 11; i++) {
       const at = suite.clock.advance(1000);
@@ -137,7 +131,7 @@ export function contextTests(suite: Suite): void {
 
   test("contextHistory returns the earlier versions oldest first", async () => {
     const scope = newScope();
-    const v0 = await suite.store.writeContext(scope, note("first", { consuming_agents: ["b"] }));
+    const v0 = await suite.store.writeContext(scope, newNote("first", { consuming_agents: ["b"] }));
     suite.clock.advance(1000);
     const v1 = await suite.store.updateContext(scope, {
       id: v0.id,
@@ -185,7 +179,7 @@ export function contextTests(suite: Suite): void {
 
   test("expectedVersion: a match applies, a mismatch is a conflict that changes nothing", async () => {
     const scope = newScope();
-    const entry = await suite.store.writeContext(scope, note("n", { consuming_agents: ["b"] }));
+    const entry = await suite.store.writeContext(scope, newNote("n", { consuming_agents: ["b"] }));
     const v1 = await suite.store.updateContext(scope, {
       id: entry.id,
       author: "a",
@@ -210,7 +204,7 @@ export function contextTests(suite: Suite): void {
 
   test("an unknown context id is not found and changes nothing", async () => {
     const scope = newScope();
-    await suite.store.writeContext(scope, note("n"));
+    await suite.store.writeContext(scope, newNote("n"));
     const message = "Context entry not found: nope";
     await expectRoomError(suite.store.readContext(scope, "nope"), "not_found", message);
     await expectRoomError(suite.store.contextHistory(scope, "nope"), "not_found", message);
@@ -225,7 +219,7 @@ export function contextTests(suite: Suite): void {
 
   test("context_updated {contextId, contextType, summary, previousVersion, version, consuming_agents} only with consumers", async () => {
     const scope = newScope();
-    const entry = await suite.store.writeContext(scope, note("n"));
+    const entry = await suite.store.writeContext(scope, newNote("n"));
     await suite.store.updateContext(scope, { id: entry.id, author: "a", summary: "quiet" });
     expect(await allEvents(suite.store, scope)).toEqual([]);
     await suite.store.updateContext(scope, {

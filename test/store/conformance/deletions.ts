@@ -4,25 +4,15 @@
  */
 import { expect, test } from "bun:test";
 import { iso } from "../../../src/protocol/time.ts";
-import type { NewContext } from "../../../src/store/types.ts";
 import {
   allEvents,
   expectRefusedUnchanged,
   expectRoomError,
+  newNote,
   newScope,
   newTask,
-  notePayload,
   type Suite,
 } from "./harness.ts";
-
-const note = (summary: string, extra: Partial<NewContext> = {}): NewContext => ({
-  type: "note",
-  summary,
-  consuming_agents: [],
-  payload: notePayload(summary),
-  author: "a",
-  ...extra,
-});
 
 export function deletionTests(suite: Suite): void {
   test("deleteTask removes the task and appends task_deleted {taskId, task, dependents}", async () => {
@@ -163,9 +153,9 @@ export function deletionTests(suite: Suite): void {
 
   test("deleteContext removes the entry and its history; context_deleted {contextId, entry} goes to its consumers", async () => {
     const scope = newScope();
-    const entry = await suite.store.writeContext(scope, note("n", { consuming_agents: ["bob"] }));
+    const entry = await suite.store.writeContext(scope, newNote("n", { consuming_agents: ["bob"] }));
     const updated = await suite.store.updateContext(scope, { id: entry.id, author: "a", summary: "n2" });
-    const other = await suite.store.writeContext(scope, note("other"));
+    const other = await suite.store.writeContext(scope, newNote("other"));
     await expectRefusedUnchanged(
       suite.store,
       scope,
@@ -203,7 +193,7 @@ export function deletionTests(suite: Suite): void {
 
   test("contextVersions reads the entry and every earlier version at once", async () => {
     const scope = newScope();
-    const entry = await suite.store.writeContext(scope, note("v0"));
+    const entry = await suite.store.writeContext(scope, newNote("v0"));
     await expectRoomError(
       suite.store.contextVersions(newScope(), entry.id),
       "not_found",

@@ -15,7 +15,9 @@ import type {
   StoreLimits,
 } from "../../../src/store/access-types.ts";
 import type { EventRetention } from "../../../src/store/move-types.ts";
-import type { NewTask, RoomScope, RoomStore, StoreDriver } from "../../../src/store/types.ts";
+import type { NewHandoff } from "../../../src/store/people-types.ts";
+import type { NewContext, NewTask, RoomScope, RoomStore, StoreDriver } from "../../../src/store/types.ts";
+import { type E2eStore, openWith } from "../../support/stores.ts";
 
 /** Something a driver may lack; the tests that need it are skipped with the driver's written reason. */
 export type Capability = "secondInstance" | "outage";
@@ -49,6 +51,28 @@ export interface StoreFactory {
   corruptTask(roomId: string, taskId: string): Promise<void>;
   /** Capabilities this driver lacks, each with the reason; their tests are skipped, never silently passed. */
   lacks?: Partial<Record<Capability, string>>;
+}
+
+/**
+ * The factory of a test backing (test/support/stores.ts): every instance, the second one included, is a new one
+ * built by roomd's own openStore from the backing's settings; the unreachable one (when the backing has a server)
+ * points where nothing listens, with a short timeout, so every call must fail fast, never hang. Nothing to clean up
+ * by default: rooms are random per test and the shared servers end with the process (stopping them here would
+ * break the e2e files of the same process).
+ */
+export function backingFactory(driver: StoreDriver, backing: E2eStore): StoreFactory {
+  const open = (now: Clock, options?: OpenOptions) => backing.open({ now, ...options });
+  const unreachable = backing.unreachable;
+  return {
+    driver,
+    open,
+    openSecond: open,
+    ...(unreachable && {
+      openUnreachable: async (now: Clock) => openWith(await unreachable(), { now, timeoutMs: 1000 }),
+    }),
+    cleanup: async () => {},
+    corruptTask: backing.corruptTask,
+  };
 }
 
 /** A clock the tests move by hand, so TTL tests never sleep. Shared by both instances; it only moves forward. */
@@ -103,6 +127,33 @@ export function newTask(title: string, extra: Partial<NewTask> = {}): NewTask {
 
 export const notePayload = (text = "hello") => ({ text });
 
+/** A note entry of author "a" whose payload text is its summary; `extra` overrides any field. */
+export const newNote = (summary: string, extra: Partial<NewContext> = {}): NewContext => ({
+  type: "note",
+  summary,
+  consuming_agents: [],
+  payload: notePayload(summary),
+  author: "a",
+  ...extra,
+});
+
+/** `from`'s own offer, as an agent, of `taskIds` to `to`, with note "n" and no context; `extra` overrides. */
+export const agentOffer = (
+  from: string,
+  to: string,
+  taskIds: string[],
+  extra: Partial<NewHandoff> = {},
+): NewHandoff => ({
+  from,
+  to,
+  taskIds,
+  contextIds: [],
+  note: "n",
+  offeredBy: from,
+  agentOffer: true,
+  ...extra,
+});
+
 export const apiContractPayload = () => ({
   service: "users",
   version: "1",
@@ -117,7 +168,6 @@ export const apiContractPayload = () => ({
   ],
 });
 
-/** Awaits `call` and asserts it throws a RoomError of `kind` whose message is `message` (or matches it). */
 /**
  * The value, or the kind of the RoomError it was refused with ("limit", "conflict", …): for operations whose
  * refusal is part of what a test counts (limits, provisioning races).
@@ -129,6 +179,7 @@ export function settle<T>(promise: Promise<T>): Promise<T | RoomErrorKind> {
   });
 }
 
+/** Awaits `call` and asserts it throws a RoomError of `kind` whose message is `message` (or matches it). */
 export async function expectRoomError(
   call: Promise<unknown>,
   kind: RoomErrorKind,

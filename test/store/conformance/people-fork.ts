@@ -10,6 +10,7 @@ import {
   apiContractPayload,
   expectRefusedUnchanged,
   expectRoomError,
+  newNote,
   newScope,
   newTask,
   newTeam,
@@ -46,13 +47,7 @@ async function scriptedRoom(suite: Suite): Promise<{ scope: RoomScope; recorded:
     await action();
     recorded.set((await store.roomInfo(scope)).eventCount, await stateOf(store, scope));
   };
-  const note = (text: string) => ({
-    type: "note" as const,
-    summary: text,
-    consuming_agents: [],
-    payload: notePayload(text),
-    author: "alice",
-  });
+  const note = (text: string) => newNote(text, { author: "alice" });
   await step(() => store.addTask(scope, newTask("design", { agentId: "alice" })));
   await step(() => store.writeContext(scope, note("first thoughts")));
   await step(() => store.addTask(scope, newTask("build", { depends_on: ["task-1"], priority: 2 })));

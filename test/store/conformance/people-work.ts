@@ -5,7 +5,9 @@
 import { expect, test } from "bun:test";
 import { RoomError } from "../../../src/protocol/errors.ts";
 import { iso } from "../../../src/protocol/time.ts";
+import type { NewHandoff } from "../../../src/store/people-types.ts";
 import {
+  agentOffer,
   allEvents,
   expectRefusedUnchanged,
   expectRoomError,
@@ -171,53 +173,30 @@ export function handoffTests(suite: Suite): void {
     return { scope, t1, t2, t3, t4, ctx: ctx.id };
   }
 
+  /** backend's own offer, as an agent, of `taskIds` to frontend with note "n" and no context; `extra` overrides. */
+  const byBackend = (taskIds: string[], extra: Partial<NewHandoff> = {}) =>
+    agentOffer("backend", "frontend", taskIds, extra);
+
   test("offer: only own or unowned tasks for an agent, existing tasks and context; announced to the addressee", async () => {
     const { scope, t1, t3, t4, ctx } = await room();
     await expectRefusedUnchanged(
       suite.store,
       scope,
-      () =>
-        suite.store.offerHandoff(scope, {
-          from: "backend",
-          to: "frontend",
-          taskIds: [t1, t3],
-          contextIds: [],
-          note: "n",
-          offeredBy: "backend",
-          agentOffer: true,
-        }),
+      () => suite.store.offerHandoff(scope, byBackend([t1, t3])),
       "conflict",
       `Task ${t3} is owned by bob: an agent hands on only its own or unowned tasks`,
     );
     await expectRefusedUnchanged(
       suite.store,
       scope,
-      () =>
-        suite.store.offerHandoff(scope, {
-          from: "backend",
-          to: "frontend",
-          taskIds: ["task-99"],
-          contextIds: [],
-          note: "n",
-          offeredBy: "backend",
-          agentOffer: true,
-        }),
+      () => suite.store.offerHandoff(scope, byBackend(["task-99"])),
       "not_found",
       "Task not found: task-99",
     );
     await expectRefusedUnchanged(
       suite.store,
       scope,
-      () =>
-        suite.store.offerHandoff(scope, {
-          from: "backend",
-          to: "frontend",
-          taskIds: [],
-          contextIds: ["ctx-9"],
-          note: "n",
-          offeredBy: "backend",
-          agentOffer: true,
-        }),
+      () => suite.store.offerHandoff(scope, byBackend([], { contextIds: ["ctx-9"] })),
       "not_found",
       "Context entry not found: ctx-9",
     );
@@ -256,15 +235,7 @@ export function handoffTests(suite: Suite): void {
 
   test("accept: the listed tasks still as offered move to the acceptor; the others are reported, unchanged", async () => {
     const { scope, t1, t2, t4 } = await room();
-    await suite.store.offerHandoff(scope, {
-      from: "backend",
-      to: "frontend",
-      taskIds: [t1, t2, t4],
-      contextIds: [],
-      note: "n",
-      offeredBy: "backend",
-      agentOffer: true,
-    });
+    await suite.store.offerHandoff(scope, byBackend([t1, t2, t4]));
     // Meanwhile t2 is taken over by someone else.
     const before = await suite.store.getTask(scope, t2);
     await suite.store.updateTask(scope, {
@@ -326,15 +297,7 @@ export function handoffTests(suite: Suite): void {
 
   test("8 agents accept an offer to any at once on two instances: one wins, the others are told who", async () => {
     const { scope, t1, t2 } = await room();
-    await suite.store.offerHandoff(scope, {
-      from: "backend",
-      to: "any",
-      taskIds: [t1, t2],
-      contextIds: [],
-      note: "n",
-      offeredBy: "backend",
-      agentOffer: true,
-    });
+    await suite.store.offerHandoff(scope, byBackend([t1, t2], { to: "any" }));
     const results = await Promise.allSettled(
       Array.from({ length: 8 }, (_, i) =>
         instanceFor(suite, i).acceptHandoff(scope, { id: "hof-1", agentId: `worker-${i}` }),
@@ -356,15 +319,7 @@ export function handoffTests(suite: Suite): void {
 
   test("decline by the addressee, cancel by the offerer; an offer to any cannot be declined", async () => {
     const { scope, t1 } = await room();
-    await suite.store.offerHandoff(scope, {
-      from: "backend",
-      to: "frontend",
-      taskIds: [t1],
-      contextIds: [],
-      note: "n",
-      offeredBy: "backend",
-      agentOffer: true,
-    });
+    await suite.store.offerHandoff(scope, byBackend([t1]));
     await expectRefusedUnchanged(
       suite.store,
       scope,
@@ -386,15 +341,7 @@ export function handoffTests(suite: Suite): void {
     ]);
     expect((await suite.store.getTask(scope, t1)).owner).toBe("backend");
 
-    await suite.store.offerHandoff(scope, {
-      from: "backend",
-      to: "any",
-      taskIds: [t1],
-      contextIds: [],
-      note: "n",
-      offeredBy: "backend",
-      agentOffer: true,
-    });
+    await suite.store.offerHandoff(scope, byBackend([t1], { to: "any" }));
     await expectRefusedUnchanged(
       suite.store,
       scope,

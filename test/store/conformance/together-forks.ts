@@ -11,6 +11,7 @@ import { queryTerms, SEARCH_KINDS, type SearchHit } from "../../../src/protocol/
 import { iso } from "../../../src/protocol/time.ts";
 import type { RoomScope, RoomStore } from "../../../src/store/types.ts";
 import {
+  agentOffer,
   allEvents,
   apiContractPayload,
   claimedRoom,
@@ -299,15 +300,7 @@ export function togetherForkTests(suite: Suite): void {
     });
     await store.decideReview(scope, { reviewId: "rev-2", agentId: "c", status: "rejected", comment: "redo" });
     for (let i = 0; i < 2; i++) {
-      await store.offerHandoff(scope, {
-        from: "a",
-        to: "b",
-        taskIds: [],
-        contextIds: [],
-        note: "n",
-        offeredBy: "a",
-        agentOffer: true,
-      });
+      await store.offerHandoff(scope, agentOffer("a", "b", []));
       await store.requestApproval(scope, {
         requestedBy: "a",
         action: "x",
@@ -331,15 +324,7 @@ export function togetherForkTests(suite: Suite): void {
     expect(await store.listHandoffs(fork)).toEqual([]);
     expect(await store.listApprovals(fork)).toEqual([]);
     expect(await store.listVerdicts(fork)).toEqual([]);
-    const handoff = await suite.second.offerHandoff(fork, {
-      from: "a",
-      to: "b",
-      taskIds: [],
-      contextIds: [],
-      note: "n",
-      offeredBy: "a",
-      agentOffer: true,
-    });
+    const handoff = await suite.second.offerHandoff(fork, agentOffer("a", "b", []));
     expect(handoff.id).toBe("hof-3");
     const approval = await store.requestApproval(fork, {
       requestedBy: "a",

@@ -9,6 +9,7 @@ import type { Task } from "../../../src/protocol/records.ts";
 import type { NewHandoff } from "../../../src/store/people-types.ts";
 import type { RoomScope } from "../../../src/store/types.ts";
 import {
+  agentOffer,
   allEvents,
   claimedRoom,
   expectRefusedUnchanged,
@@ -20,17 +21,8 @@ import {
 const LEASE = 60_000;
 const as = (scope: RoomScope, actor: string): RoomScope => ({ ...scope, actor });
 
-const offer = (from: string, to: string, taskIds: string[], extra: Partial<NewHandoff> = {}): NewHandoff => ({
-  from,
-  to,
-  taskIds,
-  contextIds: [],
-  note: "yours now",
-  offeredBy: from,
-  agentOffer: true,
-  ...extra,
-});
-
+const offer = (from: string, to: string, taskIds: string[], extra: Partial<NewHandoff> = {}) =>
+  agentOffer(from, to, taskIds, { note: "yours now", ...extra });
 const types = async (suite: Suite, scope: RoomScope) =>
   (await allEvents(suite.store, scope)).map((e) => e.type);
 

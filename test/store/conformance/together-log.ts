@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { computeAnalytics } from "../../../src/protocol/analytics.ts";
 import { iso } from "../../../src/protocol/time.ts";
 import type { RoomScope } from "../../../src/store/types.ts";
-import { allEvents, claimedRoom, newTask, type Suite } from "./harness.ts";
+import { agentOffer, allEvents, claimedRoom, newTask, type Suite } from "./harness.ts";
 
 const LEASE = 600_000;
 const as = (scope: RoomScope, actor: string): RoomScope => ({ ...scope, actor });
@@ -42,15 +42,7 @@ export function togetherLogTests(suite: Suite): void {
     await finish(t2, "carol");
     // t3: dave hands it to erin (a handoff, claimed anew at the move), erin finishes 30 s later.
     await claim(t3, "dave");
-    await store.offerHandoff(scope, {
-      from: "dave",
-      to: "erin",
-      taskIds: [t3],
-      contextIds: [],
-      note: "n",
-      offeredBy: "dave",
-      agentOffer: true,
-    });
+    await store.offerHandoff(scope, agentOffer("dave", "erin", [t3]));
     await store.acceptHandoff(scope, { id: "hof-1", agentId: "erin" });
     clock.advance(30_000);
     await finish(t3, "erin");
@@ -297,15 +289,7 @@ export function togetherWebhookTests(suite: Suite): void {
       expiresInMs: 60_000,
     });
     await store.decideApproval(scope, { id: "apr-1", decidedBy: "human:alice", decision: "approve" });
-    await store.offerHandoff(scope, {
-      from: "bot",
-      to: "web",
-      taskIds: [task.id],
-      contextIds: [],
-      note: "n",
-      offeredBy: "bot",
-      agentOffer: true,
-    });
+    await store.offerHandoff(scope, agentOffer("bot", "web", [task.id]));
     await store.acceptHandoff(scope, { id: "hof-1", agentId: "web" });
     await store.recordVerdict(scope, { by: "ci", verdict: "pass", summary: "green", details: "", ref: null });
     await store.bridge(scope, {

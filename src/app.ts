@@ -19,6 +19,7 @@ import { countRateLimited, countStoreRequests, httpMetrics } from "./http/metric
 import { createRoomdMetrics, type RoomdMetrics } from "./http/metrics/roomd-metrics.ts";
 import { metricsRoutes } from "./http/metrics/route.ts";
 import { originCheck } from "./http/origin.ts";
+import { createPublicGate } from "./http/public-gate.ts";
 import { type RequestIdEnv, requestId } from "./http/request-id.ts";
 import { roomPageRoutes } from "./http/room-page.ts";
 import { streamRoutes } from "./http/room-stream.ts";
@@ -92,17 +93,16 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   app.route("/", mcpRoutes({ ...deps, sessions: null, onToolCall: deps.metrics.toolCall }));
   app.route("/", metricsRoutes(deps));
   // Pages first: GET /room/:roomId answers browsers here and passes every other client on to the JSON summary.
-  app.route("/", webRoutes({ ...deps, summaryRateLimitPerMinute: deps.config.summaryRateLimitPerMinute }));
-  app.route(
-    "/",
-    roomPageRoutes({
-      ...deps,
-      visibility: deps.config.roomSummary,
-      summaryRateLimitPerMinute: deps.config.summaryRateLimitPerMinute,
-    }),
-  );
+  // One per-address budget for everything public about a room: page, JSON summary, view and stream.
+  const publicGate = createPublicGate({
+    limit: deps.config.summaryRateLimitPerMinute,
+    now: deps.now,
+    metrics: deps.metrics,
+  });
+  app.route("/", webRoutes({ ...deps, publicGate }));
+  app.route("/", roomPageRoutes({ ...deps, visibility: deps.config.roomSummary, publicGate }));
   app.route("/", streamRoutes(deps));
-  app.route("/", roomWatchRoutes(deps));
+  app.route("/", roomWatchRoutes({ ...deps, publicGate }));
   app.route("/admin", adminRoutes({ ...deps, limits: deps.config }));
   app.route("/rooms", roomsRoutes(deps));
   app.notFound((c) => c.json({ error: "Not found" }, 404));

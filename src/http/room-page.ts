@@ -12,25 +12,21 @@ import { ACCESS_DENIED } from "../protocol/errors.ts";
 import { isRoomId } from "../protocol/ids.ts";
 import type { Clock } from "../protocol/time.ts";
 import type { RoomStore } from "../store/types.ts";
-import { createAddressLimiter } from "./address-limit.ts";
-import { type AuthDeps, checkBearer, clientAddress, rateHeaders } from "./auth.ts";
-import type { RoomdMetrics } from "./metrics/roomd-metrics.ts";
+import { type AuthDeps, checkBearer } from "./auth.ts";
+import type { PublicGate } from "./public-gate.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 import { createSummaryCache } from "./summary-cache.ts";
 
 export interface RoomPageDeps extends AuthDeps {
   store: RoomStore;
   visibility: "public" | "private";
-  /** Requests per client address per minute in public mode. */
-  summaryRateLimitPerMinute: number;
+  /** The public pages' per-address budget, shared with the room page, view and stream. */
+  publicGate: PublicGate;
   now: Clock;
-  /** Counts the per-address refusals (roomd_rate_limited_total). */
-  metrics?: Pick<RoomdMetrics, "rateLimited">;
 }
 
 export function roomPageRoutes(deps: RoomPageDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
-  const limiter = createAddressLimiter({ limit: deps.summaryRateLimitPerMinute, now: deps.now });
   const summaries = createSummaryCache((roomId, teamId) => deps.store.roomSummary(roomId, teamId), {
     now: deps.now,
   });
@@ -38,12 +34,8 @@ export function roomPageRoutes(deps: RoomPageDeps): Hono<RequestIdEnv> {
     const roomId = c.req.param("roomId");
     let teamId: string | undefined;
     if (deps.visibility === "public") {
-      const rate = limiter.take(clientAddress(c));
-      for (const [name, value] of Object.entries(rateHeaders(rate))) c.header(name, value);
-      if (!rate.allowed) {
-        deps.metrics?.rateLimited();
-        return c.json({ error: "Rate limit exceeded" }, 429);
-      }
+      const refused = deps.publicGate(c);
+      if (refused) return refused;
     } else {
       const admitted = await checkBearer(c, deps, "tools");
       if ("failure" in admitted) return admitted.failure;

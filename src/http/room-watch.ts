@@ -19,8 +19,9 @@ import { ACCESS_DENIED, errors } from "../protocol/errors.ts";
 import { isRoomId } from "../protocol/ids.ts";
 import type { Clock } from "../protocol/time.ts";
 import type { RoomStore } from "../store/types.ts";
-import { addressKey, createAddressLimiter } from "./address-limit.ts";
-import { type AuthDeps, checkBearer, clientAddress, rateHeaders, UNAUTHORIZED } from "./auth.ts";
+import { addressKey } from "./address-limit.ts";
+import { type AuthDeps, checkBearer, clientAddress, UNAUTHORIZED } from "./auth.ts";
+import type { PublicGate } from "./public-gate.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 import { resumeAfter } from "./room-stream.ts";
 import { publicEvent, readRoomView } from "./room-view.ts";
@@ -32,8 +33,9 @@ export interface RoomWatchDeps extends AuthDeps {
   now: Clock;
   config: {
     roomSummary: "public" | "private";
-    summaryRateLimitPerMinute: number;
   };
+  /** The public pages' per-address budget, shared with the room page and the JSON summary. */
+  publicGate: PublicGate;
   /** The process's count of open streams (stream-slots.ts). */
   streams: StreamSlots;
   keepAliveMs?: number;
@@ -53,7 +55,6 @@ function hasCredentials(c: Context, deps: RoomWatchDeps): boolean {
 
 export function roomWatchRoutes(deps: RoomWatchDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
-  const limiter = createAddressLimiter({ limit: deps.config.summaryRateLimitPerMinute, now: deps.now });
   const streamsByAddress = new Map<string, number>();
 
   /** The public side's gate: public mode, the address's budget. A Response when refused. */
@@ -62,9 +63,7 @@ export function roomWatchRoutes(deps: RoomWatchDeps): Hono<RequestIdEnv> {
       c.header("WWW-Authenticate", 'Bearer realm="roomd"');
       return c.json({ error: UNAUTHORIZED }, 401);
     }
-    const rate = limiter.take(clientAddress(c));
-    for (const [name, value] of Object.entries(rateHeaders(rate))) c.header(name, value);
-    return rate.allowed ? null : c.json({ error: "Rate limit exceeded" }, 429);
+    return deps.publicGate(c);
   };
 
   /** The owning team of a room anyone may watch; null when nobody owns it. */

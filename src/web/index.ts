@@ -3,6 +3,7 @@
  * Registered before the JSON room summary, whose path the room view shares (it answers only browsers).
  */
 import { Hono } from "hono";
+import type { PublicGate } from "../http/public-gate.ts";
 import { serveAsset } from "./assets.ts";
 import { connectRoutes } from "./connect.ts";
 import { dashboardStreamRoutes } from "./dashboard-stream.ts";
@@ -12,7 +13,7 @@ import type { WebDeps } from "./shared.ts";
 
 export type { WebDeps } from "./shared.ts";
 
-export function webRoutes(deps: WebDeps & { summaryRateLimitPerMinute: number }): Hono {
+export function webRoutes(deps: WebDeps & { publicGate: PublicGate }): Hono {
   const app = new Hono();
   app.get("/assets/:file", serveAsset);
   app.route("/", loginRoutes(deps));

@@ -7,8 +7,7 @@
 import type { Context, Next } from "hono";
 import { Hono } from "hono";
 import { csrfToken } from "../access/sessions.ts";
-import { createAddressLimiter } from "../http/address-limit.ts";
-import { clientAddress, rateHeaders } from "../http/auth.ts";
+import type { PublicGate } from "../http/public-gate.ts";
 import { isRoomId } from "../protocol/ids.ts";
 import { assets } from "./assets.ts";
 import { messagePage, page, pageHeaders } from "./layout.ts";
@@ -32,9 +31,8 @@ const personOf = (who: SignedIn) => ({
   teamId: who.principal.teamId,
 });
 
-export function pageRoutes(deps: WebDeps & { summaryRateLimitPerMinute: number }): Hono {
+export function pageRoutes(deps: WebDeps & { publicGate: PublicGate }): Hono {
   const app = new Hono();
-  const limiter = createAddressLimiter({ limit: deps.summaryRateLimitPerMinute, now: deps.now });
 
   const notFound = async (c: Context, title: string, text: string) => {
     pageHeaders(c);
@@ -81,9 +79,8 @@ export function pageRoutes(deps: WebDeps & { summaryRateLimitPerMinute: number }
           return c.redirect(`/login?next=${isRoomId(roomId) ? `/room/${roomId}` : "/dashboard"}`, 303);
         return notFound(c, "Room not found", "There is no such room among your team's rooms.");
       }
-      const rate = limiter.take(clientAddress(c));
-      for (const [name, value] of Object.entries(rateHeaders(rate))) c.header(name, value);
-      if (!rate.allowed) return c.json({ error: "Rate limit exceeded" }, 429);
+      const refused = deps.publicGate(c);
+      if (refused) return refused;
       const stats = isRoomId(roomId) ? await deps.store.roomStats(roomId) : null;
       if (!stats) return notFound(c, "Room not found", "There is no room with this id.");
     }

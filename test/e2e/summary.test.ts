@@ -10,6 +10,7 @@ import { startInProcess, TEAM_A, TEAM_B } from "../support/server.ts";
 import { newRoomId, sqliteE2e } from "../support/stores.ts";
 
 let store: RoomStore;
+const METRICS = "metrics-token-0123456789abcdef";
 beforeAll(async () => {
   store = await sqliteE2e().open();
 });
@@ -90,6 +91,34 @@ describe("GET /room/:roomId under load", () => {
       expect(answers[0]?.headers.get("ratelimit-limit")).toBe("600");
     } finally {
       await priv.stop();
+    }
+  });
+
+  test("one budget per address for everything public about a room: page, JSON summary, view and stream; refusals counted", async () => {
+    const limited = startInProcess(store, undefined, {
+      SUMMARY_RATE_LIMIT_PER_MINUTE: "4",
+      METRICS_TOKEN: METRICS,
+    });
+    try {
+      const http = httpClient(limited.url);
+      const roomId = newRoomId();
+      await http.tool(TEAM_A.secret, "add_task", { roomId, title: "public" });
+      const statuses = [
+        (await fetch(`${limited.url}/room/${roomId}`, { headers: { Accept: "text/html" } })).status,
+        (await http.get(`/room/${roomId}`)).status,
+        (await http.get(`/room/${roomId}/view`)).status,
+        (await http.get(`/room/${roomId}`)).status,
+        (await fetch(`${limited.url}/room/${roomId}`, { headers: { Accept: "text/html" } })).status,
+        (await http.get(`/room/${roomId}/view`)).status,
+        (await http.get(`/room/${roomId}`)).status,
+      ];
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429, 429]);
+      const metrics = await fetch(`${limited.url}/metrics`, {
+        headers: { Authorization: `Bearer ${METRICS}` },
+      });
+      expect(await metrics.text()).toMatch(/^roomd_rate_limited_total 3$/m);
+    } finally {
+      await limited.stop();
     }
   });
 

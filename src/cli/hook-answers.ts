@@ -7,9 +7,7 @@
  * Nothing to say → null: the hook prints nothing, exits 0, and the agent continues as if no hook ran.
  */
 
-/** The hooks the bridge serves. */
-export const HOOKS = ["SessionStart", "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"] as const;
-export type Hook = (typeof HOOKS)[number];
+import type { BridgeHook } from "../protocol/people.ts";
 
 interface Message {
   from: string;
@@ -50,13 +48,13 @@ function sessionDigest(answer: BridgeAnswer, ctx: HookContext): string {
   return lines.join("\n");
 }
 
-const context = (hookEventName: Hook, additionalContext: string) => ({
+const context = (hookEventName: BridgeHook, additionalContext: string) => ({
   hookSpecificOutput: { hookEventName, additionalContext },
 });
 
 /** The JSON to print for this hook, or null to print nothing. */
 export function hookAnswer(
-  hook: Hook,
+  hook: BridgeHook,
   answer: BridgeAnswer,
   ctx: HookContext,
 ): Record<string, unknown> | null {

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
-import { HOOKS } from "./hook-answers.ts";
+import { BRIDGE_HOOKS } from "../protocol/people.ts";
 
 /** Seconds Claude Code waits for a hook command; the bridge itself gives up after 1.5 s. */
 const TIMEOUT_SECONDS = 5;
@@ -18,7 +18,7 @@ type Settings = { hooks?: Record<string, HookEntry[]> } & Record<string, unknown
 /** The hooks block for a bridge started as `<command> hook <event>`. */
 export function hooksBlock(command: string): Record<string, HookEntry[]> {
   return Object.fromEntries(
-    HOOKS.map((event) => {
+    BRIDGE_HOOKS.map((event) => {
       const run = { type: "command", command: `${command} hook ${event}`, timeout: TIMEOUT_SECONDS };
       const tools = event === "PreToolUse" || event === "PostToolUse";
       return [event, [tools ? { matcher: "*", hooks: [run] } : { hooks: [run] }]];
@@ -31,7 +31,7 @@ export function hooksBlock(command: string): Record<string, HookEntry[]> {
  * `hook <event>`. Installing again with another --command replaces the earlier entries instead of adding a second
  * bridge (which would send every step twice).
  */
-const BRIDGE_COMMAND = new RegExp(`(^|\\s)hook (${HOOKS.join("|")})$`);
+const BRIDGE_COMMAND = new RegExp(`(^|\\s)hook (${BRIDGE_HOOKS.join("|")})$`);
 const isOurs = (_command: string, entry: HookEntry) =>
   entry.hooks?.some((h) => typeof h.command === "string" && BRIDGE_COMMAND.test(h.command.trim())) ?? false;
 
@@ -71,6 +71,6 @@ export function installCommand(args: string[]): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${JSON.stringify(mergeHooks(settings, command), null, 2)}\n`);
   process.stdout.write(
-    `Wrote the roomd bridge hooks (${HOOKS.join(", ")}) to ${file}.\nSet ROOMD_URL, ROOMD_KEY (the agent's bound key), ROOMD_ROOM and, for an unbound key, ROOMD_AGENT in the agent's environment.\n`,
+    `Wrote the roomd bridge hooks (${BRIDGE_HOOKS.join(", ")}) to ${file}.\nSet ROOMD_URL, ROOMD_KEY (the agent's bound key), ROOMD_ROOM and, for an unbound key, ROOMD_AGENT in the agent's environment.\n`,
   );
 }

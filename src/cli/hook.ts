@@ -5,7 +5,8 @@
  * It never holds an agent up: whatever goes wrong — roomd down or slow, bad input, a missing variable — it prints
  * nothing and exits 0 within DEADLINE_MS, so the agent continues. Only a delivered interrupt stops a step.
  */
-import { type BridgeAnswer, HOOKS, type Hook, hookAnswer, stepOf } from "./hook-answers.ts";
+import { BRIDGE_HOOKS, type BridgeHook } from "../protocol/people.ts";
+import { type BridgeAnswer, hookAnswer, stepOf } from "./hook-answers.ts";
 
 /** The whole hook, stdin to answer, never takes longer than this (the spec's bound is 2 s). */
 export const DEADLINE_MS = 1500;
@@ -51,11 +52,11 @@ export async function runHook(
   try {
     const input = await readStdin(started + REQUEST_MS / 3);
     const name = event ?? (typeof input.hook_event_name === "string" ? input.hook_event_name : undefined);
-    if (!HOOKS.includes(name as Hook)) {
-      note(`unknown hook ${JSON.stringify(name)}; expected one of ${HOOKS.join(", ")}`);
+    if (!BRIDGE_HOOKS.includes(name as BridgeHook)) {
+      note(`unknown hook ${JSON.stringify(name)}; expected one of ${BRIDGE_HOOKS.join(", ")}`);
       return "";
     }
-    const hook = name as Hook;
+    const hook = name as BridgeHook;
     const { ROOMD_URL: url, ROOMD_KEY: key, ROOMD_ROOM: roomId, ROOMD_AGENT: agentId } = env;
     if (!url || !key || !roomId) {
       note("set ROOMD_URL, ROOMD_KEY and ROOMD_ROOM (and ROOMD_AGENT unless the key is bound to the agent)");

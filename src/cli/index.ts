@@ -7,7 +7,7 @@
  * Exit codes: 0 ok, 1 the command failed, 2 the command was called wrongly. Errors are one line on stderr.
  */
 import pkg from "../../package.json" with { type: "json" };
-import { HOOKS } from "./hook-answers.ts";
+import { BRIDGE_HOOKS } from "../protocol/people.ts";
 import { asUsageError, type Command, parse, UsageError } from "./kit.ts";
 
 type Loader = () => Promise<Command>;
@@ -73,7 +73,7 @@ const SECTIONS: [string, Record<string, Loader>][] = [
 const COMMANDS: Record<string, Loader> = Object.assign({}, ...SECTIONS.map(([, c]) => c));
 
 const HOOK_HELP = `usage:
-  roomctl hook <${HOOKS.join("|")}>
+  roomctl hook <${BRIDGE_HOOKS.join("|")}>
       answer one Claude Code hook (reads its JSON on stdin; always exits 0)
   roomctl hook install [--write] [--file .claude/settings.json] [--command roomctl]
       print (or merge into the settings file) the hooks block

@@ -6,6 +6,16 @@ import { RoomError } from "./errors.ts";
 import type { JsonObject, Task, TaskStatus } from "./records.ts";
 
 /** Who holds the wheel. `epoch` grows by one on every change of holder (take, release, force), never reset. */
+/** The Claude Code hooks the agent bridge serves (`roomctl hook <name>`, `POST /rooms/:roomId/bridge`). */
+export const BRIDGE_HOOKS = [
+  "SessionStart",
+  "PreToolUse",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "Stop",
+] as const;
+export type BridgeHook = (typeof BRIDGE_HOOKS)[number];
+
 export interface DriverState {
   holder: string | null;
   holderKind: "human" | "agent" | null;

@@ -11,6 +11,7 @@ import type {
   Approval,
   ApprovalDecision,
   ApprovalStatus,
+  BridgeHook,
   DriverState,
   ForkedFrom,
   Handoff,
@@ -93,7 +94,7 @@ export interface ForkInput {
   driver?: string;
 }
 
-export type BridgeHook = "SessionStart" | "PreToolUse" | "PostToolUse" | "UserPromptSubmit" | "Stop";
+export type { BridgeHook };
 
 export interface BridgeInput {
   agentId: string;

@@ -6,20 +6,12 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { RoomError } from "../../protocol/errors.ts";
-import { PEOPLE_LIMITS } from "../../protocol/people.ts";
+import { BRIDGE_HOOKS, PEOPLE_LIMITS } from "../../protocol/people.ts";
 import { personOf } from "../../protocol/principal.ts";
 import { line } from "../../protocol/validation.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
 import { agentFor, agentSchema, type RoomRouteDeps, scopeOf } from "./shared.ts";
-
-export const BRIDGE_HOOKS = [
-  "SessionStart",
-  "PreToolUse",
-  "PostToolUse",
-  "UserPromptSubmit",
-  "Stop",
-] as const;
 
 const bridgeBody = z.strictObject({
   agentId: agentSchema.optional(),

@@ -3,7 +3,6 @@
  * is reported in one readable message that names it and never echoes a secret value.
  */
 import { z } from "zod";
-import { LOG_LEVELS, type LogLevel } from "./log.ts";
 import { type Cidr, parseCidr } from "./protocol/cidr.ts";
 import { TEAM_ID } from "./protocol/ids.ts";
 import { HUMAN_ID } from "./protocol/principal.ts";
@@ -112,7 +111,7 @@ export type Config = StoreConfig & {
   /** Mark the session cookie Secure even on plain-http requests (COOKIE_SECURE; behind a TLS-terminating proxy). */
   cookieSecure: boolean;
   /** Least severe log record written (LOG_LEVEL): debug, info (one line per tool call), warn or error. */
-  logLevel: LogLevel;
+  logLevel: "debug" | "info" | "warn" | "error";
   /**
    * A bearer that may read GET /metrics and nothing else (METRICS_TOKEN, at least 16 chars), for a scraper that
    * should hold no team's key. Operator keys may read it too.
@@ -333,7 +332,9 @@ const envSchema = z.object({
   EVENT_RETENTION_MAX: intIn(0, 1_000_000_000, 0),
   IMPORT_MAX_BYTES: intIn(1024 * 1024, 16 * 1024 * 1024 * 1024, 256 * 1024 * 1024),
   COOKIE_SECURE: bool(false),
-  LOG_LEVEL: z.enum(LOG_LEVELS, { error: "must be debug, info, warn or error" }).optional(),
+  LOG_LEVEL: z
+    .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
+    .optional(),
   METRICS_TOKEN: metricsToken,
 });
 

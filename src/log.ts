@@ -2,9 +2,9 @@
  * Structured logging: one JSON line per record on stderr. Callers pass facts, never secrets: no bearer, key,
  * token or digest is ever a field (tests scan the log for them).
  */
-export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+export type LogLevel = "debug" | "info" | "warn" | "error";
 
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
 export interface Logger {
   log(level: LogLevel, msg: string, fields?: Record<string, unknown>): void;

@@ -14,7 +14,7 @@ import { RedisClient } from "bun";
 import { startRedisServer } from "../test/support/redis-server.ts";
 import { mixedWorkload, runLoad, toolsList } from "./load.ts";
 import { cleanestPhase, type PhaseResult } from "./phase.ts";
-import { checkedRateCharge } from "./rate-charge.ts";
+import { checkedRateCharge, redisBenchmark } from "./rate-charge.ts";
 import { SECRET, seedRooms, startTarget, table } from "./server.ts";
 
 const { values } = parseArgs({
@@ -51,13 +51,6 @@ const redisCost = phase.redis;
 if (!redisCost || phase.tripsPerCall === undefined) throw new Error("no Redis counters from the mixed phase");
 
 // 2. redis-benchmark on a fresh shard.
-async function benchmark(port: number, args: string[]): Promise<number> {
-  const proc = Bun.spawnSync(["redis-benchmark", "-p", String(port), "-q", "-c", "50", "-P", "1", ...args]);
-  const out = proc.stdout.toString();
-  const rates = [...out.matchAll(/([\d.]+) requests per second/g)].map((m) => Number(m[1]));
-  if (rates.length === 0) throw new Error(`redis-benchmark ${args.join(" ")}: ${out}${proc.stderr}`);
-  return rates.at(-1) as number;
-}
 const shard = await startRedisServer();
 const rates: Record<string, number> = {};
 try {
@@ -66,10 +59,10 @@ try {
   // The rate-limit charge every request pays, at a fixed instant and a limit it never reaches.
   const charge = await checkedRateCharge(client, "bench");
   client.close();
-  rates.SET = await benchmark(shard.port, ["-n", "200000", "-t", "set"]);
-  rates.GET = await benchmark(shard.port, ["-n", "200000", "-t", "get"]);
-  rates["EVALSHA (return 1)"] = await benchmark(shard.port, ["-n", "100000", "EVALSHA", trivial, "0"]);
-  rates["EVALSHA CONSUME_RATE (roomd)"] = await benchmark(shard.port, ["-n", "100000", ...charge]);
+  rates.SET = redisBenchmark(shard.port, ["-n", "200000", "-t", "set"]);
+  rates.GET = redisBenchmark(shard.port, ["-n", "200000", "-t", "get"]);
+  rates["EVALSHA (return 1)"] = redisBenchmark(shard.port, ["-n", "100000", "EVALSHA", trivial, "0"]);
+  rates["EVALSHA CONSUME_RATE (roomd)"] = redisBenchmark(shard.port, ["-n", "100000", ...charge]);
 } finally {
   await shard.stop();
 }

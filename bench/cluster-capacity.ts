@@ -41,7 +41,7 @@ import {
   type RedisSnapshot,
   redisProbe,
 } from "./probes.ts";
-import { checkedRateCharge } from "./rate-charge.ts";
+import { checkedRateCharge, redisBenchmark } from "./rate-charge.ts";
 import { callTool, SECRET, seedRooms, table } from "./server.ts";
 
 const { values } = parseArgs({
@@ -549,21 +549,7 @@ try {
     probeTeam = `ceiling-${i}`;
   const teamNode = cluster.nodes.find((n) => n.port === teamPort) as Node;
   const args = await checkedRateCharge(teamNode.admin, probeTeam);
-  const bench = Bun.spawnSync([
-    "redis-benchmark",
-    "-p",
-    String(teamPort),
-    "-q",
-    "-c",
-    "50",
-    "-P",
-    "1",
-    "-n",
-    "100000",
-    ...args,
-  ]);
-  const rate = Number(/([\d.]+) requests per second/.exec(bench.stdout.toString())?.[1]);
-  if (!Number.isFinite(rate)) throw new Error(`redis-benchmark: ${bench.stdout}${bench.stderr}`);
+  const rate = redisBenchmark(teamPort, ["-n", "100000", ...args]);
   ceiling = { port: teamPort, rate };
 } finally {
   for (const store of stores) await store.stop();

@@ -1,38 +1,8 @@
 /**
- * Client side of the live benchmark: raw MCP tool calls, and SSE streams that note the moment each log event
+ * Client side of the live benchmark: timed posts, and SSE streams that note the moment each log event
  * arrives, so delivery latency is measured where a client sees it.
  */
-import { SECRET } from "./server.ts";
-
-const headers = {
-  Authorization: `Bearer ${SECRET}`,
-  "Content-Type": "application/json",
-  Accept: "application/json, text/event-stream",
-};
-
-/** One tools/call; resolves with the structured result, throws on a tool or transport error. */
-export async function callTool<T = Record<string, unknown>>(
-  url: string,
-  name: string,
-  args: Record<string, unknown>,
-  signal?: AbortSignal,
-): Promise<T> {
-  const res = await fetch(`${url}/mcp`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
-    ...(signal ? { signal } : {}),
-  });
-  const body = (await res.json()) as {
-    error?: { message?: string };
-    result?: { isError?: boolean; structuredContent?: T; content?: { text?: string }[] };
-  };
-  if (!res.ok || body.error || body.result?.isError || !body.result?.structuredContent) {
-    const why = body.error?.message ?? body.result?.content?.[0]?.text ?? `HTTP ${res.status}`;
-    throw new Error(`${name}: ${why}`);
-  }
-  return body.result.structuredContent;
-}
+import { callTool, SECRET } from "./server.ts";
 
 export interface Posted {
   seq: number;

@@ -4,12 +4,12 @@
  * requests) and as roomd CPU per call, so the difference between the rows is the cost of watching.
  */
 
-import { callTool, openTimedStream, type TimedStream } from "./live-client.ts";
+import { openTimedStream, type TimedStream } from "./live-client.ts";
 import { otherMeter } from "./live-latency.ts";
 import { type Call, runLoad } from "./load.ts";
 import { waitForQuiet } from "./phase.ts";
 import { cpuMs, type RedisSnapshot } from "./probes.ts";
-import { type BenchTarget, SECRET } from "./server.ts";
+import { type BenchTarget, callTool, SECRET } from "./server.ts";
 
 export type Watching = "nobody" | "1 stream on A" | "1 stream on B";
 

@@ -4,10 +4,10 @@
  * store's change feed). Each sub-phase runs alone on a fresh room, so nothing else watches or writes meanwhile.
  */
 import { cpus } from "node:os";
-import { callTool, openTimedStream, type Posted, type Stats, stats, timedPost } from "./live-client.ts";
+import { openTimedStream, type Posted, type Stats, stats, timedPost } from "./live-client.ts";
 import { otherPercent, waitForQuiet } from "./phase.ts";
 import { cpuMs, machineBusyMs } from "./probes.ts";
-import type { BenchTarget } from "./server.ts";
+import { type BenchTarget, callTool } from "./server.ts";
 
 export type Path = "same-process" | "cross-process";
 export type Via = "SSE stream" | "wait_for_events";

@@ -4,11 +4,11 @@
  * and what watching costs the store while nothing is written, against the same idle window without streams.
  */
 import { RedisClient } from "bun";
-import { callTool, openTimedStream, type Stats, stats, type TimedStream, timedPost } from "./live-client.ts";
+import { openTimedStream, type Stats, stats, type TimedStream, timedPost } from "./live-client.ts";
 import { gap, MISS_MS, otherMeter } from "./live-latency.ts";
 import { waitForQuiet } from "./phase.ts";
 import { cpuMs } from "./probes.ts";
-import { type BenchTarget, rssMb } from "./server.ts";
+import { type BenchTarget, callTool, rssMb } from "./server.ts";
 
 /** What an idle window (no writes) cost, per second. */
 export interface IdleCost {

@@ -12,11 +12,11 @@
  */
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { callTool, openTimedStream, triple } from "./live-client.ts";
+import { openTimedStream, triple } from "./live-client.ts";
 import { callCost } from "./live-cost.ts";
 import { deliveryLatency } from "./live-latency.ts";
 import { type IdleCost, manyStreams } from "./live-streams.ts";
-import { BENCH_STORES, type BenchStore, startTarget, table } from "./server.ts";
+import { BENCH_STORES, type BenchStore, callTool, startTarget, table } from "./server.ts";
 
 const { values } = parseArgs({
   options: {

@@ -3,7 +3,7 @@
  * arguments exactly as the driver passes them (call.ts `team`: now, bucket, limit, window, count), one charge per
  * call at a fixed instant and a limit it never reaches. `checkedRateCharge` runs it once first and refuses an
  * error reply: redis-benchmark counts error replies as answered requests, so a stale argument list would be timed
- * as if it worked.
+ * as if it worked. `redisBenchmark` runs redis-benchmark itself, as the capacity benches do.
  */
 import type { RedisClient } from "bun";
 import { scriptKeys } from "../src/store/redis/call.ts";
@@ -29,4 +29,13 @@ export async function checkedRateCharge(client: RedisClient, teamId: string): Pr
   if (typeof reply !== "string" || !reply.startsWith('{"ok":'))
     throw new Error(`CONSUME_RATE did not charge: ${String(reply)}`);
   return ["EVALSHA", ...command];
+}
+
+/** requests/s of one redis-benchmark run (50 clients, no pipelining) of `args` against the server on `port`. */
+export function redisBenchmark(port: number, args: string[]): number {
+  const proc = Bun.spawnSync(["redis-benchmark", "-p", String(port), "-q", "-c", "50", "-P", "1", ...args]);
+  const out = proc.stdout.toString();
+  const rates = [...out.matchAll(/([\d.]+) requests per second/g)].map((m) => Number(m[1]));
+  if (rates.length === 0) throw new Error(`redis-benchmark ${args.join(" ")}: ${out}${proc.stderr}`);
+  return rates.at(-1) as number;
 }

@@ -6,14 +6,8 @@
  * workload's weighted mean (each tool by its share of the 20 slots, plus one rate charge per call).
  */
 import { parseArgs } from "node:util";
-import { createLiveRooms } from "../src/live/hub.ts";
-import { callTool } from "../src/mcp/call-path.ts";
-import { CATALOG } from "../src/mcp/catalog.ts";
-import type { Principal } from "../src/protocol/principal.ts";
-import { createRedisStore, createTcpScriptClient } from "../src/store/redis/index.ts";
-import { startRedisServer } from "../test/support/redis-server.ts";
 import { planWorkload } from "./load.ts";
-import { redisProbe } from "./probes.ts";
+import { startRedisDirect } from "./redis-direct.ts";
 
 const { values } = parseArgs({
   options: {
@@ -26,22 +20,7 @@ const calls = Number(values.calls);
 const agents = Number(values.agents);
 const tasks = Number(values.tasks);
 
-const server = await startRedisServer();
-const probe = await redisProbe(server.url);
-const store = createRedisStore({
-  client: createTcpScriptClient(server.url, { timeoutMs: 5000 }),
-  driver: "redis",
-  now: Date.now,
-  timeoutMs: 5000,
-});
-const live = createLiveRooms(store);
-const principal: Principal = { teamId: "bench", kind: "static" };
-const rate = { bucket: "tools" as const, limit: 1_000_000, windowMs: 60_000 };
-
-async function call(name: string, args: Record<string, unknown>): Promise<void> {
-  const { result } = await callTool(CATALOG, name, args, { store, live, principal, requestId: "bench" });
-  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
-}
+const { probe, call, charge, seedRooms, close } = await startRedisDirect();
 
 async function measure(label: string, slots: number, run: (agent: number, n: number) => Promise<void>) {
   let issued = 0;
@@ -68,11 +47,7 @@ async function measure(label: string, slots: number, run: (agent: number, n: num
 }
 
 try {
-  const rooms = Array.from({ length: Math.max(1, agents / 4) }, (_, i) => `cost-${i}`);
-  for (const roomId of rooms) {
-    await call("set_shared_var", { roomId, key: "port", value: "8080", agentId: "seed" });
-    for (let t = 1; t <= tasks; t++) await call("add_task", { roomId, title: `seed task ${t}` });
-  }
+  const rooms = await seedRooms(agents, tasks);
   const next = planWorkload(rooms, tasks);
   // Warm up the mix once, so logs, cursors and context exist as in redis-cost.ts.
   for (let n = 0; n < 200; n++) {
@@ -80,8 +55,7 @@ try {
     await call(params?.name as string, params?.arguments as Record<string, unknown>);
   }
   let mean = 0;
-  mean +=
-    20 * (await measure("rate charge", 20, () => store.consumeRate(principal.teamId, rate).then(() => {})));
+  mean += 20 * (await measure("rate charge", 20, () => charge().then(() => {})));
   const seen = new Map<string, number[]>();
   for (let slot = 0; slot < 20; slot++) {
     const name = next(0, slot).params?.name as string;
@@ -97,8 +71,5 @@ try {
   }
   console.log(`weighted mean per mixed call (incl. rate charge): ${(mean / 20).toFixed(1)} µs`);
 } finally {
-  probe.close();
-  live.close();
-  await store.close();
-  await server.stop();
+  await close();
 }

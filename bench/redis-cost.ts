@@ -7,14 +7,8 @@
  * commandstats); `--runs` repeats the measured part on the same rooms.
  */
 import { parseArgs } from "node:util";
-import { createLiveRooms } from "../src/live/hub.ts";
-import { callTool } from "../src/mcp/call-path.ts";
-import { CATALOG } from "../src/mcp/catalog.ts";
-import type { Principal } from "../src/protocol/principal.ts";
-import { createRedisStore, createTcpScriptClient } from "../src/store/redis/index.ts";
-import { startRedisServer } from "../test/support/redis-server.ts";
 import { planWorkload } from "./load.ts";
-import { redisProbe } from "./probes.ts";
+import { startRedisDirect } from "./redis-direct.ts";
 
 const { values } = parseArgs({
   options: {
@@ -28,30 +22,16 @@ const calls = Number(values.calls);
 const agents = Number(values.agents);
 const tasks = Number(values.tasks);
 
-const server = await startRedisServer();
-const probe = await redisProbe(server.url);
-const store = createRedisStore({
-  client: createTcpScriptClient(server.url, { timeoutMs: 5000 }),
-  driver: "redis",
-  now: Date.now,
-  timeoutMs: 5000,
-});
-const live = createLiveRooms(store);
-const principal: Principal = { teamId: "bench", kind: "static" };
-const rate = { bucket: "tools" as const, limit: 1_000_000, windowMs: 60_000 };
+const { probe, call: callTool, charge, seedRooms, close } = await startRedisDirect();
 
+/** A tool call preceded by its rate charge, as the gate makes it. */
 async function call(name: string, args: Record<string, unknown>): Promise<void> {
-  await store.consumeRate(principal.teamId, rate);
-  const { result } = await callTool(CATALOG, name, args, { store, live, principal, requestId: "bench" });
-  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+  await charge();
+  await callTool(name, args);
 }
 
 try {
-  const rooms = Array.from({ length: Math.max(1, agents / 4) }, (_, i) => `cost-${i}`);
-  for (const roomId of rooms) {
-    await call("set_shared_var", { roomId, key: "port", value: "8080", agentId: "seed" });
-    for (let t = 1; t <= tasks; t++) await call("add_task", { roomId, title: `seed task ${t}` });
-  }
+  const rooms = await seedRooms(agents, tasks, call);
   const next = planWorkload(rooms, tasks);
   const drive = async (count: number) => {
     let issued = 0;
@@ -79,8 +59,5 @@ try {
     );
   }
 } finally {
-  probe.close();
-  live.close();
-  await store.close();
-  await server.stop();
+  await close();
 }

@@ -145,19 +145,34 @@ export function table(rows: Record<string, string | number>[]): string {
   return lines.join("\n");
 }
 
-/** One tools/call with the bench key; throws on any failure (seeding must not silently leave rooms short). */
-export async function callTool(url: string, name: string, args: Record<string, unknown>): Promise<unknown> {
+/**
+ * One tools/call with the bench key; resolves with the structured result, throws on a tool or transport error
+ * (seeding must not silently leave rooms short).
+ */
+export async function callTool<T = Record<string, unknown>>(
+  url: string,
+  name: string,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<T> {
   const res = await fetch(`${url}/mcp`, {
     method: "POST",
     headers: {
       Authorization: `Bearer ${SECRET}`,
       "Content-Type": "application/json",
-      Accept: "application/json",
+      Accept: "application/json, text/event-stream",
     },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+    ...(signal ? { signal } : {}),
   });
-  const body = (await res.json()) as { result?: { isError?: boolean; structuredContent?: unknown } };
-  if (!res.ok || !body.result || body.result.isError) throw new Error(`${name}: ${JSON.stringify(body)}`);
+  const body = (await res.json()) as {
+    error?: { message?: string };
+    result?: { isError?: boolean; structuredContent?: T; content?: { text?: string }[] };
+  };
+  if (!res.ok || body.error || body.result?.isError || !body.result?.structuredContent) {
+    const why = body.error?.message ?? body.result?.content?.[0]?.text ?? `HTTP ${res.status}`;
+    throw new Error(`${name}: ${why}`);
+  }
   return body.result.structuredContent;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Address ranges (CIDR) for TRUSTED_PROXY_CIDRS: which TCP peers may assert a person's identity in a header.
  * IPv4 and IPv6; an IPv4-mapped IPv6 peer (::ffff:10.0.0.1, as a dual-stack socket reports IPv4 clients) is
- * compared as the IPv4 address it is.
+ * compared as the IPv4 address it is. The address parsers are shared with the webhooks' SSRF guard
+ * (src/live/webhooks/address.ts).
  */
 
 export interface Cidr {
@@ -12,18 +13,21 @@ export interface Cidr {
   text: string;
 }
 
-function parseIpv4(text: string): Uint8Array | null {
+/** Dotted-decimal IPv4 (exactly four parts, 0-255, no leading zeros) → 4 bytes, or null. */
+export function parseIpv4(text: string): Uint8Array | null {
   const parts = text.split(".");
   if (parts.length !== 4) return null;
   const bytes = new Uint8Array(4);
   for (const [i, part] of parts.entries()) {
+    // Leading zeros are refused rather than guessed at: some parsers read them as octal.
     if (!/^(0|[1-9][0-9]{0,2})$/.test(part) || Number(part) > 255) return null;
     bytes[i] = Number(part);
   }
   return bytes;
 }
 
-function parseIpv6(text: string): Uint8Array | null {
+/** Bare IPv6 text (compressed `::`, a dotted IPv4 tail; no brackets, no `%zone`) → 16 bytes, or null. */
+export function parseIpv6(text: string): Uint8Array | null {
   let head = text;
   let tail4: Uint8Array | null = null;
   const lastColon = text.lastIndexOf(":");

@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
+import { type CountingClient, countingClient } from "../../../bench/round-trips-measure.ts";
 import { type RedisServer, startRedisServer } from "../../../test/support/redis-server.ts";
 import { iso } from "../../protocol/time.ts";
 import type { NewInvite, NewKey } from "../access-types.ts";
 import type { RoomScope, RoomStore } from "../types.ts";
-import type { ScriptClient } from "./client.ts";
 import { SCRIPTS } from "./scripts.ts";
 import { createRedisStore } from "./store.ts";
 import { createTcpScriptClient } from "./tcp-client.ts";
@@ -20,29 +20,13 @@ let server: RedisServer;
 let raw: RedisClient;
 let t = Math.floor(Date.now() / 1000) * 1000;
 const now = () => t;
-let calls = 0;
+let client: CountingClient;
 let store: RoomStore;
 
-/** Wraps a client to count round trips: one evalsha or eval call is one. */
-function counting(inner: ScriptClient): ScriptClient {
-  return {
-    evalsha: (sha, keys, args) => {
-      calls++;
-      return inner.evalsha(sha, keys, args);
-    },
-    eval: (script, keys, args) => {
-      calls++;
-      return inner.eval(script, keys, args);
-    },
-    ping: () => inner.ping(),
-    close: () => inner.close?.(),
-  };
-}
-
 async function roundTrips(op: () => Promise<unknown>): Promise<number> {
-  calls = 0;
+  client.count = 0;
   await op();
-  return calls;
+  return client.count;
 }
 
 const id8 = () => crypto.randomUUID().slice(0, 8);
@@ -71,8 +55,9 @@ const keysOf = async (pattern: string) => ((await raw.send("KEYS", [pattern])) a
 beforeAll(async () => {
   server = await startRedisServer();
   raw = new RedisClient(server.url);
+  client = countingClient(createTcpScriptClient(server.url, { timeoutMs: TIMEOUT_MS }));
   store = createRedisStore({
-    client: counting(createTcpScriptClient(server.url, { timeoutMs: TIMEOUT_MS })),
+    client,
     driver: "redis",
     now,
     timeoutMs: TIMEOUT_MS,

@@ -18,6 +18,7 @@ import {
 } from "../../protocol/search.ts";
 import type { LoggedEvent, RoomSnapshot, SnapshotVersion } from "../move-types.ts";
 import { ROOM_KEY_PARTS, type RoomKeyPart } from "./keys.ts";
+import { serial } from "./records.ts";
 
 /** A hash field (h) or a sorted-set member (z) of the room key `part`. */
 export type Write =
@@ -29,7 +30,6 @@ export const keyNumber = (part: RoomKeyPart): string => String(ROOM_KEY_PARTS.in
 
 const ms = (value: string): number => Date.parse(value);
 const pad = (seq: number) => String(seq).padStart(12, "0");
-const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
 const MAIL: ReadonlySet<string> = new Set(MAILBOX_TYPES);
 
 /** lua-plan.ts task_json: lease_expires_at last, only on leased tasks. */

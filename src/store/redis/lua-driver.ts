@@ -4,6 +4,7 @@
  * interrupt are one script. Refusals name their kind; people-refusals.ts turns them into RoomErrors.
  */
 import { PEOPLE_HELPERS } from "./lua-people-helpers.ts";
+import { TASK_COUNTS } from "./lua-task-counts.ts";
 
 /** getDriver. Replies {ok: DriverState}. */
 export const GET_DRIVER = `${PEOPLE_HELPERS}
@@ -70,29 +71,12 @@ return ok(e)
  */
 export const ROOM_DETAILS = `${PEOPLE_HELPERS}
 if not OWNED then return ok('{"exists":false}') end
-local m = redis.call("HMGET", K_META, "created_at", "last_used", "event_seq", "forked_from", "n_pending",
-  "n_in_progress", "n_done", "n_blocked")
-local n = { pending = tonumber(m[5]) or 0, in_progress = tonumber(m[6]) or 0, done = tonumber(m[7]) or 0,
-  blocked = tonumber(m[8]) or 0 }
-if META[4] ~= "1" then
-  n = { pending = 0, in_progress = 0, done = 0, blocked = 0 }
-  for _, raw in ipairs(redis.call("HVALS", K_TASKS)) do
-    local s = cjson.decode(raw).status
-    n[s] = (n[s] or 0) + 1
-  end
-end
--- Leases that ran out but are not recorded yet: those tasks already read as pending (protocol/leases.ts).
-for _, id in ipairs(redis.call("ZRANGEBYSCORE", K_LEASES, "-inf", NOW)) do
-  local raw = redis.call("HGET", K_TASKS, id)
-  local t = raw and cjson.decode(raw)
-  if t and t.lease_expires_at then
-    n[t.status] = (n[t.status] or 0) - 1
-    n.pending = n.pending + 1
-  end
-end
+local m = redis.call("HMGET", K_META, "created_at", "last_used", "event_seq", "forked_from")
+${TASK_COUNTS}
 return ok('{"exists":true,"createdAt":' .. opt_str(m[1] or nil) .. ',"lastUsed":' .. (m[2] or "null")
-  .. ',"byStatus":{"pending":' .. n.pending .. ',"in_progress":' .. n.in_progress .. ',"done":' .. n.done
-  .. ',"blocked":' .. n.blocked .. '},"contextCount":' .. redis.call("HLEN", K_CTX) .. ',"eventCount":'
+  .. ',"byStatus":{"pending":' .. (by_status.pending or 0) .. ',"in_progress":' .. (by_status.in_progress or 0)
+  .. ',"done":' .. (by_status.done or 0) .. ',"blocked":' .. (by_status.blocked or 0) .. '},"contextCount":'
+  .. redis.call("HLEN", K_CTX) .. ',"eventCount":'
   .. (m[3] or "0") .. ',"agentCount":' .. redis.call("HLEN", K_PRESENCE) .. ',"driver":' .. P.driver_json(P.driver())
   .. ',"forkedFrom":' .. (m[4] or "null") .. '}')
 `;

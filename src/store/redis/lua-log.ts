@@ -104,17 +104,8 @@ function MAIL.range(etype, to, after, limit)
   for i = 1, #members do members[i] = tonumber(string.sub(members[i], #prefix + 1)) end
   return members
 end
--- Takes up to limit events of this type waiting for the agent (to it or to all) after its mark — for messages also
--- after its cursor, which delivered them already; in a fork, after its copied prefix, which was meant for the
--- source's agents — and moves the mark past them. Returns their seqs, ascending.
-function MAIL.take(etype, agent, limit)
-  local mark = etype .. " " .. agent
-  local after = tonumber(redis.call("HGET", K_MARKS, mark)) or 0
-  local forked = redis.call("HGET", K_META, "forked_from")
-  if forked then after = math.max(after, cjson.decode(forked).seq) end
-  if etype == "human_message" then after = math.max(after, tonumber(redis.call("HGET", K_CURSORS, agent)) or 0) end
-  local a = MAIL.range(etype, "all", after, limit)
-  local b = agent ~= "all" and MAIL.range(etype, agent, after, limit) or {}
+-- The first limit seqs of two ascending lists (events to all and to one agent: no seq is in both), ascending.
+function MAIL.merge(a, b, limit)
   local picked, i, j = {}, 1, 1
   while #picked < limit and (i <= #a or j <= #b) do
     if j > #b or (i <= #a and a[i] < b[j]) then
@@ -125,6 +116,19 @@ function MAIL.take(etype, agent, limit)
       j = j + 1
     end
   end
+  return picked
+end
+-- Takes up to limit events of this type waiting for the agent (to it or to all) after its mark — for messages also
+-- after its cursor, which delivered them already; in a fork, after its copied prefix, which was meant for the
+-- source's agents — and moves the mark past them. Returns their seqs, ascending.
+function MAIL.take(etype, agent, limit)
+  local mark = etype .. " " .. agent
+  local after = tonumber(redis.call("HGET", K_MARKS, mark)) or 0
+  local forked = redis.call("HGET", K_META, "forked_from")
+  if forked then after = math.max(after, cjson.decode(forked).seq) end
+  if etype == "human_message" then after = math.max(after, tonumber(redis.call("HGET", K_CURSORS, agent)) or 0) end
+  local picked = MAIL.merge(MAIL.range(etype, "all", after, limit),
+    agent ~= "all" and MAIL.range(etype, agent, after, limit) or {}, limit)
   if #picked > 0 then W("HSET", K_MARKS, mark, picked[#picked]) end
   return picked
 end
@@ -174,18 +178,8 @@ local function consume(agent, limit)
   ensure_index()
   local cursor = tonumber(redis.call("HGET", K_CURSORS, agent))
   local after = cursor or 0
-  local a = addressed("all", after, limit)
-  local b = agent ~= "all" and addressed(agent, after, limit) or {}
-  local picked, i, j = {}, 1, 1
-  while #picked < limit and (i <= #a or j <= #b) do
-    if j > #b or (i <= #a and a[i] < b[j]) then
-      picked[#picked + 1] = a[i]
-      i = i + 1
-    else
-      picked[#picked + 1] = b[j]
-      j = j + 1
-    end
-  end
+  local picked = MAIL.merge(addressed("all", after, limit), agent ~= "all" and addressed(agent, after, limit) or {},
+    limit)
   -- The delivered events, read once for the context-read marks and the reply.
   local evs = #picked > 0 and redis.call("HMGET", K_EVENTS, unpack(picked)) or {}
   if #picked > 0 then

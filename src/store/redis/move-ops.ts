@@ -15,7 +15,7 @@ import { byCreation, type Numbered } from "./access-records.ts";
 import type { Bridge } from "./call.ts";
 import type { ScriptClient } from "./client.ts";
 import { importWrites, keyNumber, type Write } from "./import-writes.ts";
-import { type StoredEvent, toEntry, toEvent } from "./records.ts";
+import { byCreation as bySerial, type StoredEvent, toEntry, toEvent } from "./records.ts";
 import { ScriptRefusal } from "./run.ts";
 
 /** ARGV bytes of one IMPORT_WRITE part. */
@@ -71,8 +71,6 @@ function entries(flat: string[]): [string, string][] {
   return out;
 }
 
-const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
-const bySerial = (a: { id: string }, b: { id: string }) => serial(a.id) - serial(b.id);
 const byKey =
   <T>(key: (t: T) => string) =>
   (a: T, b: T) =>

@@ -26,8 +26,9 @@ export interface StoredPresence {
   left?: boolean;
 }
 
-/** Creation order of "task-<n>" / "ctx-<n>" ids, which Lua hashes do not keep. */
-const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
+/** The number of a minted "task-<n>" / "ctx-<n>" id. */
+export const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
+/** Creation order of minted ids, which Lua hashes do not keep. */
 export const byCreation = (a: { id: string }, b: { id: string }) => serial(a.id) - serial(b.id);
 
 export function toEntry({ m, p }: StoredEntry): ContextEntry {

@@ -14,12 +14,11 @@ import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
 import { isNoScript, isScriptFailure, type ScriptClient } from "./client.ts";
 import { peopleRefusal } from "./people-refusals.ts";
+import type { LuaScript } from "./scripts.ts";
 
 /** An error's message with the Redis client's own prefix dropped ("Command failed: ERR …" → "ERR …"). */
 const messageOf = (err: unknown) =>
   (err instanceof Error ? err.message : String(err)).replace(/^Command failed: /, "").slice(0, 300);
-
-import type { LuaScript } from "./scripts.ts";
 
 class Timeout extends Error {
   override readonly name = "Timeout";

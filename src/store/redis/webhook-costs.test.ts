@@ -5,32 +5,17 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { RedisClient } from "bun";
+import { type CountingClient, countingClient } from "../../../bench/round-trips-measure.ts";
 import { type RedisServer, startRedisServer } from "../../../test/support/redis-server.ts";
 import type { RoomScope, RoomStore } from "../types.ts";
-import type { ScriptClient } from "./client.ts";
 import { createRedisStore } from "./store.ts";
 import { createTcpScriptClient } from "./tcp-client.ts";
 
 let server: RedisServer;
 let raw: RedisClient;
 let store: RoomStore;
-let roundTrips = 0;
+let client: CountingClient;
 const t = Math.floor(Date.now() / 1000) * 1000;
-
-function counting(inner: ScriptClient): ScriptClient {
-  return {
-    evalsha: (sha, keys, args) => {
-      roundTrips++;
-      return inner.evalsha(sha, keys, args);
-    },
-    eval: (script, keys, args) => {
-      roundTrips++;
-      return inner.eval(script, keys, args);
-    },
-    ping: () => inner.ping(),
-    close: () => inner.close?.(),
-  };
-}
 
 async function commandStats(): Promise<Map<string, number>> {
   const info = (await raw.send("INFO", ["commandstats"])) as string;
@@ -42,9 +27,9 @@ async function commandStats(): Promise<Map<string, number>> {
 /** Commands `op` ran inside Redis by name (the script calls themselves and INFO excluded), and its round trips. */
 async function costOf(op: () => Promise<unknown>) {
   const before = await commandStats();
-  roundTrips = 0;
+  client.count = 0;
   await op();
-  const trips = roundTrips;
+  const trips = client.count;
   const after = await commandStats();
   const commands: Record<string, number> = {};
   for (const [name, calls] of after) {
@@ -67,8 +52,9 @@ function minus(a: Record<string, number>, b: Record<string, number>): Record<str
 beforeAll(async () => {
   server = await startRedisServer();
   raw = new RedisClient(server.url);
+  client = countingClient(createTcpScriptClient(server.url, { timeoutMs: 5000 }));
   store = createRedisStore({
-    client: counting(createTcpScriptClient(server.url, { timeoutMs: 5000 })),
+    client,
     driver: "redis",
     now: () => t,
   });

@@ -1,9 +1,21 @@
 /**
  * Rows of the SQL drivers (SQLite, PostgreSQL) and the records they become: the same columns on both, so one
  * conversion serves both. Each driver keeps its own SQL (EVENT_COLUMNS) next to its statements.
+ *
+ * Only what works on plain values lives here: row shapes, row → record conversions, column lists, constants.
+ * The statement-running bodies stay per driver: bun:sqlite answers `db.query(...).get()` synchronously inside one
+ * `BEGIN IMMEDIATE` transaction, PostgreSQL answers `pg.query(...).get()` with a promise under the room's advisory
+ * lock, so each body is written once sync and once async. Sharing them would mean making SQLite async (a microtask
+ * per statement on the hot path, and a transaction that could interleave with another caller at every await) or
+ * writing each body as a generator driven by two runners — more machinery than the twin bodies it would replace.
  */
+import type { FileClaim } from "../protocol/claims.ts";
 import { type LockInfo, type Presence, presenceOf, type RoomEvent } from "../protocol/records.ts";
 import { iso } from "../protocol/time.ts";
+import type { InviteRecord } from "./access-types.ts";
+import type { BridgeInput } from "./people-types.ts";
+import type { SessionRecord, StoredSession } from "./session-types.ts";
+import type { WebhookRecord } from "./types.ts";
 
 /** An events row joined with its read_by list (a JSON array, in insertion order). */
 export interface EventRow {
@@ -80,3 +92,120 @@ export function toMs(value: string, field: string): number {
   if (Number.isNaN(ms)) throw new Error(`store: ${field} is not an ISO timestamp: ${value}`);
   return ms;
 }
+
+export interface ClaimRow {
+  path: string;
+  agent_id: string;
+  expires_at: number;
+  claimed_at: number;
+  reason: string | null;
+}
+
+export function toClaim(row: ClaimRow): FileClaim {
+  const claim: FileClaim = {
+    path: row.path,
+    heldBy: row.agent_id,
+    expiresAt: iso(row.expires_at),
+    claimedAt: iso(row.claimed_at),
+  };
+  if (row.reason !== null) claim.reason = row.reason;
+  return claim;
+}
+
+export interface InviteRow {
+  room_id: string;
+  token_id: string;
+  team_id: string;
+  created_at: number;
+  expires_at: number;
+  agent_id: string | null;
+  human_id: string | null;
+  hint: string;
+}
+
+export const INVITE_COLUMNS = "room_id, token_id, team_id, created_at, expires_at, agent_id, hint, human_id";
+
+export function toInvite(row: InviteRow): InviteRecord {
+  const invite: InviteRecord = {
+    tokenId: row.token_id,
+    roomId: row.room_id,
+    teamId: row.team_id,
+    createdAt: iso(row.created_at),
+    expiresAt: iso(row.expires_at),
+    hint: row.hint,
+  };
+  if (row.agent_id !== null) invite.agentId = row.agent_id;
+  if (row.human_id !== null) invite.humanId = row.human_id;
+  return invite;
+}
+
+export interface WebhookRow {
+  room_id: string;
+  webhook_id: string;
+  url: string;
+  types: string;
+  description: string | null;
+  created_at: number;
+  active: number;
+  drops: number;
+  last_delivery_at: number | null;
+}
+
+export const WEBHOOK_COLUMNS =
+  "room_id, webhook_id, url, types, description, created_at, active, drops, last_delivery_at";
+
+export function toWebhook(row: WebhookRow): WebhookRecord {
+  const webhook: WebhookRecord = {
+    webhookId: row.webhook_id,
+    roomId: row.room_id,
+    url: row.url,
+    types: JSON.parse(row.types),
+    createdAt: iso(row.created_at),
+    status: row.active === 1 ? "active" : "disabled",
+    consecutiveFailures: row.drops,
+  };
+  if (row.description !== null) webhook.description = row.description;
+  if (row.last_delivery_at !== null) webhook.lastDeliveryAt = iso(row.last_delivery_at);
+  return webhook;
+}
+
+export interface SessionRow {
+  json: string;
+  expires_at: number;
+  renewed_at: number;
+}
+
+export const storedSession = (row: Pick<SessionRow, "json">, expiresAt: number): StoredSession => ({
+  ...(JSON.parse(row.json) as SessionRecord),
+  expiresAt: iso(expiresAt),
+});
+
+export interface DriverRow {
+  holder: string | null;
+  holder_kind: string | null;
+  epoch: number;
+  since: number;
+}
+
+/** A message, steer or interrupt as the mailbox reads it from the log. */
+export interface MailRow {
+  seq: number;
+  from_agent: string;
+  to_agent: string;
+  ts: number;
+  payload: string;
+}
+
+export type MailKind = "human_message" | "steer" | "interrupt";
+
+/** Interrupts and steers taken in one call at most (a backlog beyond it is taken by the next call). */
+export const MAIL_TAKE_MAX = 100;
+
+/** The presence status a bridge hook leaves for its agent. */
+export const HOOK_STATUS: Record<BridgeInput["hook"], string> = {
+  SessionStart: "session started",
+  PreToolUse: "working",
+  PostToolUse: "working",
+  UserPromptSubmit: "working",
+  Stop: "idle",
+};

@@ -12,13 +12,7 @@ import type { DriverAction, TakeDriver } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
-
-interface DriverRow {
-  holder: string | null;
-  holder_kind: string | null;
-  epoch: number;
-  since: number;
-}
+import type { DriverRow } from "./rows.ts";
 
 export function createDriver({ pg, now, rooms, changes }: StoreParts, events: Events) {
   const get = pg.query<DriverRow, [string]>(

@@ -10,6 +10,8 @@
  * writing each body as a generator driven by two runners — more machinery than the twin bodies it would replace.
  */
 import type { FileClaim } from "../protocol/claims.ts";
+import { LIMITS } from "../protocol/limits.ts";
+import { NO_DRIVER, type RoomInfo } from "../protocol/people.ts";
 import { type LockInfo, type Presence, presenceOf, type RoomEvent } from "../protocol/records.ts";
 import { iso } from "../protocol/time.ts";
 import type { InviteRecord } from "./access-types.ts";
@@ -209,3 +211,57 @@ export const HOOK_STATUS: Record<BridgeInput["hook"], string> = {
   UserPromptSubmit: "working",
   Stop: "idle",
 };
+
+/** Bounds that stand in for "no filter", so one prepared statement serves every event query as a PK range scan. */
+export const NO_LOWER = -1;
+export const NO_UPPER = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Reads refresh last_activity only when it is older than this, and outside their transaction, so a read
+ * stays a read: at most one small UPDATE per room per minute, whatever the room's size.
+ */
+export const READ_TOUCH_AFTER_MS = 60_000;
+
+/** Expired when ROOM_TTL has fully elapsed since the last use (like a Redis key whose PX ran out). */
+export const isExpired = (room: { last_activity: number }, now: number) =>
+  now - room.last_activity >= LIMITS.roomTtlMs;
+
+/** The same rule for SQL: a room is live at time t when its last_activity is above this. */
+export const liveAfter = (t: number): number => t - LIMITS.roomTtlMs;
+
+/** The oldest seq a trimmed room still has (what results call trimmedBefore), or undefined when nothing went. */
+export const trimmedBefore = (trimmedSeq: number): number | undefined =>
+  trimmedSeq > 0 ? trimmedSeq + 1 : undefined;
+
+/** room_info of a room that does not exist (or is not the caller's). */
+export const emptyRoomInfo = (roomId: string): RoomInfo => ({
+  roomId,
+  exists: false,
+  createdAt: null,
+  lastActivity: null,
+  taskCount: 0,
+  tasksByStatus: { pending: 0, in_progress: 0, done: 0, blocked: 0 },
+  contextCount: 0,
+  eventCount: 0,
+  agentCount: 0,
+  driver: NO_DRIVER,
+  forkedFrom: null,
+});
+
+/** A context entry as a fork reads it from the source room. */
+export interface ContextRow {
+  id: string;
+  n: number;
+  type: string;
+  json: string;
+  at_seq: number | null;
+}
+
+/** Event types whose first delivery to each agent is timed (context_reads), and so moved with the event. */
+export const TIMED_TYPES = new Set(["context_available", "context_updated"]);
+/** An optional ISO time of a moved record as ms. */
+export const msOrNull = (value: string | null): number | null =>
+  value === null ? null : toMs(value, "time");
+/** The serial of an id minted as "<prefix>-<n>" (a record's n column). */
+export const idSerial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
+export const parsedRows = <T>(rows: { json: string }[]): T[] => rows.map((row) => JSON.parse(row.json) as T);

@@ -7,12 +7,17 @@ import { errors } from "../../protocol/errors.ts";
 import { BROADCAST, type RoomEvent, type UnreadBatch } from "../../protocol/records.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type { EventList, EventQuery, LogPage, NewEvent, RoomScope } from "../types.ts";
-import { createTrimmer, trimmedBefore } from "./retention.ts";
+import { createTrimmer } from "./retention.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
-
-const NO_LOWER = -1;
-const NO_UPPER = Number.MAX_SAFE_INTEGER;
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  eventSeq,
+  NO_LOWER,
+  NO_UPPER,
+  toEvent,
+  trimmedBefore,
+} from "./rows.ts";
 
 /** The next `$limit` events addressed to "all" or to `$agent` after seq `$after`: two index range scans, merged. */
 export const ADDRESSED_SQL = `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.room_id = $room AND e.seq IN (

@@ -27,7 +27,7 @@ import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import { type RoomRow, roomLock, type StoreParts } from "./rooms.ts";
-import { type EventRow, toEvent } from "./rows.ts";
+import { type ContextRow, type EventRow, toEvent } from "./rows.ts";
 import type { Search } from "./search.ts";
 
 /** Events the rebuild reads besides those carrying a whole task (payload.task). */
@@ -44,14 +44,6 @@ const PLAN_TYPES = new Set([
 ]);
 const PLAN_TYPES_SQL = [...PLAN_TYPES].map((t) => `'${t}'`).join(", ");
 const isObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
-
-interface ContextRow {
-  id: string;
-  n: number;
-  type: string;
-  json: string;
-  at_seq: number | null;
-}
 
 interface RoomCounts {
   room: string;

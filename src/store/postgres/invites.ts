@@ -7,8 +7,8 @@
 import { errors } from "../../protocol/errors.ts";
 import type { InviteRecord, NewInvite, RateDecision, RateRequest } from "../access-types.ts";
 import { invitePrefix, type Rate } from "./rate.ts";
-import { liveAfter, type StoreParts } from "./rooms.ts";
-import { INVITE_COLUMNS, type InviteRow, toInvite, toMs } from "./rows.ts";
+import type { StoreParts } from "./rooms.ts";
+import { INVITE_COLUMNS, type InviteRow, liveAfter, toInvite, toMs } from "./rows.ts";
 
 type RoomTeam = { roomId: string; teamId: string };
 

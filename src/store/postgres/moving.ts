@@ -25,16 +25,21 @@ import type { LoggedEvent, RoomImport, RoomSnapshot } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { liveAfter } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, toEvent, toMs } from "./rows.ts";
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  idSerial,
+  liveAfter,
+  msOrNull,
+  parsedRows,
+  TIMED_TYPES,
+  toEvent,
+  toMs,
+} from "./rows.ts";
 import type { Search } from "./search.ts";
 
-const TIMED = new Set(["context_available", "context_updated"]);
 /** Events written per statement by an import. */
 const IMPORT_BATCH = 500;
-const ms = (value: string | null): number | null => (value === null ? null : toMs(value, "time"));
-const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
-const parsed = <T>(rows: { json: string }[]): T[] => rows.map((row) => JSON.parse(row.json) as T);
 
 /** One batch of imported events as column arrays (unnest), with their read receipts and delivery times. */
 class EventBatch {
@@ -272,10 +277,10 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
         key: row.key,
         value: JSON.parse(row.value) as string,
       })),
-      reviews: parsed<Review>(await read.reviews.all(id)),
-      approvals: parsed<Approval>(await read.approvals.all(id)),
-      handoffs: parsed<Handoff>(await read.handoffs.all(id)),
-      verdicts: parsed<Verdict>(await read.verdicts.all(id)),
+      reviews: parsedRows<Review>(await read.reviews.all(id)),
+      approvals: parsedRows<Approval>(await read.approvals.all(id)),
+      handoffs: parsedRows<Handoff>(await read.handoffs.all(id)),
+      verdicts: parsedRows<Verdict>(await read.verdicts.all(id)),
       cursors: (await read.cursors.all(id)).map((row) => ({
         agentId: row.agent_id,
         seq: row.seq,
@@ -311,7 +316,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
         i + 1,
         task.owner,
         JSON.stringify(task),
-        leased ? ms(task.lease_expires_at ?? null) : null,
+        leased ? msOrNull(task.lease_expires_at ?? null) : null,
         leased ? leaseMs : null,
       );
       docs.push({ id: task.id, fields: taskFields(task) });
@@ -340,7 +345,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
       verdicts: s.verdicts,
     };
     for (const [table, list] of Object.entries(records) as [keyof typeof records, { id: string }[]][]) {
-      for (const r of list) await write.record[table].run(roomId, r.id, serial(r.id), JSON.stringify(r));
+      for (const r of list) await write.record[table].run(roomId, r.id, idSerial(r.id), JSON.stringify(r));
     }
     for (const c of s.cursors) await write.cursor.run(roomId, c.agentId, c.seq, c.contextMark);
     for (const m of s.marks) await write.mark.run(roomId, m.agentId, m.type, m.seq);
@@ -429,8 +434,8 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
       byStatus.done,
       byStatus.blocked,
       s.contexts.length,
-      ms(s.plan.createdAt),
-      ms(s.plan.updatedAt),
+      msOrNull(s.plan.createdAt),
+      msOrNull(s.plan.updatedAt),
       s.forkedFrom ? JSON.stringify(s.forkedFrom) : null,
       s.trimmedBefore === null ? 0 : s.trimmedBefore - 1,
       roomId,
@@ -460,7 +465,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
       return rows.map((row) => ({
         event: toEvent(row),
         posted: row.posted === 1,
-        deliveredAt: TIMED.has(row.type) ? (times.get(row.seq) ?? {}) : {},
+        deliveredAt: TIMED_TYPES.has(row.type) ? (times.get(row.seq) ?? {}) : {},
       }));
     },
     async importRoom(scope: RoomScope, data: RoomImport): Promise<void> {

@@ -13,6 +13,7 @@ import { invitePrefix } from "../rate-buckets.ts";
 import type { RoomScope, SignalKind } from "../types.ts";
 import type { Pg } from "./db.ts";
 import type { Rate } from "./rate.ts";
+import { isExpired, liveAfter, READ_TOUCH_AFTER_MS } from "./rows.ts";
 import { ROOM_TABLES } from "./schema.ts";
 
 export interface RoomRow {
@@ -41,13 +42,6 @@ type Counter = "task_n" | "ctx_n" | "ctx_seq" | "event_seq";
 /** The advisory lock of a room's writes and of a team's records. */
 export const roomLock = (roomId: string) => `room:${roomId}`;
 export const teamLock = (teamId: string) => `team:${teamId}`;
-
-const READ_TOUCH_AFTER_MS = 60_000;
-
-const isExpired = (room: RoomRow, now: number) => now - room.last_activity >= LIMITS.roomTtlMs;
-
-/** A room is live at time t when its last_activity is above this. */
-export const liveAfter = (t: number): number => t - LIMITS.roomTtlMs;
 
 export function createRooms(
   pg: Pg,

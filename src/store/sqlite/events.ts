@@ -3,14 +3,18 @@ import { errors } from "../../protocol/errors.ts";
 import { BROADCAST, type RoomEvent, type UnreadBatch } from "../../protocol/records.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type { EventList, EventQuery, LogPage, NewEvent, RoomScope } from "../types.ts";
-import { createTrimmer, trimmedBefore } from "./retention.ts";
+import { createTrimmer } from "./retention.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  eventSeq,
+  NO_LOWER,
+  NO_UPPER,
+  toEvent,
+  trimmedBefore,
+} from "./rows.ts";
 import { createOutbox } from "./webhook-outbox.ts";
-
-/** Bounds that stand in for "no filter", so one prepared statement serves every query as a PK range scan. */
-const NO_LOWER = -1;
-const NO_UPPER = Number.MAX_SAFE_INTEGER;
 
 /**
  * The next `$limit` events addressed to "all" or to `$agent` after seq `$after`: two index range scans of at most

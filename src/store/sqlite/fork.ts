@@ -26,16 +26,8 @@ import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, toEvent } from "./rows.ts";
+import { type ContextRow, EVENT_COLUMNS, type EventRow, toEvent } from "./rows.ts";
 import type { Search } from "./search.ts";
-
-interface ContextRow {
-  id: string;
-  n: number;
-  type: string;
-  json: string;
-  at_seq: number | null;
-}
 
 export function createFork({ db, rooms }: StoreParts, events: Events, driver: DriverOps, search: Search) {
   const copyEvents = db.query<unknown, { src: string; dst: string; at: number }>(

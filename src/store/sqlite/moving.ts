@@ -22,14 +22,18 @@ import type { LoggedEvent, RoomImport, RoomSnapshot } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { liveAfter } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, toEvent, toMs } from "./rows.ts";
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  idSerial,
+  liveAfter,
+  msOrNull,
+  parsedRows,
+  TIMED_TYPES,
+  toEvent,
+  toMs,
+} from "./rows.ts";
 import type { Search } from "./search.ts";
-
-const TIMED = new Set(["context_available", "context_updated"]);
-const ms = (value: string | null): number | null => (value === null ? null : toMs(value, "time"));
-const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
-const parsed = <T>(rows: { json: string }[]): T[] => rows.map((row) => JSON.parse(row.json) as T);
 
 export function createMoving({ db, now, rooms, changes }: StoreParts, driver: DriverOps, search: Search) {
   const q = <R, P extends SQLQueryBindings[] = [string]>(sql: string) => db.query<R, P>(sql);
@@ -235,10 +239,10 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
         history: history.get(row.id) ?? [],
       })),
       vars: read.vars.all(id),
-      reviews: parsed<Review>(read.reviews.all(id)),
-      approvals: parsed<Approval>(read.approvals.all(id)),
-      handoffs: parsed<Handoff>(read.handoffs.all(id)),
-      verdicts: parsed<Verdict>(read.verdicts.all(id)),
+      reviews: parsedRows<Review>(read.reviews.all(id)),
+      approvals: parsedRows<Approval>(read.approvals.all(id)),
+      handoffs: parsedRows<Handoff>(read.handoffs.all(id)),
+      verdicts: parsedRows<Verdict>(read.verdicts.all(id)),
       cursors: read.cursors
         .all(id)
         .map((row) => ({ agentId: row.agent_id, seq: row.seq, contextMark: row.ctx_mark })),
@@ -269,7 +273,7 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
         i + 1,
         task.owner,
         JSON.stringify(task),
-        leased ? ms(task.lease_expires_at ?? null) : null,
+        leased ? msOrNull(task.lease_expires_at ?? null) : null,
         leased ? leaseMs : null,
       );
       search.put(roomId, task.id, taskFields(task));
@@ -297,7 +301,7 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       verdicts: s.verdicts,
     };
     for (const [table, list] of Object.entries(records) as [keyof typeof records, { id: string }[]][]) {
-      for (const r of list) write.record[table].run(roomId, r.id, serial(r.id), JSON.stringify(r));
+      for (const r of list) write.record[table].run(roomId, r.id, idSerial(r.id), JSON.stringify(r));
     }
     for (const c of s.cursors) write.cursor.run(roomId, c.agentId, c.seq, c.contextMark);
     for (const m of s.marks) write.mark.run(roomId, m.agentId, m.type, m.seq);
@@ -354,8 +358,8 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       byStatus.done,
       byStatus.blocked,
       s.contexts.length,
-      ms(s.plan.createdAt),
-      ms(s.plan.updatedAt),
+      msOrNull(s.plan.createdAt),
+      msOrNull(s.plan.updatedAt),
       s.forkedFrom ? JSON.stringify(s.forkedFrom) : null,
       s.trimmedBefore === null ? 0 : s.trimmedBefore - 1,
       roomId,
@@ -385,7 +389,7 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       return rows.map((row) => ({
         event: toEvent(row),
         posted: row.posted === 1,
-        deliveredAt: TIMED.has(row.type) ? (times.get(row.seq) ?? {}) : {},
+        deliveredAt: TIMED_TYPES.has(row.type) ? (times.get(row.seq) ?? {}) : {},
       }));
     },
     importRoom(scope: RoomScope, data: RoomImport): void {

@@ -21,10 +21,11 @@ import type {
   WebhookRecord,
 } from "../types.ts";
 import type { Events } from "./events.ts";
-import { liveAfter, type StoreParts } from "./rooms.ts";
+import type { StoreParts } from "./rooms.ts";
 import {
   EVENT_COLUMNS,
   type EventRow,
+  liveAfter,
   toEvent,
   toMs,
   toWebhook,

@@ -14,7 +14,7 @@ import { LIMITS } from "../protocol/limits.ts";
 import { NO_DRIVER, type RoomInfo } from "../protocol/people.ts";
 import { type LockInfo, type Presence, presenceOf, type RoomEvent } from "../protocol/records.ts";
 import { iso } from "../protocol/time.ts";
-import type { InviteRecord } from "./access-types.ts";
+import type { InviteRecord, KeyRecord } from "./access-types.ts";
 import type { BridgeInput } from "./people-types.ts";
 import type { SessionRecord, StoredSession } from "./session-types.ts";
 import type { WebhookRecord } from "./types.ts";
@@ -265,3 +265,31 @@ export const msOrNull = (value: string | null): number | null =>
 /** The serial of an id minted as "<prefix>-<n>" (a record's n column). */
 export const idSerial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
 export const parsedRows = <T>(rows: { json: string }[]): T[] => rows.map((row) => JSON.parse(row.json) as T);
+
+/** A keys row; `note` as the key's text (PostgreSQL keeps it JSON-encoded and decodes it before toKey). */
+export interface KeyRow {
+  key_id: string;
+  team_id: string;
+  kind: string;
+  created_at: number;
+  note: string | null;
+  bound_agent_id: string | null;
+  human_id: string | null;
+  hint: string;
+}
+
+export const KEY_COLUMNS = "key_id, team_id, kind, created_at, note, bound_agent_id, hint, human_id";
+
+export function toKey(row: KeyRow): KeyRecord {
+  const key: KeyRecord = {
+    keyId: row.key_id,
+    teamId: row.team_id,
+    kind: row.kind === "operator" ? "operator" : "dynamic",
+    createdAt: iso(row.created_at),
+    hint: row.hint,
+  };
+  if (row.note !== null) key.note = row.note;
+  if (row.bound_agent_id !== null) key.boundAgentId = row.bound_agent_id;
+  if (row.human_id !== null) key.humanId = row.human_id;
+  return key;
+}

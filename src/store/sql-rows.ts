@@ -293,3 +293,12 @@ export function toKey(row: KeyRow): KeyRecord {
   if (row.human_id !== null) key.humanId = row.human_id;
   return key;
 }
+
+/** Records numbered per room whose serial a fork raises past its copied log (rooms.id_floors, written by fork.ts). */
+export type FloorKind = "handoff" | "approval" | "verdict";
+
+export const SERIAL_TABLES: Record<FloorKind, string> = {
+  handoff: "handoffs",
+  approval: "approvals",
+  verdict: "verdicts",
+};

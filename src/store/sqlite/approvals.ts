@@ -14,6 +14,7 @@ import type { ApprovalDecisionInput, NewApproval } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
+import { createNextSerial } from "./serials.ts";
 
 const parse = (row: { json: string }): Approval => JSON.parse(row.json);
 
@@ -22,11 +23,8 @@ export function createApprovals({ db, now, rooms }: StoreParts, events: Events) 
     "SELECT json FROM approvals WHERE room_id = ? AND id = ?",
   );
   const all = db.query<{ json: string }, [string]>("SELECT json FROM approvals WHERE room_id = ? ORDER BY n");
-  const nextN = db.query<{ n: number }, [string]>(
-    // A fork's own continue after every id its copied log names (rooms.id_floors).
-    `SELECT max(coalesce((SELECT max(n) FROM approvals WHERE room_id = ?1), 0),
-       coalesce((SELECT json_extract(id_floors, '$.approval') FROM rooms WHERE room_id = ?1), 0)) + 1 AS n`,
-  );
+  // A fork's own continue after every id its copied log names (rooms.id_floors).
+  const nextN = createNextSerial(db, "approval");
   const insert = db.query<unknown, [string, string, number, string]>(
     "INSERT INTO approvals (room_id, id, n, json) VALUES (?, ?, ?, ?)",
   );
@@ -44,7 +42,7 @@ export function createApprovals({ db, now, rooms }: StoreParts, events: Events) 
     requestApproval(scope: RoomScope, input: NewApproval): Approval {
       rooms.check(scope);
       rooms.claim(scope);
-      const n = nextN.get(scope.roomId)?.n ?? 1;
+      const n = nextN(scope.roomId);
       const t = now();
       const approval: Approval = {
         id: `apr-${n}`,

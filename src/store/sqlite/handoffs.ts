@@ -22,6 +22,7 @@ import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
 import type { Locks } from "./locks.ts";
 import type { StoreParts } from "./rooms.ts";
+import { createNextSerial } from "./serials.ts";
 
 const parse = (row: { json: string }): Handoff => JSON.parse(row.json);
 const audience = (to: string) => (to === ANY_AGENT ? BROADCAST : to);
@@ -36,11 +37,8 @@ export function createHandoffs(
     "SELECT json FROM handoffs WHERE room_id = ? AND id = ?",
   );
   const all = db.query<{ json: string }, [string]>("SELECT json FROM handoffs WHERE room_id = ? ORDER BY n");
-  const nextN = db.query<{ n: number }, [string]>(
-    // A fork's own continue after every id its copied log names (rooms.id_floors).
-    `SELECT max(coalesce((SELECT max(n) FROM handoffs WHERE room_id = ?1), 0),
-       coalesce((SELECT json_extract(id_floors, '$.handoff') FROM rooms WHERE room_id = ?1), 0)) + 1 AS n`,
-  );
+  // A fork's own continue after every id its copied log names (rooms.id_floors).
+  const nextN = createNextSerial(db, "handoff");
   const insert = db.query<unknown, [string, string, number, string]>(
     "INSERT INTO handoffs (room_id, id, n, json) VALUES (?, ?, ?, ?)",
   );
@@ -95,7 +93,7 @@ export function createHandoffs(
         if (!room || !contextExists.get(room.room_id, contextId)) throw errors.contextNotFound(contextId);
       }
       rooms.claim(scope);
-      const n = nextN.get(scope.roomId)?.n ?? 1;
+      const n = nextN(scope.roomId);
       const t = iso(now());
       const handoff: Handoff = {
         id: `hof-${n}`,

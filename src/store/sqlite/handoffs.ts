@@ -17,6 +17,7 @@ import {
 import { BROADCAST, type Task } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { NewHandoff } from "../people-types.ts";
+import { newHandoff } from "../sql-people.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
@@ -94,20 +95,7 @@ export function createHandoffs(
       }
       rooms.claim(scope);
       const n = nextN(scope.roomId);
-      const t = iso(now());
-      const handoff: Handoff = {
-        id: `hof-${n}`,
-        from: input.from,
-        to: input.to,
-        taskIds: input.taskIds,
-        contextIds: input.contextIds,
-        note: input.note,
-        status: "offered",
-        offeredBy: input.offeredBy,
-        owners,
-        created_at: t,
-        updated_at: t,
-      };
+      const handoff = newHandoff(n, input, owners, now());
       insert.run(scope.roomId, handoff.id, n, JSON.stringify(handoff));
       events.append(scope.roomId, {
         type: "handoff_offered",

@@ -1,8 +1,8 @@
 /** Verdicts (humans.md §3): a reviewer's advice on the work, kept and announced; nothing else changes. */
 import type { Verdict } from "../../protocol/people.ts";
 import { BROADCAST } from "../../protocol/records.ts";
-import { iso } from "../../protocol/time.ts";
 import type { NewVerdict } from "../people-types.ts";
+import { newVerdict } from "../sql-people.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
@@ -23,15 +23,7 @@ export function createVerdicts({ db, now, rooms }: StoreParts, events: Events) {
       rooms.check(scope);
       rooms.claim(scope);
       const n = nextN(scope.roomId);
-      const verdict: Verdict = {
-        id: `vrd-${n}`,
-        verdict: input.verdict,
-        summary: input.summary,
-        details: input.details,
-        ref: input.ref,
-        by: input.by,
-        created_at: iso(now()),
-      };
+      const verdict = newVerdict(n, input, now());
       insert.run(scope.roomId, verdict.id, n, JSON.stringify(verdict));
       events.append(scope.roomId, {
         type: "verdict_recorded",

@@ -1,0 +1,66 @@
+/**
+ * People records of the SQL drivers (approvals, verdicts, handoffs): each record is built, and each decision on a
+ * stored one is refused or made, once, from plain values; each driver only reads, writes and appends around it.
+ * The statement-running bodies stay per driver for the reason given in sql-rows.ts (sync bun:sqlite, async
+ * PostgreSQL).
+ */
+import { type Approval, type Handoff, peopleErrors, type Verdict } from "../protocol/people.ts";
+import { iso } from "../protocol/time.ts";
+import type { ApprovalDecisionInput, NewApproval, NewHandoff, NewVerdict } from "./people-types.ts";
+
+/** Approval apr-<n>, pending until `input.expiresInMs` after t. */
+export const newApproval = (n: number, input: NewApproval, t: number): Approval => ({
+  id: `apr-${n}`,
+  action: input.action,
+  details: input.details,
+  requestedBy: input.requestedBy,
+  status: "pending",
+  created_at: iso(t),
+  expires_at: iso(t + input.expiresInMs),
+});
+
+/** The decided record of `current` (as read at t, effectiveApproval), or the refusal: expired or already decided. */
+export function decidedApproval(current: Approval, input: ApprovalDecisionInput, t: number): Approval {
+  if (current.status === "expired") throw peopleErrors.approvalExpired(current);
+  if (current.status !== "pending") throw peopleErrors.approvalDecided(current);
+  return {
+    ...current,
+    status: input.decision === "approve" ? "approved" : "rejected",
+    decidedBy: input.decidedBy,
+    ...(input.note !== undefined ? { note: input.note } : {}),
+    decided_at: iso(t),
+  };
+}
+
+export const newVerdict = (n: number, input: NewVerdict, t: number): Verdict => ({
+  id: `vrd-${n}`,
+  verdict: input.verdict,
+  summary: input.summary,
+  details: input.details,
+  ref: input.ref,
+  by: input.by,
+  created_at: iso(t),
+});
+
+/** Handoff hof-<n> as offered, with each offered task's owner at the offer. */
+export function newHandoff(
+  n: number,
+  input: NewHandoff,
+  owners: Record<string, string | null>,
+  t: number,
+): Handoff {
+  const at = iso(t);
+  return {
+    id: `hof-${n}`,
+    from: input.from,
+    to: input.to,
+    taskIds: input.taskIds,
+    contextIds: input.contextIds,
+    note: input.note,
+    status: "offered",
+    offeredBy: input.offeredBy,
+    owners,
+    created_at: at,
+    updated_at: at,
+  };
+}

@@ -1,12 +1,15 @@
 /**
- * People records of the SQL drivers (approvals, verdicts, handoffs): each record is built, and each decision on a
+ * People and review records of the SQL drivers (approvals, verdicts, handoffs, reviews): each record is built, and each decision on a
  * stored one is refused or made, once, from plain values; each driver only reads, writes and appends around it.
  * The statement-running bodies stay per driver for the reason given in sql-rows.ts (sync bun:sqlite, async
  * PostgreSQL).
  */
 import { type Approval, type Handoff, peopleErrors, type Verdict } from "../protocol/people.ts";
+import type { Review } from "../protocol/records.ts";
 import { iso } from "../protocol/time.ts";
+import { toolErrors } from "../protocol/tool-errors.ts";
 import type { ApprovalDecisionInput, NewApproval, NewHandoff, NewVerdict } from "./people-types.ts";
+import type { NewReview, ReviewDecision } from "./types.ts";
 
 /** Approval apr-<n>, pending until `input.expiresInMs` after t. */
 export const newApproval = (n: number, input: NewApproval, t: number): Approval => ({
@@ -63,4 +66,29 @@ export function newHandoff(
     created_at: at,
     updated_at: at,
   };
+}
+
+/** Review rev-<n>, pending; `contextVersion` is the reviewed entry's version when it names one. */
+export const newReview = (n: number, input: NewReview, contextVersion: string | null, t: number): Review => ({
+  id: `rev-${n}`,
+  status: "pending",
+  requester: input.requester,
+  reviewer: input.reviewer,
+  subject: input.subject,
+  details: input.details,
+  task_id: input.taskId ?? null,
+  context_id: input.contextId ?? null,
+  context_version: contextVersion,
+  comment: null,
+  created_at: iso(t),
+  decided_at: null,
+});
+
+/** The decided record of `review`, or the refusal: not its reviewer, or already decided. */
+export function decidedReview(review: Review, input: ReviewDecision, t: number): Review {
+  if (review.reviewer !== input.agentId) throw toolErrors.notReviewer(review.id, review.reviewer);
+  if (review.status !== "pending") {
+    throw toolErrors.reviewDecided(review.id, review.status, review.reviewer, review.decided_at ?? "");
+  }
+  return { ...review, status: input.status, comment: input.comment ?? null, decided_at: iso(t) };
 }

@@ -10,7 +10,7 @@ import {
 } from "../../protocol/people.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import type { ApprovalDecisionInput, NewApproval } from "../people-types.ts";
-import { decidedApproval, newApproval } from "../sql-people.ts";
+import { decidedApproval, newApproval } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";

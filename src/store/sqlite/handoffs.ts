@@ -17,7 +17,7 @@ import {
 import { BROADCAST, type Task } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { NewHandoff } from "../people-types.ts";
-import { newHandoff } from "../sql-people.ts";
+import { newHandoff } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";

@@ -3,7 +3,7 @@ import { errors } from "../../protocol/errors.ts";
 import type { Review } from "../../protocol/records.ts";
 import { reviewMatches } from "../../protocol/reviews.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
-import { decidedReview, newReview } from "../sql-people.ts";
+import { decidedReview, newReview } from "../sql-records.ts";
 import type { NewReview, ReviewDecision, ReviewFilter, RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";

@@ -2,7 +2,7 @@
 import type { Verdict } from "../../protocol/people.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import type { NewVerdict } from "../people-types.ts";
-import { newVerdict } from "../sql-people.ts";
+import { newVerdict } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";

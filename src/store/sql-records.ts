@@ -1,15 +1,55 @@
 /**
- * People and review records of the SQL drivers (approvals, verdicts, handoffs, reviews): each record is built, and each decision on a
- * stored one is refused or made, once, from plain values; each driver only reads, writes and appends around it.
+ * Records of the SQL drivers (context entries, reviews, approvals, verdicts, handoffs): each record is built, and
+ * each change of a stored one is refused or made, once, from plain values; each driver only reads, writes and
+ * appends around it.
  * The statement-running bodies stay per driver for the reason given in sql-rows.ts (sync bun:sqlite, async
  * PostgreSQL).
  */
+
+import { errors } from "../protocol/errors.ts";
+import { validatePayload } from "../protocol/payloads.ts";
 import { type Approval, type Handoff, peopleErrors, type Verdict } from "../protocol/people.ts";
-import type { Review } from "../protocol/records.ts";
+import { BROADCAST, type ContextEntry, type Review } from "../protocol/records.ts";
 import { iso } from "../protocol/time.ts";
 import { toolErrors } from "../protocol/tool-errors.ts";
 import type { ApprovalDecisionInput, NewApproval, NewHandoff, NewVerdict } from "./people-types.ts";
-import type { NewReview, ReviewDecision } from "./types.ts";
+import type { ContextUpdate, NewContext, NewReview, ReviewDecision } from "./types.ts";
+
+/** "1.N" → N (the minor number counts updates: 1.9 → 1.10, not a decimal). */
+const minor = (version: string): number => Number(version.slice(version.indexOf(".") + 1));
+
+/** Context events go to the single consumer, or to everyone when there are several; none when there is none. */
+export const addressee = (consumers: string[]): string | null =>
+  consumers.length === 0 ? null : consumers.length === 1 ? (consumers[0] ?? BROADCAST) : BROADCAST;
+
+/** Context entry ctx-<n> at version 1.0. */
+export const newContextEntry = (n: number, input: NewContext, t: number): ContextEntry => ({
+  id: `ctx-${n}`,
+  type: input.type,
+  author: input.author,
+  timestamp: iso(t),
+  summary: input.summary,
+  consuming_agents: [...input.consuming_agents],
+  payload: input.payload,
+  version: "1.0",
+});
+
+/** The next version of `previous`, or the refusal: a stale expectedVersion, or a payload its type does not take. */
+export function revisedContextEntry(previous: ContextEntry, input: ContextUpdate, t: number): ContextEntry {
+  if (input.expectedVersion !== undefined && input.expectedVersion !== previous.version) {
+    throw errors.contextVersionConflict(previous);
+  }
+  if (input.payload !== undefined) validatePayload(previous.type, input.payload);
+  return {
+    ...previous,
+    author: input.author,
+    timestamp: iso(t),
+    summary: input.summary ?? previous.summary,
+    consuming_agents: input.consuming_agents ? [...input.consuming_agents] : previous.consuming_agents,
+    payload: input.payload === undefined ? previous.payload : input.payload,
+    version: `1.${minor(previous.version) + 1}`,
+  };
+}
 
 /** Approval apr-<n>, pending until `input.expiresInMs` after t. */
 export const newApproval = (n: number, input: NewApproval, t: number): Approval => ({

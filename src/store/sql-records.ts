@@ -1,5 +1,5 @@
 /**
- * Records of the SQL drivers (context entries, reviews, approvals, verdicts, handoffs): each record is built, and
+ * Records of the SQL drivers (tasks, context entries, reviews, approvals, verdicts, handoffs): each record is built, and
  * each change of a stored one is refused or made, once, from plain values; each driver only reads, writes and
  * appends around it.
  * The statement-running bodies stay per driver for the reason given in sql-rows.ts (sync bun:sqlite, async
@@ -9,11 +9,64 @@
 import { errors } from "../protocol/errors.ts";
 import { validatePayload } from "../protocol/payloads.ts";
 import { type Approval, type Handoff, peopleErrors, type Verdict } from "../protocol/people.ts";
-import { BROADCAST, type ContextEntry, type Review } from "../protocol/records.ts";
+import { BROADCAST, type ContextEntry, type Review, type Task } from "../protocol/records.ts";
 import { iso } from "../protocol/time.ts";
 import { toolErrors } from "../protocol/tool-errors.ts";
 import type { ApprovalDecisionInput, NewApproval, NewHandoff, NewVerdict } from "./people-types.ts";
-import type { ContextUpdate, NewContext, NewReview, ReviewDecision } from "./types.ts";
+import type { ContextUpdate, NewContext, NewReview, NewTask, ReviewDecision, TaskUpdate } from "./types.ts";
+
+/** Task task-<n>, pending and unowned, with its (deduplicated) dependencies. */
+export const newTask = (n: number, input: NewTask, deps: string[], t: number): Task => ({
+  id: `task-${n}`,
+  title: input.title,
+  description: input.description,
+  status: "pending",
+  owner: null,
+  depends_on: deps,
+  priority: input.priority,
+  version: 1,
+  created_at: iso(t),
+  updated_at: iso(t),
+});
+
+/** The fields of a TaskUpdate that count as changes (and are echoed in the task_updated event). */
+const CHANGE_FIELDS = ["status", "owner", "title", "description", "depends_on", "priority", "note"] as const;
+
+/** The task_updated event's `changes`: the fields supplied, with depends_on as deduplicated. */
+export function taskChanges(input: TaskUpdate, deps: string[]): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  for (const field of CHANGE_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
+  if (input.depends_on !== undefined) changes.depends_on = deps;
+  return changes;
+}
+
+/**
+ * The next version of `previous` at t. `leaseMs` is the lease it keeps (null: the lease ends); the holder's own
+ * update renews it in the same step (the result shows the new expiry).
+ */
+export function revisedTask(
+  previous: Task,
+  input: TaskUpdate,
+  deps: string[],
+  leaseMs: number | null,
+  t: number,
+): Task {
+  const { lease_expires_at: _lease, ...unleased } = previous;
+  const owner = input.owner !== undefined ? input.owner : previous.owner;
+  const renewed = leaseMs !== null && input.agentId === owner ? { lease_expires_at: iso(t + leaseMs) } : {};
+  return {
+    ...(leaseMs === null ? unleased : previous),
+    status: input.status ?? previous.status,
+    ...(input.owner !== undefined && { owner: input.owner }),
+    ...(input.title !== undefined && { title: input.title }),
+    ...(input.description !== undefined && { description: input.description }),
+    depends_on: deps,
+    ...(input.priority !== undefined && { priority: input.priority }),
+    version: previous.version + 1,
+    updated_at: iso(t),
+    ...renewed,
+  };
+}
 
 /** "1.N" → N (the minor number counts updates: 1.9 → 1.10, not a decimal). */
 const minor = (version: string): number => Number(version.slice(version.indexOf(".") + 1));

@@ -257,8 +257,11 @@ export interface ContextRow {
   at_seq: number | null;
 }
 
-/** Event types whose first delivery to each agent is timed (context_reads), and so moved with the event. */
-export const TIMED_TYPES = new Set(["context_available", "context_updated"]);
+/**
+ * Event types whose delivery to an agent the analytics time (contract reads): the first delivery to each agent is
+ * kept in context_reads, and moved with the event.
+ */
+export const TIMED_DELIVERIES: ReadonlySet<string> = new Set(["context_available", "context_updated"]);
 /** An optional ISO time of a moved record as ms. */
 export const msOrNull = (value: string | null): number | null =>
   value === null ? null : toMs(value, "time");

@@ -32,7 +32,7 @@ import {
   liveAfter,
   msOrNull,
   parsedRows,
-  TIMED_TYPES,
+  TIMED_DELIVERIES,
   toEvent,
   toMs,
 } from "./rows.ts";
@@ -465,7 +465,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
       return rows.map((row) => ({
         event: toEvent(row),
         posted: row.posted === 1,
-        deliveredAt: TIMED_TYPES.has(row.type) ? (times.get(row.seq) ?? {}) : {},
+        deliveredAt: TIMED_DELIVERIES.has(row.type) ? (times.get(row.seq) ?? {}) : {},
       }));
     },
     async importRoom(scope: RoomScope, data: RoomImport): Promise<void> {

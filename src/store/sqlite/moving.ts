@@ -29,7 +29,7 @@ import {
   liveAfter,
   msOrNull,
   parsedRows,
-  TIMED_TYPES,
+  TIMED_DELIVERIES,
   toEvent,
   toMs,
 } from "./rows.ts";
@@ -389,7 +389,7 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       return rows.map((row) => ({
         event: toEvent(row),
         posted: row.posted === 1,
-        deliveredAt: TIMED_TYPES.has(row.type) ? (times.get(row.seq) ?? {}) : {},
+        deliveredAt: TIMED_DELIVERIES.has(row.type) ? (times.get(row.seq) ?? {}) : {},
       }));
     },
     importRoom(scope: RoomScope, data: RoomImport): void {

@@ -11,7 +11,7 @@
  */
 import type { FileClaim } from "../protocol/claims.ts";
 import { LIMITS } from "../protocol/limits.ts";
-import { NO_DRIVER, type RoomInfo } from "../protocol/people.ts";
+import { type DriverState, NO_DRIVER, type RoomInfo } from "../protocol/people.ts";
 import { type LockInfo, type Presence, presenceOf, type RoomEvent } from "../protocol/records.ts";
 import { iso } from "../protocol/time.ts";
 import type { InviteRecord, KeyRecord } from "./access-types.ts";
@@ -187,6 +187,17 @@ export interface DriverRow {
   holder_kind: string | null;
   epoch: number;
   since: number;
+}
+
+/** A room's driver from its row (NO_DRIVER before anyone drove it). */
+export function toDriverState(row: DriverRow | null | undefined): DriverState {
+  if (!row) return NO_DRIVER;
+  return {
+    holder: row.holder,
+    holderKind: row.holder === null ? null : row.holder_kind === "agent" ? "agent" : "human",
+    epoch: row.epoch,
+    since: iso(row.since),
+  };
 }
 
 /** A message, steer or interrupt as the mailbox reads it from the log. */

@@ -12,7 +12,7 @@ import type { DriverAction, TakeDriver } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
-import type { DriverRow } from "./rows.ts";
+import { type DriverRow, toDriverState } from "./rows.ts";
 
 export function createDriver({ pg, now, rooms, changes }: StoreParts, events: Events) {
   const get = pg.query<DriverRow, [string]>(
@@ -26,14 +26,7 @@ export function createDriver({ pg, now, rooms, changes }: StoreParts, events: Ev
 
   /** The driver of a live room of the caller's team (NO_DRIVER before anyone drove it). */
   async function state(roomId: string): Promise<DriverState> {
-    const row = await get.get(roomId);
-    if (!row) return NO_DRIVER;
-    return {
-      holder: row.holder,
-      holderKind: row.holder === null ? null : row.holder_kind === "agent" ? "agent" : "human",
-      epoch: row.epoch,
-      since: iso(row.since),
-    };
+    return toDriverState(await get.get(roomId));
   }
 
   /** A change of holder: epoch + 1, the event, the signal. The room is claimed by the caller. */

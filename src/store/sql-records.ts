@@ -1,5 +1,5 @@
 /**
- * Records of the SQL drivers (tasks, context entries, reviews, approvals, verdicts, handoffs): each record is built, and
+ * Records of the SQL drivers (tasks, context entries, reviews, approvals, verdicts, handoffs, the driver): each record is built, and
  * each change of a stored one is refused or made, once, from plain values; each driver only reads, writes and
  * appends around it.
  * The statement-running bodies stay per driver for the reason given in sql-rows.ts (sync bun:sqlite, async
@@ -8,11 +8,24 @@
 
 import { errors } from "../protocol/errors.ts";
 import { validatePayload } from "../protocol/payloads.ts";
-import { type Approval, type Handoff, peopleErrors, type Verdict } from "../protocol/people.ts";
+import {
+  type Approval,
+  type DriverReason,
+  type DriverState,
+  type Handoff,
+  peopleErrors,
+  type Verdict,
+} from "../protocol/people.ts";
 import { BROADCAST, type ContextEntry, type Review, type Task } from "../protocol/records.ts";
 import { iso } from "../protocol/time.ts";
 import { toolErrors } from "../protocol/tool-errors.ts";
-import type { ApprovalDecisionInput, NewApproval, NewHandoff, NewVerdict } from "./people-types.ts";
+import type {
+  ApprovalDecisionInput,
+  NewApproval,
+  NewHandoff,
+  NewVerdict,
+  TakeDriver,
+} from "./people-types.ts";
 import type { ContextUpdate, NewContext, NewReview, NewTask, ReviewDecision, TaskUpdate } from "./types.ts";
 
 /** Task task-<n>, pending and unowned, with its (deduplicated) dependencies. */
@@ -184,4 +197,16 @@ export function decidedReview(review: Review, input: ReviewDecision, t: number):
     throw toolErrors.reviewDecided(review.id, review.status, review.reviewer, review.decided_at ?? "");
   }
   return { ...review, status: input.status, comment: input.comment ?? null, decided_at: iso(t) };
+}
+
+/**
+ * Why `input` takes the wheel from `current` (whose holder is not input.holder), or the refusal: an agent never
+ * takes it from anyone, a person takes it from an agent, and from another person only with force.
+ */
+export function driverTakeReason(current: DriverState, input: TakeDriver): DriverReason {
+  if (current.holder === null) return input.kind === "agent" ? "claimed" : "taken";
+  if (input.kind === "agent") throw peopleErrors.driverTaken(current);
+  if (current.holderKind === "agent") return "taken_from_agent";
+  if (input.force === true) return "forced";
+  throw peopleErrors.driverHeld(current);
 }

@@ -9,6 +9,7 @@ import { type DriverReason, type DriverState, NO_DRIVER, peopleErrors } from "..
 import { BROADCAST, type RoomEvent } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { DriverAction, TakeDriver } from "../people-types.ts";
+import { driverTakeReason } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
@@ -81,12 +82,7 @@ export function createDriver({ pg, now, rooms, changes }: StoreParts, events: Ev
       const room = await rooms.check(scope);
       const current = room ? await state(room.room_id) : NO_DRIVER;
       if (current.holder === input.holder) return current;
-      let reason: DriverReason;
-      if (current.holder === null) reason = input.kind === "agent" ? "claimed" : "taken";
-      else if (input.kind === "agent") throw peopleErrors.driverTaken(current);
-      else if (current.holderKind === "agent") reason = "taken_from_agent";
-      else if (input.force === true) reason = "forced";
-      else throw peopleErrors.driverHeld(current);
+      const reason = driverTakeReason(current, input);
       await rooms.claim(scope);
       return change(scope.roomId, current, { holder: input.holder, kind: input.kind }, reason, input.holder);
     },

@@ -11,7 +11,7 @@
  */
 import type { FileClaim } from "../protocol/claims.ts";
 import { LIMITS } from "../protocol/limits.ts";
-import { type DriverState, NO_DRIVER, type RoomInfo } from "../protocol/people.ts";
+import { type DriverState, type ForkedFrom, NO_DRIVER, type RoomInfo } from "../protocol/people.ts";
 import { type LockInfo, type Presence, presenceOf, type RoomEvent } from "../protocol/records.ts";
 import { iso } from "../protocol/time.ts";
 import type { InviteRecord, KeyRecord } from "./access-types.ts";
@@ -226,6 +226,33 @@ export const HOOK_STATUS: Record<BridgeInput["hook"], string> = {
 /** Bounds that stand in for "no filter", so one prepared statement serves every event query as a PK range scan. */
 export const NO_LOWER = -1;
 export const NO_UPPER = Number.MAX_SAFE_INTEGER;
+
+/** A rooms row (every read of one is `SELECT *` or `RETURNING *`). */
+export interface RoomRow {
+  room_id: string;
+  owner: string;
+  created_at: number;
+  last_activity: number;
+  plan_created_at: number | null;
+  plan_updated_at: number | null;
+  task_n: number;
+  ctx_n: number;
+  ctx_seq: number;
+  event_seq: number;
+  n_pending: number;
+  n_in_progress: number;
+  n_done: number;
+  n_blocked: number;
+  n_contexts: number;
+  /** A fork's origin as JSON (ForkedFrom); null for a room that is not a fork. */
+  forked_from: string | null;
+  /** The last seq retention trimmed (0: none; every event up to it is gone). */
+  trimmed_seq: number;
+}
+
+/** Where a fork came from, from its rooms.forked_from (null for a room that is not one). */
+export const forkedFromOf = (raw: string | null | undefined): ForkedFrom | null =>
+  raw ? (JSON.parse(raw) as ForkedFrom) : null;
 
 /**
  * Reads refresh last_activity only when it is older than this, and outside their transaction, so a read

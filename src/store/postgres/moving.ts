@@ -9,14 +9,7 @@
  */
 import { forkFloors, noFloors, raiseFloor } from "../../protocol/fork-rebuild.ts";
 import { movingErrors } from "../../protocol/moving.ts";
-import type {
-  Approval,
-  DriverState,
-  ForkedFrom,
-  Handoff,
-  MailboxType,
-  Verdict,
-} from "../../protocol/people.ts";
+import type { Approval, DriverState, Handoff, MailboxType, Verdict } from "../../protocol/people.ts";
 import { BROADCAST, type ContextEntry, type Review, type Task } from "../../protocol/records.ts";
 import { contextFields, eventFields, type SearchFields, taskFields } from "../../protocol/search.ts";
 import { iso } from "../../protocol/time.ts";
@@ -28,6 +21,7 @@ import type { RoomRow, StoreParts } from "./rooms.ts";
 import {
   EVENT_COLUMNS,
   type EventRow,
+  forkedFromOf,
   idSerial,
   liveAfter,
   msOrNull,
@@ -254,7 +248,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
     const driverState: DriverState = await driver.state(id);
     return {
       createdAt: iso(room.created_at),
-      forkedFrom: room.forked_from ? (JSON.parse(room.forked_from) as ForkedFrom) : null,
+      forkedFrom: forkedFromOf(room.forked_from),
       head: room.event_seq,
       trimmedBefore: room.trimmed_seq > 0 ? room.trimmed_seq + 1 : null,
       plan: {

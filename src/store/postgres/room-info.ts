@@ -8,7 +8,7 @@ import { iso } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { emptyRoomInfo } from "./rows.ts";
+import { emptyRoomInfo, forkedFromOf } from "./rows.ts";
 
 type TaskCounts = (room: RoomRow) => Promise<{ total: number; byStatus: RoomInfo["tasksByStatus"] }>;
 
@@ -21,7 +21,7 @@ export function createRoomInfo({ pg, rooms }: StoreParts, driver: DriverOps, tas
   /** Where a fork came from (null for a room that is not one). */
   async function forkedFrom(roomId: string): Promise<ForkedFrom | null> {
     const raw = (await origin.get(roomId))?.forked_from;
-    return raw ? (JSON.parse(raw) as ForkedFrom) : null;
+    return forkedFromOf(raw);
   }
 
   async function describe(room: RoomRow): Promise<RoomInfo> {
@@ -37,7 +37,7 @@ export function createRoomInfo({ pg, rooms }: StoreParts, driver: DriverOps, tas
       eventCount: room.event_seq,
       agentCount: (await agents.get(room.room_id))?.c ?? 0,
       driver: await driver.state(room.room_id),
-      forkedFrom: await forkedFrom(room.room_id),
+      forkedFrom: forkedFromOf(room.forked_from),
     };
   }
 

@@ -13,29 +13,10 @@ import { invitePrefix } from "../rate-buckets.ts";
 import type { RoomScope, SignalKind } from "../types.ts";
 import type { Pg } from "./db.ts";
 import type { Rate } from "./rate.ts";
-import { isExpired, liveAfter, READ_TOUCH_AFTER_MS } from "./rows.ts";
+import { isExpired, liveAfter, READ_TOUCH_AFTER_MS, type RoomRow } from "./rows.ts";
 import { ROOM_TABLES } from "./schema.ts";
 
-export interface RoomRow {
-  room_id: string;
-  owner: string;
-  created_at: number;
-  last_activity: number;
-  plan_created_at: number | null;
-  plan_updated_at: number | null;
-  task_n: number;
-  ctx_n: number;
-  ctx_seq: number;
-  event_seq: number;
-  n_pending: number;
-  n_in_progress: number;
-  n_done: number;
-  n_blocked: number;
-  n_contexts: number;
-  forked_from: string | null;
-  /** The last seq retention trimmed (0: none; every event up to it is gone). */
-  trimmed_seq: number;
-}
+export type { RoomRow };
 
 type Counter = "task_n" | "ctx_n" | "ctx_seq" | "event_seq";
 

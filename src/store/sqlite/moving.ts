@@ -6,14 +6,7 @@
 import type { SQLQueryBindings } from "bun:sqlite";
 import { forkFloors, noFloors, raiseFloor } from "../../protocol/fork-rebuild.ts";
 import { movingErrors } from "../../protocol/moving.ts";
-import type {
-  Approval,
-  DriverState,
-  ForkedFrom,
-  Handoff,
-  MailboxType,
-  Verdict,
-} from "../../protocol/people.ts";
+import type { Approval, DriverState, Handoff, MailboxType, Verdict } from "../../protocol/people.ts";
 import type { ContextEntry, Review, Task } from "../../protocol/records.ts";
 import { contextFields, eventFields, taskFields } from "../../protocol/search.ts";
 import { iso } from "../../protocol/time.ts";
@@ -25,6 +18,7 @@ import type { RoomRow, StoreParts } from "./rooms.ts";
 import {
   EVENT_COLUMNS,
   type EventRow,
+  forkedFromOf,
   idSerial,
   liveAfter,
   msOrNull,
@@ -71,7 +65,6 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
     }>(
       "SELECT path, agent_id, expires_at, ttl_ms, claimed_at, reason FROM claims WHERE room_id = ? ORDER BY path",
     ),
-    origin: q<{ forked_from: string | null }>("SELECT forked_from FROM rooms WHERE room_id = ?"),
     log: q<EventRow & { posted: number }, [string, number, number]>(
       `SELECT ${EVENT_COLUMNS}, e.posted FROM events e WHERE e.room_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`,
     ),
@@ -218,11 +211,10 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       list.push({ version: JSON.parse(row.json), atSeq: row.at_seq });
       history.set(row.id, list);
     }
-    const origin = read.origin.get(id)?.forked_from;
     const driverState: DriverState = driver.state(id);
     return {
       createdAt: iso(room.created_at),
-      forkedFrom: origin ? (JSON.parse(origin) as ForkedFrom) : null,
+      forkedFrom: forkedFromOf(room.forked_from),
       head: room.event_seq,
       trimmedBefore: room.trimmed_seq > 0 ? room.trimmed_seq + 1 : null,
       plan: {

@@ -7,7 +7,7 @@ import { iso } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { emptyRoomInfo } from "./rows.ts";
+import { emptyRoomInfo, forkedFromOf } from "./rows.ts";
 
 type TaskCounts = (room: RoomRow) => { total: number; byStatus: RoomInfo["tasksByStatus"] };
 
@@ -20,7 +20,7 @@ export function createRoomInfo({ db, rooms }: StoreParts, driver: DriverOps, tas
   /** Where a fork came from (null for a room that is not one). */
   function forkedFrom(roomId: string): ForkedFrom | null {
     const raw = origin.get(roomId)?.forked_from;
-    return raw ? (JSON.parse(raw) as ForkedFrom) : null;
+    return forkedFromOf(raw);
   }
 
   function describe(room: RoomRow): RoomInfo {
@@ -36,7 +36,7 @@ export function createRoomInfo({ db, rooms }: StoreParts, driver: DriverOps, tas
       eventCount: room.event_seq,
       agentCount: agents.get(room.room_id)?.c ?? 0,
       driver: driver.state(room.room_id),
-      forkedFrom: forkedFrom(room.room_id),
+      forkedFrom: forkedFromOf(room.forked_from),
     };
   }
 

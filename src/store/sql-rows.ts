@@ -343,3 +343,21 @@ export const SERIAL_TABLES: Record<FloorKind, string> = {
   approval: "approvals",
   verdict: "verdicts",
 };
+
+/**
+ * Events a fork's rebuild reads besides those carrying a whole task (payload.task): the deletions, lease expiries
+ * and departures that carry ids, and those that create reviews, handoffs, approvals and verdicts.
+ */
+export const FORK_PLAN_TYPES: ReadonlySet<string> = new Set([
+  "task_deleted",
+  "task_lease_expired",
+  "context_deleted",
+  "agent_left",
+  "review_requested",
+  "review_decided",
+  "handoff_offered",
+  "approval_requested",
+  "verdict_recorded",
+]);
+/** FORK_PLAN_TYPES as an SQL list for `type IN (…)`. */
+export const FORK_PLAN_TYPES_SQL = [...FORK_PLAN_TYPES].map((t) => `'${t}'`).join(", ");

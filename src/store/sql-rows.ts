@@ -271,6 +271,37 @@ export const liveAfter = (t: number): number => t - LIMITS.roomTtlMs;
 export const trimmedBefore = (trimmedSeq: number): number | undefined =>
   trimmedSeq > 0 ? trimmedSeq + 1 : undefined;
 
+/** An agent's cursor row, and its addressed-event counts (all, and those retention trimmed). */
+export interface CursorRow {
+  seq: number | null;
+  delivered: number;
+}
+export interface AddressedCounts {
+  n: number;
+  trimmed: number;
+}
+
+/**
+ * Where the agent stands in the log: its cursor and how many addressed events it has consumed, counting those
+ * retention trimmed ahead of it as consumed (they can never be delivered), plus trimmedBefore when it was behind.
+ */
+export function standingOf(
+  room: RoomRow,
+  cursor: CursorRow | null | undefined,
+  counts: AddressedCounts | null | undefined,
+) {
+  const seq = cursor?.seq ?? null;
+  const { n, trimmed } = counts ?? { n: 0, trimmed: 0 };
+  const behind = (seq ?? 0) < room.trimmed_seq;
+  return {
+    seq,
+    after: behind ? room.trimmed_seq : (seq ?? 0),
+    consumed: behind ? trimmed : (cursor?.delivered ?? 0),
+    total: n,
+    trimmedBefore: behind ? trimmedBefore(room.trimmed_seq) : undefined,
+  };
+}
+
 /** room_info of a room that does not exist (or is not the caller's). */
 export const emptyRoomInfo = (roomId: string): RoomInfo => ({
   roomId,

@@ -2,12 +2,17 @@
  * Rows of the SQL drivers (SQLite, PostgreSQL) and the records they become: the same columns on both, so one
  * conversion serves both. Each driver keeps its own SQL (EVENT_COLUMNS) next to its statements.
  *
- * Only what works on plain values lives here: row shapes, row → record conversions, column lists, constants.
+ * Only what works on plain values lives here: row shapes, row → record conversions, column lists, constants, and
+ * the small rules read off rows (a room's expiry, a cursor's standing); records built from input are in
+ * sql-records.ts.
  * The statement-running bodies stay per driver: bun:sqlite answers `db.query(...).get()` synchronously inside one
  * `BEGIN IMMEDIATE` transaction, PostgreSQL answers `pg.query(...).get()` with a promise under the room's advisory
  * lock, so each body is written once sync and once async. Sharing them would mean making SQLite async (a microtask
  * per statement on the hot path, and a transaction that could interleave with another caller at every await) or
  * writing each body as a generator driven by two runners — more machinery than the twin bodies it would replace.
+ * Statement text stays beside its statement too: many read alike, but the dialects part often (json_extract vs
+ * JSON decoded in TS, json_group_array vs json_agg, `$x::text` casts, unnest batches), and a shared string would
+ * sit away from the row type its `query<Row, Params>` declares. Shared here are only column lists and type lists.
  */
 import type { FileClaim } from "../protocol/claims.ts";
 import { LIMITS } from "../protocol/limits.ts";

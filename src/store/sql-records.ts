@@ -9,6 +9,7 @@
 import { errors } from "../protocol/errors.ts";
 import { validatePayload } from "../protocol/payloads.ts";
 import {
+  ANY_AGENT,
   type Approval,
   type DriverReason,
   type DriverState,
@@ -209,4 +210,23 @@ export function driverTakeReason(current: DriverState, input: TakeDriver): Drive
   if (current.holderKind === "agent") return "taken_from_agent";
   if (input.force === true) return "forced";
   throw peopleErrors.driverHeld(current);
+}
+
+/** Refuses an accept by an agent the offer is not for, or by its `from` or `offeredBy`. */
+export function checkHandoffAccept(handoff: Handoff, agentId: string): void {
+  if (handoff.to !== ANY_AGENT && handoff.to !== agentId)
+    throw peopleErrors.handoffNotForYou(handoff, agentId);
+  if (handoff.from === agentId || handoff.offeredBy === agentId)
+    throw peopleErrors.handoffOwnOffer(handoff.id);
+}
+
+/** Refuses a decline of an offer made to any agent, or by an agent the offer is not for. */
+export function checkHandoffDecline(handoff: Handoff, agentId: string): void {
+  if (handoff.to === ANY_AGENT) throw peopleErrors.handoffToAny(handoff.id);
+  if (handoff.to !== agentId) throw peopleErrors.handoffNotForYou(handoff, agentId);
+}
+
+/** Refuses a cancel by anyone but the offer's `from` or `offeredBy`. */
+export function checkHandoffCancel(handoff: Handoff, by: string): void {
+  if (by !== handoff.from && by !== handoff.offeredBy) throw peopleErrors.handoffNotOfferer(handoff);
 }

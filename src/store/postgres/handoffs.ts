@@ -18,7 +18,7 @@ import {
 import { BROADCAST, type Task } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { NewHandoff } from "../people-types.ts";
-import { newHandoff } from "../sql-records.ts";
+import { checkHandoffAccept, checkHandoffCancel, checkHandoffDecline, newHandoff } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
@@ -109,12 +109,7 @@ export function createHandoffs(
     },
     async acceptHandoff(scope: RoomScope, input: { id: string; agentId: string }): Promise<Handoff> {
       const handoff = await open(scope, input.id);
-      if (handoff.to !== ANY_AGENT && handoff.to !== input.agentId) {
-        throw peopleErrors.handoffNotForYou(handoff, input.agentId);
-      }
-      if (handoff.from === input.agentId || handoff.offeredBy === input.agentId) {
-        throw peopleErrors.handoffOwnOffer(handoff.id);
-      }
+      checkHandoffAccept(handoff, input.agentId);
       const roomId = scope.roomId;
       // Moving tasks is a plan write: the plan lock, then the leases that ran out, like every other one.
       if (handoff.taskIds.length > 0) {
@@ -170,8 +165,7 @@ export function createHandoffs(
       input: { id: string; agentId: string; reason: string },
     ): Promise<Handoff> {
       const handoff = await open(scope, input.id);
-      if (handoff.to === ANY_AGENT) throw peopleErrors.handoffToAny(handoff.id);
-      if (handoff.to !== input.agentId) throw peopleErrors.handoffNotForYou(handoff, input.agentId);
+      checkHandoffDecline(handoff, input.agentId);
       await rooms.claim(scope);
       const declined: Handoff = {
         ...handoff,
@@ -191,9 +185,7 @@ export function createHandoffs(
     },
     async cancelHandoff(scope: RoomScope, input: { id: string; by: string }): Promise<Handoff> {
       const handoff = await open(scope, input.id);
-      if (input.by !== handoff.from && input.by !== handoff.offeredBy) {
-        throw peopleErrors.handoffNotOfferer(handoff);
-      }
+      checkHandoffCancel(handoff, input.by);
       await rooms.claim(scope);
       const cancelled: Handoff = {
         ...handoff,

@@ -7,6 +7,7 @@
  */
 
 import { errors } from "../protocol/errors.ts";
+import { leaseErrors } from "../protocol/leases.ts";
 import { validatePayload } from "../protocol/payloads.ts";
 import {
   ANY_AGENT,
@@ -27,7 +28,15 @@ import type {
   NewVerdict,
   TakeDriver,
 } from "./people-types.ts";
-import type { ContextUpdate, NewContext, NewReview, NewTask, ReviewDecision, TaskUpdate } from "./types.ts";
+import type {
+  ContextUpdate,
+  NewContext,
+  NewReview,
+  NewTask,
+  ReviewDecision,
+  TaskClaim,
+  TaskUpdate,
+} from "./types.ts";
 
 /** Task task-<n>, pending and unowned, with its (deduplicated) dependencies. */
 export const newTask = (n: number, input: NewTask, deps: string[], t: number): Task => ({
@@ -80,6 +89,17 @@ export function revisedTask(
     updated_at: iso(t),
     ...renewed,
   };
+}
+
+/** Refuses a claim of `task` (as reads show it) on a stale expectedVersion, a done task, or another's task. */
+export function checkTaskClaim(task: Task, input: TaskClaim): void {
+  if (input.expectedVersion !== undefined && input.expectedVersion !== task.version) {
+    throw errors.taskVersionConflict(task);
+  }
+  if (task.status === "done") throw leaseErrors.notClaimable(task.id, task.status);
+  if (task.owner !== null && task.owner !== input.agentId) {
+    throw leaseErrors.owned(task.id, task.owner, task.lease_expires_at);
+  }
 }
 
 /** "1.N" → N (the minor number counts updates: 1.9 → 1.10, not a decimal). */

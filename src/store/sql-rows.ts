@@ -1,9 +1,28 @@
 /**
  * Rows of the SQL drivers (SQLite, PostgreSQL) and the records they become: the same columns on both, so one
  * conversion serves both. Each driver keeps its own SQL (EVENT_COLUMNS) next to its statements.
+ *
+ * Only what works on plain values lives here: row shapes, row → record conversions, column lists, constants, and
+ * the small rules read off rows (a room's expiry, a cursor's standing); records built from input are in
+ * sql-records.ts.
+ * The statement-running bodies stay per driver: bun:sqlite answers `db.query(...).get()` synchronously inside one
+ * `BEGIN IMMEDIATE` transaction, PostgreSQL answers `pg.query(...).get()` with a promise under the room's advisory
+ * lock, so each body is written once sync and once async. Sharing them would mean making SQLite async (a microtask
+ * per statement on the hot path, and a transaction that could interleave with another caller at every await) or
+ * writing each body as a generator driven by two runners — more machinery than the twin bodies it would replace.
+ * Statement text stays beside its statement too: many read alike, but the dialects part often (json_extract vs
+ * JSON decoded in TS, json_group_array vs json_agg, `$x::text` casts, unnest batches), and a shared string would
+ * sit away from the row type its `query<Row, Params>` declares. Shared here are only column lists and type lists.
  */
+import type { FileClaim } from "../protocol/claims.ts";
+import { LIMITS } from "../protocol/limits.ts";
+import { type DriverState, type ForkedFrom, NO_DRIVER, type RoomInfo } from "../protocol/people.ts";
 import { type LockInfo, type Presence, presenceOf, type RoomEvent } from "../protocol/records.ts";
 import { iso } from "../protocol/time.ts";
+import type { InviteRecord, KeyRecord } from "./access-types.ts";
+import type { BridgeInput } from "./people-types.ts";
+import type { SessionRecord, StoredSession } from "./session-types.ts";
+import type { WebhookRecord } from "./types.ts";
 
 /** An events row joined with its read_by list (a JSON array, in insertion order). */
 export interface EventRow {
@@ -80,3 +99,301 @@ export function toMs(value: string, field: string): number {
   if (Number.isNaN(ms)) throw new Error(`store: ${field} is not an ISO timestamp: ${value}`);
   return ms;
 }
+
+export interface ClaimRow {
+  path: string;
+  agent_id: string;
+  expires_at: number;
+  claimed_at: number;
+  reason: string | null;
+}
+
+export function toClaim(row: ClaimRow): FileClaim {
+  const claim: FileClaim = {
+    path: row.path,
+    heldBy: row.agent_id,
+    expiresAt: iso(row.expires_at),
+    claimedAt: iso(row.claimed_at),
+  };
+  if (row.reason !== null) claim.reason = row.reason;
+  return claim;
+}
+
+export interface InviteRow {
+  room_id: string;
+  token_id: string;
+  team_id: string;
+  created_at: number;
+  expires_at: number;
+  agent_id: string | null;
+  human_id: string | null;
+  hint: string;
+}
+
+export const INVITE_COLUMNS = "room_id, token_id, team_id, created_at, expires_at, agent_id, hint, human_id";
+
+export function toInvite(row: InviteRow): InviteRecord {
+  const invite: InviteRecord = {
+    tokenId: row.token_id,
+    roomId: row.room_id,
+    teamId: row.team_id,
+    createdAt: iso(row.created_at),
+    expiresAt: iso(row.expires_at),
+    hint: row.hint,
+  };
+  if (row.agent_id !== null) invite.agentId = row.agent_id;
+  if (row.human_id !== null) invite.humanId = row.human_id;
+  return invite;
+}
+
+export interface WebhookRow {
+  room_id: string;
+  webhook_id: string;
+  url: string;
+  types: string;
+  description: string | null;
+  created_at: number;
+  active: number;
+  drops: number;
+  last_delivery_at: number | null;
+}
+
+export const WEBHOOK_COLUMNS =
+  "room_id, webhook_id, url, types, description, created_at, active, drops, last_delivery_at";
+
+export function toWebhook(row: WebhookRow): WebhookRecord {
+  const webhook: WebhookRecord = {
+    webhookId: row.webhook_id,
+    roomId: row.room_id,
+    url: row.url,
+    types: JSON.parse(row.types),
+    createdAt: iso(row.created_at),
+    status: row.active === 1 ? "active" : "disabled",
+    consecutiveFailures: row.drops,
+  };
+  if (row.description !== null) webhook.description = row.description;
+  if (row.last_delivery_at !== null) webhook.lastDeliveryAt = iso(row.last_delivery_at);
+  return webhook;
+}
+
+export interface SessionRow {
+  json: string;
+  expires_at: number;
+  renewed_at: number;
+}
+
+export const storedSession = (row: Pick<SessionRow, "json">, expiresAt: number): StoredSession => ({
+  ...(JSON.parse(row.json) as SessionRecord),
+  expiresAt: iso(expiresAt),
+});
+
+export interface DriverRow {
+  holder: string | null;
+  holder_kind: string | null;
+  epoch: number;
+  since: number;
+}
+
+/** A room's driver from its row (NO_DRIVER before anyone drove it). */
+export function toDriverState(row: DriverRow | null | undefined): DriverState {
+  if (!row) return NO_DRIVER;
+  return {
+    holder: row.holder,
+    holderKind: row.holder === null ? null : row.holder_kind === "agent" ? "agent" : "human",
+    epoch: row.epoch,
+    since: iso(row.since),
+  };
+}
+
+/** A message, steer or interrupt as the mailbox reads it from the log. */
+export interface MailRow {
+  seq: number;
+  from_agent: string;
+  to_agent: string;
+  ts: number;
+  payload: string;
+}
+
+export type MailKind = "human_message" | "steer" | "interrupt";
+
+/** Interrupts and steers taken in one call at most (a backlog beyond it is taken by the next call). */
+export const MAIL_TAKE_MAX = 100;
+
+/** The presence status a bridge hook leaves for its agent. */
+export const HOOK_STATUS: Record<BridgeInput["hook"], string> = {
+  SessionStart: "session started",
+  PreToolUse: "working",
+  PostToolUse: "working",
+  UserPromptSubmit: "working",
+  Stop: "idle",
+};
+
+/** Bounds that stand in for "no filter", so one prepared statement serves every event query as a PK range scan. */
+export const NO_LOWER = -1;
+export const NO_UPPER = Number.MAX_SAFE_INTEGER;
+
+/** A rooms row (every read of one is `SELECT *` or `RETURNING *`). */
+export interface RoomRow {
+  room_id: string;
+  owner: string;
+  created_at: number;
+  last_activity: number;
+  plan_created_at: number | null;
+  plan_updated_at: number | null;
+  task_n: number;
+  ctx_n: number;
+  ctx_seq: number;
+  event_seq: number;
+  n_pending: number;
+  n_in_progress: number;
+  n_done: number;
+  n_blocked: number;
+  n_contexts: number;
+  /** A fork's origin as JSON (ForkedFrom); null for a room that is not a fork. */
+  forked_from: string | null;
+  /** The last seq retention trimmed (0: none; every event up to it is gone). */
+  trimmed_seq: number;
+}
+
+/** Where a fork came from, from its rooms.forked_from (null for a room that is not one). */
+export const forkedFromOf = (raw: string | null | undefined): ForkedFrom | null =>
+  raw ? (JSON.parse(raw) as ForkedFrom) : null;
+
+/**
+ * Reads refresh last_activity only when it is older than this, and outside their transaction, so a read
+ * stays a read: at most one small UPDATE per room per minute, whatever the room's size.
+ */
+export const READ_TOUCH_AFTER_MS = 60_000;
+
+/** Expired when ROOM_TTL has fully elapsed since the last use (like a Redis key whose PX ran out). */
+export const isExpired = (room: { last_activity: number }, now: number) =>
+  now - room.last_activity >= LIMITS.roomTtlMs;
+
+/** The same rule for SQL: a room is live at time t when its last_activity is above this. */
+export const liveAfter = (t: number): number => t - LIMITS.roomTtlMs;
+
+/** The oldest seq a trimmed room still has (what results call trimmedBefore), or undefined when nothing went. */
+export const trimmedBefore = (trimmedSeq: number): number | undefined =>
+  trimmedSeq > 0 ? trimmedSeq + 1 : undefined;
+
+/** An agent's cursor row, and its addressed-event counts (all, and those retention trimmed). */
+export interface CursorRow {
+  seq: number | null;
+  delivered: number;
+}
+export interface AddressedCounts {
+  n: number;
+  trimmed: number;
+}
+
+/**
+ * Where the agent stands in the log: its cursor and how many addressed events it has consumed, counting those
+ * retention trimmed ahead of it as consumed (they can never be delivered), plus trimmedBefore when it was behind.
+ */
+export function standingOf(
+  room: RoomRow,
+  cursor: CursorRow | null | undefined,
+  counts: AddressedCounts | null | undefined,
+) {
+  const seq = cursor?.seq ?? null;
+  const { n, trimmed } = counts ?? { n: 0, trimmed: 0 };
+  const behind = (seq ?? 0) < room.trimmed_seq;
+  return {
+    seq,
+    after: behind ? room.trimmed_seq : (seq ?? 0),
+    consumed: behind ? trimmed : (cursor?.delivered ?? 0),
+    total: n,
+    trimmedBefore: behind ? trimmedBefore(room.trimmed_seq) : undefined,
+  };
+}
+
+/** room_info of a room that does not exist (or is not the caller's). */
+export const emptyRoomInfo = (roomId: string): RoomInfo => ({
+  roomId,
+  exists: false,
+  createdAt: null,
+  lastActivity: null,
+  taskCount: 0,
+  tasksByStatus: { pending: 0, in_progress: 0, done: 0, blocked: 0 },
+  contextCount: 0,
+  eventCount: 0,
+  agentCount: 0,
+  driver: NO_DRIVER,
+  forkedFrom: null,
+});
+
+/** A context entry as a fork reads it from the source room. */
+export interface ContextRow {
+  id: string;
+  n: number;
+  type: string;
+  json: string;
+  at_seq: number | null;
+}
+
+/**
+ * Event types whose delivery to an agent the analytics time (contract reads): the first delivery to each agent is
+ * kept in context_reads, and moved with the event.
+ */
+export const TIMED_DELIVERIES: ReadonlySet<string> = new Set(["context_available", "context_updated"]);
+/** An optional ISO time of a moved record as ms. */
+export const msOrNull = (value: string | null): number | null =>
+  value === null ? null : toMs(value, "time");
+/** The serial of an id minted as "<prefix>-<n>" (a record's n column). */
+export const idSerial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
+export const parsedRows = <T>(rows: { json: string }[]): T[] => rows.map((row) => JSON.parse(row.json) as T);
+
+/** A keys row; `note` as the key's text (PostgreSQL keeps it JSON-encoded and decodes it before toKey). */
+export interface KeyRow {
+  key_id: string;
+  team_id: string;
+  kind: string;
+  created_at: number;
+  note: string | null;
+  bound_agent_id: string | null;
+  human_id: string | null;
+  hint: string;
+}
+
+export const KEY_COLUMNS = "key_id, team_id, kind, created_at, note, bound_agent_id, hint, human_id";
+
+export function toKey(row: KeyRow): KeyRecord {
+  const key: KeyRecord = {
+    keyId: row.key_id,
+    teamId: row.team_id,
+    kind: row.kind === "operator" ? "operator" : "dynamic",
+    createdAt: iso(row.created_at),
+    hint: row.hint,
+  };
+  if (row.note !== null) key.note = row.note;
+  if (row.bound_agent_id !== null) key.boundAgentId = row.bound_agent_id;
+  if (row.human_id !== null) key.humanId = row.human_id;
+  return key;
+}
+
+/** Records numbered per room whose serial a fork raises past its copied log (rooms.id_floors, written by fork.ts). */
+export type FloorKind = "handoff" | "approval" | "verdict";
+
+export const SERIAL_TABLES: Record<FloorKind, string> = {
+  handoff: "handoffs",
+  approval: "approvals",
+  verdict: "verdicts",
+};
+
+/**
+ * Events a fork's rebuild reads besides those carrying a whole task (payload.task): the deletions, lease expiries
+ * and departures that carry ids, and those that create reviews, handoffs, approvals and verdicts.
+ */
+export const FORK_PLAN_TYPES: ReadonlySet<string> = new Set([
+  "task_deleted",
+  "task_lease_expired",
+  "context_deleted",
+  "agent_left",
+  "review_requested",
+  "review_decided",
+  "handoff_offered",
+  "approval_requested",
+  "verdict_recorded",
+]);
+/** FORK_PLAN_TYPES as an SQL list for `type IN (…)`. */
+export const FORK_PLAN_TYPES_SQL = [...FORK_PLAN_TYPES].map((t) => `'${t}'`).join(", ");

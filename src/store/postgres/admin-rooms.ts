@@ -7,8 +7,8 @@ import type { Presence, Task, TaskStatus } from "../../protocol/records.ts";
 import { TASK_STATUSES } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomListing, RoomStats, RoomSummaryView } from "../access-types.ts";
-import { liveAfter, type RoomRow, type StoreParts } from "./rooms.ts";
-import { eventId } from "./rows.ts";
+import type { RoomRow, StoreParts } from "./rooms.ts";
+import { eventId, liveAfter } from "./rows.ts";
 
 type RoomTeam = { roomId: string; teamId: string };
 

@@ -9,8 +9,8 @@ import {
   peopleErrors,
 } from "../../protocol/people.ts";
 import { BROADCAST } from "../../protocol/records.ts";
-import { iso } from "../../protocol/time.ts";
 import type { ApprovalDecisionInput, NewApproval } from "../people-types.ts";
+import { decidedApproval, newApproval } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
@@ -43,16 +43,7 @@ export function createApprovals({ pg, now, rooms }: StoreParts, events: Events) 
       await rooms.check(scope);
       await rooms.claim(scope);
       const n = await nextN(scope.roomId);
-      const t = now();
-      const approval: Approval = {
-        id: `apr-${n}`,
-        action: input.action,
-        details: input.details,
-        requestedBy: input.requestedBy,
-        status: "pending",
-        created_at: iso(t),
-        expires_at: iso(t + input.expiresInMs),
-      };
+      const approval = newApproval(n, input, now());
       const json = JSON.stringify(approval);
       await insert.run(scope.roomId, approval.id, n, json);
       await events.append(scope.roomId, {
@@ -80,15 +71,7 @@ export function createApprovals({ pg, now, rooms }: StoreParts, events: Events) 
       if (!room) throw peopleErrors.approvalNotFound(input.id);
       const t = now();
       const current = effectiveApproval(await find(room.room_id, input.id), t);
-      if (current.status === "expired") throw peopleErrors.approvalExpired(current);
-      if (current.status !== "pending") throw peopleErrors.approvalDecided(current);
-      const decided: Approval = {
-        ...current,
-        status: input.decision === "approve" ? "approved" : "rejected",
-        decidedBy: input.decidedBy,
-        ...(input.note !== undefined ? { note: input.note } : {}),
-        decided_at: iso(t),
-      };
+      const decided = decidedApproval(current, input, t);
       await rooms.claim(scope);
       await update.run(JSON.stringify(decided), room.room_id, decided.id);
       await events.append(room.room_id, {

@@ -3,21 +3,13 @@
  * kept in context_history.
  */
 import { errors } from "../../protocol/errors.ts";
-import { validatePayload } from "../../protocol/payloads.ts";
-import { BROADCAST, type ContextEntry } from "../../protocol/records.ts";
-import { iso } from "../../protocol/time.ts";
+import type { ContextEntry } from "../../protocol/records.ts";
+import { addressee, newContextEntry, revisedContextEntry } from "../sql-records.ts";
 import type { ContextFilter, ContextUpdate, ContextVersion, NewContext, RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
 
 const parse = <T>(row: { json: string }): T => JSON.parse(row.json);
-
-/** "1.N" → N (the minor number counts updates: 1.9 → 1.10, not a decimal). */
-const minor = (version: string): number => Number(version.slice(version.indexOf(".") + 1));
-
-/** Events go to the single consumer, or to everyone when there are several; none when there is none. */
-const addressee = (consumers: string[]): string | null =>
-  consumers.length === 0 ? null : consumers.length === 1 ? (consumers[0] ?? BROADCAST) : BROADCAST;
 
 export function createContext({ pg, now, rooms }: StoreParts, events: Events) {
   const insert = pg.query<unknown, [string, string, number, string, string, number, string]>(
@@ -65,16 +57,7 @@ export function createContext({ pg, now, rooms }: StoreParts, events: Events) {
       await rooms.check(scope);
       await rooms.claim(scope);
       const n = await rooms.next(scope.roomId, "ctx_n");
-      const entry: ContextEntry = {
-        id: `ctx-${n}`,
-        type: input.type,
-        author: input.author,
-        timestamp: iso(now()),
-        summary: input.summary,
-        consuming_agents: [...input.consuming_agents],
-        payload: input.payload,
-        version: "1.0",
-      };
+      const entry = newContextEntry(n, input, now());
       const seq = await rooms.next(scope.roomId, "ctx_seq");
       const json = JSON.stringify(entry);
       await insert.run(scope.roomId, entry.id, n, entry.type, entry.author, seq, json);
@@ -118,20 +101,8 @@ export function createContext({ pg, now, rooms }: StoreParts, events: Events) {
       const room = await rooms.check(scope);
       if (!room) throw errors.contextNotFound(input.id);
       const previous = await find(room.room_id, input.id);
-      if (input.expectedVersion !== undefined && input.expectedVersion !== previous.version) {
-        throw errors.contextVersionConflict(previous);
-      }
-      if (input.payload !== undefined) validatePayload(previous.type, input.payload);
+      const entry = revisedContextEntry(previous, input, now());
       const { id: _id, type: _type, ...kept } = previous;
-      const entry: ContextEntry = {
-        ...previous,
-        author: input.author,
-        timestamp: iso(now()),
-        summary: input.summary ?? previous.summary,
-        consuming_agents: input.consuming_agents ? [...input.consuming_agents] : previous.consuming_agents,
-        payload: input.payload === undefined ? previous.payload : input.payload,
-        version: `1.${minor(previous.version) + 1}`,
-      };
       await rooms.claim(scope);
       await historyAdd.run(room.room_id, entry.id, JSON.stringify(kept satisfies ContextVersion));
       const json = JSON.stringify(entry);

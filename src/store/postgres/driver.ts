@@ -9,16 +9,11 @@ import { type DriverReason, type DriverState, NO_DRIVER, peopleErrors } from "..
 import { BROADCAST, type RoomEvent } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { DriverAction, TakeDriver } from "../people-types.ts";
+import { driverTakeReason } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
-
-interface DriverRow {
-  holder: string | null;
-  holder_kind: string | null;
-  epoch: number;
-  since: number;
-}
+import { type DriverRow, toDriverState } from "./rows.ts";
 
 export function createDriver({ pg, now, rooms, changes }: StoreParts, events: Events) {
   const get = pg.query<DriverRow, [string]>(
@@ -32,14 +27,7 @@ export function createDriver({ pg, now, rooms, changes }: StoreParts, events: Ev
 
   /** The driver of a live room of the caller's team (NO_DRIVER before anyone drove it). */
   async function state(roomId: string): Promise<DriverState> {
-    const row = await get.get(roomId);
-    if (!row) return NO_DRIVER;
-    return {
-      holder: row.holder,
-      holderKind: row.holder === null ? null : row.holder_kind === "agent" ? "agent" : "human",
-      epoch: row.epoch,
-      since: iso(row.since),
-    };
+    return toDriverState(await get.get(roomId));
   }
 
   /** A change of holder: epoch + 1, the event, the signal. The room is claimed by the caller. */
@@ -94,12 +82,7 @@ export function createDriver({ pg, now, rooms, changes }: StoreParts, events: Ev
       const room = await rooms.check(scope);
       const current = room ? await state(room.room_id) : NO_DRIVER;
       if (current.holder === input.holder) return current;
-      let reason: DriverReason;
-      if (current.holder === null) reason = input.kind === "agent" ? "claimed" : "taken";
-      else if (input.kind === "agent") throw peopleErrors.driverTaken(current);
-      else if (current.holderKind === "agent") reason = "taken_from_agent";
-      else if (input.force === true) reason = "forced";
-      else throw peopleErrors.driverHeld(current);
+      const reason = driverTakeReason(current, input);
       await rooms.claim(scope);
       return change(scope.roomId, current, { holder: input.holder, kind: input.kind }, reason, input.holder);
     },

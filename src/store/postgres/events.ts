@@ -7,12 +7,20 @@ import { errors } from "../../protocol/errors.ts";
 import { BROADCAST, type RoomEvent, type UnreadBatch } from "../../protocol/records.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type { EventList, EventQuery, LogPage, NewEvent, RoomScope } from "../types.ts";
-import { createTrimmer, trimmedBefore } from "./retention.ts";
+import { createTrimmer } from "./retention.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
-
-const NO_LOWER = -1;
-const NO_UPPER = Number.MAX_SAFE_INTEGER;
+import {
+  type AddressedCounts,
+  type CursorRow,
+  EVENT_COLUMNS,
+  type EventRow,
+  eventSeq,
+  NO_LOWER,
+  NO_UPPER,
+  standingOf,
+  toEvent,
+  trimmedBefore,
+} from "./rows.ts";
 
 /** The next `$limit` events addressed to "all" or to `$agent` after seq `$after`: two index range scans, merged. */
 export const ADDRESSED_SQL = `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.room_id = $room AND e.seq IN (
@@ -48,7 +56,7 @@ export function createEvents(
   );
   // How many events were ever addressed to "all" and to the agent; `remaining` is that minus what it consumed.
   // `trimmed` of them went by retention: a cursor behind the trimmed range has (in effect) consumed those.
-  const addressedTotal = pg.query<{ n: number; trimmed: number }, [{ room: string; agent: string }]>(
+  const addressedTotal = pg.query<AddressedCounts, [{ room: string; agent: string }]>(
     `SELECT coalesce(sum(n), 0) AS n, coalesce(sum(trimmed), 0) AS trimmed FROM addr_counts
      WHERE room_id = $room AND to_agent IN ('${BROADCAST}', $agent)`,
   );
@@ -56,7 +64,7 @@ export function createEvents(
     `INSERT INTO addr_counts (room_id, to_agent, n) VALUES (?1, ?2, 1)
      ON CONFLICT (room_id, to_agent) DO UPDATE SET n = addr_counts.n + 1`,
   );
-  const cursorGet = pg.query<{ seq: number | null; delivered: number }, [string, string]>(
+  const cursorGet = pg.query<CursorRow, [string, string]>(
     "SELECT seq, delivered FROM cursors WHERE room_id = ? AND agent_id = ?",
   );
   const cursorSet = pg.query<unknown, [string, string, number, number]>(
@@ -102,22 +110,13 @@ export function createEvents(
     return toEvent({ ...row, reply_to: reply, read_by: "[]" });
   }
 
-  /**
-   * Where the agent stands in the log: its cursor and how many addressed events it has consumed, counting those
-   * retention trimmed ahead of it as consumed (they can never be delivered), plus trimmedBefore when it was behind.
-   */
+  /** Where the agent stands in the log (sql-rows.ts standingOf). */
   async function standing(room: RoomRow, agentId: string) {
-    const cursor = await cursorGet.get(room.room_id, agentId);
-    const seq = cursor?.seq ?? null;
-    const counts = (await addressedTotal.get({ room: room.room_id, agent: agentId })) ?? { n: 0, trimmed: 0 };
-    const behind = (seq ?? 0) < room.trimmed_seq;
-    return {
-      seq,
-      after: behind ? room.trimmed_seq : (seq ?? 0),
-      consumed: behind ? counts.trimmed : (cursor?.delivered ?? 0),
-      total: counts.n,
-      trimmedBefore: behind ? trimmedBefore(room.trimmed_seq) : undefined,
-    };
+    return standingOf(
+      room,
+      await cursorGet.get(room.room_id, agentId),
+      await addressedTotal.get({ room: room.room_id, agent: agentId }),
+    );
   }
 
   /**

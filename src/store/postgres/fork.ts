@@ -27,31 +27,10 @@ import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import { type RoomRow, roomLock, type StoreParts } from "./rooms.ts";
-import { type EventRow, toEvent } from "./rows.ts";
+import { type ContextRow, type EventRow, FORK_PLAN_TYPES, FORK_PLAN_TYPES_SQL, toEvent } from "./rows.ts";
 import type { Search } from "./search.ts";
 
-/** Events the rebuild reads besides those carrying a whole task (payload.task). */
-const PLAN_TYPES = new Set([
-  "task_deleted",
-  "task_lease_expired",
-  "context_deleted",
-  "agent_left",
-  "review_requested",
-  "review_decided",
-  "handoff_offered",
-  "approval_requested",
-  "verdict_recorded",
-]);
-const PLAN_TYPES_SQL = [...PLAN_TYPES].map((t) => `'${t}'`).join(", ");
 const isObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
-
-interface ContextRow {
-  id: string;
-  n: number;
-  type: string;
-  json: string;
-  at_seq: number | null;
-}
 
 interface RoomCounts {
   room: string;
@@ -92,7 +71,7 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
     [string]
   >(
     `SELECT seq, type, ts, payload, posted FROM events WHERE room_id = ?1
-     AND (type IN (${PLAN_TYPES_SQL}) OR payload LIKE '%"task":{%')
+     AND (type IN (${FORK_PLAN_TYPES_SQL}) OR payload LIKE '%"task":{%')
      ORDER BY seq`,
   );
   // Events agents posted and nobody deleted: the searchable ones (read receipts play no part in the index).
@@ -188,7 +167,7 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
           payload: JSON.parse(row.payload),
           posted: row.posted === 1,
         }))
-        .filter((e) => PLAN_TYPES.has(e.type) || isObject(e.payload.task));
+        .filter((e) => FORK_PLAN_TYPES.has(e.type) || isObject(e.payload.task));
       const plan = trimmed ? await currentPlan(source) : rebuildPlan(log);
       // The fork's search documents, written in bulk once its records are in place.
       const docs: { id: string; fields: SearchFields }[] = [];

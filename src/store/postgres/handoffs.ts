@@ -18,6 +18,7 @@ import {
 import { BROADCAST, type Task } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { NewHandoff } from "../people-types.ts";
+import { checkHandoffAccept, checkHandoffCancel, checkHandoffDecline, newHandoff } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
@@ -96,20 +97,7 @@ export function createHandoffs(
       }
       await rooms.claim(scope);
       const n = await nextN(scope.roomId);
-      const t = iso(now());
-      const handoff: Handoff = {
-        id: `hof-${n}`,
-        from: input.from,
-        to: input.to,
-        taskIds: input.taskIds,
-        contextIds: input.contextIds,
-        note: input.note,
-        status: "offered",
-        offeredBy: input.offeredBy,
-        owners,
-        created_at: t,
-        updated_at: t,
-      };
+      const handoff = newHandoff(n, input, owners, now());
       await insert.run(scope.roomId, handoff.id, n, JSON.stringify(handoff));
       await events.append(scope.roomId, {
         type: "handoff_offered",
@@ -121,12 +109,7 @@ export function createHandoffs(
     },
     async acceptHandoff(scope: RoomScope, input: { id: string; agentId: string }): Promise<Handoff> {
       const handoff = await open(scope, input.id);
-      if (handoff.to !== ANY_AGENT && handoff.to !== input.agentId) {
-        throw peopleErrors.handoffNotForYou(handoff, input.agentId);
-      }
-      if (handoff.from === input.agentId || handoff.offeredBy === input.agentId) {
-        throw peopleErrors.handoffOwnOffer(handoff.id);
-      }
+      checkHandoffAccept(handoff, input.agentId);
       const roomId = scope.roomId;
       // Moving tasks is a plan write: the plan lock, then the leases that ran out, like every other one.
       if (handoff.taskIds.length > 0) {
@@ -182,8 +165,7 @@ export function createHandoffs(
       input: { id: string; agentId: string; reason: string },
     ): Promise<Handoff> {
       const handoff = await open(scope, input.id);
-      if (handoff.to === ANY_AGENT) throw peopleErrors.handoffToAny(handoff.id);
-      if (handoff.to !== input.agentId) throw peopleErrors.handoffNotForYou(handoff, input.agentId);
+      checkHandoffDecline(handoff, input.agentId);
       await rooms.claim(scope);
       const declined: Handoff = {
         ...handoff,
@@ -203,9 +185,7 @@ export function createHandoffs(
     },
     async cancelHandoff(scope: RoomScope, input: { id: string; by: string }): Promise<Handoff> {
       const handoff = await open(scope, input.id);
-      if (input.by !== handoff.from && input.by !== handoff.offeredBy) {
-        throw peopleErrors.handoffNotOfferer(handoff);
-      }
+      checkHandoffCancel(handoff, input.by);
       await rooms.claim(scope);
       const cancelled: Handoff = {
         ...handoff,

@@ -5,38 +5,10 @@
  */
 
 import { errors } from "../../protocol/errors.ts";
-import { iso } from "../../protocol/time.ts";
 import type { InviteRecord, NewInvite, RateDecision, RateRequest } from "../access-types.ts";
 import { invitePrefix, type Rate } from "./rate.ts";
-import { liveAfter, type StoreParts } from "./rooms.ts";
-import { toMs } from "./rows.ts";
-
-interface InviteRow {
-  room_id: string;
-  token_id: string;
-  team_id: string;
-  created_at: number;
-  expires_at: number;
-  agent_id: string | null;
-  human_id: string | null;
-  hint: string;
-}
-
-const COLUMNS = "room_id, token_id, team_id, created_at, expires_at, agent_id, hint, human_id";
-
-function toInvite(row: InviteRow): InviteRecord {
-  const invite: InviteRecord = {
-    tokenId: row.token_id,
-    roomId: row.room_id,
-    teamId: row.team_id,
-    createdAt: iso(row.created_at),
-    expiresAt: iso(row.expires_at),
-    hint: row.hint,
-  };
-  if (row.agent_id !== null) invite.agentId = row.agent_id;
-  if (row.human_id !== null) invite.humanId = row.human_id;
-  return invite;
-}
+import type { StoreParts } from "./rooms.ts";
+import { INVITE_COLUMNS, type InviteRow, liveAfter, toInvite, toMs } from "./rows.ts";
 
 type RoomTeam = { roomId: string; teamId: string };
 
@@ -49,7 +21,7 @@ export function createInvites({ pg, now, rooms }: StoreParts, rate: Rate) {
     [string, string, string, string, number, number, string | null, string, string | null]
   >(
     `INSERT INTO invites (room_id, token_id, team_id, digest, created_at, expires_at, agent_id, hint, human_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${INVITE_COLUMNS}`,
   );
   const forgetExpired = pg.query<unknown, [string, number]>(
     "DELETE FROM invites WHERE room_id = ? AND expires_at <= ?",
@@ -58,10 +30,10 @@ export function createInvites({ pg, now, rooms }: StoreParts, rate: Rate) {
     "SELECT count(*) AS c FROM invites WHERE room_id = ? AND expires_at > ?",
   );
   const byDigest = pg.query<InviteRow, [string, string]>(
-    `SELECT ${COLUMNS} FROM invites WHERE room_id = ? AND digest = ?`,
+    `SELECT ${INVITE_COLUMNS} FROM invites WHERE room_id = ? AND digest = ?`,
   );
   const live = pg.query<InviteRow, [string, number]>(
-    `SELECT ${COLUMNS} FROM invites WHERE room_id = ? AND expires_at > ? ORDER BY created_at, rowid`,
+    `SELECT ${INVITE_COLUMNS} FROM invites WHERE room_id = ? AND expires_at > ? ORDER BY created_at, rowid`,
   );
   const remove = pg.query<{ expires_at: number }, [string, string]>(
     "DELETE FROM invites WHERE room_id = ? AND token_id = ? RETURNING expires_at",

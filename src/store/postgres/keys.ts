@@ -7,42 +7,18 @@
 
 import { errors } from "../../protocol/errors.ts";
 import type { Clock } from "../../protocol/time.ts";
-import { iso } from "../../protocol/time.ts";
 import type { KeyRecord, NewKey, RateDecision, RateRequest } from "../access-types.ts";
 import type { Pg } from "./db.ts";
 import { type Rate, teamBucket } from "./rate.ts";
-import { toMs } from "./rows.ts";
+import { KEY_COLUMNS, type KeyRow, toKey as toKeyRecord, toMs } from "./rows.ts";
 
-interface KeyRow {
-  key_id: string;
-  team_id: string;
-  kind: string;
-  created_at: number;
-  note: string | null;
-  bound_agent_id: string | null;
-  human_id: string | null;
-  hint: string;
-}
-
-const COLUMNS = "key_id, team_id, kind, created_at, note, bound_agent_id, hint, human_id";
-
-function toKey(row: KeyRow): KeyRecord {
-  const key: KeyRecord = {
-    keyId: row.key_id,
-    teamId: row.team_id,
-    kind: row.kind === "operator" ? "operator" : "dynamic",
-    createdAt: iso(row.created_at),
-    hint: row.hint,
-  };
-  if (row.note !== null) key.note = JSON.parse(row.note) as string;
-  if (row.bound_agent_id !== null) key.boundAgentId = row.bound_agent_id;
-  if (row.human_id !== null) key.humanId = row.human_id;
-  return key;
-}
+/** The note is stored as its JSON string (see the header). */
+const toKey = (row: KeyRow): KeyRecord =>
+  toKeyRecord(row.note === null ? row : { ...row, note: JSON.parse(row.note) as string });
 
 export function createKeys(pg: Pg, rate: Rate, now: Clock) {
   const byDigest = pg.query<KeyRow, [string, string]>(
-    `SELECT ${COLUMNS} FROM keys WHERE team_id = ? AND digest = ?`,
+    `SELECT ${KEY_COLUMNS} FROM keys WHERE team_id = ? AND digest = ?`,
   );
   const countKind = pg.query<{ c: number }, [string, string]>(
     "SELECT count(*) AS c FROM keys WHERE team_id = ? AND kind = ?",
@@ -58,11 +34,11 @@ export function createKeys(pg: Pg, rate: Rate, now: Clock) {
   >(
     `WITH team AS (INSERT INTO teams (team_id, first_key_at) VALUES (?2, ?5) ON CONFLICT (team_id) DO NOTHING)
      INSERT INTO keys (key_id, team_id, kind, digest, created_at, note, bound_agent_id, hint, human_id)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING ${COLUMNS}`,
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING ${KEY_COLUMNS}`,
   );
   const teams = pg.query<{ team_id: string }, []>("SELECT team_id FROM teams ORDER BY team_id");
   const list = pg.query<KeyRow, [string]>(
-    `SELECT ${COLUMNS} FROM keys WHERE team_id = ? ORDER BY created_at, rowid`,
+    `SELECT ${KEY_COLUMNS} FROM keys WHERE team_id = ? ORDER BY created_at, rowid`,
   );
   const remove = pg.query<unknown, [string, string]>("DELETE FROM keys WHERE key_id = ? AND team_id = ?");
   // The lookup and the charge in one statement: the charge (rate.ts) runs once per key found, never without one
@@ -71,7 +47,7 @@ export function createKeys(pg: Pg, rate: Rate, now: Clock) {
     KeyRow & { allowed: boolean; remaining: number; reset_ms: number },
     [string, string, string, number, number, number]
   >(
-    `WITH k AS (SELECT ${COLUMNS} FROM keys WHERE team_id = ?1 AND digest = ?2)
+    `WITH k AS (SELECT ${KEY_COLUMNS} FROM keys WHERE team_id = ?1 AND digest = ?2)
      SELECT k.*, c.allowed, c.remaining, c.reset_ms FROM k
      LEFT JOIN LATERAL roomd_rate_charge(?3, ?4, ?5, ?6) c ON true`,
   );

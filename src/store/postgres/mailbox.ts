@@ -16,28 +16,7 @@ import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import type { PlanOps } from "./plan.ts";
 import type { StoreParts } from "./rooms.ts";
-import { eventId } from "./rows.ts";
-
-interface MailRow {
-  seq: number;
-  from_agent: string;
-  to_agent: string;
-  ts: number;
-  payload: string;
-}
-
-type Kind = "human_message" | "steer" | "interrupt";
-
-/** Interrupts and steers taken in one call at most (a backlog beyond it is taken by the next call). */
-const TAKE_MAX = 100;
-
-const STATUS: Record<BridgeInput["hook"], string> = {
-  SessionStart: "session started",
-  PreToolUse: "working",
-  PostToolUse: "working",
-  UserPromptSubmit: "working",
-  Stop: "idle",
-};
+import { eventId, HOOK_STATUS, MAIL_TAKE_MAX, type MailKind, type MailRow } from "./rows.ts";
 
 export interface MailboxDeps {
   events: Events;
@@ -75,7 +54,7 @@ export function createMailbox({ pg, now, rooms, changes }: StoreParts, deps: Mai
   );
 
   /** Takes the waiting rows of one kind after the agent's mark (and, for messages, its cursor); moves the mark. */
-  async function take(roomId: string, agentId: string, kind: Kind, limit: number): Promise<MailRow[]> {
+  async function take(roomId: string, agentId: string, kind: MailKind, limit: number): Promise<MailRow[]> {
     const at = await standing.get(roomId, agentId, kind);
     const forkSeq = at?.forked_from ? (JSON.parse(at.forked_from) as { seq?: number }).seq : undefined;
     let after = Math.max(at?.mark ?? 0, forkSeq ?? 0);
@@ -111,7 +90,7 @@ export function createMailbox({ pg, now, rooms, changes }: StoreParts, deps: Mai
     const room = await rooms.claim(scope);
     const roomId = scope.roomId;
     const agent = input.agentId;
-    await deps.presence.beat(roomId, agent, STATUS[input.hook]);
+    await deps.presence.beat(roomId, agent, HOOK_STATUS[input.hook]);
     await deps.renew(roomId, agent, now());
     changes.signal(roomId, "presence");
     const driver: DriverState = await deps.driver.state(roomId);
@@ -119,7 +98,7 @@ export function createMailbox({ pg, now, rooms, changes }: StoreParts, deps: Mai
     switch (input.hook) {
       case "PreToolUse": {
         // Every waiting interrupt is consumed; only one given at the current epoch stops the step.
-        const current = (await take(roomId, agent, "interrupt", TAKE_MAX)).filter(
+        const current = (await take(roomId, agent, "interrupt", MAIL_TAKE_MAX)).filter(
           (row) => payloadOf(row).epoch === driver.epoch,
         );
         const last = current.at(-1);
@@ -143,7 +122,7 @@ export function createMailbox({ pg, now, rooms, changes }: StoreParts, deps: Mai
             payload: input.step,
           });
         }
-        result.steers = (await take(roomId, agent, "steer", TAKE_MAX)).map((row) => {
+        result.steers = (await take(roomId, agent, "steer", MAIL_TAKE_MAX)).map((row) => {
           const text = payloadOf(row).text;
           return { by: row.from_agent, text: typeof text === "string" ? text : "", seq: row.seq };
         });

@@ -9,14 +9,7 @@
  */
 import { forkFloors, noFloors, raiseFloor } from "../../protocol/fork-rebuild.ts";
 import { movingErrors } from "../../protocol/moving.ts";
-import type {
-  Approval,
-  DriverState,
-  ForkedFrom,
-  Handoff,
-  MailboxType,
-  Verdict,
-} from "../../protocol/people.ts";
+import type { Approval, DriverState, Handoff, MailboxType, Verdict } from "../../protocol/people.ts";
 import { BROADCAST, type ContextEntry, type Review, type Task } from "../../protocol/records.ts";
 import { contextFields, eventFields, type SearchFields, taskFields } from "../../protocol/search.ts";
 import { iso } from "../../protocol/time.ts";
@@ -25,16 +18,22 @@ import type { LoggedEvent, RoomImport, RoomSnapshot } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { liveAfter } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, toEvent, toMs } from "./rows.ts";
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  forkedFromOf,
+  idSerial,
+  liveAfter,
+  msOrNull,
+  parsedRows,
+  TIMED_DELIVERIES,
+  toEvent,
+  toMs,
+} from "./rows.ts";
 import type { Search } from "./search.ts";
 
-const TIMED = new Set(["context_available", "context_updated"]);
 /** Events written per statement by an import. */
 const IMPORT_BATCH = 500;
-const ms = (value: string | null): number | null => (value === null ? null : toMs(value, "time"));
-const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
-const parsed = <T>(rows: { json: string }[]): T[] => rows.map((row) => JSON.parse(row.json) as T);
 
 /** One batch of imported events as column arrays (unnest), with their read receipts and delivery times. */
 class EventBatch {
@@ -249,7 +248,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
     const driverState: DriverState = await driver.state(id);
     return {
       createdAt: iso(room.created_at),
-      forkedFrom: room.forked_from ? (JSON.parse(room.forked_from) as ForkedFrom) : null,
+      forkedFrom: forkedFromOf(room.forked_from),
       head: room.event_seq,
       trimmedBefore: room.trimmed_seq > 0 ? room.trimmed_seq + 1 : null,
       plan: {
@@ -272,10 +271,10 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
         key: row.key,
         value: JSON.parse(row.value) as string,
       })),
-      reviews: parsed<Review>(await read.reviews.all(id)),
-      approvals: parsed<Approval>(await read.approvals.all(id)),
-      handoffs: parsed<Handoff>(await read.handoffs.all(id)),
-      verdicts: parsed<Verdict>(await read.verdicts.all(id)),
+      reviews: parsedRows<Review>(await read.reviews.all(id)),
+      approvals: parsedRows<Approval>(await read.approvals.all(id)),
+      handoffs: parsedRows<Handoff>(await read.handoffs.all(id)),
+      verdicts: parsedRows<Verdict>(await read.verdicts.all(id)),
       cursors: (await read.cursors.all(id)).map((row) => ({
         agentId: row.agent_id,
         seq: row.seq,
@@ -311,7 +310,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
         i + 1,
         task.owner,
         JSON.stringify(task),
-        leased ? ms(task.lease_expires_at ?? null) : null,
+        leased ? msOrNull(task.lease_expires_at ?? null) : null,
         leased ? leaseMs : null,
       );
       docs.push({ id: task.id, fields: taskFields(task) });
@@ -340,7 +339,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
       verdicts: s.verdicts,
     };
     for (const [table, list] of Object.entries(records) as [keyof typeof records, { id: string }[]][]) {
-      for (const r of list) await write.record[table].run(roomId, r.id, serial(r.id), JSON.stringify(r));
+      for (const r of list) await write.record[table].run(roomId, r.id, idSerial(r.id), JSON.stringify(r));
     }
     for (const c of s.cursors) await write.cursor.run(roomId, c.agentId, c.seq, c.contextMark);
     for (const m of s.marks) await write.mark.run(roomId, m.agentId, m.type, m.seq);
@@ -429,8 +428,8 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
       byStatus.done,
       byStatus.blocked,
       s.contexts.length,
-      ms(s.plan.createdAt),
-      ms(s.plan.updatedAt),
+      msOrNull(s.plan.createdAt),
+      msOrNull(s.plan.updatedAt),
       s.forkedFrom ? JSON.stringify(s.forkedFrom) : null,
       s.trimmedBefore === null ? 0 : s.trimmedBefore - 1,
       roomId,
@@ -460,7 +459,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
       return rows.map((row) => ({
         event: toEvent(row),
         posted: row.posted === 1,
-        deliveredAt: TIMED.has(row.type) ? (times.get(row.seq) ?? {}) : {},
+        deliveredAt: TIMED_DELIVERIES.has(row.type) ? (times.get(row.seq) ?? {}) : {},
       }));
     },
     async importRoom(scope: RoomScope, data: RoomImport): Promise<void> {

@@ -10,15 +10,13 @@ import {
 } from "../../protocol/plan-rules.ts";
 import { BROADCAST, type Plan, type Task } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
+import { newTask, revisedTask, taskChanges } from "../sql-records.ts";
 import type { NewTask, RoomScope, TaskUpdate } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
 import type { Locks } from "./locks.ts";
 import { createPlanGraph } from "./plan-graph.ts";
 import type { StoreParts } from "./rooms.ts";
-
-/** The fields of a TaskUpdate that count as changes (and are echoed in the task_updated event). */
-const CHANGE_FIELDS = ["status", "owner", "title", "description", "depends_on", "priority", "note"] as const;
 
 const parse = (row: { json: string }): Task => JSON.parse(row.json);
 
@@ -76,18 +74,7 @@ export function createPlan({ pg, now, rooms }: StoreParts, events: Events, locks
       await rooms.claim(scope);
       const n = await rooms.next(scope.roomId, "task_n");
       const t = now();
-      const task: Task = {
-        id: `task-${n}`,
-        title: input.title,
-        description: input.description,
-        status: "pending",
-        owner: null,
-        depends_on: deps,
-        priority: input.priority,
-        version: 1,
-        created_at: iso(t),
-        updated_at: iso(t),
-      };
+      const task = newTask(n, input, deps, t);
       await insert.run(scope.roomId, task.id, n, JSON.stringify(task));
       await rooms.taskMoved(scope.roomId, null, task.status);
       await rooms.planChanged(scope.roomId, t);
@@ -120,32 +107,16 @@ export function createPlan({ pg, now, rooms }: StoreParts, events: Events, locks
       if (input.status !== undefined || input.depends_on !== undefined) {
         checkStatus({ id: previous.id, depends_on: deps }, next, await graph.statuses(room.room_id, deps));
       }
-      const changes: Record<string, unknown> = {};
-      for (const field of CHANGE_FIELDS) if (input[field] !== undefined) changes[field] = input[field];
-      if (input.depends_on !== undefined) changes.depends_on = deps;
+      const changes = taskChanges(input, deps);
       const t = now();
-      const { lease_expires_at: lease, ...unleased } = previous;
+      const lease = previous.lease_expires_at;
       const owner = input.owner !== undefined ? input.owner : previous.owner;
       // The lease ends when the task leaves its holder or becomes done or pending (protocol/leases.ts).
       const leaseMs =
         lease !== undefined && keepsLease(previous, owner, next)
           ? await leases.leaseMsOf(room.room_id, previous.id)
           : null;
-      // The holder's own update renews its lease in the same step (the result shows the new expiry).
-      const renewed =
-        leaseMs !== null && input.agentId === owner ? { lease_expires_at: iso(t + leaseMs) } : {};
-      const task: Task = {
-        ...(leaseMs === null ? unleased : previous),
-        status: next,
-        ...(input.owner !== undefined && { owner: input.owner }),
-        ...(input.title !== undefined && { title: input.title }),
-        ...(input.description !== undefined && { description: input.description }),
-        depends_on: deps,
-        ...(input.priority !== undefined && { priority: input.priority }),
-        version: previous.version + 1,
-        updated_at: iso(t),
-        ...renewed,
-      };
+      const task = revisedTask(previous, input, deps, leaseMs, t);
       await rooms.claim(scope);
       await leases.store(room.room_id, task, leaseMs);
       if (task.status !== previous.status) await rooms.taskMoved(room.room_id, previous.status, task.status);

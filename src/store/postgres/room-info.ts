@@ -3,27 +3,14 @@
  * read from kept counters (never from its rows); task counts as reads show them (leases that ran out and are not
  * recorded yet count as pending, like the room summary).
  */
-import { type ForkedFrom, NO_DRIVER, type RoomInfo } from "../../protocol/people.ts";
+import type { ForkedFrom, RoomInfo } from "../../protocol/people.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
+import { emptyRoomInfo, forkedFromOf } from "./rows.ts";
 
 type TaskCounts = (room: RoomRow) => Promise<{ total: number; byStatus: RoomInfo["tasksByStatus"] }>;
-
-const empty = (roomId: string): RoomInfo => ({
-  roomId,
-  exists: false,
-  createdAt: null,
-  lastActivity: null,
-  taskCount: 0,
-  tasksByStatus: { pending: 0, in_progress: 0, done: 0, blocked: 0 },
-  contextCount: 0,
-  eventCount: 0,
-  agentCount: 0,
-  driver: NO_DRIVER,
-  forkedFrom: null,
-});
 
 export function createRoomInfo({ pg, rooms }: StoreParts, driver: DriverOps, taskCounts: TaskCounts) {
   const agents = pg.query<{ c: number }, [string]>("SELECT count(*) AS c FROM presence WHERE room_id = ?");
@@ -34,7 +21,7 @@ export function createRoomInfo({ pg, rooms }: StoreParts, driver: DriverOps, tas
   /** Where a fork came from (null for a room that is not one). */
   async function forkedFrom(roomId: string): Promise<ForkedFrom | null> {
     const raw = (await origin.get(roomId))?.forked_from;
-    return raw ? (JSON.parse(raw) as ForkedFrom) : null;
+    return forkedFromOf(raw);
   }
 
   async function describe(room: RoomRow): Promise<RoomInfo> {
@@ -50,7 +37,7 @@ export function createRoomInfo({ pg, rooms }: StoreParts, driver: DriverOps, tas
       eventCount: room.event_seq,
       agentCount: (await agents.get(room.room_id))?.c ?? 0,
       driver: await driver.state(room.room_id),
-      forkedFrom: await forkedFrom(room.room_id),
+      forkedFrom: forkedFromOf(room.forked_from),
     };
   }
 
@@ -58,7 +45,7 @@ export function createRoomInfo({ pg, rooms }: StoreParts, driver: DriverOps, tas
     forkedFrom,
     async roomInfo(scope: RoomScope): Promise<RoomInfo> {
       const room = await rooms.read(scope);
-      return room ? describe(room) : empty(scope.roomId);
+      return room ? describe(room) : emptyRoomInfo(scope.roomId);
     },
   };
 }

@@ -13,41 +13,16 @@ import { invitePrefix } from "../rate-buckets.ts";
 import type { RoomScope, SignalKind } from "../types.ts";
 import type { Pg } from "./db.ts";
 import type { Rate } from "./rate.ts";
+import { isExpired, liveAfter, READ_TOUCH_AFTER_MS, type RoomRow } from "./rows.ts";
 import { ROOM_TABLES } from "./schema.ts";
 
-export interface RoomRow {
-  room_id: string;
-  owner: string;
-  created_at: number;
-  last_activity: number;
-  plan_created_at: number | null;
-  plan_updated_at: number | null;
-  task_n: number;
-  ctx_n: number;
-  ctx_seq: number;
-  event_seq: number;
-  n_pending: number;
-  n_in_progress: number;
-  n_done: number;
-  n_blocked: number;
-  n_contexts: number;
-  forked_from: string | null;
-  /** The last seq retention trimmed (0: none; every event up to it is gone). */
-  trimmed_seq: number;
-}
+export type { RoomRow };
 
 type Counter = "task_n" | "ctx_n" | "ctx_seq" | "event_seq";
 
 /** The advisory lock of a room's writes and of a team's records. */
 export const roomLock = (roomId: string) => `room:${roomId}`;
 export const teamLock = (teamId: string) => `team:${teamId}`;
-
-const READ_TOUCH_AFTER_MS = 60_000;
-
-const isExpired = (room: RoomRow, now: number) => now - room.last_activity >= LIMITS.roomTtlMs;
-
-/** A room is live at time t when its last_activity is above this. */
-export const liveAfter = (t: number): number => t - LIMITS.roomTtlMs;
 
 export function createRooms(
   pg: Pg,

@@ -4,10 +4,7 @@
  * verdict} written by fork.ts; decoded here, in TS, like every stored JSON of this driver). One statement.
  */
 import type { Pg } from "./db.ts";
-
-export type FloorKind = "handoff" | "approval" | "verdict";
-
-const TABLES: Record<FloorKind, string> = { handoff: "handoffs", approval: "approvals", verdict: "verdicts" };
+import { type FloorKind, SERIAL_TABLES } from "./rows.ts";
 
 /** The highest n of `kind` a fork's log names, from the room's id_floors text (0 when none). */
 export function floorOf(floors: string | null | undefined, kind: FloorKind): number {
@@ -19,7 +16,7 @@ export function floorOf(floors: string | null | undefined, kind: FloorKind): num
 export function createNextSerial(pg: Pg, kind: FloorKind) {
   const next = pg.query<{ n: number; floors: string | null }, [string]>(
     `SELECT coalesce(max(n), 0) AS n, (SELECT id_floors FROM rooms WHERE room_id = ?1) AS floors
-     FROM ${TABLES[kind]} WHERE room_id = ?1`,
+     FROM ${SERIAL_TABLES[kind]} WHERE room_id = ?1`,
   );
   return async (roomId: string): Promise<number> => {
     const row = await next.get(roomId);

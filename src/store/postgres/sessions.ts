@@ -5,23 +5,12 @@
  * so a page in use costs reads, not row locks.
  */
 import type { Clock } from "../../protocol/time.ts";
-import { iso } from "../../protocol/time.ts";
 import { SESSION_RENEW_EVERY_MS, type SessionRecord, type StoredSession } from "../session-types.ts";
 import type { Pg } from "./db.ts";
-
-interface SessionRow {
-  json: string;
-  expires_at: number;
-  renewed_at: number;
-}
+import { type SessionRow, storedSession } from "./rows.ts";
 
 /** How many ended sessions one prune statement deletes (the sweep runs batches until none is left). */
 const PRUNE_BATCH = 500;
-
-const stored = (row: Pick<SessionRow, "json">, expiresAt: number): StoredSession => ({
-  ...(JSON.parse(row.json) as SessionRecord),
-  expiresAt: iso(expiresAt),
-});
 
 export function createSessions(pg: Pg, now: Clock) {
   const put = pg.query<unknown, [string, string, number, number]>(
@@ -60,7 +49,7 @@ export function createSessions(pg: Pg, now: Clock) {
         createdAt: record.createdAt,
       });
       await put.run(digest, json, at + ttlMs, at);
-      return stored({ json }, at + ttlMs);
+      return storedSession({ json }, at + ttlMs);
     },
 
     async touchSession(digest: string, ttlMs: number): Promise<StoredSession | null> {
@@ -68,11 +57,11 @@ export function createSessions(pg: Pg, now: Clock) {
       const row = await get.get(digest);
       if (!row) return null;
       if (row.expires_at > at && at - row.renewed_at < SESSION_RENEW_EVERY_MS) {
-        return stored(row, row.expires_at);
+        return storedSession(row, row.expires_at);
       }
       // Due to move, or ended (then deleted): the write.
       const after = await renew.get(digest, at, ttlMs, SESSION_RENEW_EVERY_MS);
-      return after ? stored(after, after.expires_at) : null;
+      return after ? storedSession(after, after.expires_at) : null;
     },
 
     async deleteSession(digest: string): Promise<boolean> {

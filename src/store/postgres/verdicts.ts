@@ -4,8 +4,8 @@
  */
 import type { Verdict } from "../../protocol/people.ts";
 import { BROADCAST } from "../../protocol/records.ts";
-import { iso } from "../../protocol/time.ts";
 import type { NewVerdict } from "../people-types.ts";
+import { newVerdict } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
@@ -26,15 +26,7 @@ export function createVerdicts({ pg, now, rooms }: StoreParts, events: Events) {
       await rooms.check(scope);
       await rooms.claim(scope);
       const n = await nextN(scope.roomId);
-      const verdict: Verdict = {
-        id: `vrd-${n}`,
-        verdict: input.verdict,
-        summary: input.summary,
-        details: input.details,
-        ref: input.ref,
-        by: input.by,
-        created_at: iso(now()),
-      };
+      const verdict = newVerdict(n, input, now());
       await insert.run(scope.roomId, verdict.id, n, JSON.stringify(verdict));
       await events.append(scope.roomId, {
         type: "verdict_recorded",

@@ -9,11 +9,12 @@ import {
   peopleErrors,
 } from "../../protocol/people.ts";
 import { BROADCAST } from "../../protocol/records.ts";
-import { iso } from "../../protocol/time.ts";
 import type { ApprovalDecisionInput, NewApproval } from "../people-types.ts";
+import { decidedApproval, newApproval } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
+import { createNextSerial } from "./serials.ts";
 
 const parse = (row: { json: string }): Approval => JSON.parse(row.json);
 
@@ -22,11 +23,8 @@ export function createApprovals({ db, now, rooms }: StoreParts, events: Events) 
     "SELECT json FROM approvals WHERE room_id = ? AND id = ?",
   );
   const all = db.query<{ json: string }, [string]>("SELECT json FROM approvals WHERE room_id = ? ORDER BY n");
-  const nextN = db.query<{ n: number }, [string]>(
-    // A fork's own continue after every id its copied log names (rooms.id_floors).
-    `SELECT max(coalesce((SELECT max(n) FROM approvals WHERE room_id = ?1), 0),
-       coalesce((SELECT json_extract(id_floors, '$.approval') FROM rooms WHERE room_id = ?1), 0)) + 1 AS n`,
-  );
+  // A fork's own continue after every id its copied log names (rooms.id_floors).
+  const nextN = createNextSerial(db, "approval");
   const insert = db.query<unknown, [string, string, number, string]>(
     "INSERT INTO approvals (room_id, id, n, json) VALUES (?, ?, ?, ?)",
   );
@@ -44,17 +42,8 @@ export function createApprovals({ db, now, rooms }: StoreParts, events: Events) 
     requestApproval(scope: RoomScope, input: NewApproval): Approval {
       rooms.check(scope);
       rooms.claim(scope);
-      const n = nextN.get(scope.roomId)?.n ?? 1;
-      const t = now();
-      const approval: Approval = {
-        id: `apr-${n}`,
-        action: input.action,
-        details: input.details,
-        requestedBy: input.requestedBy,
-        status: "pending",
-        created_at: iso(t),
-        expires_at: iso(t + input.expiresInMs),
-      };
+      const n = nextN(scope.roomId);
+      const approval = newApproval(n, input, now());
       const json = JSON.stringify(approval);
       insert.run(scope.roomId, approval.id, n, json);
       events.append(scope.roomId, {
@@ -82,15 +71,7 @@ export function createApprovals({ db, now, rooms }: StoreParts, events: Events) 
       if (!room) throw peopleErrors.approvalNotFound(input.id);
       const t = now();
       const current = effectiveApproval(find(room.room_id, input.id), t);
-      if (current.status === "expired") throw peopleErrors.approvalExpired(current);
-      if (current.status !== "pending") throw peopleErrors.approvalDecided(current);
-      const decided: Approval = {
-        ...current,
-        status: input.decision === "approve" ? "approved" : "rejected",
-        decidedBy: input.decidedBy,
-        ...(input.note !== undefined ? { note: input.note } : {}),
-        decided_at: iso(t),
-      };
+      const decided = decidedApproval(current, input, t);
       rooms.claim(scope);
       update.run(JSON.stringify(decided), room.room_id, decided.id);
       events.append(room.room_id, {

@@ -18,25 +18,7 @@ import { iso } from "../../protocol/time.ts";
 import type { ClaimFilter, FilesClaim, NewBroadcast, RoomScope, RoomStateView } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
-
-interface ClaimRow {
-  path: string;
-  agent_id: string;
-  expires_at: number;
-  claimed_at: number;
-  reason: string | null;
-}
-
-function toClaim(row: ClaimRow): FileClaim {
-  const claim: FileClaim = {
-    path: row.path,
-    heldBy: row.agent_id,
-    expiresAt: iso(row.expires_at),
-    claimedAt: iso(row.claimed_at),
-  };
-  if (row.reason !== null) claim.reason = row.reason;
-  return claim;
-}
+import { type ClaimRow, toClaim } from "./rows.ts";
 
 export function createClaims(
   { db, now, rooms, changes }: StoreParts,

@@ -10,11 +10,8 @@ import { toolErrors } from "../../protocol/tool-errors.ts";
 import type { EventRemoval, RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
+import { EVENT_COLUMNS, type EventRow, eventSeq, TIMED_DELIVERIES, toEvent } from "./rows.ts";
 import type { Search } from "./search.ts";
-
-/** Event types whose delivery to an agent the analytics time (contract reads). */
-export const TIMED_DELIVERIES: ReadonlySet<string> = new Set(["context_available", "context_updated"]);
 
 export function createEventEdits({ db, now, rooms }: StoreParts, events: Events, search: Search) {
   const head = db.query<

@@ -26,16 +26,8 @@ import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, toEvent } from "./rows.ts";
+import { type ContextRow, EVENT_COLUMNS, type EventRow, FORK_PLAN_TYPES_SQL, toEvent } from "./rows.ts";
 import type { Search } from "./search.ts";
-
-interface ContextRow {
-  id: string;
-  n: number;
-  type: string;
-  json: string;
-  at_seq: number | null;
-}
 
 export function createFork({ db, rooms }: StoreParts, events: Events, driver: DriverOps, search: Search) {
   const copyEvents = db.query<unknown, { src: string; dst: string; at: number }>(
@@ -55,9 +47,7 @@ export function createFork({ db, rooms }: StoreParts, events: Events, driver: Dr
     [string]
   >(
     `SELECT seq, type, ts, payload, posted FROM events WHERE room_id = ?1
-     AND (type IN ('task_deleted', 'task_lease_expired', 'context_deleted', 'agent_left', 'review_requested',
-       'review_decided', 'handoff_offered', 'approval_requested', 'verdict_recorded')
-       OR json_type(payload, '$.task') = 'object')
+     AND (type IN (${FORK_PLAN_TYPES_SQL}) OR json_type(payload, '$.task') = 'object')
      ORDER BY seq`,
   );
   // Events agents posted and nobody deleted: the searchable ones.

@@ -17,11 +17,13 @@ import {
 import { BROADCAST, type Task } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { NewHandoff } from "../people-types.ts";
+import { checkHandoffAccept, checkHandoffCancel, checkHandoffDecline, newHandoff } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
 import type { Locks } from "./locks.ts";
 import type { StoreParts } from "./rooms.ts";
+import { createNextSerial } from "./serials.ts";
 
 const parse = (row: { json: string }): Handoff => JSON.parse(row.json);
 const audience = (to: string) => (to === ANY_AGENT ? BROADCAST : to);
@@ -36,11 +38,8 @@ export function createHandoffs(
     "SELECT json FROM handoffs WHERE room_id = ? AND id = ?",
   );
   const all = db.query<{ json: string }, [string]>("SELECT json FROM handoffs WHERE room_id = ? ORDER BY n");
-  const nextN = db.query<{ n: number }, [string]>(
-    // A fork's own continue after every id its copied log names (rooms.id_floors).
-    `SELECT max(coalesce((SELECT max(n) FROM handoffs WHERE room_id = ?1), 0),
-       coalesce((SELECT json_extract(id_floors, '$.handoff') FROM rooms WHERE room_id = ?1), 0)) + 1 AS n`,
-  );
+  // A fork's own continue after every id its copied log names (rooms.id_floors).
+  const nextN = createNextSerial(db, "handoff");
   const insert = db.query<unknown, [string, string, number, string]>(
     "INSERT INTO handoffs (room_id, id, n, json) VALUES (?, ?, ?, ?)",
   );
@@ -95,21 +94,8 @@ export function createHandoffs(
         if (!room || !contextExists.get(room.room_id, contextId)) throw errors.contextNotFound(contextId);
       }
       rooms.claim(scope);
-      const n = nextN.get(scope.roomId)?.n ?? 1;
-      const t = iso(now());
-      const handoff: Handoff = {
-        id: `hof-${n}`,
-        from: input.from,
-        to: input.to,
-        taskIds: input.taskIds,
-        contextIds: input.contextIds,
-        note: input.note,
-        status: "offered",
-        offeredBy: input.offeredBy,
-        owners,
-        created_at: t,
-        updated_at: t,
-      };
+      const n = nextN(scope.roomId);
+      const handoff = newHandoff(n, input, owners, now());
       insert.run(scope.roomId, handoff.id, n, JSON.stringify(handoff));
       events.append(scope.roomId, {
         type: "handoff_offered",
@@ -121,12 +107,7 @@ export function createHandoffs(
     },
     acceptHandoff(scope: RoomScope, input: { id: string; agentId: string }): Handoff {
       const handoff = open(scope, input.id);
-      if (handoff.to !== ANY_AGENT && handoff.to !== input.agentId) {
-        throw peopleErrors.handoffNotForYou(handoff, input.agentId);
-      }
-      if (handoff.from === input.agentId || handoff.offeredBy === input.agentId) {
-        throw peopleErrors.handoffOwnOffer(handoff.id);
-      }
+      checkHandoffAccept(handoff, input.agentId);
       const roomId = scope.roomId;
       // Moving tasks is a plan write: the plan lock, then the leases that ran out, like every other one.
       if (handoff.taskIds.length > 0) {
@@ -177,8 +158,7 @@ export function createHandoffs(
     },
     declineHandoff(scope: RoomScope, input: { id: string; agentId: string; reason: string }): Handoff {
       const handoff = open(scope, input.id);
-      if (handoff.to === ANY_AGENT) throw peopleErrors.handoffToAny(handoff.id);
-      if (handoff.to !== input.agentId) throw peopleErrors.handoffNotForYou(handoff, input.agentId);
+      checkHandoffDecline(handoff, input.agentId);
       rooms.claim(scope);
       const declined: Handoff = {
         ...handoff,
@@ -198,9 +178,7 @@ export function createHandoffs(
     },
     cancelHandoff(scope: RoomScope, input: { id: string; by: string }): Handoff {
       const handoff = open(scope, input.id);
-      if (input.by !== handoff.from && input.by !== handoff.offeredBy) {
-        throw peopleErrors.handoffNotOfferer(handoff);
-      }
+      checkHandoffCancel(handoff, input.by);
       rooms.claim(scope);
       const cancelled: Handoff = {
         ...handoff,

@@ -2,41 +2,13 @@
 
 import type { Database } from "bun:sqlite";
 import { errors } from "../../protocol/errors.ts";
-import { iso } from "../../protocol/time.ts";
 import type { KeyRecord, NewKey, RateDecision, RateRequest } from "../access-types.ts";
 import { type Rate, teamBucket } from "./rate.ts";
-import { toMs } from "./rows.ts";
-
-interface KeyRow {
-  key_id: string;
-  team_id: string;
-  kind: string;
-  created_at: number;
-  note: string | null;
-  bound_agent_id: string | null;
-  human_id: string | null;
-  hint: string;
-}
-
-const COLUMNS = "key_id, team_id, kind, created_at, note, bound_agent_id, hint, human_id";
-
-function toKey(row: KeyRow): KeyRecord {
-  const key: KeyRecord = {
-    keyId: row.key_id,
-    teamId: row.team_id,
-    kind: row.kind === "operator" ? "operator" : "dynamic",
-    createdAt: iso(row.created_at),
-    hint: row.hint,
-  };
-  if (row.note !== null) key.note = row.note;
-  if (row.bound_agent_id !== null) key.boundAgentId = row.bound_agent_id;
-  if (row.human_id !== null) key.humanId = row.human_id;
-  return key;
-}
+import { KEY_COLUMNS, type KeyRow, toKey, toMs } from "./rows.ts";
 
 export function createKeys(db: Database, rate: Rate) {
   const byDigest = db.query<KeyRow, [string, string]>(
-    `SELECT ${COLUMNS} FROM keys WHERE team_id = ? AND digest = ?`,
+    `SELECT ${KEY_COLUMNS} FROM keys WHERE team_id = ? AND digest = ?`,
   );
   const countKind = db.query<{ c: number }, [string, string]>(
     "SELECT count(*) AS c FROM keys WHERE team_id = ? AND kind = ?",
@@ -50,10 +22,10 @@ export function createKeys(db: Database, rate: Rate) {
     [string, string, string, string, number, string | null, string | null, string, string | null]
   >(
     `INSERT INTO keys (key_id, team_id, kind, digest, created_at, note, bound_agent_id, hint, human_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`,
   );
   const list = db.query<KeyRow, [string]>(
-    `SELECT ${COLUMNS} FROM keys WHERE team_id = ? ORDER BY created_at, rowid`,
+    `SELECT ${KEY_COLUMNS} FROM keys WHERE team_id = ? ORDER BY created_at, rowid`,
   );
   const remove = db.query<unknown, [string, string]>("DELETE FROM keys WHERE key_id = ? AND team_id = ?");
   const noteTeam = db.query<unknown, [string, number]>(

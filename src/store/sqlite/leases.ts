@@ -7,6 +7,7 @@ import { effectiveTask, leaseErrors } from "../../protocol/leases.ts";
 import { blockersOf, planErrors } from "../../protocol/plan-rules.ts";
 import { BROADCAST, type Task, type TaskStatus } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
+import { checkTaskClaim } from "../sql-records.ts";
 import type { RoomScope, TaskClaim } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Locks } from "./locks.ts";
@@ -80,13 +81,7 @@ export function createLeases({ db, now, rooms }: StoreParts, events: Events, loc
       const row = get.get(room.room_id, input.taskId);
       if (!row) throw errors.taskNotFound(input.taskId);
       const task = parse(row);
-      if (input.expectedVersion !== undefined && input.expectedVersion !== task.version) {
-        throw errors.taskVersionConflict(task);
-      }
-      if (task.status === "done") throw leaseErrors.notClaimable(task.id, task.status);
-      if (task.owner !== null && task.owner !== input.agentId) {
-        throw leaseErrors.owned(task.id, task.owner, task.lease_expires_at);
-      }
+      checkTaskClaim(task, input);
       const t = now();
       const expires = iso(t + input.leaseMs);
       rooms.claim(scope);

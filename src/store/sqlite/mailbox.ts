@@ -15,28 +15,7 @@ import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import type { PlanOps } from "./plan.ts";
 import type { StoreParts } from "./rooms.ts";
-import { eventId } from "./rows.ts";
-
-interface MailRow {
-  seq: number;
-  from_agent: string;
-  to_agent: string;
-  ts: number;
-  payload: string;
-}
-
-type Kind = "human_message" | "steer" | "interrupt";
-
-/** Interrupts and steers taken in one call at most (a backlog beyond it is taken by the next call). */
-const TAKE_MAX = 100;
-
-const STATUS: Record<BridgeInput["hook"], string> = {
-  SessionStart: "session started",
-  PreToolUse: "working",
-  PostToolUse: "working",
-  UserPromptSubmit: "working",
-  Stop: "idle",
-};
+import { eventId, HOOK_STATUS, MAIL_TAKE_MAX, type MailKind, type MailRow } from "./rows.ts";
 
 export interface MailboxDeps {
   events: Events;
@@ -73,10 +52,11 @@ export function createMailbox({ db, now, rooms, changes }: StoreParts, deps: Mai
     "SELECT seq, delivered FROM cursors WHERE room_id = ? AND agent_id = ?",
   );
 
-  const mark = (roomId: string, agentId: string, kind: Kind) => markGet.get(roomId, agentId, kind)?.seq ?? 0;
+  const mark = (roomId: string, agentId: string, kind: MailKind) =>
+    markGet.get(roomId, agentId, kind)?.seq ?? 0;
 
   /** Takes the waiting rows of one kind after the agent's mark (and, for messages, its cursor); moves the mark. */
-  function take(roomId: string, agentId: string, kind: Kind, limit: number): MailRow[] {
+  function take(roomId: string, agentId: string, kind: MailKind, limit: number): MailRow[] {
     let after = Math.max(mark(roomId, agentId, kind), forkSeq.get(roomId)?.seq ?? 0);
     if (kind === "human_message") after = Math.max(after, cursor.get(roomId, agentId)?.seq ?? 0);
     const rows = pending.all({ room: roomId, type: kind, agent: agentId, after, limit });
@@ -109,7 +89,7 @@ export function createMailbox({ db, now, rooms, changes }: StoreParts, deps: Mai
     const room = rooms.claim(scope);
     const roomId = scope.roomId;
     const agent = input.agentId;
-    deps.presence.beat(roomId, agent, STATUS[input.hook]);
+    deps.presence.beat(roomId, agent, HOOK_STATUS[input.hook]);
     deps.renew(roomId, agent, now());
     changes.signal(roomId, "presence");
     const driver: DriverState = deps.driver.state(roomId);
@@ -117,7 +97,7 @@ export function createMailbox({ db, now, rooms, changes }: StoreParts, deps: Mai
     switch (input.hook) {
       case "PreToolUse": {
         // Every waiting interrupt is consumed; only one given at the current epoch stops the step.
-        const current = take(roomId, agent, "interrupt", TAKE_MAX).filter(
+        const current = take(roomId, agent, "interrupt", MAIL_TAKE_MAX).filter(
           (row) => payloadOf(row).epoch === driver.epoch,
         );
         const last = current.at(-1);
@@ -136,7 +116,7 @@ export function createMailbox({ db, now, rooms, changes }: StoreParts, deps: Mai
         if (input.step) {
           deps.events.append(roomId, { type: "agent_step", from: agent, to: BROADCAST, payload: input.step });
         }
-        result.steers = take(roomId, agent, "steer", TAKE_MAX).map((row) => {
+        result.steers = take(roomId, agent, "steer", MAIL_TAKE_MAX).map((row) => {
           const text = payloadOf(row).text;
           return { by: row.from_agent, text: typeof text === "string" ? text : "", seq: row.seq };
         });

@@ -6,14 +6,7 @@
 import type { SQLQueryBindings } from "bun:sqlite";
 import { forkFloors, noFloors, raiseFloor } from "../../protocol/fork-rebuild.ts";
 import { movingErrors } from "../../protocol/moving.ts";
-import type {
-  Approval,
-  DriverState,
-  ForkedFrom,
-  Handoff,
-  MailboxType,
-  Verdict,
-} from "../../protocol/people.ts";
+import type { Approval, DriverState, Handoff, MailboxType, Verdict } from "../../protocol/people.ts";
 import type { ContextEntry, Review, Task } from "../../protocol/records.ts";
 import { contextFields, eventFields, taskFields } from "../../protocol/search.ts";
 import { iso } from "../../protocol/time.ts";
@@ -22,14 +15,19 @@ import type { LoggedEvent, RoomImport, RoomSnapshot } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { liveAfter } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, toEvent, toMs } from "./rows.ts";
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  forkedFromOf,
+  idSerial,
+  liveAfter,
+  msOrNull,
+  parsedRows,
+  TIMED_DELIVERIES,
+  toEvent,
+  toMs,
+} from "./rows.ts";
 import type { Search } from "./search.ts";
-
-const TIMED = new Set(["context_available", "context_updated"]);
-const ms = (value: string | null): number | null => (value === null ? null : toMs(value, "time"));
-const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
-const parsed = <T>(rows: { json: string }[]): T[] => rows.map((row) => JSON.parse(row.json) as T);
 
 export function createMoving({ db, now, rooms, changes }: StoreParts, driver: DriverOps, search: Search) {
   const q = <R, P extends SQLQueryBindings[] = [string]>(sql: string) => db.query<R, P>(sql);
@@ -67,7 +65,6 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
     }>(
       "SELECT path, agent_id, expires_at, ttl_ms, claimed_at, reason FROM claims WHERE room_id = ? ORDER BY path",
     ),
-    origin: q<{ forked_from: string | null }>("SELECT forked_from FROM rooms WHERE room_id = ?"),
     log: q<EventRow & { posted: number }, [string, number, number]>(
       `SELECT ${EVENT_COLUMNS}, e.posted FROM events e WHERE e.room_id = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`,
     ),
@@ -214,11 +211,10 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       list.push({ version: JSON.parse(row.json), atSeq: row.at_seq });
       history.set(row.id, list);
     }
-    const origin = read.origin.get(id)?.forked_from;
     const driverState: DriverState = driver.state(id);
     return {
       createdAt: iso(room.created_at),
-      forkedFrom: origin ? (JSON.parse(origin) as ForkedFrom) : null,
+      forkedFrom: forkedFromOf(room.forked_from),
       head: room.event_seq,
       trimmedBefore: room.trimmed_seq > 0 ? room.trimmed_seq + 1 : null,
       plan: {
@@ -235,10 +231,10 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
         history: history.get(row.id) ?? [],
       })),
       vars: read.vars.all(id),
-      reviews: parsed<Review>(read.reviews.all(id)),
-      approvals: parsed<Approval>(read.approvals.all(id)),
-      handoffs: parsed<Handoff>(read.handoffs.all(id)),
-      verdicts: parsed<Verdict>(read.verdicts.all(id)),
+      reviews: parsedRows<Review>(read.reviews.all(id)),
+      approvals: parsedRows<Approval>(read.approvals.all(id)),
+      handoffs: parsedRows<Handoff>(read.handoffs.all(id)),
+      verdicts: parsedRows<Verdict>(read.verdicts.all(id)),
       cursors: read.cursors
         .all(id)
         .map((row) => ({ agentId: row.agent_id, seq: row.seq, contextMark: row.ctx_mark })),
@@ -269,7 +265,7 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
         i + 1,
         task.owner,
         JSON.stringify(task),
-        leased ? ms(task.lease_expires_at ?? null) : null,
+        leased ? msOrNull(task.lease_expires_at ?? null) : null,
         leased ? leaseMs : null,
       );
       search.put(roomId, task.id, taskFields(task));
@@ -297,7 +293,7 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       verdicts: s.verdicts,
     };
     for (const [table, list] of Object.entries(records) as [keyof typeof records, { id: string }[]][]) {
-      for (const r of list) write.record[table].run(roomId, r.id, serial(r.id), JSON.stringify(r));
+      for (const r of list) write.record[table].run(roomId, r.id, idSerial(r.id), JSON.stringify(r));
     }
     for (const c of s.cursors) write.cursor.run(roomId, c.agentId, c.seq, c.contextMark);
     for (const m of s.marks) write.mark.run(roomId, m.agentId, m.type, m.seq);
@@ -354,8 +350,8 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       byStatus.done,
       byStatus.blocked,
       s.contexts.length,
-      ms(s.plan.createdAt),
-      ms(s.plan.updatedAt),
+      msOrNull(s.plan.createdAt),
+      msOrNull(s.plan.updatedAt),
       s.forkedFrom ? JSON.stringify(s.forkedFrom) : null,
       s.trimmedBefore === null ? 0 : s.trimmedBefore - 1,
       roomId,
@@ -385,7 +381,7 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       return rows.map((row) => ({
         event: toEvent(row),
         posted: row.posted === 1,
-        deliveredAt: TIMED.has(row.type) ? (times.get(row.seq) ?? {}) : {},
+        deliveredAt: TIMED_DELIVERIES.has(row.type) ? (times.get(row.seq) ?? {}) : {},
       }));
     },
     importRoom(scope: RoomScope, data: RoomImport): void {

@@ -71,7 +71,3 @@ export function createTrimmer(db: Database, retention: EventRetention) {
 }
 
 export type Trimmer = ReturnType<typeof createTrimmer>;
-
-/** The oldest seq a trimmed room still has (what results call trimmedBefore), or undefined when nothing went. */
-export const trimmedBefore = (trimmedSeq: number): number | undefined =>
-  trimmedSeq > 0 ? trimmedSeq + 1 : undefined;

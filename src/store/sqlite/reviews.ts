@@ -2,8 +2,8 @@
 import { errors } from "../../protocol/errors.ts";
 import type { Review } from "../../protocol/records.ts";
 import { reviewMatches } from "../../protocol/reviews.ts";
-import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
+import { decidedReview, newReview } from "../sql-records.ts";
 import type { NewReview, ReviewDecision, ReviewFilter, RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
@@ -43,20 +43,7 @@ export function createReviews({ db, now, rooms }: StoreParts, events: Events) {
       }
       rooms.claim(scope);
       const n = nextN.get(scope.roomId)?.n ?? 1;
-      const review: Review = {
-        id: `rev-${n}`,
-        status: "pending",
-        requester: input.requester,
-        reviewer: input.reviewer,
-        subject: input.subject,
-        details: input.details,
-        task_id: input.taskId ?? null,
-        context_id: input.contextId ?? null,
-        context_version: version,
-        comment: null,
-        created_at: iso(now()),
-        decided_at: null,
-      };
+      const review = newReview(n, input, version, now());
       insert.run(scope.roomId, review.id, n, JSON.stringify(review));
       events.append(scope.roomId, {
         type: "review_requested",
@@ -71,16 +58,7 @@ export function createReviews({ db, now, rooms }: StoreParts, events: Events) {
       const row = room ? get.get(room.room_id, input.reviewId) : null;
       if (!room || !row) throw toolErrors.reviewNotFound(input.reviewId);
       const review = JSON.parse(row.json) as Review;
-      if (review.reviewer !== input.agentId) throw toolErrors.notReviewer(review.id, review.reviewer);
-      if (review.status !== "pending") {
-        throw toolErrors.reviewDecided(review.id, review.status, review.reviewer, review.decided_at ?? "");
-      }
-      const decided: Review = {
-        ...review,
-        status: input.status,
-        comment: input.comment ?? null,
-        decided_at: iso(now()),
-      };
+      const decided = decidedReview(review, input, now());
       rooms.claim(scope);
       update.run(JSON.stringify(decided), room.room_id, review.id);
       events.append(room.room_id, {

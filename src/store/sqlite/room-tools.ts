@@ -15,8 +15,8 @@ import type { ContextOps } from "./context.ts";
 import type { Events } from "./events.ts";
 import type { Locks } from "./locks.ts";
 import type { PlanOps } from "./plan.ts";
-import { liveAfter, type StoreParts } from "./rooms.ts";
-import { type EventRow, toEvent } from "./rows.ts";
+import type { StoreParts } from "./rooms.ts";
+import { type EventRow, liveAfter, toEvent } from "./rows.ts";
 import type { Search } from "./search.ts";
 
 interface Deps {

@@ -12,41 +12,12 @@ import type { StoreLimits } from "../access-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { SqliteFeed } from "./feed.ts";
 import { invitePrefix, type Rate } from "./rate.ts";
+import { isExpired, liveAfter, READ_TOUCH_AFTER_MS, type RoomRow } from "./rows.ts";
 import { ROOM_TABLES } from "./schema.ts";
 
-export interface RoomRow {
-  room_id: string;
-  owner: string;
-  created_at: number;
-  last_activity: number;
-  plan_created_at: number | null;
-  plan_updated_at: number | null;
-  task_n: number;
-  ctx_n: number;
-  ctx_seq: number;
-  event_seq: number;
-  n_pending: number;
-  n_in_progress: number;
-  n_done: number;
-  n_blocked: number;
-  n_contexts: number;
-  /** The last seq retention trimmed (0: none; every event up to it is gone). */
-  trimmed_seq: number;
-}
+export type { RoomRow };
 
 type Counter = "task_n" | "ctx_n" | "ctx_seq" | "event_seq";
-
-/**
- * Reads refresh last_activity only when it is older than this, and outside their transaction, so a read
- * stays a read: at most one small UPDATE per room per minute, whatever the room's size.
- */
-const READ_TOUCH_AFTER_MS = 60_000;
-
-/** Expired when ROOM_TTL has fully elapsed since the last use (like a Redis key whose PX ran out). */
-const isExpired = (room: RoomRow, now: number) => now - room.last_activity >= LIMITS.roomTtlMs;
-
-/** The same rule for SQL: a room is live at time t when its last_activity is above this. */
-export const liveAfter = (t: number): number => t - LIMITS.roomTtlMs;
 
 export function createRooms(
   db: Database,

@@ -4,22 +4,11 @@
  */
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../../protocol/time.ts";
-import { iso } from "../../protocol/time.ts";
 import { SESSION_RENEW_EVERY_MS, type SessionRecord, type StoredSession } from "../session-types.ts";
-
-interface SessionRow {
-  json: string;
-  expires_at: number;
-  renewed_at: number;
-}
+import { type SessionRow, storedSession } from "./rows.ts";
 
 /** How many ended sessions one prune statement deletes (the sweep runs batches until none is left). */
 const PRUNE_BATCH = 500;
-
-const stored = (row: Pick<SessionRow, "json">, expiresAt: number): StoredSession => ({
-  ...(JSON.parse(row.json) as SessionRecord),
-  expiresAt: iso(expiresAt),
-});
 
 export function createSessions(db: Database, now: Clock) {
   const put = db.query<unknown, [string, string, number, number]>(
@@ -46,7 +35,7 @@ export function createSessions(db: Database, now: Clock) {
         createdAt: record.createdAt,
       });
       put.run(digest, json, at + ttlMs, at);
-      return stored({ json }, at + ttlMs);
+      return storedSession({ json }, at + ttlMs);
     },
 
     /**
@@ -57,7 +46,10 @@ export function createSessions(db: Database, now: Clock) {
       const row = get.get(digest);
       if (!row) return null;
       if (row.expires_at <= now()) return "ended";
-      return { session: stored(row, row.expires_at), due: now() - row.renewed_at >= SESSION_RENEW_EVERY_MS };
+      return {
+        session: storedSession(row, row.expires_at),
+        due: now() - row.renewed_at >= SESSION_RENEW_EVERY_MS,
+      };
     },
 
     /** Slides the session's end (inside a write transaction); null when it ended meanwhile (deleted then). */
@@ -69,9 +61,9 @@ export function createSessions(db: Database, now: Clock) {
         remove.run(digest);
         return null;
       }
-      if (at - row.renewed_at < SESSION_RENEW_EVERY_MS) return stored(row, row.expires_at);
+      if (at - row.renewed_at < SESSION_RENEW_EVERY_MS) return storedSession(row, row.expires_at);
       renew.run(at + ttlMs, at, digest);
-      return stored(row, at + ttlMs);
+      return storedSession(row, at + ttlMs);
     },
 
     deleteSession(digest: string): boolean {

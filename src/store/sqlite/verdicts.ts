@@ -1,21 +1,19 @@
 /** Verdicts (humans.md §3): a reviewer's advice on the work, kept and announced; nothing else changes. */
 import type { Verdict } from "../../protocol/people.ts";
 import { BROADCAST } from "../../protocol/records.ts";
-import { iso } from "../../protocol/time.ts";
 import type { NewVerdict } from "../people-types.ts";
+import { newVerdict } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
+import { createNextSerial } from "./serials.ts";
 
 export function createVerdicts({ db, now, rooms }: StoreParts, events: Events) {
   const newest = db.query<{ json: string }, [string]>(
     "SELECT json FROM verdicts WHERE room_id = ? ORDER BY n DESC",
   );
-  const nextN = db.query<{ n: number }, [string]>(
-    // A fork's own continue after every id its copied log names (rooms.id_floors).
-    `SELECT max(coalesce((SELECT max(n) FROM verdicts WHERE room_id = ?1), 0),
-       coalesce((SELECT json_extract(id_floors, '$.verdict') FROM rooms WHERE room_id = ?1), 0)) + 1 AS n`,
-  );
+  // A fork's own continue after every id its copied log names (rooms.id_floors).
+  const nextN = createNextSerial(db, "verdict");
   const insert = db.query<unknown, [string, string, number, string]>(
     "INSERT INTO verdicts (room_id, id, n, json) VALUES (?, ?, ?, ?)",
   );
@@ -24,16 +22,8 @@ export function createVerdicts({ db, now, rooms }: StoreParts, events: Events) {
     recordVerdict(scope: RoomScope, input: NewVerdict): Verdict {
       rooms.check(scope);
       rooms.claim(scope);
-      const n = nextN.get(scope.roomId)?.n ?? 1;
-      const verdict: Verdict = {
-        id: `vrd-${n}`,
-        verdict: input.verdict,
-        summary: input.summary,
-        details: input.details,
-        ref: input.ref,
-        by: input.by,
-        created_at: iso(now()),
-      };
+      const n = nextN(scope.roomId);
+      const verdict = newVerdict(n, input, now());
       insert.run(scope.roomId, verdict.id, n, JSON.stringify(verdict));
       events.append(scope.roomId, {
         type: "verdict_recorded",

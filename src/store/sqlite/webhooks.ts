@@ -5,7 +5,6 @@
  * claim always sets a later lease, so a stale claim never matches.
  */
 import { errors } from "../../protocol/errors.ts";
-import { iso } from "../../protocol/time.ts";
 import {
   attemptJson,
   loggedOutcome,
@@ -22,37 +21,17 @@ import type {
   WebhookRecord,
 } from "../types.ts";
 import type { Events } from "./events.ts";
-import { liveAfter, type StoreParts } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, toEvent, toMs } from "./rows.ts";
-
-interface WebhookRow {
-  room_id: string;
-  webhook_id: string;
-  url: string;
-  types: string;
-  description: string | null;
-  created_at: number;
-  active: number;
-  drops: number;
-  last_delivery_at: number | null;
-}
-
-const COLUMNS = "room_id, webhook_id, url, types, description, created_at, active, drops, last_delivery_at";
-
-function toWebhook(row: WebhookRow): WebhookRecord {
-  const webhook: WebhookRecord = {
-    webhookId: row.webhook_id,
-    roomId: row.room_id,
-    url: row.url,
-    types: JSON.parse(row.types),
-    createdAt: iso(row.created_at),
-    status: row.active === 1 ? "active" : "disabled",
-    consecutiveFailures: row.drops,
-  };
-  if (row.description !== null) webhook.description = row.description;
-  if (row.last_delivery_at !== null) webhook.lastDeliveryAt = iso(row.last_delivery_at);
-  return webhook;
-}
+import type { StoreParts } from "./rooms.ts";
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  liveAfter,
+  toEvent,
+  toMs,
+  toWebhook,
+  WEBHOOK_COLUMNS,
+  type WebhookRow,
+} from "./rows.ts";
 
 type RoomTeam = { roomId: string; teamId: string };
 type Key = [string, number, string];
@@ -62,12 +41,14 @@ export function createWebhooks({ db, now, rooms }: StoreParts, events: Events) {
   const insert = db.query<WebhookRow, [string, string, string, string, string | null, number]>(
     `INSERT INTO webhooks (room_id, webhook_id, n, url, types, description, created_at)
      VALUES (?1, ?2, (SELECT coalesce(max(n), 0) + 1 FROM webhooks WHERE room_id = ?1), ?3, ?4, ?5, ?6)
-     RETURNING ${COLUMNS}`,
+     RETURNING ${WEBHOOK_COLUMNS}`,
   );
   const one = db.query<WebhookRow, [string, string]>(
-    `SELECT ${COLUMNS} FROM webhooks WHERE room_id = ? AND webhook_id = ?`,
+    `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE room_id = ? AND webhook_id = ?`,
   );
-  const all = db.query<WebhookRow, [string]>(`SELECT ${COLUMNS} FROM webhooks WHERE room_id = ? ORDER BY n`);
+  const all = db.query<WebhookRow, [string]>(
+    `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE room_id = ? ORDER BY n`,
+  );
   const remove = db.query<unknown, [string, string]>(
     "DELETE FROM webhooks WHERE room_id = ? AND webhook_id = ?",
   );

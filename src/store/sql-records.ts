@@ -1,7 +1,7 @@
 /**
- * Records of the SQL drivers (tasks, context entries, reviews, approvals, verdicts, handoffs, the driver): each record is built, and
- * each change of a stored one is refused or made, once, from plain values; each driver only reads, writes and
- * appends around it.
+ * Records of the SQL drivers (tasks, context entries, reviews, approvals, verdicts, handoffs, the driver): each
+ * record is built, and each change of a stored one is refused or made, once, from plain values; each driver only
+ * reads, writes and appends around it.
  * The statement-running bodies stay per driver for the reason given in sql-rows.ts (sync bun:sqlite, async
  * PostgreSQL).
  */

@@ -155,7 +155,7 @@ async function oneNodeCluster(): Promise<Store> {
     ],
     { stdin: "ignore", stdout: "ignore", stderr: "ignore" },
   );
-  await waitForPort(port);
+  await waitForPort(port, "redis-server");
   const n = await node(port, "primary");
   await n.admin.send("CLUSTER", ["ADDSLOTSRANGE", "0", String(SLOTS - 1)]);
   for (let i = 0; !/cluster_state:ok/.test(String(await n.admin.send("CLUSTER", ["INFO"]))); i++) {

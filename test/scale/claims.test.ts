@@ -6,7 +6,7 @@
  * that no two agents' live claims ever overlapped, that every call was all or nothing, and that the results and
  * the log tell the same story. Lease and claim expiry under a moved clock are in the conformance suite.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { patternsOverlap } from "../../src/protocol/paths.ts";
 import { callTool, type Json } from "../support/load-audit/call.ts";
 import { newLedger } from "../support/load-audit/index.ts";
@@ -90,21 +90,19 @@ for (const make of E2E_STORES) {
   describe(`claiming work across ${PROCESSES} roomd processes (${make().name})`, () => {
     const servers: SpawnedServer[] = [];
     const urls = () => servers.map((s) => s.url);
-    const started = (async () => {
+    beforeAll(async () => {
       const env = {
         API_KEYS: `${TEAM_A.teamId}:${TEAM_A.secret}`,
         RATE_LIMIT_PER_MINUTE: "1000000",
         ...(await make().env()),
       };
       servers.push(...(await Promise.all(Array.from({ length: PROCESSES }, () => spawnServer(env)))));
-    })();
+    });
     afterAll(async () => {
-      await started.catch(() => {});
       await Promise.all(servers.map((s) => s.stop()));
     });
 
     test("32 agents race claim_task: exactly one wins, the rest are told the owner; dependencies hold", async () => {
-      await started;
       const ledger = newLedger("claims", []);
       const roomId = newRoomId();
       const call = (i: number, tool: string, args: Json) =>
@@ -157,7 +155,6 @@ for (const make of E2E_STORES) {
     });
 
     test("16 agents race claim_files on overlapping patterns: never two overlapping live claims, all or nothing", async () => {
-      await started;
       const ledger = newLedger("claims", []);
       const roomId = newRoomId();
       const rnd = prng(4242);
@@ -216,7 +213,6 @@ for (const make of E2E_STORES) {
     });
 
     test("claim paths outside the repository are refused and change nothing", async () => {
-      await started;
       const ledger = newLedger("claims", []);
       const roomId = newRoomId();
       const url = urls()[0] as string;

@@ -6,11 +6,18 @@
  * the disk (a killed server loses nothing the OS already has); commits stay synchronous, so a crash test still
  * proves that what was acknowledged survives.
  */
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
-import { SQL, type Subprocess, spawn, spawnSync } from "bun";
-import { freePort, waitForPort } from "./redis-server.ts";
+import { SQL, spawnSync } from "bun";
+import {
+  startWatched,
+  stopWithTestProcess,
+  type WatchedProcess,
+  waitForPort,
+  waitUntilReady,
+} from "./processes.ts";
+import { freePort } from "./redis-server.ts";
 
 export interface PostgresServer {
   /** postgres://roomd@127.0.0.1:<port>/postgres — trust authentication, loopback only. */
@@ -92,8 +99,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   );
   if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
   const port = await freePort();
-  let proc: Subprocess<"ignore", "pipe", "ignore"> | undefined;
-  let pid = 0;
+  let watched: WatchedProcess | undefined;
 
   // As with redis-server, a small shell watches this test process and kills the server once it is gone.
   const launch = async () => {
@@ -138,27 +144,22 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       "pkill -9 -P $r 2>/dev/null; kill -9 $r 2>/dev/null",
       `if ! kill -0 ${process.pid} 2>/dev/null; then rm -rf '${dir}'; fi`,
     ].join("\n");
-    proc = spawn(["sh", "-c", watchdog], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
-    const reader = proc.stdout.getReader();
-    const { value } = await reader.read();
-    reader.releaseLock();
-    pid = Number(new TextDecoder().decode(value).split("\n")[0]?.trim());
-    if (!Number.isInteger(pid)) throw new Error("could not read the postgres pid");
-    await waitForPort(port, 20_000);
+    watched = await startWatched("PostgreSQL", watchdog);
+    await waitForPort(port, "PostgreSQL", 20_000);
     // The port opens before the server accepts queries: wait until one answers.
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const sql = new SQL({ url: `postgres://roomd@127.0.0.1:${port}/postgres`, max: 1 });
-      try {
-        await sql`SELECT 1`;
-        return;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await Bun.sleep(50);
-      } finally {
-        await sql.close();
-      }
-    }
+    await waitUntilReady(
+      `PostgreSQL on 127.0.0.1:${port} answering SELECT 1`,
+      async () => {
+        const sql = new SQL({ url: `postgres://roomd@127.0.0.1:${port}/postgres`, max: 1 });
+        try {
+          await sql`SELECT 1`;
+          return true;
+        } finally {
+          await sql.close();
+        }
+      },
+      { timeoutMs: 20_000, describeLast: () => readLog(dir) },
+    );
   };
   /** The postmaster's pid (the child of su when we are root), from its pid file. */
   const postmasterPid = async (): Promise<number | undefined> => {
@@ -168,7 +169,8 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     return Number.isInteger(first) && first > 0 ? first : undefined;
   };
   const kill = async (signal: "SIGKILL" | "SIGINT") => {
-    if (!proc || proc.exitCode !== null) return;
+    if (!watched) return;
+    const { proc, pid } = watched;
     const master = await postmasterPid();
     if (master) {
       try {
@@ -226,8 +228,21 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
 }
 
 let shared: Promise<PostgresServer> | undefined;
-/** One PostgreSQL server for every test file of this process. */
+/** One PostgreSQL server for every test file of this process, stopped after the last file. */
 export function sharedPostgres(): Promise<PostgresServer> {
-  shared ??= startPostgres();
+  if (!shared) {
+    const started = startPostgres();
+    shared = started;
+    stopWithTestProcess(async () => (await started).stop());
+  }
   return shared;
+}
+
+/** The server's log so far, for an error about a start that did not finish. */
+function readLog(dir: string): string {
+  try {
+    return readFileSync(join(dir, "log"), "utf8");
+  } catch {
+    return "";
+  }
 }

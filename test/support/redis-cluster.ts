@@ -7,9 +7,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Subprocess, spawn } from "bun";
 import { keySlot } from "../../src/store/redis/cluster/slot.ts";
 import { roomKeys } from "../../src/store/redis/keys.ts";
+import {
+  startWatched,
+  stopWithTestProcess,
+  type WatchedProcess,
+  waitForPort,
+  watchdogScript,
+} from "./processes.ts";
 import {
   clusterView,
   migrateSlot,
@@ -21,7 +27,6 @@ import {
   viewsAgree,
   waitUntil,
 } from "./redis-cluster-ops.ts";
-import { waitForPort } from "./redis-server.ts";
 
 export type { ClusterView, Migration, RedisCluster } from "./redis-cluster-ops.ts";
 export { redisCommand } from "./redis-cluster-ops.ts";
@@ -29,11 +34,6 @@ export { redisCommand } from "./redis-cluster-ops.ts";
 export interface ClusterOptions {
   /** cluster-node-timeout: how long a silent node takes to be marked failing, hence the failover time. */
   nodeTimeoutMs?: number;
-}
-
-interface NodeProcess {
-  proc?: Subprocess<"ignore", "pipe", "ignore">;
-  pid: number;
 }
 
 const NODES = 6;
@@ -57,7 +57,7 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     ports.push(port);
     busPorts.set(port, await loopbackPort(taken));
   }
-  const nodes = new Map<number, NodeProcess>();
+  const nodes = new Map<number, WatchedProcess>();
 
   const launch = async (port: number) => {
     const args = [
@@ -70,32 +70,19 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
       // would lose everything in a failover test.
       `--repl-diskless-sync-delay 0 --save '' --appendonly no --dir '${dir}' --loglevel warning`,
     ].join(" ");
-    // `bun test` runs no exit handlers, so each server is watched by a small shell that kills it as soon as
-    // this test process is gone (as in redis-server.ts). stderr is not inherited, so pipes never hang.
-    const watchdog = [
-      `redis-server ${args} >/dev/null 2>&1 &`,
-      "r=$!; echo $r",
-      `while kill -0 ${process.pid} 2>/dev/null && kill -0 $r 2>/dev/null; do sleep 0.5; done`,
-      "kill -9 $r 2>/dev/null",
-    ].join("\n");
-    const proc = spawn(["sh", "-c", watchdog], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
-    const reader = proc.stdout.getReader();
-    const { value } = await reader.read();
-    reader.releaseLock();
-    const pid = Number(new TextDecoder().decode(value).split("\n")[0]?.trim());
-    if (!Number.isInteger(pid)) throw new Error("could not read a redis-server pid");
-    nodes.set(port, { proc, pid });
-    await waitForPort(port);
+    const node = await startWatched(`Redis Cluster node ${port}`, watchdogScript(`redis-server ${args}`));
+    nodes.set(port, node);
+    await waitForPort(port, `Redis Cluster node ${port}`);
     // Something else answering on the port would pass waitForPort; our server must still be running.
-    process.kill(pid, 0);
+    process.kill(node.pid, 0);
   };
 
-  const alive = () => ports.filter((p) => nodes.get(p)?.proc?.exitCode === null);
+  const alive = () => ports.filter((p) => nodes.get(p)?.proc.exitCode === null);
 
   /** SIGKILLs a node; `onKilled` hears the moment at once (the watchdog shell notices up to 0.5 s later). */
   const kill = async (port: number, onKilled?: (at: number) => void) => {
     const node = nodes.get(port);
-    if (!node?.proc || node.proc.exitCode !== null) return;
+    if (!node || node.proc.exitCode !== null) return;
     try {
       process.kill(node.pid, "SIGKILL");
       onKilled?.(Date.now());
@@ -177,7 +164,13 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     migrateRoom: (roomId, to) => migrateSlot(alive(), keySlot(roomKeys(roomId)[0] as string), to),
     kill,
     async stop() {
-      await Promise.all(ports.map((p) => kill(p)));
+      // By pid, even where a node's watchdog shell is gone (Bun kills the shell, not the server, if a test times out).
+      for (const node of nodes.values()) {
+        try {
+          process.kill(node.pid, "SIGKILL");
+        } catch {}
+      }
+      await Promise.all([...nodes.values()].map((node) => node.proc.exited));
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -200,8 +193,15 @@ async function loopbackPort(taken: Set<number>): Promise<number> {
 
 let shared: Promise<RedisCluster> | undefined;
 
-/** One cluster shared by every test file of this process that only reads and writes (never kills or reshards). */
+/**
+ * One cluster shared by every test file of this process that only reads and writes (never kills or reshards),
+ * stopped after the last file.
+ */
 export function sharedRedisCluster(): Promise<RedisCluster> {
-  shared ??= startRedisCluster();
+  if (!shared) {
+    const started = startRedisCluster();
+    shared = started;
+    stopWithTestProcess(async () => (await started).stop());
+  }
   return shared;
 }

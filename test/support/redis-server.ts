@@ -1,12 +1,15 @@
 /**
- * Starts a real redis-server (Debian's package) on a free loopback port, once per test process, and stops it
- * when the process exits. Tests isolate themselves with random room ids, never by flushing.
+ * Starts a real redis-server (Debian's package) on a free loopback port: one shared by every file of the test
+ * process (stopped after the last file), or a private one a file starts in beforeAll and stops in afterAll. Tests
+ * isolate themselves with random room ids, never by flushing.
  */
 
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Subprocess, spawn } from "bun";
+import { startWatched, stopWithTestProcess, waitForPort, watchdogScript } from "./processes.ts";
+
+export { waitForPort } from "./processes.ts";
 
 export interface RedisServer {
   url: string;
@@ -27,21 +30,6 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Resolves once something accepts connections on the loopback port. */
-export async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const socket = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } });
-      socket.end();
-      return;
-    } catch {
-      await Bun.sleep(25);
-    }
-  }
-  throw new Error(`redis-server did not open port ${port} within ${timeoutMs} ms`);
-}
-
 /** Starts a private redis-server; the caller stops it. */
 export async function startRedisServer(): Promise<RedisServer> {
   if (!Bun.which("redis-server")) {
@@ -49,31 +37,28 @@ export async function startRedisServer(): Promise<RedisServer> {
   }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "roomd-redis-"));
-  let proc: Subprocess<"ignore", "pipe", "ignore"> | undefined;
-  let pid = 0;
-  // `bun test` runs no exit handlers, so the server watches us instead: a small shell starts redis-server, prints
-  // its pid, and kills it as soon as this test process is gone. stderr is not inherited, so pipes never hang.
-  const watchdog = [
-    `redis-server --port ${port} --bind 127.0.0.1 --save '' --appendonly no --dir '${dir}' --loglevel warning >/dev/null 2>&1 &`,
-    "r=$!; echo $r",
-    `while kill -0 ${process.pid} 2>/dev/null && kill -0 $r 2>/dev/null; do sleep 0.5; done`,
-    "kill -9 $r 2>/dev/null",
-  ].join("\n");
+  let watched: Awaited<ReturnType<typeof startWatched>> | undefined;
   const launch = async () => {
-    proc = spawn(["sh", "-c", watchdog], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
-    const reader = proc.stdout.getReader();
-    const { value } = await reader.read();
-    reader.releaseLock();
-    // Only the first line is the pid (redis-server's own output goes to /dev/null, but be strict anyway).
-    pid = Number(new TextDecoder().decode(value).split("\n")[0]?.trim());
-    if (!Number.isInteger(pid)) throw new Error("could not read the redis-server pid");
-    await waitForPort(port);
+    watched = await startWatched(
+      "redis-server",
+      watchdogScript(
+        `redis-server --port ${port} --bind 127.0.0.1 --save '' --appendonly no --dir '${dir}' --loglevel warning`,
+      ),
+    );
+    await waitForPort(port, "redis-server");
   };
   await launch();
+  const running = () => {
+    if (!watched) throw new Error("redis-server was not started");
+    return watched;
+  };
   const stop = async () => {
-    if (!proc || proc.exitCode !== null) return;
-    process.kill(pid, "SIGKILL");
-    await proc.exited;
+    if (!watched) return;
+    // By pid, even when its watchdog shell is gone (Bun kills the shell, not the server, if a test times out).
+    try {
+      process.kill(watched.pid, "SIGKILL");
+    } catch {}
+    await watched.proc.exited;
     rmSync(dir, { recursive: true, force: true });
   };
   const restart = async () => {
@@ -85,15 +70,19 @@ export async function startRedisServer(): Promise<RedisServer> {
     port,
     stop,
     restart,
-    pause: () => process.kill(pid, "SIGSTOP"),
-    resume: () => process.kill(pid, "SIGCONT"),
+    pause: () => process.kill(running().pid, "SIGSTOP"),
+    resume: () => process.kill(running().pid, "SIGCONT"),
   };
 }
 
 let shared: Promise<RedisServer> | undefined;
 
-/** One redis-server shared by every test file of this process. */
+/** One redis-server shared by every test file of this process, stopped after the last file. */
 export function sharedRedis(): Promise<RedisServer> {
-  shared ??= startRedisServer();
+  if (!shared) {
+    const started = startRedisServer();
+    shared = started;
+    stopWithTestProcess(async () => (await started).stop());
+  }
   return shared;
 }

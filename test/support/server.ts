@@ -11,6 +11,7 @@ import type { LiveRooms } from "../../src/live/hub.ts";
 import { type Logger, silentLogger } from "../../src/log.ts";
 import type { Catalog } from "../../src/mcp/catalog.ts";
 import type { RoomStore } from "../../src/store/types.ts";
+import { refuseWhileRegistering, waitUntilReady } from "./processes.ts";
 import { freePort } from "./redis-server.ts";
 import { TEST_ROOMS_PER_TEAM } from "./stores.ts";
 
@@ -75,6 +76,7 @@ export async function spawnServer(
   env: Record<string, string>,
   options: { port?: number } = {},
 ): Promise<SpawnedServer> {
+  refuseWhileRegistering("roomd (bun src/index.ts)");
   const port = options.port ?? (await freePort());
   const proc = spawn(["bun", "src/index.ts"], {
     cwd: ROOT,
@@ -89,15 +91,20 @@ export async function spawnServer(
   void drain(proc.stdout);
   void drain(proc.stderr);
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`roomd exited with ${proc.exitCode}: ${text}`);
-    try {
-      if ((await fetch(`${url}/health`)).status === 200) break;
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`roomd did not become healthy: ${text}`);
-    await Bun.sleep(50);
-  }
+  await waitUntilReady(
+    `roomd on ${url} answering GET /health with 200`,
+    async () => {
+      const res = await fetch(`${url}/health`);
+      await res.body?.cancel();
+      if (res.status !== 200) throw new Error(`GET /health answered ${res.status}`);
+      return true;
+    },
+    { timeoutMs: 15_000, exited: () => proc.exitCode, describeLast: () => `roomd printed:\n${text}` },
+  ).catch(async (error) => {
+    proc.kill("SIGKILL");
+    await proc.exited;
+    throw error;
+  });
   return {
     url,
     proc,

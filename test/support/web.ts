@@ -5,6 +5,7 @@
  */
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { httpClient, postTool } from "./http.ts";
+import { refuseWhileRegistering } from "./processes.ts";
 
 /** The chromium binary: CHROMIUM_PATH, or Debian's. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -23,7 +24,9 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
+/** One headless chromium; start it in beforeAll and close it in afterAll. */
 export function launchBrowser(): Promise<Browser> {
+  refuseWhileRegistering("chromium");
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
 }
 

@@ -27,6 +27,7 @@ const SECTIONS: [string, Record<string, Loader>][] = [
     {
       rooms: async () => (await import("./rooms.ts")).rooms,
       watch: async () => (await import("./watch.ts")).watch,
+      report: async () => (await import("./report.ts")).report,
     },
   ],
   [

@@ -54,6 +54,7 @@ const COMMANDS = [
   "whoami",
   "rooms",
   "watch",
+  "report",
   "tasks",
   "task",
   "post",
@@ -356,6 +357,41 @@ describe("people in the room", () => {
     const table = await roomctl(["approvals", roomId, "--status", "approved"], { env: carol });
     expect(table.stdout).toMatch(/apr-1 +approved +bob/);
     expect(table.stdout).not.toContain("apr-2");
+  }, 60_000);
+
+  test("report: the room's numbers as a summary and a table, and as JSON; a bad window exits 1", async () => {
+    const roomId = newRoomId();
+    const [api, web] = [await agentKey("api"), await agentKey("web")];
+    const entry = await http.tool(api, "write_context", {
+      roomId,
+      type: "note",
+      summary: "Port",
+      payload: { text: "8080" },
+      consuming_agents: ["web"],
+    });
+    expect(entry.isError).toBe(false);
+    await http.tool(web, "get_unread_events", { roomId });
+    const task = JSON.parse((await http.tool(web, "add_task", { roomId, title: "client" })).text);
+    await http.tool(web, "claim_task", { roomId, taskId: task.id });
+    await http.tool(web, "update_task", { roomId, taskId: task.id, status: "done" });
+    expect((await roomctl(["post", roomId, "--to", "web", "ship", "it"], { env: carol })).code).toBe(0);
+    const json = await roomctlJson(["report", roomId], { env: carol });
+    expect(json.humanInterventions).toEqual({ total: 1, messages: 1, steers: 0, interrupts: 0 });
+    expect(json.handoffs[0].consumers[0]).toMatchObject({
+      agentId: "web",
+      observedVersion: "1.0",
+      correct: true,
+    });
+    expect(json.concurrency.refusedStaleWrites).toBeNull();
+    const text = (await roomctl(["report", roomId], { env: carol })).stdout;
+    expect(text).toContain(`Report of ${roomId}`);
+    expect(text).toContain("people stepped in   1 (messages 1, steers 0, interrupts 0)");
+    expect(text).toContain("handoffs            1, correctness 100%");
+    expect(text).toContain("refused stale writes — (not recorded)");
+    expect(text).toMatch(/ctx-1 +note +api +1\.0 +web +1\.0 +yes/);
+    expect(failed(await roomctl(["report", roomId, "--from", "monday"], { env: carol }), 1)).toContain(
+      "from: must be an ISO 8601 time",
+    );
   }, 60_000);
 
   test("handoff, handoffs, fork (--at, --as) and verdicts", async () => {

@@ -1,14 +1,15 @@
 /**
  * `bun run eval [--quick] [--seed N] [--store sqlite|redis|postgres] [--scenario S1,S2] [--arm room,chat]
- * [--profile full|compact|agentroom] [--out DIR] [--docs | --no-docs]`
+ * [--profile full|compact|agentroom] [--out DIR] [--docs | --no-docs] [--render]`
  *
  * Runs the scenarios × arms against a real roomd (eval/README.md), writes one JSON per run to the results folder
  * (`eval/results`, or `eval/results/quick` with --quick) and prints a deterministic summary: the same seed prints
  * the same lines. A complete full run (every scenario and arm, no --quick) also measures one canonical session per
- * profile and regenerates docs/evaluation.md and its figures; --docs forces that, --no-docs skips it.
+ * profile and regenerates docs/evaluation.md and its figures; --docs forces that, --no-docs skips it; --render
+ * only rewrites them from the saved results of such a run.
  * With one profile and S1,S2 on the room arm it is the agent-economy measure: the total tokens are printed last.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { PROFILES, type Profile } from "../src/mcp/tool.ts";
@@ -30,6 +31,30 @@ function choices<T extends string>(value: string | undefined, all: readonly T[],
   return picked as T[];
 }
 
+/** How a documented run was made: the command and its wall time (written beside its results). */
+interface RunMeta {
+  command: string;
+  seconds: number;
+  store: string;
+}
+
+/** `--render`: docs/evaluation.md and its figures again from the results of a documented run in `dir`. */
+async function renderFrom(dir: string, seed: number): Promise<number> {
+  const read = (name: string) => JSON.parse(readFileSync(join(dir, name), "utf8"));
+  const run = read(`run-${seed}.json`) as RunMeta;
+  const results = readdirSync(dir)
+    .filter((f) => new RegExp(`^S\\d-[a-z-]+-${seed}\\.json$`).test(f))
+    .map((f) => read(f) as RunResult)
+    .sort((a, b) =>
+      a.scenario < b.scenario ? -1 : a.scenario > b.scenario ? 1 : ARMS.indexOf(a.arm) - ARMS.indexOf(b.arm),
+    );
+  const latency = read(`latency-${run.store}-${seed}.json`);
+  const profiles = read(`profiles-${seed}.json`);
+  await renderEvaluation({ root: ROOT, results, profiles, latency, ...run });
+  process.stderr.write("docs/evaluation.md and its figures rewritten from the saved results\n");
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -43,6 +68,7 @@ export async function main(argv: string[]): Promise<number> {
       out: { type: "string" },
       docs: { type: "boolean" },
       "no-docs": { type: "boolean" },
+      render: { type: "boolean" },
     },
     strict: true,
   });
@@ -57,6 +83,7 @@ export async function main(argv: string[]): Promise<number> {
   const complete = !quick && values.scenario === undefined && values.arm === undefined;
   const docs = values.docs === true || (complete && values["no-docs"] !== true);
   mkdirSync(out, { recursive: true });
+  if (values.render === true) return renderFrom(out, seed);
 
   const started = performance.now();
   const h = await Harness.start({ seed, quick, profile, store });
@@ -87,7 +114,9 @@ export async function main(argv: string[]): Promise<number> {
     const seconds = Math.round((performance.now() - started) / 1000);
     if (docs && profiles) {
       const command = `bun run eval${quick ? " --quick" : ""}${seed !== 1 ? ` --seed ${seed}` : ""}${store !== "sqlite" ? ` --store ${store}` : ""}`;
-      await renderEvaluation({ root: ROOT, results, profiles, latency, command, seconds, store });
+      const run: RunMeta = { command, seconds, store };
+      writeFileSync(join(out, `run-${seed}.json`), `${JSON.stringify(run, null, 2)}\n`);
+      await renderEvaluation({ root: ROOT, results, profiles, latency, ...run });
       process.stderr.write("docs/evaluation.md and its figures rewritten\n");
     }
     const total = results.reduce((sum, r) => sum + r.metrics.tokens.total, 0);

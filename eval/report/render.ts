@@ -265,7 +265,7 @@ export async function renderEvaluation(input: RenderInput): Promise<void> {
     "",
     "## The run",
     "",
-    `\`${input.command}\` — seed ${seed}, store \`${input.store}\`, agents on the \`full\` profile; wall time ${input.seconds} s on the development machine (2 cores, shared). Raw results: \`eval/results/<scenario>-<arm>-${seed}.json\`; latency: \`eval/results/latency-${input.store}-${seed}.json\`; profiles: \`eval/results/profiles-${seed}.json\`. The same seed gives the same numbers, byte for byte, except the latency (wall clock). \`bun run eval --quick\` runs every scenario small (CI runs it through \`test/eval.test.ts\`).`,
+    `\`${input.command}\` — seed ${seed}, store \`${input.store}\`, agents on the \`full\` profile; wall time ${input.seconds} s on the development machine (2 cores, shared). Raw results: \`eval/results/<scenario>-<arm>-${seed}.json\`; latency: \`eval/results/latency-${input.store}-${seed}.json\`; profiles: \`eval/results/profiles-${seed}.json\`. The same seed gives the same numbers, byte for byte, except the latency (wall clock). \`bun run eval --quick\` runs every scenario small (CI runs it through \`test/eval/harness.test.ts\`).`,
     "",
     "Arms: `room` (the protocol as its printed instructions say), `chat` (the message-passing baseline), `room-no-claims`, `room-no-context`, `room-poll` (see eval/README.md for every rule). Columns: people stepped in = a person relaying or redirecting; handoff correct = consumers that finished against the latest contract; calls and tokens per task = coordination (every roomd call is coordination: implementation happens outside the room); cold start = the first turn of a session; wasted work = work done twice, redone after a change or a steer, or overtaken.",
     "",

@@ -85,16 +85,15 @@ export async function runContention(
     onFile.get(fileOf(title))?.delete(agent);
   };
 
-  /** The tasks a chat agent believes free: none announced CLAIMING or DONE in what it read. */
+  /** The tasks a chat agent believes free, from what it read: none DONE, none CLAIMED by another. */
   const chatFree = (a: Actor) => {
     const taken = new Set(
       a.seen.flatMap((e) => {
-        const text = String(e.payload.text ?? "");
-        const m = /^(CLAIMING|DONE) (Task \d+)/.exec(text);
-        return m && e.from !== a.agentId ? [m[2] as string] : [];
+        const m = /^(CLAIMING|DONE) (Task \d+)/.exec(String(e.payload.text ?? ""));
+        return m && (m[1] === "DONE" || e.from !== a.agentId) ? [m[2] as string] : [];
       }),
     );
-    return titles.filter((t) => !taken.has(t) && !finished.has(t));
+    return titles.filter((t) => !taken.has(t));
   };
 
   /** Tries to start `title`; true when the agent now works on it. */

@@ -119,12 +119,22 @@ export async function requestChange(a: Actor, producer: string, field: string, t
   else await a.say(`@${producer} ${description}`, { request: field });
 }
 
-/** A change request for the producer among the events it read: the field asked for, or null. */
-export function changeAsked(events: EventLike[], producer: string): string | null {
+/**
+ * A change request for the producer among the events it read: the field asked for, or null. A change_request
+ * entry is announced by its summary only, so the producer reads the entry (one call) to learn what is asked.
+ */
+export async function changeAsked(a: Actor, events: EventLike[]): Promise<string | null> {
   for (const e of events) {
     const p = e.payload;
-    if (e.type === "context_available" && p.contextType === "change_request") return "cursor";
-    if (e.type === "change_request" && e.to === producer) return String(p.field);
+    if (
+      e.type === "context_available" &&
+      p.contextType === "change_request" &&
+      typeof p.contextId === "string"
+    ) {
+      const entry = await a.ops.readContext(p.contextId);
+      return String(/`(\w+)`/.exec(String(entry.payload.description))?.[1] ?? "");
+    }
+    if (e.type === "change_request" && e.to === a.agentId) return String(p.field);
     if (e.type === "message" && typeof p.request === "string") return p.request;
   }
   return null;

@@ -12,6 +12,7 @@
 import { Actor } from "../harness/actor.ts";
 import type { ArmRules } from "../harness/arms.ts";
 import { emptyTally, type Tally } from "../harness/metrics.ts";
+import type { EventLike } from "../harness/ops.ts";
 import type { Random } from "../harness/random.ts";
 import { coldStarts, type Harness, T0 } from "../harness/runner.ts";
 import {
@@ -46,6 +47,7 @@ export async function runHandoff(
 ): Promise<HandoffRun> {
   const world = h.world(roomId, rules, random);
   const tally = emptyTally();
+  const actors: Actor[] = [];
   // S5 adds a background team working through chores, so the newcomer joins a room with a history.
   const team = newcomerAtMs === null ? 0 : 3;
   const choreSizes = random.fork("chores");
@@ -70,12 +72,11 @@ export async function runHandoff(
     });
   }
   const published: Published = { contextId: null, version: "", times: new Map() };
-  const actors: Actor[] = [];
   const seenAt = new Map<string, number>();
   const relays = { count: 0 };
   let built = "";
   let clientDone = false;
-  // Work is drawn first, from its own stream: every arm gets the same tasks of the same sizes.
+  // Work comes from a stream of its own: every arm gets the same tasks of the same sizes.
   const sizes = random.fork("work");
   const draftMs = sizes.between(5, 15) * 60_000;
   const apiMs = sizes.between(20, 40) * 60_000;
@@ -96,9 +97,9 @@ export async function runHandoff(
     const second = await take(a, mine(TITLES.api), TITLES.api);
     if (!second) throw new Error("backend found no implementation task");
     let served = false;
-    const serve = async (events: Parameters<typeof changeAsked>[0]) => {
+    const serve = async (events: EventLike[]) => {
       await answerQuestions(a, events, () => `backend: contract ${published.version} is published`);
-      const field = changeAsked(events, "backend");
+      const field = await changeAsked(a, events);
       if (field && !served) {
         served = true;
         await a.think();

@@ -7,22 +7,17 @@
 import { type Arm, DEFAULT_POLL_MS, rulesOf } from "../harness/arms.ts";
 import {
   callsByTool,
-  collisionCurve,
-  emptyTally,
   mergeTallies,
   metricsOf,
   percentile,
   type RunResult,
-  round,
   type Tally,
-  wilson,
 } from "../harness/metrics.ts";
 import { random } from "../harness/random.ts";
 import type { Harness } from "../harness/runner.ts";
-import { runContention } from "./contention.ts";
+import { type Batch, contentionBatch, planWritesBatch } from "./batches.ts";
 import { runHandoff } from "./handoff.ts";
 import { runPeople } from "./people.ts";
-import { modeOf, runPlanWrites, type WriteMode } from "./plan-writes.ts";
 import { runStaleness } from "./staleness.ts";
 
 export const SCENARIOS = ["S1", "S2", "S3", "S4", "S5", "S6", "S7"] as const;
@@ -79,6 +74,7 @@ export async function runScenario(h: Harness, id: ScenarioId, arm: Arm): Promise
   let withHandoffs = true;
   let lastRoom = "";
   const params: Record<string, unknown> = { reps: size.reps };
+  const batch: Batch = { h, arm, rules, size, base, stream };
 
   if (id === "S1" || id === "S2" || id === "S5") {
     const tallies: Tally[] = [];
@@ -105,86 +101,10 @@ export async function runScenario(h: Harness, id: ScenarioId, arm: Arm): Promise
     }
   } else if (id === "S3") {
     withHandoffs = false;
-    const s = size.s3;
-    const main = arm === "room" || arm === "room-no-claims";
-    const ns = main ? s.n : s.fewN;
-    const trials = main ? s.trials : s.fewTrials;
-    Object.assign(params, { k: s.k, f: s.f, n: ns, trials, workloadN: s.workloadN });
-    const collisions = [];
-    for (const n of ns) {
-      let hits = 0;
-      let duplicates = 0;
-      for (let t = 0; t < trials; t++) {
-        const o = await runContention(h, rules, stream(`pick-${n}-${t}`), `${base}-p${n}-${t}`, {
-          n,
-          k: s.k,
-          f: s.f,
-          firstPickOnly: true,
-        });
-        hits += o.collided ? 1 : 0;
-        duplicates += o.duplicateClaims;
-      }
-      const [low, high] = wilson(hits, trials, BONFERRONI_Z);
-      collisions.push({
-        n,
-        trials,
-        collided: hits,
-        duplicateClaims: duplicates,
-        rate: round(hits / trials),
-        low: round(low),
-        high: round(high),
-        expected: round(collisionCurve(n, s.k)),
-      });
-    }
-    extra.collisions = collisions;
-    const tallies: Tally[] = [];
-    const workloads = [];
-    for (const n of s.workloadN) {
-      lastRoom = `${base}-w${n}`;
-      const o = await runContention(h, rules, stream(`work-${n}`), lastRoom, {
-        n,
-        k: s.k,
-        f: s.f,
-        firstPickOnly: false,
-      });
-      const t = { ...emptyTally(), ...o, interventions: 0, tasks: s.k };
-      tallies.push(t);
-      workloads.push({
-        n,
-        makespanMs: o.makespanMs,
-        wastedWorkMs: o.wastedWorkMs,
-        duplicateClaims: o.duplicateClaims,
-        overlappingFileEdits: o.overlappingFileEdits,
-        claimConflicts: o.claimConflicts,
-      });
-    }
-    extra.workloads = workloads;
-    tally = mergeTallies(tallies);
+    ({ tally, lastRoom } = await contentionBatch(batch, params, extra));
   } else if (id === "S4") {
     withHandoffs = false;
-    Object.assign(params, size.s4);
-    const modes: WriteMode[] = arm === "room" ? ["expectedVersion", "planLock"] : [modeOf(rules)];
-    const variants = [];
-    let main: Tally | undefined;
-    for (const mode of modes) {
-      const tallies: Tally[] = [];
-      for (let r = 0; r < size.s4.rounds; r++) {
-        lastRoom = `${base}-${mode.toLowerCase()}-${r}`;
-        const o = await runPlanWrites(h, rules, stream(`${mode}-${r}`), lastRoom, size.s4.writers, mode);
-        tallies.push({ ...emptyTally(), ...o, tasks: 1 });
-      }
-      const t = mergeTallies(tallies);
-      variants.push({
-        mode,
-        lostUpdates: t.lostUpdates,
-        refusedStaleWrites: t.refusedStaleWrites,
-        writes: size.s4.writers * size.s4.rounds,
-        calls: metricsOf(t, false).coordination.calls,
-      });
-      main ??= t;
-    }
-    extra.variants = variants;
-    tally = main as Tally;
+    ({ tally, lastRoom } = await planWritesBatch(batch, params, extra));
   } else if (id === "S6") {
     params.revisions = size.s6.revisions;
     const run = async (pollMs: number, label: string) => {

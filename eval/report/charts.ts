@@ -12,14 +12,19 @@ interface Node {
   tagName: string;
   outerHTML: string;
   setAttribute(name: string, value: string): void;
-  querySelector(selector: string): Node | null;
+  querySelectorAll(selector: string): Node[];
+  getAttribute(name: string): string | null;
 }
 
 function render(options: Plot.PlotOptions): string {
   const { document } = parseHTML("<!doctype html><html><body></body></html>");
   const figure = Plot.plot({ ...options, document } as Plot.PlotOptions) as unknown as Node;
-  // A figure with a title or caption comes wrapped; the SVG inside is what is saved.
-  const svg = figure.tagName.toLowerCase() === "svg" ? figure : (figure.querySelector("svg") as Node);
+  // Series are labelled in the chart (legends are HTML beside it, which an SVG file cannot hold); a chart that
+  // still comes wrapped gives its own SVG, the one with a viewBox.
+  const svg =
+    figure.tagName.toLowerCase() === "svg"
+      ? figure
+      : (figure.querySelectorAll("svg").find((n) => n.getAttribute("viewBox") !== null) as Node);
   svg.setAttribute("xmlns", SVG_NS);
   svg.setAttribute("style", "background: white; color: #222;");
   return `${svg.outerHTML}\n`;
@@ -37,6 +42,7 @@ export function armsChart(rows: ArmBar[], label: string): string {
     width: 900,
     height: 320,
     marginBottom: 70,
+    marginLeft: 60,
     fx: { label: null },
     x: { label: null, tickRotate: -35 },
     y: { label, grid: true },
@@ -64,7 +70,6 @@ export function collisionChart(
     height: 380,
     x: { label: "agents (N)", domain: [0, 17] },
     y: { label: "share of trials with two agents on one task", domain: [0, 1], grid: true },
-    color: { legend: true },
     marks: [
       Plot.line(curve, { x: "n", y: "p", stroke: "#888", strokeDasharray: "4,3" }),
       Plot.text([curve.at(-1) ?? { n: 16, p: 1 }], {
@@ -76,6 +81,17 @@ export function collisionChart(
       }),
       Plot.ruleX(points, { x: "n", y1: "low", y2: "high", stroke: "arm", strokeOpacity: 0.6 }),
       Plot.dot(points, { x: "n", y: "rate", stroke: "arm", fill: "arm", r: 3 }),
+      // The arms, listed top left in their colours (a legend inside the SVG).
+      ...[...new Set(points.map((p) => p.arm))].map((arm, i) =>
+        Plot.text([arm], {
+          frameAnchor: "top-left",
+          dx: 12,
+          dy: 12 + 14 * i,
+          text: (d: string) => `● ${d}`,
+          fill: (d: string) => d,
+          textAnchor: "start",
+        }),
+      ),
     ],
   });
 }
@@ -96,10 +112,21 @@ export function stalenessChart(
     height: 360,
     x: { label: "polling interval (s)", type: "log" },
     y: { label: "staleness (s)", grid: true },
-    color: { legend: true },
+    marginRight: 50,
     marks: [
       Plot.ruleY(push, { y: "seconds", stroke: "quantile", strokeDasharray: "4,3" }),
       Plot.line(points, { x: "pollS", y: "seconds", stroke: "quantile", marker: "circle" }),
+      Plot.text(
+        points,
+        Plot.selectLast({
+          x: "pollS",
+          y: "seconds",
+          z: "quantile",
+          text: "quantile",
+          dx: 8,
+          textAnchor: "start",
+        }),
+      ),
       Plot.text(push.slice(0, 1), {
         x: () => 5,
         y: "seconds",
@@ -112,15 +139,25 @@ export function stalenessChart(
   });
 }
 
-/** Tokens per session per profile, split into the starting context and everything after. */
+/** Tokens per session per profile, split into the starting context (grey) and everything after (blue). */
 export function profileChart(rows: { profile: string; part: string; tokens: number }[]): string {
   return render({
     width: 640,
     height: 300,
     x: { label: "tokens per session (o200k_base)", grid: true },
     y: { label: null },
-    color: { legend: true },
+    color: { domain: ["tool list + instructions", "results + output"], range: ["#9aa5b1", "#4269d0"] },
     marginLeft: 90,
-    marks: [Plot.barX(rows, { y: "profile", x: "tokens", fill: "part" }), Plot.ruleX([0])],
+    marginTop: 30,
+    marks: [
+      Plot.barX(rows, Plot.stackX({ y: "profile", x: "tokens", fill: "part" })),
+      Plot.text(["grey: tool list + instructions (once per session) · blue: results read + output"], {
+        frameAnchor: "top-left",
+        dy: -18,
+        text: (d: string) => d,
+        textAnchor: "start",
+      }),
+      Plot.ruleX([0]),
+    ],
   });
 }

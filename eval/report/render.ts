@@ -11,6 +11,7 @@ import { OUTPUT_TOKENS_PER_CALL } from "../harness/tokens.ts";
 import type { LatencyRow, ProfileSession } from "../profiles.ts";
 import { sizes } from "../scenarios/index.ts";
 import { armsChart, collisionChart, profileChart, stalenessChart } from "./charts.ts";
+import { findings } from "./findings.ts";
 import { num, pct, scenarioSections } from "./sections.ts";
 import { ASSUMPTIONS, HONESTY } from "./text.ts";
 
@@ -128,6 +129,10 @@ export async function renderEvaluation(input: RenderInput): Promise<void> {
     `![coordination tokens per task, by scenario and arm](${tokensFig})`,
     "",
     `![coordination calls per task, by scenario and arm](${callsFig})`,
+    "",
+    "## What the numbers say (under these rules)",
+    "",
+    ...findings(results),
     "",
     "## Scenarios",
     "",

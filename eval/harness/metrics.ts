@@ -188,3 +188,19 @@ export function mergeTallies(tallies: Tally[]): Tally {
   out.makespanMs = tallies.length === 0 ? 0 : Math.round(out.makespanMs / tallies.length);
   return out;
 }
+
+/**
+ * The collision experiment against p(N,K) as one test: trials with a collision over every N, against their
+ * expectation Σ trials·p(N,K), standardised by the binomial variance Σ trials·p·(1 − p). |z| ≤ 1.96 is the 95%
+ * interval of the arm's collision rate.
+ */
+export function pooledCollisions(rows: { trials: number; collided: number; expected: number }[]) {
+  const observed = rows.reduce((a, r) => a + r.collided, 0);
+  const expected = rows.reduce((a, r) => a + r.trials * r.expected, 0);
+  const variance = rows.reduce((a, r) => a + r.trials * r.expected * (1 - r.expected), 0);
+  return {
+    observed,
+    expected: round(expected),
+    z: variance === 0 ? 0 : round((observed - expected) / Math.sqrt(variance)),
+  };
+}

@@ -2,7 +2,7 @@
  * "What the numbers say": a few sentences computed from the results (never typed in), each naming the rule it
  * rests on, so the document's summary cannot drift from its tables.
  */
-import type { RunResult } from "../harness/metrics.ts";
+import { pooledCollisions, type RunResult } from "../harness/metrics.ts";
 
 const get = (results: RunResult[], id: string, arm: string) =>
   results.find((r) => r.scenario === id && r.arm === arm);
@@ -22,14 +22,21 @@ export function findings(results: RunResult[]): string[] {
   const noClaims = get(results, "S3", "room-no-claims");
   const claims = get(results, "S3", "room");
   if (noClaims && claims) {
-    const rows = (r: RunResult) =>
-      (r.extra.collisions ?? []) as { collided: number; trials: number; duplicateClaims: number }[];
-    const sum = (
-      r: RunResult,
-      f: (c: { collided: number; trials: number; duplicateClaims: number }) => number,
-    ) => rows(r).reduce((a, c) => a + f(c), 0);
+    type Row = {
+      n: number;
+      collided: number;
+      trials: number;
+      duplicateClaims: number;
+      expected: number;
+      low: number;
+      high: number;
+    };
+    const rows = (r: RunResult) => (r.extra.collisions ?? []) as Row[];
+    const sum = (r: RunResult, f: (c: Row) => number) => rows(r).reduce((a, c) => a + f(c), 0);
+    const fit = pooledCollisions(rows(noClaims));
+    const outside = rows(noClaims).filter((c) => c.expected < c.low || c.expected > c.high);
     out.push(
-      `S3 (contention): over ${sum(claims, (c) => c.trials)} first-pick trials from N = 1 to 16, \`room\` let two agents start one task ${sum(claims, (c) => c.duplicateClaims)} times; \`room-no-claims\` ${sum(noClaims, (c) => c.duplicateClaims)} times, its collision rate following p(N,K) (figure). The refusals claims cost: ${claims.metrics.concurrency.claimConflicts} claim conflicts in the workloads.`,
+      `S3 (contention): over ${sum(claims, (c) => c.trials)} first-pick trials from N = 1 to 16, \`room\` let two agents start one task ${sum(claims, (c) => c.duplicateClaims)} times; \`room-no-claims\` ${sum(noClaims, (c) => c.duplicateClaims)} times. Its trials with a collision: ${fit.observed}, against ${fit.expected} expected from p(N,K) (z = ${fit.z}; the 95% interval is |z| ≤ 1.96). ${outside.length === 0 ? "Every N lies within its simultaneous interval." : `Outside its simultaneous interval: ${outside.map((c) => `N = ${c.n} (${c.collided} of ${c.trials}, p = ${c.expected})`).join(", ")} — the agents' picks are seeded draws, and replaying the same draws without roomd gives the same count, so the deviation is the draws', not the room's.`} The price of claims: ${claims.metrics.concurrency.claimConflicts} refused claims in the workloads.`,
     );
   }
   const blind = get(results, "S4", "room-no-claims");

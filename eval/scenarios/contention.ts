@@ -26,7 +26,8 @@ export interface ContentionOutcome {
   coldStarts: { tokens: number; calls: number }[];
 }
 
-function shuffled<T>(random: Random, items: T[]): T[] {
+/** The order an agent tries the ready tasks in: a Fisher–Yates shuffle of its own stream (its first try is uniform). */
+export function shuffled<T>(random: Random, items: T[]): T[] {
   const out = [...items];
   for (let i = out.length - 1; i > 0; i--) {
     const j = random.between(0, i);

@@ -1,7 +1,8 @@
 /**
  * /rooms/:roomId/…: people in the room (humans.md §2) — messages, the driver, approvals, handoffs, forks,
- * verdicts —, the bridge of running agents, and the room's report. Bearer (or the trusted proxy's person), one rate-limit unit per
- * request; every route answers another team's room, an invite's other room and an invalid id as not found.
+ * verdicts —, the bridge of running agents, and the room's report. Bearer (or the trusted proxy's person), one
+ * rate-limit unit per request; every route answers another team's room, an invite's other room and an invalid id
+ * as not found.
  * Routes throw RoomErrors; the app's onError answers them with their status.
  */
 import { Hono } from "hono";

@@ -59,6 +59,7 @@ export interface AppDeps {
     | "webhooksPerRoom"
     | "importMaxBytes"
     | "cookieSecure"
+    | "conformanceFixtures"
   >;
   /** The process's live rooms: streams and waiters share one hub per room. */
   live: LiveRooms;
@@ -90,7 +91,15 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   );
   app.route("/", healthRoutes(deps.store));
   // MCP is for agents and their keys: no cookie authenticates it.
-  app.route("/", mcpRoutes({ ...deps, sessions: null, onToolCall: deps.metrics.toolCall }));
+  app.route(
+    "/",
+    mcpRoutes({
+      ...deps,
+      sessions: null,
+      onToolCall: deps.metrics.toolCall,
+      conformanceFixtures: deps.config.conformanceFixtures === true,
+    }),
+  );
   app.route("/", metricsRoutes(deps));
   // Pages first: GET /room/:roomId answers browsers here and passes every other client on to the JSON summary.
   // One per-address budget for everything public about a room: page, JSON summary, view and stream.

@@ -110,6 +110,11 @@ export type Config = StoreConfig & {
   importMaxBytes: number;
   /** Mark the session cookie Secure even on plain-http requests (COOKIE_SECURE; behind a TLS-terminating proxy). */
   cookieSecure: boolean;
+  /**
+   * CONFORMANCE_FIXTURES=1: serve `/mcp?profile=conformance`, the official MCP conformance suite's fixture tools,
+   * resources and prompts. For the suite's runs only (the start banner warns); never set it in production.
+   */
+  conformanceFixtures: boolean;
   /** Least severe log record written (LOG_LEVEL): debug, info (one line per tool call), warn or error. */
   logLevel: "debug" | "info" | "warn" | "error";
   /**
@@ -332,6 +337,7 @@ const envSchema = z.object({
   EVENT_RETENTION_MAX: intIn(0, 1_000_000_000, 0),
   IMPORT_MAX_BYTES: intIn(1024 * 1024, 16 * 1024 * 1024 * 1024, 256 * 1024 * 1024),
   COOKIE_SECURE: bool(false),
+  CONFORMANCE_FIXTURES: bool(false),
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .optional(),
@@ -455,6 +461,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       streamsPerTeam: e.STREAMS_PER_TEAM,
       streamsPerProcess: e.STREAMS_PER_PROCESS,
       cookieSecure: e.COOKIE_SECURE,
+      conformanceFixtures: e.CONFORMANCE_FIXTURES,
       ...(e.WEBHOOK_SIGNING_KEY ? { webhookSigningKey: e.WEBHOOK_SIGNING_KEY } : {}),
       webhookAllowHttp: e.WEBHOOK_ALLOW_HTTP,
       webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,

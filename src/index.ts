@@ -79,6 +79,16 @@ async function main(): Promise<void> {
         ? { days: config.eventRetentionDays ?? 0, maxEvents: config.eventRetentionMax ?? 0 }
         : "off",
   });
+  if (config.conformanceFixtures) {
+    logger.log(
+      "warn",
+      "CONFORMANCE_FIXTURES is set: /mcp?profile=conformance serves the MCP conformance suite's fixtures; never set it in production",
+      {},
+    );
+    process.stderr.write(
+      "\nWARNING: CONFORMANCE_FIXTURES=1 — /mcp?profile=conformance serves test fixtures for the MCP conformance suite. Never set it in production.\n\n",
+    );
+  }
   if (firstRun) {
     const url = browsableUrl(config.host, server.port ?? config.port);
     const operator = firstRun.created

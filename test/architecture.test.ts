@@ -34,7 +34,8 @@ const ALLOWED: Record<string, string[]> = {
   protocol: [],
   store: ["protocol", "config.ts"],
   access: ["protocol", "store", "config.ts"],
-  mcp: ["protocol", "store", "live", "log.ts", "config.ts"],
+  // The join_room prompt gives the same coordination instructions roomd prints at first start (clients.ts).
+  mcp: ["protocol", "store", "live", "log.ts", "config.ts", "clients.ts"],
   live: ["protocol", "store", "log.ts", "config.ts"],
   http: ["protocol", "store", "mcp", "access", "live", "moving", "log.ts", "config.ts"],
   // The dashboard's connect panel prints the clients' configuration and the bridge's hooks block (clients.ts, cli/).

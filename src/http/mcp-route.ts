@@ -1,7 +1,10 @@
 /**
- * POST /mcp: size-capped, authenticated, rate-limited, stateless MCP. GET and DELETE are refused: there are no
- * sessions. Tool calls spend the team's "tools" budget (over it, the tool answers "Rate limit exceeded");
- * initialize, tools/list and other cheap methods spend the higher "meta" ceiling (over it, HTTP 429).
+ * POST /mcp: size-capped, authenticated, rate-limited, stateless MCP in both eras — the 2025 revisions (initialize
+ * handshake, the SDK's transport, src/mcp/legacy.ts) and 2026-07-28 (per-request metadata, src/mcp/modern/),
+ * told apart per request (src/mcp/eras.ts). GET and DELETE are refused: there are no sessions. Tool calls spend
+ * the team's "tools" budget (over it, the tool answers "Rate limit exceeded"); every other method spends the
+ * higher "meta" ceiling (over it, HTTP 429). Profiles, the X-Roomd-Room / X-Roomd-Agent headers, bound keys,
+ * idempotency and rate limits are the same in both eras.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -9,13 +12,22 @@ import type { LiveRooms } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
 import type { CallContext, ToolOutcome } from "../mcp/call-path.ts";
 import type { Catalog } from "../mcp/catalog.ts";
-import { handleMcp, readBody, rpcError } from "../mcp/server.ts";
+import { serving } from "../mcp/conformance/index.ts";
+import { eraOf } from "../mcp/eras.ts";
+import { handleLegacy } from "../mcp/legacy.ts";
+import { deliverAnswers, onlyResponses } from "../mcp/legacy-asks.ts";
+import { isStreamedSubscribe, streamedSubscribe } from "../mcp/legacy-subscribe.ts";
+import { handleModern } from "../mcp/modern/handle.ts";
+import type { McpRequestDeps } from "../mcp/request-deps.ts";
+import { legacyParamsRefusal, readBody, rpcError } from "../mcp/server.ts";
+import { ROOM_FEATURES } from "../mcp/surface/methods.ts";
 import { PROFILES, type Profile } from "../mcp/tool.ts";
 import { errors } from "../protocol/errors.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
 import { type AuthDeps, checkBearer, rateHeaders } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
+import { type StreamSlots, untimed } from "./stream-slots.ts";
 
 /** Largest accepted JSON-RPC body: a 64 KB payload plus its envelope, with room to spare. */
 export const MAX_BODY_BYTES = 512 * 1024;
@@ -27,6 +39,12 @@ export interface McpRouteDeps extends AuthDeps {
   logger: Logger;
   /** Each tools/call's tool, outcome and seconds (the metrics). */
   onToolCall?: (tool: string, outcome: ToolOutcome, seconds: number) => void;
+  /** Subscription streams count with every other stream of the process and team. */
+  streams: StreamSlots;
+  /** CONFORMANCE_FIXTURES: the `conformance` profile exists (the official suite's fixtures). */
+  conformanceFixtures?: boolean;
+  /** Keep-alive interval of subscription streams (15 s; tests shorten it). */
+  keepAliveMs?: number;
 }
 
 /**
@@ -48,12 +66,16 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
       onError: () => rpcError(413, -32600, `Request body too large (max ${MAX_BODY_BYTES} bytes)`),
     }),
     async (c) => {
-      const profile = (c.req.query("profile") ?? "full") as Profile;
-      if (!PROFILES.includes(profile)) {
+      const asked = c.req.query("profile") ?? "full";
+      const fixtures = asked === "conformance" && deps.conformanceFixtures === true;
+      if (!fixtures && !PROFILES.includes(asked as Profile)) {
         return rpcError(400, -32600, `Unknown profile: use ?profile=${PROFILES.join(" | ")}`);
       }
       const parsed = await readBody(c.req.raw);
       if ("error" in parsed) return parsed.error;
+      const era = eraOf(c.req.header("mcp-protocol-version") ?? null, parsed.body);
+      const refusal = era === "legacy" ? legacyParamsRefusal(parsed.body) : null;
+      if (refusal) return refusal;
       // One unit per tool call: a batch carrying several would be charged as one, so it is refused.
       if (parsed.toolCalls > 1)
         return rpcError(400, -32600, "Invalid Request: send one tools/call per request");
@@ -67,9 +89,13 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
       } else {
         principal = admitted.principal;
       }
-      const response = await handleMcp(c.req.raw, parsed.body, {
-        catalog: deps.catalog,
-        profile,
+      const served = fixtures
+        ? serving()
+        : { catalog: deps.catalog, profile: asked as Profile, features: ROOM_FEATURES };
+      const mcp: McpRequestDeps = {
+        catalog: served.catalog,
+        profile: served.profile,
+        features: served.features,
         context: callContext(c.req.raw.headers),
         store: deps.store,
         live: deps.live,
@@ -77,10 +103,28 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
         logger: deps.logger,
         requestId: c.get("requestId"),
         onToolCall: deps.onToolCall,
+        streams: deps.streams,
+        ...(deps.keepAliveMs !== undefined ? { keepAliveMs: deps.keepAliveMs } : {}),
         ...("failure" in admitted
           ? { rateLimited: errors.rateLimited(admitted.rate?.resetMs ?? 60_000).message }
           : {}),
-      });
+      };
+      let response: Response;
+      if (era === "modern") response = await handleModern(c.req.raw, parsed.body, mcp);
+      else if (onlyResponses(parsed.body)) {
+        // A client answering what roomd asked it on a tool call's stream (legacy-asks.ts).
+        deliverAnswers(parsed.body, principal);
+        response = new Response(null, { status: 202 });
+      } else if (isStreamedSubscribe(c.req.raw, parsed.body)) {
+        response = await streamedSubscribe(c.req.raw, parsed.body, mcp);
+      } else {
+        response = await handleLegacy(c.req.raw, parsed.body, mcp, {
+          stream: "streams" in served && served.streams(c.req.raw, parsed.body),
+          logging: fixtures,
+        });
+      }
+      // Streams (subscriptions, tool calls that send notifications) are long-lived by design.
+      if (response.headers.get("content-type")?.startsWith("text/event-stream")) untimed(c);
       for (const [name, value] of Object.entries(rateHeaders(admitted.rate)))
         response.headers.set(name, value);
       return response;

@@ -14,7 +14,16 @@ import { runToEnd } from "../support/run.ts";
 import { type SpawnedServer, spawnServer } from "../support/server.ts";
 
 const KEY = "secret-conformance-0123456789";
-const SUITE = join(import.meta.dir, "..", "..", "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
+const SUITE = join(
+  import.meta.dir,
+  "..",
+  "..",
+  "node_modules",
+  "@modelcontextprotocol",
+  "conformance",
+  "dist",
+  "index.js",
+);
 
 let server: SpawnedServer;
 let front: BearerFront;
@@ -54,7 +63,17 @@ describe("the official conformance suite", () => {
   for (const revision of ["2025-11-25", "2026-07-28"]) {
     test(`--requirements ${revision}: every scored scenario passes`, async () => {
       const run = await runToEnd(
-        ["bun", SUITE, "server", "--url", `${front.url}/mcp?profile=conformance`, "--requirements", revision, "-o", mkdtempSync(join(tmpdir(), "roomd-conformance-results-"))],
+        [
+          "bun",
+          SUITE,
+          "server",
+          "--url",
+          `${front.url}/mcp?profile=conformance`,
+          "--requirements",
+          revision,
+          "-o",
+          mkdtempSync(join(tmpdir(), "roomd-conformance-results-")),
+        ],
         { killAfterMs: 240_000 },
       );
       const output = run.stdout + run.stderr;
@@ -62,7 +81,9 @@ describe("the official conformance suite", () => {
       const notScored = unscored(output);
       const failedScored = ran.filter((s) => !s.ok && !notScored.has(s.name)).map((s) => s.line);
       // Reported, not hidden: what the suite runs without scoring, and how it went.
-      console.log(`conformance ${revision}: ${ran.length} scenarios; not scored:\n${[...notScored.values()].join("\n")}`);
+      console.log(
+        `conformance ${revision}: ${ran.length} scenarios; not scored:\n${[...notScored.values()].join("\n")}`,
+      );
       console.log(output.match(/^Total: .*$/m)?.[0] ?? "(no total line)");
       expect(failedScored).toEqual([]);
       expect(ran.filter((s) => !notScored.has(s.name)).length).toBeGreaterThan(25);

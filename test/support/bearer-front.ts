@@ -21,7 +21,8 @@ export function startBearerFront(target: string, key: string): BearerFront {
       const url = new URL(request.url);
       const headers = new Headers(request.headers);
       headers.set("authorization", `Bearer ${key}`);
-      const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
+      const body =
+        request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
       const answer = await fetch(`${target}${url.pathname}${url.search}`, {
         method: request.method,
         headers,

@@ -73,22 +73,23 @@ async function modern(
     headers: sent,
     body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params: { _meta: META, ...params } }),
   });
-  return { status: res.status, body: (await res.json()) as Sent["body"], headers: res.headers };
+  const parsed = (await res.json()) as Sent["body"];
+  return { status: res.status, body: { ...parsed, result: parsed.result ?? {} }, headers: res.headers };
 }
 
 describe("the 2026-07-28 envelope", () => {
   test("server/discover: versions of both eras, capabilities, identity, caching hints", async () => {
     const { status, body } = await modern("server/discover");
     expect(status).toBe(200);
-    expect(body.result?.supportedVersions).toEqual([V, "2025-11-25", "2025-06-18", "2025-03-26"]);
-    expect(body.result?.capabilities).toMatchObject({
+    expect(body.result.supportedVersions).toEqual([V, "2025-11-25", "2025-06-18", "2025-03-26"]);
+    expect(body.result.capabilities).toMatchObject({
       tools: {},
       resources: { subscribe: true },
       prompts: {},
     });
-    expect(body.result?.resultType).toBe("complete");
+    expect(body.result.resultType).toBe("complete");
     expect(
-      (body.result?._meta as Record<string, { name: string }>)["io.modelcontextprotocol/serverInfo"]?.name,
+      (body.result._meta as Record<string, { name: string }>)["io.modelcontextprotocol/serverInfo"]?.name,
     ).toBe("roomd");
     expect(body.result).toMatchObject({ ttlMs: 300_000, cacheScope: "public" });
   });
@@ -112,12 +113,13 @@ describe("the 2026-07-28 envelope", () => {
   });
 
   test("headers that do not mirror the body: 400, -32020", async () => {
-    for (const headers of [
+    const mismatches: Record<string, string | null>[] = [
       { "Mcp-Method": "tools/list" }, // the body says tools/call
       { "Mcp-Name": "get_task" }, // the body names read_plan
       { "Mcp-Name": null }, // missing
       { "MCP-Protocol-Version": "2025-11-25" }, // differs from _meta
-    ]) {
+    ];
+    for (const headers of mismatches) {
       const sent = await modern("tools/call", { name: "read_plan", arguments: { roomId } }, headers);
       expect([sent.status, sent.body.error?.code, sent.body.id]).toEqual([400, -32020, 7]);
     }
@@ -159,7 +161,7 @@ describe("the 2026-07-28 envelope", () => {
   test("tools: deterministic order, resultType on calls, the same bound-key rules as the 2025 era", async () => {
     const a = await modern("tools/list");
     const b = await modern("tools/list");
-    const names = (r: Sent) => (r.body.result?.tools as { name: string }[]).map((t) => t.name);
+    const names = (r: Sent) => (r.body.result.tools as { name: string }[]).map((t) => t.name);
     expect(names(a)).toEqual(names(b));
     expect(a.body.result).toMatchObject({ ttlMs: 300_000, cacheScope: "public", resultType: "complete" });
     const key = await fetch(`${server.url}/admin/keys`, {
@@ -175,9 +177,9 @@ describe("the 2026-07-28 envelope", () => {
       secret,
     );
     expect(refused.body.result).toMatchObject({ isError: true, resultType: "complete" });
-    expect(JSON.stringify(refused.body.result?.content)).toContain("bound to agent bound-bo");
+    expect(JSON.stringify(refused.body.result.content)).toContain("bound to agent bound-bo");
     const filled = await modern("tools/call", { name: "heartbeat", arguments: { roomId } }, {}, secret);
-    expect(JSON.parse((filled.body.result?.content as { text: string }[])[0]?.text ?? "{}").agentId).toBe(
+    expect(JSON.parse((filled.body.result.content as { text: string }[])[0]?.text ?? "{}").agentId).toBe(
       "bound-bo",
     );
   });
@@ -187,10 +189,10 @@ describe("rooms as resources", () => {
   test("templates, a read, and another team's room answering exactly like a missing one", async () => {
     const templates = await modern("resources/templates/list");
     expect(
-      (templates.body.result?.resourceTemplates as { uriTemplate: string }[]).map((t) => t.uriTemplate),
+      (templates.body.result.resourceTemplates as { uriTemplate: string }[]).map((t) => t.uriTemplate),
     ).toContain("roomd://rooms/{roomId}/plan");
     const plan = await modern("resources/read", { uri: `roomd://rooms/${roomId}/plan` });
-    const text = (plan.body.result?.contents as { text: string }[])[0]?.text ?? "";
+    const text = (plan.body.result.contents as { text: string }[])[0]?.text ?? "";
     expect(JSON.parse(text).tasks[0].title).toBe("first");
     expect(plan.body.result).toMatchObject({ ttlMs: 0, cacheScope: "private" });
     const theirs = await modern("resources/read", { uri: `roomd://rooms/${roomId}/plan` }, {}, TEAM_B.secret);
@@ -211,13 +213,13 @@ describe("rooms as resources", () => {
       ref: { type: "ref/resource", uri: "roomd://rooms/{roomId}/plan" },
       argument: { name: "roomId", value: roomId.slice(0, 4) },
     });
-    expect((rooms.body.result?.completion as { values: string[] }).values).toContain(roomId);
+    expect((rooms.body.result.completion as { values: string[] }).values).toContain(roomId);
     const tasks = await modern("completion/complete", {
       ref: { type: "ref/resource", uri: "roomd://rooms/{roomId}/tasks/{taskId}" },
       argument: { name: "taskId", value: "task-" },
       context: { arguments: { roomId } },
     });
-    expect((tasks.body.result?.completion as { values: string[] }).values).toEqual(["task-1"]);
+    expect((tasks.body.result.completion as { values: string[] }).values).toEqual(["task-1"]);
     const theirs = await modern(
       "completion/complete",
       {
@@ -227,7 +229,7 @@ describe("rooms as resources", () => {
       {},
       TEAM_B.secret,
     );
-    expect((theirs.body.result?.completion as { values: string[] }).values).not.toContain(roomId);
+    expect((theirs.body.result.completion as { values: string[] }).values).not.toContain(roomId);
   });
 
   test("join_room: the instructions filled in and the agent's summary", async () => {
@@ -235,7 +237,7 @@ describe("rooms as resources", () => {
       name: "join_room",
       arguments: { room: roomId, agent: "alice" },
     });
-    const text = JSON.stringify(sent.body.result?.messages);
+    const text = JSON.stringify(sent.body.result.messages);
     expect(text).toContain(`Room: \`${roomId}\``);
     expect(text).toContain("get_my_summary");
     expect(text).toContain("first");

@@ -40,7 +40,8 @@ interface Sent {
   status: number;
   body: {
     id?: unknown;
-    result?: Record<string, unknown>;
+    /** {} when the answer carried none. */
+    result: Record<string, unknown>;
     error?: { code: number; message: string; data?: Record<string, unknown> };
   };
   headers: Headers;

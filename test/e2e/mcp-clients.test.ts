@@ -21,7 +21,8 @@ interface Caller {
   close(): Promise<void>;
 }
 
-const textOf = (result: { content?: unknown; isError?: unknown }) => {
+const textOf = (answer: unknown) => {
+  const result = answer as { content?: unknown; isError?: unknown };
   const first = (result.content as { type: string; text?: string }[] | undefined)?.[0];
   if (result.isError) throw new Error(first?.text ?? "tool error");
   return JSON.parse(first?.text ?? "null");

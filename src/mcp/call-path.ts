@@ -12,7 +12,7 @@ import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed } from "../protocol/validation.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
-import { McpFailure } from "./surface/types.ts";
+import { McpFailure } from "./failure.ts";
 import {
   contextFields,
   isMutating,

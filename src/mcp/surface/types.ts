@@ -10,25 +10,7 @@ import type { RoomStore } from "../../store/types.ts";
 import type { CallContext } from "../call-path.ts";
 import type { Catalog } from "../catalog.ts";
 
-/** A JSON-RPC error a method answers with (code, message, data), and the HTTP status the modern era sends it with. */
-export class McpFailure extends Error {
-  override readonly name = "McpFailure";
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: Record<string, unknown>,
-    readonly status = 200,
-  ) {
-    super(message);
-  }
-}
-
-export const INVALID_PARAMS = -32602;
-export const METHOD_NOT_FOUND = -32601;
-
-/** The -32602 of a resource the caller cannot read (missing, another team's, malformed), naming the URI. */
-export const resourceNotFound = (uri: string, why = "Resource not found") =>
-  new McpFailure(INVALID_PARAMS, `${why}: ${uri.slice(0, 300)}`, { uri });
+export { INVALID_PARAMS, McpFailure, METHOD_NOT_FOUND, resourceNotFound } from "../failure.ts";
 
 /** Everything a feature may use to answer one request. */
 export interface SurfaceCall {

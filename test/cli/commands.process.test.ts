@@ -3,7 +3,7 @@
  * what each does on the server, that every --json output parses (listings as arrays), the exit codes (0 ok,
  * 1 failed, 2 usage) with one-line errors that never carry a key, --help everywhere, and no colour when stdout
  * is not a terminal. The CLI is a thin client, so one store suffices here; watch's resume runs on SQLite and Redis
- * (watch.test.ts).
+ * (watch.process.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { silentLogger } from "../../src/log.ts";
@@ -90,7 +90,7 @@ describe("help and usage", () => {
     });
     expect((await roomctl(["help", "tasks"])).stdout).toContain("usage: roomctl tasks <room>");
     expect((await roomctl(["task", "add", "--help"])).stdout).toContain("roomctl task add <room> <title…>");
-  }, 60_000);
+  });
 
   test("usage mistakes exit 2 with one line naming the mistake, before any request", async () => {
     // No credentials at all: a usage error is reported as such, not as "not logged in".
@@ -133,7 +133,7 @@ describe("help and usage", () => {
       if (args.length > 0) expect(run.stderr.trim().split("\n")).toHaveLength(1);
       expect(run.stderr).toMatch(pattern);
     });
-  }, 60_000);
+  });
 });
 
 describe("failures exit 1 with one line, never a key", () => {
@@ -159,7 +159,7 @@ describe("failures exit 1 with one line, never a key", () => {
     expect(failed(await roomctl(["task", "claim", roomId, "task-1"], { env: carol }), 2)).toBe(
       "roomctl: a claim is an agent's: pass --agent <id>, set ROOMD_AGENT, or use a key bound to an agent (see roomctl task --help)",
     );
-  }, 30_000);
+  });
 });
 
 describe("rooms", () => {
@@ -185,7 +185,7 @@ describe("rooms", () => {
       roomId,
     });
     expect((await roomctlJson(["rooms"], { env: carol })).some((r: any) => r.roomId === roomId)).toBe(false);
-  }, 30_000);
+  });
 
   test("a key bound to an agent lists the rooms it can use (list_rooms), not refused", async () => {
     const roomId = newRoomId();
@@ -193,7 +193,7 @@ describe("rooms", () => {
     const bot = { ROOMD_URL: server.url, ROOMD_KEY: await agentKey("lister") };
     const list = await roomctlJson(["rooms"], { env: bot });
     expect(list.some((r: { roomId: string }) => r.roomId === roomId)).toBe(true);
-  }, 30_000);
+  });
 });
 
 describe("the plan", () => {
@@ -265,7 +265,7 @@ describe("the plan", () => {
     );
     expect(unassigned).toMatchObject({ title: "UI forms", priority: null, version: 2 });
     expect(await roomctlJson(["tasks", newRoomId()], { env: carol })).toEqual([]);
-  }, 60_000);
+  });
 });
 
 describe("people in the room", () => {
@@ -322,7 +322,7 @@ describe("people in the room", () => {
     expect(failed(await roomctl(["post", roomId, "hi"], { env: bot }), 1)).toContain(
       "Only people can post messages",
     );
-  }, 60_000);
+  });
 
   test("approvals (--pending, --json), approve and reject with a note, decided once", async () => {
     const roomId = newRoomId();
@@ -356,7 +356,7 @@ describe("people in the room", () => {
     const table = await roomctl(["approvals", roomId, "--status", "approved"], { env: carol });
     expect(table.stdout).toMatch(/apr-1 +approved +bob/);
     expect(table.stdout).not.toContain("apr-2");
-  }, 60_000);
+  });
 
   test("handoff, handoffs, fork (--at, --as) and verdicts", async () => {
     const roomId = newRoomId();
@@ -411,7 +411,7 @@ describe("people in the room", () => {
       ["pass", "reviewer", "Looks good"],
     ]);
     expect((await roomctl(["verdicts", roomId], { env: carol })).stdout).toMatch(/pass +reviewer/);
-  }, 60_000);
+  });
 });
 
 describe("keys and invites", () => {
@@ -448,7 +448,7 @@ describe("keys and invites", () => {
     expect(failed(await roomctl(["keys", "create", "--human", "eve"], { env: agent }), 1)).toContain(
       "Only people can create keys or invites for people",
     );
-  }, 60_000);
+  });
 
   test("invites: create (agent, --expires), list, revoke", async () => {
     const roomId = newRoomId();
@@ -472,7 +472,7 @@ describe("keys and invites", () => {
     expect((await roomctl(["invites", roomId], { env: carol })).stdout).toBe(
       `No live invites for ${roomId}.\n`,
     );
-  }, 60_000);
+  });
 });
 
 describe("snippets", () => {
@@ -519,7 +519,7 @@ describe("snippets", () => {
     ])
       expect(all.stdout).toContain(heading);
     expect(all.stdout).not.toMatch(ANSI);
-  }, 30_000);
+  });
 });
 
 describe("whoami", () => {
@@ -535,5 +535,5 @@ describe("whoami", () => {
     const text = await roomctl(["whoami"], { env: carol });
     expect(text.stdout).toContain("person:      human:carol");
     expect(text.stdout).not.toContain(OPERATOR.secret);
-  }, 30_000);
+  });
 });

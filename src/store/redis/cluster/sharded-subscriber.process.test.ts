@@ -54,7 +54,7 @@ async function publishUntilHeard(roomId: string, got: string[], timeoutMs = 10_0
   throw new Error(`nothing heard on ${feed(roomId)} within ${timeoutMs} ms`);
 }
 
-const until = async (what: string, ready: () => boolean, timeoutMs = 2000) => {
+const until = async (what: string, ready: () => boolean, timeoutMs = 10_000) => {
   const deadline = performance.now() + timeoutMs;
   while (!ready()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -105,7 +105,7 @@ describe("roomctl guard", () => {
       { path: "src/api.ts", state: "held", heldBy: "bob", pattern: "src/api.ts" },
       { path: "src/ui.ts", state: "mine", pattern: "src/ui.ts" },
     ]);
-  }, 30_000);
+  });
 
   test("own and unclaimed files pass (exit 0, silent); flags override the environment; nothing staged passes; deletions count", async () => {
     const repo = repoWith(files);
@@ -128,7 +128,7 @@ describe("roomctl guard", () => {
     const deletion = await roomctl(["guard"], { env, cwd: repo });
     expect(deletion.code).toBe(1);
     expect(deletion.stdout).toBe("  src/api.ts  claimed by bob (src/api.ts)\n");
-  }, 30_000);
+  });
 
   test("as git's pre-commit hook: the commit is refused, then made once the claimed file is unstaged", async () => {
     const repo = repoWith(files);
@@ -146,7 +146,7 @@ describe("roomctl guard", () => {
     git(repo, ["reset", "-q", "src/api.ts"]);
     expect((await gitAsync(repo, ["commit", "-q", "-m", "readme"], env)).code).toBe(0);
     expect(git(repo, ["log", "--oneline"]).stdout.trim().split("\n")).toHaveLength(2);
-  }, 30_000);
+  });
 
   test("outside a repository, or with roomd unreachable, the guard fails closed (exit 1, one line)", async () => {
     const notRepo = mkdtempSync(join(tmpdir(), "roomctl-norepo-"));
@@ -162,5 +162,5 @@ describe("roomctl guard", () => {
     const down = await roomctl(["guard"], { env: { ...env, ROOMD_URL: "http://127.0.0.1:9" }, cwd: repo });
     expect(down.code).toBe(1);
     expect(down.stderr).toBe("roomctl: roomd not reached at http://127.0.0.1:9 (connection refused)\n");
-  }, 30_000);
+  });
 });

@@ -104,7 +104,7 @@ describe("three roomd processes on a Redis Cluster while the busy room's slot mi
       100,
     );
     expect(ledger.handoffsCompleted).toBe(16);
-  }, 60_000);
+  });
 });
 
 describe("three roomd processes on a Redis Cluster while the busy room's primary fails over", () => {
@@ -168,5 +168,5 @@ describe("three roomd processes on a Redis Cluster while the busy room's primary
 
     // The old primary comes back as the new primary's replica.
     await cluster.restartNode(failover.killed);
-  }, 60_000);
+  });
 });

@@ -61,7 +61,7 @@ describe("roomctl login / whoami / logout", () => {
     expect(after.code).toBe(1);
     expect(after.stderr).toContain("not logged in");
     expect((await roomctl(["logout"], { env: home })).stdout).toBe(`Not logged in (no ${file}).\n`);
-  }, 30_000);
+  });
 
   test("without XDG_CONFIG_HOME (or with a relative one) the file goes to ~/.config/roomd", async () => {
     const home = freshHome();
@@ -74,7 +74,7 @@ describe("roomctl login / whoami / logout", () => {
       const file = join(home.HOME, ".config", "roomd", "credentials.json");
       expect(mode(file)).toBe(0o600);
     }
-  }, 30_000);
+  });
 
   test("the key is never taken from argv; a refused key is not saved; the key never appears in output", async () => {
     const home = freshHome();
@@ -99,7 +99,7 @@ describe("roomctl login / whoami / logout", () => {
     const down = await roomctl(["login", "http://127.0.0.1:9"], { env: home, stdin: OPERATOR.secret });
     expect(down.code).toBe(1);
     expect(existsSync(file)).toBe(false);
-  }, 30_000);
+  });
 
   test("on a terminal the key is asked for without echo", async () => {
     const home = freshHome();
@@ -114,7 +114,7 @@ describe("roomctl login / whoami / logout", () => {
     expect(run.screen).not.toContain(OPERATOR.secret);
     const file = join(home.XDG_CONFIG_HOME, "roomd", "credentials.json");
     expect(JSON.parse(readFileSync(file, "utf8")).key).toBe(OPERATOR.secret);
-  }, 30_000);
+  });
 
   test("ROOMD_URL + ROOMD_KEY win over the file; the file's key is never sent to another ROOMD_URL", async () => {
     const home = freshHome();
@@ -133,7 +133,7 @@ describe("roomctl login / whoami / logout", () => {
     expect(elsewhere.code).toBe(1);
     expect(elsewhere.stderr).toContain("is not the server you logged in to");
     expect(elsewhere.stderr).not.toContain(OPERATOR.secret);
-  }, 30_000);
+  });
 
   test("a credentials file others can read is used with a warning; a broken one is an error naming the fix", async () => {
     const home = freshHome();
@@ -148,5 +148,5 @@ describe("roomctl login / whoami / logout", () => {
     const broken = await roomctl(["whoami"], { env: home });
     expect(broken.code).toBe(1);
     expect(broken.stderr).toContain("roomctl logout");
-  }, 30_000);
+  });
 });

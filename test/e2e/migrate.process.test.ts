@@ -260,7 +260,7 @@ describe("bun run migrate between real stores", () => {
     await noSecretIn(redisA.url, main);
     await noSecretIn(redisB.url, main);
     await noSecretInPostgres(postgres, main);
-  }, 120_000);
+  });
 
   test("a run killed mid-way is finished by a rerun; a room left half written is written again", async () => {
     const sqlite = join(tmp, "resume.sqlite");
@@ -304,7 +304,7 @@ describe("bun run migrate between real stores", () => {
     const third = await runMigrate(from, redisA.url, journal);
     expect(third.code).toBe(0);
     expect(third.out).toContain(`rooms ${rooms.length} (0 copied, ${rooms.length} already there)`);
-  }, 120_000);
+  });
 
   test("refusals: a room that differs on the target stops the run, naming it; bad specs are explained", async () => {
     const sqlite = join(tmp, "conflict.sqlite");
@@ -331,5 +331,5 @@ describe("bun run migrate between real stores", () => {
     expect(bad.code).toBe(1);
     expect(bad.err).toContain("unknown store");
     expect(bad.err).not.toContain("hunter2");
-  }, 60_000);
+  });
 });

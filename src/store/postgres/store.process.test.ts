@@ -308,7 +308,7 @@ describe("postgres store: the schema at start", () => {
       await Promise.all(opened.splice(0).map((s) => s.close()));
       await server.stop();
     }
-  }, 30_000);
+  });
 
   test("a closed store answers store_unavailable", async () => {
     const { store } = await fresh();

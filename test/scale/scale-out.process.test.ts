@@ -106,6 +106,6 @@ for (const make of [sqliteBacking, redisBacking, upstashBacking, postgresBacking
       expect(ledger.handoffsCompleted).toBe(16);
       expect(report.tasks).toBeGreaterThan(32);
       expect(ledger.locks.length).toBeGreaterThan(16);
-    }, 40_000);
+    });
   });
 }

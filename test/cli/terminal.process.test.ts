@@ -40,7 +40,7 @@ describe("colours", () => {
     expect(noColor.screen).toMatch(/task-1 +pending +- +1 +Write the API/);
     const empty = await roomctlOnPty(["tasks", roomId], { env: { ...env, NO_COLOR: "" } });
     expect(empty.screen).toMatch(ANSI);
-  }, 30_000);
+  });
 
   test("through a pipe: no colour in any output, help and errors included", async () => {
     for (const args of [
@@ -57,7 +57,7 @@ describe("colours", () => {
     const failed = await roomctl(["approve", roomId, "apr-9"], { env });
     expect(failed.code).toBe(1);
     expect(failed.stderr).not.toMatch(ANSI);
-  }, 30_000);
+  });
 });
 
 describe("confirmation on a terminal", () => {
@@ -85,5 +85,5 @@ describe("confirmation on a terminal", () => {
     expect(right.code).toBe(0);
     expect(right.screen).toContain(`Deleted room ${doomed}.`);
     expect(await exists()).toBe(false);
-  }, 30_000);
+  });
 });

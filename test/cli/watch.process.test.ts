@@ -167,7 +167,7 @@ for (const make of [sqliteE2e, redisE2e]) {
         expect(w.stderr()).not.toContain(TEAM_A.secret);
         expect(w.proc.exitCode).toBeNull();
       }
-    }, 60_000);
+    });
   });
 }
 
@@ -222,7 +222,7 @@ describe("roomctl watch: filters, the line format, signals, failures", () => {
     expect(human.lines[1]).toMatch(/#2 {2}human_message {2}human:carol → bob {2}hello bob$/);
     expect(human.lines[3]).toMatch(/#4 {2}note {2}alice → all {2}\{"x":1\}$/);
     expect(human.lines.join("\n")).not.toMatch(ANSI);
-  }, 30_000);
+  });
 
   test("signals: shown as lines; in --json only with --signals, as {signal, time}", async () => {
     const roomId = newRoomId();
@@ -245,7 +245,7 @@ describe("roomctl watch: filters, the line format, signals, failures", () => {
     expect(parsed).toContainEqual({ signal: "driver", time: expect.any(String) });
     expect(parsed.some((p) => p.type === "driver_changed")).toBe(true);
     expect(plain.lines.map((l) => JSON.parse(l).type)).toEqual(["driver_changed"]);
-  }, 30_000);
+  });
 
   test("text an agent wrote cannot drive the terminal: control characters are shown as spaces", async () => {
     const roomId = newRoomId();
@@ -262,7 +262,7 @@ describe("roomctl watch: filters, the line format, signals, failures", () => {
     expect(human.lines[0]).toMatch(/#1 {2}note {2}mallory → all {2} \[2J \]0;pwned cleared over$/);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must not appear.
     expect(human.lines[0]).not.toMatch(/[\u0000-\u001f]/);
-  }, 30_000);
+  });
 
   test("a room it cannot read, a refused key and bad flags end the watch: exit 1 or 2, one line", async () => {
     const missing = await roomctl(["watch", newRoomId(), "--after", "0"], { env: cli });
@@ -279,5 +279,5 @@ describe("roomctl watch: filters, the line format, signals, failures", () => {
       expect(run.code).toBe(2);
       expect(run.stderr.trim().split("\n")).toHaveLength(1);
     }
-  }, 30_000);
+  });
 });

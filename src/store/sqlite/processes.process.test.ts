@@ -90,5 +90,5 @@ describe("sqlite store: several processes", () => {
     const all = perProcess.flat().sort((a, b) => a - b);
     expect(all).toEqual(Array.from({ length: total }, (_, i) => i + 1));
     for (const seqs of perProcess) expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
-  }, 20_000);
+  });
 });

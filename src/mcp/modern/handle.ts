@@ -13,7 +13,14 @@ import type { RequestIO } from "../tool.ts";
 import { runTool } from "../tool-run.ts";
 import { checkEnvelope, errorResponse, type ModernRequest } from "./envelope.ts";
 import { listen } from "./listen.ts";
-import { answer, envelopeText, modernResult, RESULT_META, streamedAnswer, toolsListText } from "./results.ts";
+import {
+  answer,
+  envelopeText,
+  modernResult,
+  RESULT_META_TEXT,
+  streamedAnswer,
+  toolsListText,
+} from "./results.ts";
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
@@ -113,9 +120,11 @@ async function toolCall(
   const accepts = (http.headers.get("accept") ?? "").includes("text/event-stream");
   const streamed =
     sse || (accepts && (request.progressToken !== undefined || request.logLevel !== undefined));
-  const controller = new AbortController();
-  http.signal.addEventListener("abort", () => controller.abort(), { once: true });
-  const stream = streamed ? streamedAnswer(controller) : undefined;
+  // A stream's own end (the client going) also cancels the call; a plain answer needs only the request's signal.
+  const controller = streamed ? new AbortController() : undefined;
+  if (controller) http.signal.addEventListener("abort", () => controller.abort(), { once: true });
+  const stream = controller ? streamedAnswer(controller) : undefined;
+  const signal = controller ? controller.signal : http.signal;
   const io: RequestIO = {
     era: "modern",
     clientCapabilities: request.clientCapabilities,
@@ -127,13 +136,13 @@ async function toolCall(
       stream?.notify({ jsonrpc: "2.0", method, params: notificationParams }),
   };
   const run = async () => {
-    const { result, json } = await runTool(deps, params.name as string, args, controller.signal, io);
+    const { result, json } = await runTool(deps, params.name as string, args, signal, io);
     if (json !== undefined && !("resultType" in result)) {
       // The answer's JSON is both the text content and structuredContent: serialised once, spliced in twice.
       const structured = result.structuredContent !== undefined ? `,"structuredContent":${json.raw}` : "";
       return envelopeText(
         id,
-        `{"content":[{"type":"text","text":"${json.escaped}"}]${structured},"resultType":"complete","_meta":${JSON.stringify(RESULT_META)}}`,
+        `{"content":[{"type":"text","text":"${json.escaped}"}]${structured},"resultType":"complete","_meta":${RESULT_META_TEXT}}`,
       );
     }
     return envelopeText(id, JSON.stringify(modernResult("tools/call", result as Record<string, unknown>)));

@@ -14,6 +14,8 @@ import type { RequestId } from "./envelope.ts";
 
 /** `_meta` of every result: who answered. */
 export const RESULT_META = { [META_SERVER]: SERVER_INFO } as const;
+/** RESULT_META serialised once: a tool call's answer is assembled around it as text. */
+export const RESULT_META_TEXT = JSON.stringify(RESULT_META);
 
 /**
  * Caching hints per method. The tool, template and prompt lists change only with roomd's version (5 minutes),

@@ -1,6 +1,6 @@
 /**
- * `bun bench/profile.ts [--store sqlite|redis] [--workload get_shared_var|mixed|tools/list] [--calls 20000]
- * [--agents 16] [--tasks 100] [--out /tmp/roomd-prof]`
+ * `bun bench/profile.ts [--store sqlite|redis] [--era 2025|2026-07-28] [--workload get_shared_var|mixed|tools/list]
+ * [--calls 20000] [--agents 16] [--tasks 100] [--out /tmp/roomd-prof]`
  * One roomd process started with `bun --cpu-prof --cpu-prof-md`, warmed up, driven with one workload, then stopped:
  * Bun writes the profile (Chrome .cpuprofile and a grep-friendly markdown summary) to `--out` on exit. The bench
  * that says how much; this says where.
@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { spawn } from "bun";
 import { freePort, startRedisServer } from "../test/support/redis-server.ts";
-import { type Call, planWorkload, runLoad, sharedVarWorkload, toolsList } from "./load.ts";
+import { type Call, ERAS, type Era, planWorkload, runLoad, sharedVarWorkload, toolsList } from "./load.ts";
 import { SECRET, seedPlans } from "./server.ts";
 
 const { values } = parseArgs({
@@ -22,8 +22,11 @@ const { values } = parseArgs({
     agents: { type: "string", default: "16" },
     tasks: { type: "string", default: "100" },
     out: { type: "string", default: join(tmpdir(), "roomd-prof") },
+    era: { type: "string", default: "2025" },
   },
 });
+const era = values.era as Era;
+if (!ERAS.includes(era)) throw new Error(`--era: one of ${ERAS.join(", ")}`);
 const agents = Number(values.agents);
 const tasks = Number(values.tasks);
 mkdirSync(values.out, { recursive: true });
@@ -62,10 +65,10 @@ try {
   };
   const next = workloads[values.workload];
   if (!next) throw new Error(`--workload: one of ${Object.keys(workloads).join(", ")}`);
-  await runLoad({ url, secret: SECRET, agents, calls: 3000, next });
-  const result = await runLoad({ url, secret: SECRET, agents, calls: Number(values.calls), next });
+  await runLoad({ url, secret: SECRET, agents, calls: 3000, next, era });
+  const result = await runLoad({ url, secret: SECRET, agents, calls: Number(values.calls), next, era });
   console.log(
-    `${values.workload} on ${values.store}: ${result.calls} calls, ${Math.round(result.perSecond)}/s`,
+    `${values.workload} on ${values.store} (${era}): ${result.calls} calls, ${Math.round(result.perSecond)}/s`,
   );
 } finally {
   proc.kill("SIGTERM");

@@ -6,6 +6,7 @@ import { type PostgresServer, startPostgres } from "../test/support/postgres.ts"
 import { type RedisServer, startRedisServer } from "../test/support/redis-server.ts";
 import { type SpawnedServer, spawnServer } from "../test/support/server.ts";
 import { startUpstashFront, type UpstashFront } from "../test/support/upstash-front.ts";
+import { answerOf } from "./load.ts";
 import { type PgProbe, pgProbe } from "./pg-probe.ts";
 import { type RedisProbe, redisProbe } from "./probes.ts";
 
@@ -34,6 +35,8 @@ export interface TargetOptions {
   processes?: number;
   /** Extra roomd environment. */
   env?: Record<string, string>;
+  /** The entry file each process runs (default `src/index.ts`; bench/sdk2-server.ts is the SDK 2.x variant). */
+  entry?: string;
 }
 
 /**
@@ -71,7 +74,8 @@ export async function startTarget(store: BenchStore, options: TargetOptions = {}
     }
   }
   const servers: SpawnedServer[] = [];
-  for (let i = 0; i < (options.processes ?? 1); i++) servers.push(await spawnServer(env));
+  for (let i = 0; i < (options.processes ?? 1); i++)
+    servers.push(await spawnServer(env, options.entry ? { entry: options.entry } : {}));
   return {
     store,
     server: servers[0] as SpawnedServer,
@@ -165,7 +169,7 @@ export async function callTool<T = Record<string, unknown>>(
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
     ...(signal ? { signal } : {}),
   });
-  const body = (await res.json()) as {
+  const body = (await answerOf(res)) as {
     error?: { message?: string };
     result?: { isError?: boolean; structuredContent?: T; content?: { text?: string }[] };
   };

@@ -51,7 +51,7 @@ export interface McpRouteDeps extends AuthDeps {
  * The room and agent a request names in headers (X-Roomd-Room, X-Roomd-Agent): used by tool calls that leave
  * them out. An empty header counts as absent; a malformed one is refused by the argument's own validation.
  */
-function callContext(headers: Headers): CallContext {
+export function callContext(headers: Headers): CallContext {
   const roomId = headers.get("x-roomd-room")?.trim();
   const agentId = headers.get("x-roomd-agent")?.trim();
   return { ...(roomId ? { roomId } : {}), ...(agentId ? { agentId } : {}) };

@@ -6,11 +6,12 @@
  * (bench/floor-server.ts: read a JSON body, answer a small JSON object) under the same load generator, the same
  * agents and the same machine; it is measured first and last for each era (the era's request shape: the 2026-07-28
  * envelope is a larger body and three more headers), and each era's ratios use the mean of its two. Then per store
- * (and per LOG_LEVEL given), per server and per era (bench/load.ts `Era`): one process, `tools/list`,
- * `get_shared_var` (the small call) and the mixed workload over plans of `--tasks` tasks (bench/load.ts
- * planWorkload, plans that do not grow). Servers: `roomd` (src/index.ts), and the benchmark-only variants whose
- * MCP layer is `@modelcontextprotocol/server` 2.x over the same call path (bench/sdk2-server.ts): `sdk2` (a
- * low-level Server per request) and `sdk2-mcpserver` (a McpServer per request with the tools registered). CPU is
+ * (and per LOG_LEVEL given): one process per server, all started together, and per era (bench/load.ts `Era`)
+ * `tools/list`, `get_shared_var` (the small call) and the mixed workload over plans of `--tasks` tasks
+ * (bench/load.ts planWorkload, plans that do not grow), each workload measured on every server in turn. Servers
+ * (bench/server.ts BENCH_SERVERS): `roomd` (src/index.ts), and the benchmark-only variants whose MCP layer is
+ * `@modelcontextprotocol/server` 2.x over the same call path (bench/sdk2-server.ts): `sdk2` (a low-level Server
+ * per request) and `sdk2-mcpserver` (a McpServer per request with the tools registered). CPU is
  * the process's user + system time from /proc, per call; on Redis also the redis-server main thread's CPU per
  * call. A phase during which other work took more than 10% of the machine is run again, up to `--tries` runs in
  * all (the cleanest is kept).
@@ -23,7 +24,15 @@ import { freePort } from "../test/support/redis-server.ts";
 import type { SpawnedServer } from "../test/support/server.ts";
 import { type Call, ERAS, type Era, planWorkload, runLoad, sharedVarWorkload, toolsList } from "./load.ts";
 import { cleanestPhase, type PhaseResult } from "./phase.ts";
-import { type BenchStore, SECRET, seedPlans, startTarget, table } from "./server.ts";
+import {
+  BENCH_SERVERS,
+  type BenchStore,
+  type BenchTarget,
+  SECRET,
+  seedPlans,
+  startTarget,
+  table,
+} from "./server.ts";
 
 const { values } = parseArgs({
   options: {
@@ -51,18 +60,13 @@ const workloads = new Set(list(values.workloads));
 const eras = list(values.eras) as Era[];
 for (const era of eras) if (!ERAS.includes(era)) throw new Error(`--eras: one of ${ERAS.join(", ")}`);
 
-/** The processes a run can measure: roomd itself, and its MCP layer swapped for SDK 2.x (two styles). */
-const SERVERS: Record<string, { entry?: string; env?: Record<string, string> }> = {
-  roomd: {},
-  sdk2: { entry: "bench/sdk2-server.ts", env: { SDK2_STYLE: "server" } },
-  "sdk2-mcpserver": { entry: "bench/sdk2-server.ts", env: { SDK2_STYLE: "mcpserver" } },
-};
 const servers = list(values.servers);
 for (const name of servers)
-  if (!SERVERS[name]) throw new Error(`--servers: one of ${Object.keys(SERVERS).join(", ")}`);
+  if (!BENCH_SERVERS[name]) throw new Error(`--servers: one of ${Object.keys(BENCH_SERVERS).join(", ")}`);
 /** A phase during which other work took over 10% of the machine is run again, up to this many times in all. */
 const tries = Number(values.tries);
-const rooms = Math.max(1, agents / 4);
+const roomCount = Math.max(1, agents / 4);
+type NextCall = (agent: number, n: number) => Call;
 
 /** The floor's process, shaped like a roomd process so the same phase code measures it. */
 async function startFloor(): Promise<SpawnedServer> {
@@ -145,49 +149,60 @@ function row(
   };
 }
 
-async function serverPhases(store: BenchStore, logLevel: string, server: string): Promise<void> {
-  const { entry, env } = SERVERS[server] ?? {};
-  const target = await startTarget(store, {
-    env: { LOG_LEVEL: logLevel, ...env },
-    ...(entry ? { entry } : {}),
-  });
+/**
+ * One store and log level: every server's process started at once (each on a store of its own), then each
+ * workload of each era measured on one server after the other, so that the servers compared are measured minutes
+ * apart at most, under the same load of a shared machine (a server waiting its turn is idle).
+ */
+async function storePhases(store: BenchStore, logLevel: string): Promise<void> {
+  const targets = new Map<string, BenchTarget>();
   try {
-    const url = target.server.url;
+    for (const server of servers) {
+      const { entry, env } = BENCH_SERVERS[server] ?? {};
+      const options = { env: { LOG_LEVEL: logLevel, ...env }, ...(entry ? { entry } : {}) };
+      targets.set(server, await startTarget(store, options));
+    }
     for (const era of eras) {
-      const warm = await seedPlans(url, rooms, tasks);
-      await runLoad({ url, secret: SECRET, agents, calls: 2000, next: toolsList, era });
-      await runLoad({ url, secret: SECRET, agents, calls: 2000, next: sharedVarWorkload(warm), era });
-      await runLoad({ url, secret: SECRET, agents, calls: 2000, next: planWorkload(warm, tasks), era });
-      const phase = (next: (agent: number, n: number) => Call) =>
-        cleanestPhase(target, async () => ({ secret: SECRET, agents, calls, next, era }), tries);
-      const add = (workload: string, r: PhaseResult) =>
-        rows.push(row(store, logLevel, server, era, workload, r));
-      if (workloads.has("tools/list")) add("tools/list", await phase(toolsList));
-      if (workloads.has("get_shared_var")) add("get_shared_var", await phase(sharedVarWorkload(warm)));
-      if (!workloads.has("mixed")) continue;
+      const warm = new Map<string, string[]>();
+      for (const [server, target] of targets) {
+        const url = target.server.url;
+        const rooms = await seedPlans(url, roomCount, tasks);
+        warm.set(server, rooms);
+        await runLoad({ url, secret: SECRET, agents, calls: 2000, next: toolsList, era });
+        await runLoad({ url, secret: SECRET, agents, calls: 2000, next: sharedVarWorkload(rooms), era });
+        await runLoad({ url, secret: SECRET, agents, calls: 2000, next: planWorkload(rooms, tasks), era });
+      }
+      /** One workload on every server in turn; `next` builds each try's calls (from the warm rooms, or fresh). */
+      const each = async (workload: string, next: (rooms: string[], url: string) => Promise<NextCall>) => {
+        for (const [server, target] of targets) {
+          const url = target.server.url;
+          const prepare = async () => ({
+            secret: SECRET,
+            agents,
+            calls,
+            era,
+            next: await next(warm.get(server) ?? [], url),
+          });
+          rows.push(row(store, logLevel, server, era, workload, await cleanestPhase(target, prepare, tries)));
+        }
+      };
+      if (workloads.has("tools/list")) await each("tools/list", async () => toolsList);
+      if (workloads.has("get_shared_var"))
+        await each("get_shared_var", async (rooms) => sharedVarWorkload(rooms));
       // Fresh plans per try: every try starts from the same room sizes and logs.
-      const mixed = await cleanestPhase(
-        target,
-        async () => ({
-          secret: SECRET,
-          agents,
-          calls,
-          era,
-          next: planWorkload(await seedPlans(url, rooms, tasks), tasks),
-        }),
-        tries,
-      );
-      add(`mixed, ${tasks}-task plans`, mixed);
+      if (workloads.has("mixed"))
+        await each(`mixed, ${tasks}-task plans`, async (_, url) =>
+          planWorkload(await seedPlans(url, roomCount, tasks), tasks),
+        );
     }
   } finally {
-    await target.stop();
+    for (const target of targets.values()) await target.stop();
   }
 }
 
 const loadBefore = loadavg()[0] ?? 0;
 for (const era of eras) await floorPhase("first", era);
-for (const store of stores)
-  for (const level of logLevels) for (const server of servers) await serverPhases(store, level, server);
+for (const store of stores) for (const level of logLevels) await storePhases(store, level);
 for (const era of eras) await floorPhase("last", era);
 
 const floorOf = new Map<Era, number>();
@@ -196,7 +211,9 @@ for (const r of rows) {
   const us = r["CPU µs/call"] as number;
   r["× floor"] = `${(us / (floorOf.get(r.era as Era) ?? Number.NaN)).toFixed(1)}×`;
 }
-console.log(`agents=${agents} calls/phase=${calls} rooms=${rooms} tasks/room=${tasks} bun=${Bun.version}`);
+console.log(
+  `agents=${agents} calls/phase=${calls} rooms=${roomCount} tasks/room=${tasks} bun=${Bun.version}`,
+);
 const floorText = [...floors]
   .map(
     ([era, measured]) =>

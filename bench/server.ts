@@ -15,6 +15,17 @@ export const SECRET = "bench-secret-0123456789abcdef";
 export type BenchStore = "sqlite" | "redis" | "upstash" | "postgres";
 export const BENCH_STORES: BenchStore[] = ["sqlite", "redis", "upstash", "postgres"];
 
+/**
+ * The processes a benchmark can measure: roomd itself, and roomd with its MCP layer swapped for
+ * `@modelcontextprotocol/server` 2.x over the same call path (bench/sdk2-server.ts; a low-level Server, or the
+ * McpServer idiom, per request).
+ */
+export const BENCH_SERVERS: Record<string, { entry?: string; env?: Record<string, string> }> = {
+  roomd: {},
+  sdk2: { entry: "bench/sdk2-server.ts", env: { SDK2_STYLE: "server" } },
+  "sdk2-mcpserver": { entry: "bench/sdk2-server.ts", env: { SDK2_STYLE: "mcpserver" } },
+};
+
 export interface BenchTarget {
   store: BenchStore;
   /** The first process (single-process benches use only this one). */

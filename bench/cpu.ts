@@ -6,9 +6,9 @@
  * (bench/floor-server.ts: read a JSON body, answer a small JSON object) under the same load generator, the same
  * agents and the same machine; it is measured first and last for each era (the era's request shape: the 2026-07-28
  * envelope is a larger body and three more headers), and each era's ratios use the mean of its two. Then per store
- * (and per LOG_LEVEL given): one process per server, all started together, and per era (bench/load.ts `Era`)
- * `tools/list`, `get_shared_var` (the small call) and the mixed workload over plans of `--tasks` tasks
- * (bench/load.ts planWorkload, plans that do not grow), each workload measured on every server in turn. Servers
+ * (and per LOG_LEVEL given): one process per server, all started together, then `tools/list`, `get_shared_var`
+ * (the small call) and the mixed workload over plans of `--tasks` tasks (bench/load.ts planWorkload, plans that do
+ * not grow), each workload measured in every era (bench/load.ts `Era`) on every server in turn. Servers
  * (bench/server.ts BENCH_SERVERS): `roomd` (src/index.ts), and the benchmark-only variants whose MCP layer is
  * `@modelcontextprotocol/server` 2.x over the same call path (bench/sdk2-server.ts): `sdk2` (a low-level Server
  * per request) and `sdk2-mcpserver` (a McpServer per request with the tools registered). CPU is
@@ -151,7 +151,7 @@ function row(
 
 /**
  * One store and log level: every server's process started at once (each on a store of its own), then each
- * workload of each era measured on one server after the other, so that the servers compared are measured minutes
+ * workload measured in each era on one server after the other, so that the phases compared are measured minutes
  * apart at most, under the same load of a shared machine (a server waiting its turn is idle).
  */
 async function storePhases(store: BenchStore, logLevel: string): Promise<void> {
@@ -162,18 +162,21 @@ async function storePhases(store: BenchStore, logLevel: string): Promise<void> {
       const options = { env: { LOG_LEVEL: logLevel, ...env }, ...(entry ? { entry } : {}) };
       targets.set(server, await startTarget(store, options));
     }
-    for (const era of eras) {
-      const warm = new Map<string, string[]>();
-      for (const [server, target] of targets) {
-        const url = target.server.url;
-        const rooms = await seedPlans(url, roomCount, tasks);
-        warm.set(server, rooms);
+    // Warm-up: every server in every era, on rooms the small call then reads.
+    const warm = new Map<string, string[]>();
+    for (const [server, target] of targets) {
+      const url = target.server.url;
+      const rooms = await seedPlans(url, roomCount, tasks);
+      warm.set(server, rooms);
+      for (const era of eras) {
         await runLoad({ url, secret: SECRET, agents, calls: 2000, next: toolsList, era });
         await runLoad({ url, secret: SECRET, agents, calls: 2000, next: sharedVarWorkload(rooms), era });
         await runLoad({ url, secret: SECRET, agents, calls: 2000, next: planWorkload(rooms, tasks), era });
       }
-      /** One workload on every server in turn; `next` builds each try's calls (from the warm rooms, or fresh). */
-      const each = async (workload: string, next: (rooms: string[], url: string) => Promise<NextCall>) => {
+    }
+    /** One workload in every era on every server in turn; `next` builds each try's calls. */
+    const each = async (workload: string, next: (rooms: string[], url: string) => Promise<NextCall>) => {
+      for (const era of eras) {
         for (const [server, target] of targets) {
           const url = target.server.url;
           const prepare = async () => ({
@@ -185,16 +188,16 @@ async function storePhases(store: BenchStore, logLevel: string): Promise<void> {
           });
           rows.push(row(store, logLevel, server, era, workload, await cleanestPhase(target, prepare, tries)));
         }
-      };
-      if (workloads.has("tools/list")) await each("tools/list", async () => toolsList);
-      if (workloads.has("get_shared_var"))
-        await each("get_shared_var", async (rooms) => sharedVarWorkload(rooms));
-      // Fresh plans per try: every try starts from the same room sizes and logs.
-      if (workloads.has("mixed"))
-        await each(`mixed, ${tasks}-task plans`, async (_, url) =>
-          planWorkload(await seedPlans(url, roomCount, tasks), tasks),
-        );
-    }
+      }
+    };
+    if (workloads.has("tools/list")) await each("tools/list", async () => toolsList);
+    if (workloads.has("get_shared_var"))
+      await each("get_shared_var", async (rooms) => sharedVarWorkload(rooms));
+    // Fresh plans per try: every try starts from the same room sizes and logs.
+    if (workloads.has("mixed"))
+      await each(`mixed, ${tasks}-task plans`, async (_, url) =>
+        planWorkload(await seedPlans(url, roomCount, tasks), tasks),
+      );
   } finally {
     for (const target of targets.values()) await target.stop();
   }

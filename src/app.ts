@@ -1,5 +1,6 @@
 /**
- * createApp(deps): the Hono application. Middleware order: request id → Origin check (every route but
+ * createApp(deps): the Hono application. Middleware order: request id → Host check (a malformed Host is a 400) →
+ * Origin check (every route but
  * /health) → body cap (64 KB; /mcp brings its own 512 KB, the room import IMPORT_MAX_BYTES) → routes (each route group brings its own
  * authentication and rate limiting) → one onError that logs with the request id and answers generically.
  */
@@ -14,6 +15,7 @@ import { createFailureLimiter, type FailureLimiter } from "./http/auth-failures.
 import { MAX_ROUTE_BODY_BYTES, routeBodyLimit } from "./http/body-limit.ts";
 import { roomErrorResponse } from "./http/errors.ts";
 import { healthRoutes } from "./http/health.ts";
+import { hostCheck } from "./http/host-check.ts";
 import { mcpRoutes } from "./http/mcp-route.ts";
 import { countRateLimited, countStoreRequests, httpMetrics } from "./http/metrics/instrument.ts";
 import { createRoomdMetrics, type RoomdMetrics } from "./http/metrics/roomd-metrics.ts";
@@ -80,6 +82,8 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
   app.use(httpMetrics(deps.metrics));
   app.use(requestId());
+  // A Host that is not a host gives a URL nothing can parse: refused before anything reads it.
+  app.use(hostCheck());
   // Every route a browser could reach, present and future, unless listed as open.
   app.use(
     originCheck({ host: deps.config.host, allowedOrigins: deps.config.allowedOrigins, open: ["/health"] }),

@@ -55,6 +55,8 @@ export interface AppDeps {
     | "summaryRateLimitPerMinute"
     | "streamsPerTeam"
     | "streamsPerProcess"
+    | "streamsPerInvite"
+    | "streamsPerAgent"
     | "webhookSigningKey"
     | "webhookAllowHttp"
     | "webhookAllowPrivate"
@@ -64,7 +66,7 @@ export interface AppDeps {
   >;
   /** The process's live rooms: streams and waiters share one hub per room. */
   live: LiveRooms;
-  /** The process's count of open streams, every kind together (STREAMS_PER_PROCESS, STREAMS_PER_TEAM). */
+  /** The process's count of open streams, every kind together (STREAMS_PER_PROCESS, _TEAM, _INVITE, _AGENT). */
   streams: StreamSlots;
   /** Teams configured through the environment (provisioning them is a conflict). */
   staticTeams: ReadonlySet<string>;

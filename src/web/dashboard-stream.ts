@@ -33,7 +33,7 @@ export function dashboardStreamRoutes(deps: WebDeps): Hono {
       throw new RoomError("forbidden", "Only team keys and people can watch the team's rooms");
     const teamId = principal.teamId;
     // A dashboard's stream is one of the team's streams, and of the process's.
-    const slot = deps.streams.take(teamId);
+    const slot = deps.streams.take({ teamId });
     if ("refused" in slot) return tooManyStreams(slot.refused);
 
     const joined = new Map<string, () => void>();

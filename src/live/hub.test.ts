@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { LIMITS } from "../protocol/limits.ts";
 import { openStore } from "../store/index.ts";
 import type { RoomScope, RoomStore, SignalKind } from "../store/types.ts";
-import { CACHE_BYTES, CACHE_EVENTS, createLiveRooms, type LiveRooms, type Watcher } from "./hub.ts";
+import { CACHE_BYTES, CACHE_EVENTS, createLiveRooms, type LiveRooms, RoomGone, type Watcher } from "./hub.ts";
 import { openRoomStream } from "./stream.ts";
 
 let store: RoomStore;
@@ -124,18 +124,33 @@ describe("live hub", () => {
     expect((await hub.eventsAfter(1, 10)).map((e) => e.seq)).toEqual([2]);
   });
 
-  test("a room deleted and made again under a hub: its watchers see a reset and the new log from seq 1", async () => {
-    const w = watcher();
-    const hub = await live.join(scope, w);
-    for (let i = 0; i < 5; i++) await post(i);
-    for (let i = 0; i < 50 && hub.head < 6; i++) await Bun.sleep(10);
-    expect(hub.head).toBe(6);
-    await store.deleteRoom(scope);
-    for (let i = 0; i < 2; i++) await post(i);
-    for (let i = 0; i < 50 && hub.resets === 0; i++) await Bun.sleep(10);
-    expect(hub.resets).toBe(1);
-    for (let i = 0; i < 50 && hub.head < 2; i++) await Bun.sleep(10);
-    expect((await hub.eventsAfter(0, 10)).map((e) => e.seq)).toEqual([1, 2]);
+  test("R2-8 a room deleted under a hub: each watcher is told RoomGone, nothing of the next life reaches it", async () => {
+    for (const teamId of ["t", "t2"]) {
+      const gone: unknown[] = [];
+      const w = { ...watcher(), onEvents: (error?: unknown) => void (error && gone.push(error)) };
+      const signals: SignalKind[] = [];
+      w.onSignal = (kind: SignalKind) => void signals.push(kind);
+      await live.join(scope, w);
+      await store.deleteRoom(scope);
+      expect(gone.map((e) => e instanceof RoomGone)).toEqual([true]);
+      expect(live.rooms).toBe(0);
+      // The room made again (by the same team or another): its signals and events go to no old watcher.
+      const next: RoomScope = { roomId: scope.roomId, teamId };
+      await store.setVar(next, "k", "v", "b");
+      await store.postEvent(next, { type: "open", from: "b", to: "all", payload: {} });
+      await Bun.sleep(50);
+      expect({ gone: gone.length, signals }).toEqual({ gone: 1, signals: [] });
+      // A new join watches the new life: a hub of its own, at the new log's head.
+      const fresh = await live.join(next, watcher());
+      expect({ teamId, head: fresh.head, hubs: live.rooms }).toEqual({
+        teamId,
+        head: (await store.readLog(next, 0, 1)).head,
+        hubs: 1,
+      });
+      fresh.leave();
+      if (teamId === "t2") await store.deleteRoom(next);
+      await store.postEvent(scope, { type: "open", from: "a", to: "all", payload: {} });
+    }
   });
 
   test("the cache is bounded in bytes: large events beyond it are read from the store again", async () => {

@@ -11,6 +11,7 @@ import { openStore } from "../store/index.ts";
 import type { RoomScope, RoomStore, SignalKind } from "../store/types.ts";
 import { CACHE_BYTES, CACHE_EVENTS, createLiveRooms, type LiveRooms, RoomGone, type Watcher } from "./hub.ts";
 import { openRoomStream } from "./stream.ts";
+import { waitForEvents } from "./wait.ts";
 
 let store: RoomStore;
 let live: LiveRooms;
@@ -151,6 +152,17 @@ describe("live hub", () => {
       if (teamId === "t2") await store.deleteRoom(next);
       await store.postEvent(scope, { type: "open", from: "a", to: "all", payload: {} });
     }
+  });
+
+  test("R2-8 a wait on a room that is deleted under it returns then, with nothing", async () => {
+    await store.consumeEvents(scope, "w", 100);
+    const waiting = waitForEvents({ store, live, scope, agent: "w", limit: 10, timeoutMs: 600_000 });
+    for (let i = 0; i < 50 && live.rooms === 0; i++) await Bun.sleep(10);
+    expect(live.rooms).toBe(1);
+    await store.deleteRoom(scope);
+    // Without the deletion ending it, this would wait ten minutes: the test would fail on its own timeout.
+    expect(await waiting).toMatchObject({ count: 0, events: [], timedOut: true });
+    expect(live.rooms).toBe(0);
   });
 
   test("the cache is bounded in bytes: large events beyond it are read from the store again", async () => {

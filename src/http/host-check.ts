@@ -17,12 +17,32 @@ export function isHostHeader(value: string): boolean {
   return port === undefined || port === "" || Number(port) <= 65_535;
 }
 
+/**
+ * Whether a request with this Host header has a URL that parses: the header's grammar, then the URL parser's own
+ * rules for hosts (it refuses some the grammar allows: `1.2.3.256`, bad punycode such as `xn--a`). Only the host
+ * can make Bun's URL unparseable (a path or query is escaped, never refused).
+ */
+function hostVerdict(host: string): boolean {
+  return isHostHeader(host) && URL.canParse(`http://${host}/`);
+}
+
 export function hostCheck(): MiddlewareHandler {
+  // Clients send a handful of Host values: each is judged once (~2 µs), then looked up.
+  const verdicts = new Map<string, boolean>();
   return async (c, next) => {
     const host = c.req.header("host");
-    if ((host !== undefined && !isHostHeader(host)) || !URL.canParse(c.req.url)) {
-      return c.json({ error: "Bad Request: malformed Host header" }, 400);
+    let ok: boolean;
+    if (host === undefined) ok = URL.canParse(c.req.url);
+    else {
+      const known = verdicts.get(host);
+      ok = known ?? hostVerdict(host);
+      if (known === undefined) {
+        // A client sending ever new values only ever fills the cache.
+        if (verdicts.size >= 64) verdicts.clear();
+        verdicts.set(host, ok);
+      }
     }
+    if (!ok) return c.json({ error: "Bad Request: malformed Host header" }, 400);
     return next();
   };
 }

@@ -105,6 +105,9 @@ describe("hostile requests", () => {
       "a:b:c",
       "",
       "\u00ff",
+      // The host grammar allows these; the URL parser does not (a number past 255, bad punycode).
+      "1.2.3.256",
+      "xn--a",
     ];
     const paths: [string, string][] = [
       ["GET", "/health"],

@@ -1,8 +1,8 @@
 /**
  * createApp(deps): the Hono application. Middleware order: request id → Host check (a malformed Host is a 400) →
- * Origin check (every route but
- * /health) → body cap (64 KB; /mcp brings its own 512 KB, the room import IMPORT_MAX_BYTES) → routes (each route group brings its own
- * authentication and rate limiting) → one onError that logs with the request id and answers generically.
+ * Origin check (every route but /health) → body cap (64 KB; /mcp brings its own 512 KB, the room import
+ * IMPORT_MAX_BYTES) → routes (each route group brings its own authentication and rate limiting) → one onError that
+ * logs with the request id and answers generically.
  */
 import { Hono } from "hono";
 import pkg from "../package.json" with { type: "json" };

@@ -95,7 +95,10 @@ export type Config = StoreConfig & {
   streamsPerProcess: number;
   /** Open SSE streams one invite may hold, per process, inside its team's (STREAMS_PER_INVITE). */
   streamsPerInvite: number;
-  /** Open SSE streams the keys bound to one agent may hold together, per process, inside the team's (STREAMS_PER_AGENT). */
+  /**
+   * Open SSE streams the keys bound to one agent may hold together, per process, inside the team's
+   * (STREAMS_PER_AGENT).
+   */
   streamsPerAgent: number;
   /**
    * Master key every webhook signing secret is derived from (WEBHOOK_SIGNING_KEY, at least 32 chars; the same in

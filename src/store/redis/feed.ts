@@ -1,12 +1,12 @@
 /**
  * The change feed of the Redis driver (types.ts ChangeFeed). With a client that can subscribe (TCP, Cluster), each
- * watched room's channel `room:{<roomId>}:feed` is subscribed once per process (sharded pub/sub, on the node of the
- * room's slot) and the scripts publish to it as they write: "<seq>" when the log grows, "s:<kind>" for a signal.
- * With a REST client (Upstash), which cannot hold a subscription, one request every `pollMs` reads the log heads,
- * signal counters, owners and creation times of every watched room at once: the cost grows with the number of watched
- * rooms per request, never with the number of watchers, and is nothing while nothing is watched. A deletion is
- * "0" on the channel (published by the deleting script, and again by the claim that starts a new life); the
- * polled feed reports one as seq 0 when a room's owner or creation time changed or its head went down.
+ * watched room's channel `room:{<roomId>}:feed` is subscribed once per process (sharded pub/sub, on the node of
+ * the room's slot) and the scripts publish to it as they write: "<seq>" when the log grows, "s:<kind>" for a
+ * signal. With a REST client (Upstash), which cannot hold a subscription, one request every `pollMs` reads the log
+ * heads, signal counters, owners and creation times of every watched room at once: the cost grows with the number
+ * of watched rooms per request, never with the number of watchers, and is nothing while nothing is watched. A
+ * deletion is "0" on the channel (published by the deleting script, and again by the claim that starts a new
+ * life); the polled feed reports one as seq 0 when a room's owner or creation time changed or its head went down.
  */
 import { type ChangeFeed, type RoomChange, SIGNAL_KINDS, type SignalKind } from "../types.ts";
 import type { ScriptClient } from "./client.ts";

@@ -4,9 +4,9 @@
  * other processes on the same file are noticed by polling `PRAGMA data_version` every POLL_MS while any room is
  * watched — a statement that reads no table — and, only when it moved, one query for the watched rooms' heads and
  * signal counters. Nothing runs while nothing is watched. A room deleted by another process (its row gone, its
- * owner or creation time changed, its head gone down) is reported as seq 0 before anything of its next life, as this
- * process's own deletions are. (A room's life is its owner and creation time: one made again by the same team in
- * the same millisecond, between two looks, is not told apart from the one deleted.)
+ * owner or creation time changed, its head gone down) is reported as seq 0 before anything of its next life, as
+ * this process's own deletions are. (A room's life is its owner and creation time: one made again by the same team
+ * in the same millisecond, between two looks, is not told apart from the one deleted.)
  */
 import type { Database } from "bun:sqlite";
 import type { ChangeFeed, RoomChange, SignalKind } from "../types.ts";

@@ -91,4 +91,28 @@ describe("method and tool names", () => {
       expect(result.content[0]?.text).toStartWith("Error: Unknown tool");
     }
   });
+
+  test("R2-5 __proto__ as an id, as a message's key and as an argument's key is plain data, never a 500", async () => {
+    const cases: [unknown, number][] = [
+      [{ jsonrpc: "2.0", id: "__proto__", method: "ping" }, 200],
+      [JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/list","__proto__":{"x":1}}'), 400],
+      [
+        JSON.parse(
+          '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_plan","arguments":{"__proto__":{"roomId":"r-x"}}}}',
+        ),
+        200,
+      ],
+      [
+        JSON.parse(
+          '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"__proto__":{"name":"read_plan"}}}',
+        ),
+        400,
+      ],
+    ];
+    for (const [body, status] of cases) {
+      const res = await post(body, TEAM_A.secret);
+      expect({ body, status: res.status }).toEqual({ body, status });
+      await res.body?.cancel();
+    }
+  });
 });

@@ -93,6 +93,13 @@ export type Config = StoreConfig & {
   streamsPerTeam: number;
   /** Open SSE streams per process (STREAMS_PER_PROCESS). */
   streamsPerProcess: number;
+  /** Open SSE streams one invite may hold, per process, inside its team's (STREAMS_PER_INVITE). */
+  streamsPerInvite: number;
+  /**
+   * Open SSE streams the keys bound to one agent may hold together, per process, inside the team's
+   * (STREAMS_PER_AGENT).
+   */
+  streamsPerAgent: number;
   /**
    * Master key every webhook signing secret is derived from (WEBHOOK_SIGNING_KEY, at least 32 chars; the same in
    * every process of a deployment). Absent: the embedded store keeps one in a file, a shared store has no webhooks.
@@ -311,6 +318,8 @@ const envSchema = z.object({
   SUMMARY_RATE_LIMIT_PER_MINUTE: intIn(1, 1_000_000, 120),
   STREAMS_PER_TEAM: intIn(1, 1_000_000, 100),
   STREAMS_PER_PROCESS: intIn(1, 1_000_000, 5000),
+  STREAMS_PER_INVITE: intIn(1, 1_000_000, 10),
+  STREAMS_PER_AGENT: intIn(1, 1_000_000, 10),
   WEBHOOK_SIGNING_KEY: signingKey,
   WEBHOOK_ALLOW_HTTP: bool(false),
   WEBHOOK_ALLOW_PRIVATE: bool(false),
@@ -454,6 +463,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       summaryRateLimitPerMinute: e.SUMMARY_RATE_LIMIT_PER_MINUTE,
       streamsPerTeam: e.STREAMS_PER_TEAM,
       streamsPerProcess: e.STREAMS_PER_PROCESS,
+      streamsPerInvite: e.STREAMS_PER_INVITE,
+      streamsPerAgent: e.STREAMS_PER_AGENT,
       cookieSecure: e.COOKIE_SECURE,
       ...(e.WEBHOOK_SIGNING_KEY ? { webhookSigningKey: e.WEBHOOK_SIGNING_KEY } : {}),
       webhookAllowHttp: e.WEBHOOK_ALLOW_HTTP,

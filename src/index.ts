@@ -1,12 +1,13 @@
 /** Entry: loadConfig(env) → openStore(config) → createApp(deps) → Bun.serve. */
-import { basename } from "node:path";
+import { statSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
 import { ensureLocalKey } from "./access/first-run.ts";
 import { appDeps, createApp } from "./app.ts";
 import { connectBlock } from "./clients.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
 import { createWebhookWorker } from "./live/webhooks/worker.ts";
-import { createLogger, describeError } from "./log.ts";
+import { createLogger, describeError, type Logger } from "./log.ts";
 import { systemClock } from "./protocol/time.ts";
 import { openStore } from "./store/index.ts";
 import { assets } from "./web/assets.ts";
@@ -37,12 +38,29 @@ function webhookSigningKey(config: Config): string | undefined {
   return config.store === "sqlite" ? readOrCreateSigningKey(config.sqlitePath).key : undefined;
 }
 
+/**
+ * A data directory roomd did not make keeps its mode (it may be shared): when others may read or enter it, say so
+ * at start, with the command that fixes it. roomd makes its own 0700.
+ */
+function warnOpenDataDir(config: Config, logger: Logger): void {
+  if (config.store !== "sqlite" || config.sqlitePath === ":memory:") return;
+  const dir = dirname(resolve(config.sqlitePath));
+  const mode = statSync(dir, { throwIfNoEntry: false })?.mode;
+  if (mode === undefined || (mode & 0o077) === 0) return;
+  logger.log("warn", "the data directory is open to other users", {
+    dir,
+    mode: (mode & 0o777).toString(8),
+    fix: `chmod 700 ${shellQuote(dir)}`,
+  });
+}
+
 async function main(): Promise<void> {
   const loaded = loadConfig(process.env);
   const logger = createLogger(loaded.logLevel);
   const signingKey = webhookSigningKey(loaded);
   const config: Config = signingKey ? { ...loaded, webhookSigningKey: signingKey } : loaded;
   const store = await openStore(config);
+  warnOpenDataDir(config, logger);
   // loadConfig refuses a shared store without keys, so a first run is always on the embedded store.
   const firstRun =
     config.store === "sqlite" && config.apiKeys.length === 0 && config.operatorKeys.length === 0

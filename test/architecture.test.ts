@@ -32,17 +32,19 @@ const layer = (module: string) => module.split("/")[0] as string;
 /** Which top-level areas each area may import (besides itself). */
 const ALLOWED: Record<string, string[]> = {
   protocol: [],
-  store: ["protocol", "config.ts"],
-  access: ["protocol", "store", "config.ts"],
+  store: ["protocol", "config.ts", "files.ts"],
+  access: ["protocol", "store", "config.ts", "files.ts"],
   mcp: ["protocol", "store", "live", "log.ts", "config.ts"],
-  live: ["protocol", "store", "log.ts", "config.ts"],
+  live: ["protocol", "store", "log.ts", "config.ts", "files.ts"],
   http: ["protocol", "store", "mcp", "access", "live", "moving", "log.ts", "config.ts"],
   // The dashboard's connect panel prints the clients' configuration and the bridge's hooks block (clients.ts, cli/).
   web: ["protocol", "store", "http", "mcp", "live", "access", "log.ts", "config.ts", "clients.ts", "cli"],
-  cli: ["protocol", "mcp", "log.ts", "clients.ts"],
-  moving: ["protocol", "store", "config.ts", "log.ts"],
+  cli: ["protocol", "mcp", "log.ts", "clients.ts", "files.ts"],
+  moving: ["protocol", "store", "config.ts", "log.ts", "files.ts"],
   "config.ts": ["protocol", "store"],
   "log.ts": [],
+  // Owner-only files and directories (data directory, database, keys, journals, exports): imports nothing.
+  "files.ts": [],
   "clients.ts": ["protocol"],
   "app.ts": ["protocol", "store", "http", "mcp", "access", "live", "web", "log.ts", "config.ts"],
   "index.ts": [

@@ -3,8 +3,9 @@
  * stores only its digest, keeps the secret in a file next to the database (mode 0600) and shows it once.
  * Later starts find the key by digest; if the store was replaced, the key from the file is stored again.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { makePrivateDir } from "../files.ts";
 import { iso } from "../protocol/time.ts";
 import type { RoomStore } from "../store/types.ts";
 import { digestHex, hintOf, newKeyId, newKeySecret, teamOfKey } from "./secrets.ts";
@@ -27,7 +28,7 @@ function readOrCreateSecret(sqlitePath: string): FirstRunKey {
     const secret = readFileSync(path, "utf8").trim();
     if (teamOfKey(secret) === LOCAL_TEAM) return { secret, path, created: false };
   }
-  mkdirSync(dir, { recursive: true });
+  makePrivateDir(dir);
   const secret = newKeySecret(LOCAL_TEAM);
   writeFileSync(path, `${secret}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);

@@ -1,10 +1,12 @@
 /**
  * POST /mcp: size-capped, authenticated, rate-limited, stateless MCP. GET and DELETE are refused: there are no
- * sessions. Tool calls spend the team's "tools" budget (over it, the tool answers "Rate limit exceeded");
- * initialize, tools/list and other cheap methods spend the higher "meta" ceiling (over it, HTTP 429).
+ * sessions. Each message is one unit: tool calls spend the team's "tools" budget (over it, the tool answers
+ * "Rate limit exceeded"); initialize, tools/list and other cheap methods spend the higher "meta" ceiling (over it,
+ * HTTP 429). Batches are capped and refused where the protocol revision has none (server.ts readBody).
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { Bucket } from "../access/gate.ts";
 import type { LiveRooms } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
 import type { CallContext, ToolOutcome } from "../mcp/call-path.ts";
@@ -14,7 +16,7 @@ import { PROFILES, type Profile } from "../mcp/tool.ts";
 import { errors } from "../protocol/errors.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
-import { type AuthDeps, checkBearer, rateHeaders } from "./auth.ts";
+import { type AuthDeps, type Checked, checkBearer, rateHeaders } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 
 /** Largest accepted JSON-RPC body: a 64 KB payload plus its envelope, with room to spare. */
@@ -39,6 +41,28 @@ function callContext(headers: Headers): CallContext {
   return { ...(roomId ? { roomId } : {}), ...(agentId ? { agentId } : {}) };
 }
 
+/**
+ * One unit per message: every message but the tool call on the meta budget (a refusal there refuses the whole
+ * request with 429), then the tool call, if any, on the tools budget — last, so the answer's RateLimit headers are
+ * the tools budget's whenever a tool call was sent. A single message is one admission, as on every route.
+ */
+async function admitMessages(
+  c: Context,
+  deps: McpRouteDeps,
+  parsed: { messages: number; toolCalls: number },
+): Promise<Checked & { bucket: Bucket }> {
+  const buckets: Bucket[] = Array.from({ length: parsed.messages - parsed.toolCalls }, () => "meta");
+  if (parsed.toolCalls > 0) buckets.push("tools");
+  let admitted: Checked | undefined;
+  let bucket: Bucket = "meta";
+  for (const next of buckets) {
+    bucket = next;
+    admitted = await checkBearer(c, deps, bucket);
+    if ("failure" in admitted) break;
+  }
+  return { ...(admitted as Checked), bucket };
+}
+
 export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
   app.post(
@@ -54,15 +78,15 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
       }
       const parsed = await readBody(c.req.raw);
       if ("error" in parsed) return parsed.error;
-      // One unit per tool call: a batch carrying several would be charged as one, so it is refused.
+      // A tool call over the tools budget is answered inside the batch as a tool error: with several in one
+      // batch, which of them to refuse would be arbitrary, so a batch carries at most one.
       if (parsed.toolCalls > 1)
         return rpcError(400, -32600, "Invalid Request: send one tools/call per request");
-      const bucket = parsed.toolCalls === 1 ? "tools" : "meta";
-      const admitted = await checkBearer(c, deps, bucket);
+      const admitted = await admitMessages(c, deps, parsed);
       let principal: Principal;
       if ("failure" in admitted) {
         // Over the tools budget, inside MCP the refusal is a tool error the model can read.
-        if (bucket !== "tools" || !admitted.limited) return admitted.failure;
+        if (admitted.bucket !== "tools" || !admitted.limited) return admitted.failure;
         principal = admitted.limited;
       } else {
         principal = admitted.principal;

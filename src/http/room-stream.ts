@@ -13,7 +13,7 @@ import { LIMITS } from "../protocol/limits.ts";
 import { hasControl } from "../protocol/validation.ts";
 import { type AuthDeps, checkBearer } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
-import { eventStream, type StreamSlots, tooManyStreams } from "./stream-slots.ts";
+import { eventStream, type StreamSlots, streamOwnerOf, tooManyStreams } from "./stream-slots.ts";
 
 export interface StreamRouteDeps extends AuthDeps {
   live: LiveRooms;
@@ -77,7 +77,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
         throw new RoomError("forbidden", `This key is bound to agent ${bound}`);
       agent = bound;
     }
-    const slot = deps.streams.take(principal.teamId);
+    const slot = deps.streams.take(streamOwnerOf(principal));
     if ("refused" in slot) return tooManyStreams(slot.refused);
     const release = slot.release;
     // Joining reads the room once: another team's room is denied, an unknown one reads the same (404).

@@ -107,7 +107,6 @@ export async function openRoomStream(options: StreamOptions): Promise<ReadableSt
   // A seq beyond the room's last event (a log that was reset: the room deleted and made again, or a wrong id)
   // names no position in this log: the stream starts with the next new event, as without one.
   lastSeq = Math.min(options.after ?? joined.start, joined.start);
-  let resets = joined.resets;
 
   return new ReadableStream<Uint8Array>(
     {
@@ -132,11 +131,8 @@ export async function openRoomStream(options: StreamOptions): Promise<ReadableSt
 
   async function pump(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     while (!ended && hub) {
-      if (hub.resets !== resets) {
-        // The room's log was reset under the stream: its new events start again at seq 1, so send them all.
-        resets = hub.resets;
-        lastSeq = 0;
-      }
+      // A failed read, shutdown, or the room deleted (RoomGone): the stream ends. A deleted room's stream does not
+      // go on into whatever is made under its id next; the client reconnects and is told what the room is now.
       if (failed !== undefined) {
         end();
         controller.close();

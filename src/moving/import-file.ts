@@ -9,6 +9,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { z } from "zod";
+import { PRIVATE_FILE_MODE } from "../files.ts";
 import {
   chainSeed,
   type EndLine,
@@ -219,7 +220,7 @@ export async function readExport(
 ): Promise<VerifiedImport> {
   const dir = mkdtempSync(join(tmpdir(), "roomd-import-"));
   const spool = join(dir, "events.ndjson");
-  const fd = openSync(spool, "w");
+  const fd = openSync(spool, "w", PRIVATE_FILE_MODE);
   let closed = false;
   const close = () => {
     if (!closed) closeSync(fd);

@@ -317,6 +317,9 @@ export type SignalKind = (typeof SIGNAL_KINDS)[number];
 /**
  * A change in a room, as the change feed reports it: the log's new head, a signal, or `resync` — the feed has just
  * begun (or resumed) listening, so anything written before that may have gone unreported: read the log again.
+ * Seq 0 says the room was deleted (or a new life of it began): every driver MUST report a deletion so, made by
+ * any process, before any change of the room's next life (same team or another), so watchers of the old room end
+ * before they could see the new one.
  */
 export type RoomChange =
   | { roomId: string; seq: number }

@@ -70,8 +70,12 @@ commit()
 return ok('{"created":true}')
 `;
 
-/** deleteRoom: every key of the room's fixed list (invites included). Replies {ok: true}. */
+/**
+ * deleteRoom: every key of the room's fixed list (invites included), and "0" on the room's feed, so its watchers
+ * end before anything of a next life of the room reaches them. Replies {ok: true}.
+ */
 export const DELETE_ROOM = `${OWNER_ONLY}
 redis.call("DEL", unpack(KEYS))
+publish("0")
 return reply("true")
 `;

@@ -122,7 +122,8 @@ export const TEAM_INDEX_SCRIPTS = defineAll(TEAM_INDEX_LUA, "");
 
 /**
  * The polled change feed (feed.ts, for clients that cannot subscribe): KEYS are the meta keys of the watched rooms,
- * ARGV the signal counter fields; replies {ok: [[event_seq, counter…] per room]}. Reads only.
+ * ARGV the signal counter fields; replies {ok: [[event_seq, counter…, life] per room]}: life is "<owner>
+ * <created_at>", which life of the room this is ("" for no room). Reads only.
  */
 export const FEED_SCRIPTS = {
   FEED_HEADS: defineScript(
@@ -132,6 +133,8 @@ local out = {}
 for i = 1, #KEYS do
   local v = redis.call("HMGET", KEYS[i], "event_seq", unpack(ARGV))
   for j = 1, #v do v[j] = tonumber(v[j]) or 0 end
+  local life = redis.call("HMGET", KEYS[i], "owner", "created_at")
+  v[#v + 1] = life[1] and (life[1] .. " " .. (life[2] or "")) or ""
   out[i] = v
 end
 return '{"ok":' .. cjson.encode(out) .. '}'

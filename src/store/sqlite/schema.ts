@@ -41,8 +41,8 @@
  * rooms is also indexed by (owner, last_activity): the per-team room count and listRooms.
  */
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { keepPrivate, makePrivateDir, privateFile } from "../../files.ts";
 
 /** Schema version 1: the tables as first shipped (idempotent, so it also runs on files made before versions). */
 const V1 = `
@@ -496,12 +496,18 @@ function migrate(db: Database): void {
 
 /**
  * Opens (creating if needed) the database file with the PRAGMAs every connection needs and creates the schema.
- * The busy timeout is set before anything else, so a second process opening the file mid-write waits.
+ * The busy timeout is set before anything else, so a second process opening the file mid-write waits. The file is
+ * its owner's only (0600) before SQLite opens it, and its directory 0700 when this makes it; SQLite gives the
+ * -wal and -shm it creates the database file's mode.
  */
 export function openDatabase(path: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Database {
   let db: Database | undefined;
   try {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") {
+      makePrivateDir(dirname(path));
+      privateFile(path);
+      keepPrivate([`${path}-wal`, `${path}-shm`]);
+    }
     db = new Database(path, { create: true, strict: true });
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     db.exec("PRAGMA journal_mode = WAL");

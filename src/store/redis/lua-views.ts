@@ -69,7 +69,8 @@ local people = {}
 for i = 1, #presence, 2 do people[#people + 1] = str(presence[i]) .. ":" .. presence[i + 1] end
 local headers = {}
 local high = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
-local low_end = TRIM.seq() + 1
+-- No lower than the events the room holds allow (the log is every seq from the trim to the head): a count bound.
+local low_end = math.max(TRIM.seq(), high - redis.call("HLEN", K_EVENT_IDX)) + 1
 while high >= low_end and #headers < recent do
   local seqs = {}
   for s = high, math.max(low_end, high - recent + 1), -1 do seqs[#seqs + 1] = s end

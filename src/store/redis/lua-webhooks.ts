@@ -22,7 +22,7 @@ function WH.enqueue(seq, etype)
   for i = 1, #all, 2 do
     local active, match = string.match(all[i + 1], "^(%a) %d+ %d+ %d+ (.*)$")
     if active == "a" and (match == "*" or string.find(match, "\\001" .. etype .. "\\001", 1, true)) then
-      W("ZADD", K_WH_OUTBOX, NOW, seq .. " " .. all[i] .. " 1")
+      W("ZADD", K_WH_OUTBOX, NOW, num(seq) .. " " .. all[i] .. " 1")
     end
   end
 end

@@ -440,11 +440,12 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
 
   return {
     async exportRoom(scope: RoomScope): Promise<RoomSnapshot | null> {
-      const room = await rooms.read(scope);
+      // An export is a look at the room, not a use: it records nothing (last activity and expiry stay).
+      const room = await rooms.read({ ...scope, observe: true });
       return room ? snapshotOf(room) : null;
     },
     async exportLog(scope: RoomScope, after: number, limit: number): Promise<LoggedEvent[]> {
-      const room = await rooms.read(scope);
+      const room = await rooms.read({ ...scope, observe: true });
       if (!room) return [];
       const rows = await read.log.all(room.room_id, after, limit);
       const last = rows.at(-1);

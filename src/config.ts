@@ -342,6 +342,21 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
+/**
+ * The refusal of a shared store without keys: no API_KEYS or OPERATOR_KEYS in the environment, and no operator
+ * key in the store (first-run keys are made only on the embedded store), so nobody could ever sign in — or the
+ * store could not be asked (`unreadable`: why).
+ */
+export function noKeysError(store: string, unreadable?: string): ConfigError {
+  const why =
+    unreadable === undefined
+      ? "the store holds no operator key"
+      : `the store could not be read to look for an operator key (${unreadable})`;
+  return new ConfigError(
+    `Invalid configuration:\n  - API_KEYS or OPERATOR_KEYS: required with STORE=${store}: ${why} (first-run keys are made only on the embedded store; \`bun run migrate\` from a first-run deployment moves its key here)`,
+  );
+}
+
 type Env = Record<string, string | undefined>;
 const given = (v: string | undefined) => v !== undefined && v.trim() !== "";
 
@@ -362,12 +377,8 @@ function storeRules(env: Env): { store: StoreSettings["store"]; problems: string
           : "sqlite";
   const problems: string[] = [];
   if (store === "sqlite") return { store, problems };
-  // First-run keys exist only for the embedded store: a shared store needs configured keys.
-  if (!given(env.API_KEYS) && !given(env.OPERATOR_KEYS)) {
-    problems.push(
-      `API_KEYS or OPERATOR_KEYS: required with STORE=${store} (first-run keys exist only for the embedded store)`,
-    );
-  }
+  // Keys are not required here: a shared store that holds an operator key (moved by `bun run migrate` from a
+  // first-run deployment) is enough, and only the store can say so (index.ts asks it once it is open).
   if (store === "redis" && !given(env.REDIS_URL)) problems.push("REDIS_URL: required when STORE=redis");
   if (store === "upstash" && !given(env.UPSTASH_REDIS_REST_URL))
     problems.push("UPSTASH_REDIS_REST_URL: required when STORE=upstash");

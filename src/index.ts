@@ -1,9 +1,9 @@
 /** Entry: loadConfig(env) → openStore(config) → createApp(deps) → Bun.serve. */
 import { basename } from "node:path";
-import { ensureLocalKey } from "./access/first-run.ts";
+import { ensureLocalKey, storeHoldsOperatorKey } from "./access/first-run.ts";
 import { appDeps, createApp } from "./app.ts";
 import { connectBlock } from "./clients.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, loadConfig, noKeysError } from "./config.ts";
 import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
 import { createWebhookWorker } from "./live/webhooks/worker.ts";
 import { createLogger, describeError } from "./log.ts";
@@ -43,9 +43,20 @@ async function main(): Promise<void> {
   const signingKey = webhookSigningKey(loaded);
   const config: Config = signingKey ? { ...loaded, webhookSigningKey: signingKey } : loaded;
   const store = await openStore(config);
-  // loadConfig refuses a shared store without keys, so a first run is always on the embedded store.
+  const noKeys = config.apiKeys.length === 0 && config.operatorKeys.length === 0;
+  // A shared store without keys in the environment needs an operator key of its own (moved there by `bun run
+  // migrate`); first-run keys are made only on the embedded store.
+  if (noKeys && config.store !== "sqlite") {
+    const held = await storeHoldsOperatorKey(store).catch((error: unknown) =>
+      error instanceof Error ? error.message : String(error),
+    );
+    if (held !== true) {
+      await store.close().catch(() => {});
+      throw noKeysError(config.store, held === false ? undefined : held);
+    }
+  }
   const firstRun =
-    config.store === "sqlite" && config.apiKeys.length === 0 && config.operatorKeys.length === 0
+    noKeys && config.store === "sqlite"
       ? await ensureLocalKey(config.sqlitePath, store, systemClock())
       : undefined;
   const deps = appDeps(config, store, logger, systemClock);

@@ -2,6 +2,7 @@
  * The only reader of process.env. One zod schema turns the environment into a typed Config; every bad variable
  * is reported in one readable message that names it and never echoes a secret value.
  */
+import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { type Cidr, parseCidr } from "./protocol/cidr.ts";
 import { TEAM_ID } from "./protocol/ids.ts";
@@ -64,6 +65,13 @@ export type StoreConfig = StoreSettings & {
   eventRetentionDays?: number;
   /** Most events a room keeps; older ones are trimmed by later appends (EVENT_RETENTION_MAX; 0 or absent: no max). */
   eventRetentionMax?: number;
+  /** Days an idle room lives past its last use (ROOM_TTL_DAYS; 0: for ever). Absent: 30. */
+  roomTtlDays?: number;
+  /**
+   * Where a room past its time is archived, as its verified export, before it is removed (ARCHIVE_DIR, an absolute
+   * path). With it the store never drops a room by itself: the archiver does, only once the file is written.
+   */
+  archiveDir?: string;
 };
 
 export type Config = StoreConfig & {
@@ -330,6 +338,14 @@ const envSchema = z.object({
   TRUSTED_PROXY_CIDRS: cidrList,
   EVENT_RETENTION_DAYS: intIn(0, 36_500, 0),
   EVENT_RETENTION_MAX: intIn(0, 1_000_000_000, 0),
+  ROOM_TTL_DAYS: intIn(0, 36_500, 30),
+  ARCHIVE_DIR: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v.trim() === "" || isAbsolute(v.trim()), {
+      error: "must be an absolute path, e.g. /var/lib/roomd/archive",
+    })
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim())),
   IMPORT_MAX_BYTES: intIn(1024 * 1024, 16 * 1024 * 1024 * 1024, 256 * 1024 * 1024),
   COOKIE_SECURE: bool(false),
   LOG_LEVEL: z
@@ -458,6 +474,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       roomsPerTeam: e.ROOMS_PER_TEAM,
       eventRetentionDays: e.EVENT_RETENTION_DAYS,
       eventRetentionMax: e.EVENT_RETENTION_MAX,
+      roomTtlDays: e.ROOM_TTL_DAYS,
+      ...(e.ARCHIVE_DIR ? { archiveDir: e.ARCHIVE_DIR } : {}),
       keysPerTeam: e.KEYS_PER_TEAM,
       invitesPerRoom: e.INVITES_PER_ROOM,
       host: e.HOST,

@@ -7,6 +7,8 @@ import { type Config, ConfigError, loadConfig, noKeysError } from "./config.ts";
 import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
 import { createWebhookWorker } from "./live/webhooks/worker.ts";
 import { createLogger, describeError } from "./log.ts";
+import { checkArchiveDir, createArchiver } from "./moving/archive.ts";
+import { roomLifetimeMs } from "./protocol/limits.ts";
 import { systemClock } from "./protocol/time.ts";
 import { openStore } from "./store/index.ts";
 import { assets } from "./web/assets.ts";
@@ -61,6 +63,23 @@ async function main(): Promise<void> {
       : undefined;
   const deps = appDeps(config, store, logger, systemClock);
   const app = createApp(deps);
+  // Rooms past ROOM_TTL_DAYS are archived (ARCHIVE_DIR) before they go; the store keeps them until then.
+  const lifetimeMs = roomLifetimeMs(config.roomTtlDays);
+  const archiveDir = config.archiveDir;
+  if (archiveDir !== undefined) {
+    try {
+      checkArchiveDir(archiveDir);
+    } catch (error) {
+      await store.close().catch(() => {});
+      throw new ConfigError(
+        `Invalid configuration:\n  - ARCHIVE_DIR: ${archiveDir} cannot be written (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+  }
+  const archiver =
+    archiveDir !== undefined && lifetimeMs > 0
+      ? createArchiver({ store: deps.store, dir: archiveDir, ttlMs: lifetimeMs, now: systemClock, logger })
+      : undefined;
   // wait_for_events holds a request up to 30 s without sending anything: the idle timeout must outlast it.
   const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, idleTimeout: 60 });
   // The outbox worker: delivers the webhooks of every room of the store, sharing the work with other processes.
@@ -76,6 +95,7 @@ async function main(): Promise<void> {
       })
     : undefined;
   worker?.start();
+  archiver?.start();
   // The pages' bundles are built on first use; start now so the first page is served at once.
   assets().catch((error: unknown) =>
     logger.log("error", "building the web pages failed", describeError(error)),
@@ -85,6 +105,8 @@ async function main(): Promise<void> {
     port: server.port,
     store: store.driver,
     webhooks: worker ? "on" : "off (set WEBHOOK_SIGNING_KEY)",
+    roomTtlDays: config.roomTtlDays ?? 30,
+    archive: archiveDir ?? "off",
     eventRetention:
       (config.eventRetentionDays ?? 0) > 0 || (config.eventRetentionMax ?? 0) > 0
         ? { days: config.eventRetentionDays ?? 0, maxEvents: config.eventRetentionMax ?? 0 }
@@ -112,6 +134,7 @@ async function main(): Promise<void> {
     await server.stop();
     // Sends in flight are recorded first; a process killed instead leaves them to its claims' leases.
     await worker?.stop();
+    await archiver?.stop();
     await store.close();
     process.exit(0);
   };

@@ -52,6 +52,13 @@ export const LIMITS = {
   broadcastMax: 4000,
 } as const;
 
+/**
+ * How long an idle room lives past its last use, in ms, for ROOM_TTL_DAYS (absent: LIMITS.roomTtlMs, 30 days; 0:
+ * for ever, which is 0 here too).
+ */
+export const roomLifetimeMs = (days: number | undefined): number =>
+  days === undefined ? LIMITS.roomTtlMs : days * 24 * 60 * 60 * 1000;
+
 /** Name of the resource that doubles as the advisory plan lock (spec §4). */
 export const PLAN_LOCK = "plan";
 

@@ -23,7 +23,6 @@ import {
   type EventRow,
   forkedFromOf,
   idSerial,
-  liveAfter,
   msOrNull,
   parsedRows,
   TIMED_DELIVERIES,
@@ -469,7 +468,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
       await fill(scope.roomId, data);
     },
     async teamsToMove(): Promise<string[]> {
-      return (await read.teams.all(liveAfter(now()))).map((row) => row.team);
+      return (await read.teams.all(rooms.liveAfter(now()))).map((row) => row.team);
     },
     async keyDigests(teamId: string): Promise<NewKey[]> {
       return (await read.keys.all(teamId)).map((row) => ({

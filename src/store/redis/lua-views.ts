@@ -33,6 +33,12 @@ local last_used = redis.call("HGET", K_META, "last_used") or "null"
  * {ok: {owner, createdAt, lastUsed, pttl}}.
  */
 export const ROOM_INFO = `${LAST_USED}
+-- A store that keeps rooms for ever (ROOM_TTL "0": ROOM_TTL_DAYS=0, or an archive directory whose archiver removes
+-- rooms) takes back the expiry an earlier setting gave the room's keys, so a room nobody uses since is never dropped
+-- unarchived; listings read every room through here. PERSIST changes no value.
+if ROOM_TTL == "0" and redis.call("PTTL", K_META) >= 0 then
+  for i = 1, ROOM_KEY_COUNT do redis.call("PERSIST", KEYS[i]) end
+end
 local created = redis.call("HGET", K_META, "created_at")
 return reply('{"owner":' .. opt_str(OWNER or nil) .. ',"createdAt":' .. opt_str(created or nil) .. ',"lastUsed":'
   .. last_used .. ',"pttl":' .. redis.call("PTTL", K_META) .. '}')

@@ -20,7 +20,6 @@ import {
   type EventRow,
   forkedFromOf,
   idSerial,
-  liveAfter,
   msOrNull,
   parsedRows,
   TIMED_DELIVERIES,
@@ -391,7 +390,7 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       fill(scope.roomId, data);
     },
     teamsToMove(): string[] {
-      return read.teams.all(liveAfter(now())).map((row) => row.team);
+      return read.teams.all(rooms.liveAfter(now())).map((row) => row.team);
     },
     keyDigests(teamId: string): NewKey[] {
       return read.keys.all(teamId).map((row) => ({

@@ -66,8 +66,12 @@ export function defaultJournal(from: string, to: string): string {
 
 async function open(spec: string): Promise<RoomStore> {
   const settings = storeSettings(spec);
-  // The migration is the operator's: no room limit, a patient timeout, no retention.
+  // The migration is the operator's: no room limit, a patient timeout, no retention. A store named by its URL does
+  // not say how long its rooms live (ROOM_TTL_DAYS, ARCHIVE_DIR): opened with the default 30 days, it would hide —
+  // and on SQL stores sweep away — rooms its deployment keeps longer, so such a store drops no room here. An env:
+  // spec carries the deployment's own setting.
   return openStore({
+    ...(spec.startsWith("env:") ? {} : { roomTtlDays: 0 }),
     ...settings,
     storeTimeoutMs: 30_000,
     roomsPerTeam: Number.MAX_SAFE_INTEGER,

@@ -98,6 +98,39 @@ describe("the archiver in a roomd process", () => {
   });
 });
 
+describe("migrating a store whose rooms live long", () => {
+  test("R2-11 bun run migrate from a store named by URL drops no room idle longer than 30 days", async () => {
+    const data = mkdtempSync(join(tmpdir(), "roomd-long-lived-"));
+    const [from, to] = [join(data, "from.sqlite"), join(data, "to.sqlite")];
+    const scope = { roomId: newRoomId(), teamId: "long-lived" };
+    // A deployment with ROOM_TTL_DAYS=0 (or ARCHIVE_DIR): a room last used 40 days ago is still its room.
+    const old = await openWith(
+      { store: "sqlite", sqlitePath: from },
+      { now: () => Date.now() - 40 * DAY, roomTtlDays: 0 },
+    );
+    await fillRoom(old, scope);
+    await old.close();
+    const run = await runToEnd(
+      ["bun", "src/moving/main.ts", "--from", `sqlite://${from}`, "--to", `sqlite://${to}`],
+      {
+        cwd: join(import.meta.dir, "..", ".."),
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+        killAfterMs: 120_000,
+      },
+    );
+    expect({ code: run.code, err: run.stderr }).toEqual({ code: 0, err: "" });
+    expect(run.stdout).toContain("rooms 1 (1 copied");
+    for (const sqlitePath of [from, to]) {
+      const store = await openWith({ store: "sqlite", sqlitePath }, { roomTtlDays: 0 });
+      try {
+        expect(await exists(store, scope)).toBe(true);
+      } finally {
+        await store.close();
+      }
+    }
+  });
+});
+
 for (const make of E2E_STORES) {
   describe(`room expiry on ${make().name}`, () => {
     const backing = make();

@@ -44,6 +44,15 @@ async function main(): Promise<void> {
   const logger = createLogger(loaded.logLevel);
   const signingKey = webhookSigningKey(loaded);
   const config: Config = signingKey ? { ...loaded, webhookSigningKey: signingKey } : loaded;
+  if (config.archiveDir !== undefined) {
+    try {
+      checkArchiveDir(config.archiveDir);
+    } catch (error) {
+      throw new ConfigError(
+        `Invalid configuration:\n  - ARCHIVE_DIR: ${config.archiveDir} cannot be written (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+  }
   const store = await openStore(config);
   const noKeys = config.apiKeys.length === 0 && config.operatorKeys.length === 0;
   // A shared store without keys in the environment needs an operator key of its own (moved there by `bun run
@@ -66,16 +75,6 @@ async function main(): Promise<void> {
   // Rooms past ROOM_TTL_DAYS are archived (ARCHIVE_DIR) before they go; the store keeps them until then.
   const lifetimeMs = roomLifetimeMs(config.roomTtlDays);
   const archiveDir = config.archiveDir;
-  if (archiveDir !== undefined) {
-    try {
-      checkArchiveDir(archiveDir);
-    } catch (error) {
-      await store.close().catch(() => {});
-      throw new ConfigError(
-        `Invalid configuration:\n  - ARCHIVE_DIR: ${archiveDir} cannot be written (${error instanceof Error ? error.message : String(error)})`,
-      );
-    }
-  }
   const archiver =
     archiveDir !== undefined && lifetimeMs > 0
       ? createArchiver({ store: deps.store, dir: archiveDir, ttlMs: lifetimeMs, now: systemClock, logger })

@@ -39,10 +39,13 @@ describe("loadConfig", () => {
       expect(() => loadConfig({ ...upstash, UPSTASH_POLL_MS: bad }), bad).toThrow(/UPSTASH_POLL_MS: /);
   });
 
-  test("a shared store without keys is refused in the same one message as everything else", () => {
-    expect(() => loadConfig({ REDIS_URL: "redis://127.0.0.1:6379", PORT: "x" })).toThrow(
-      /PORT: .*\n.*API_KEYS or OPERATOR_KEYS: required with STORE=redis/s,
-    );
+  test("a shared store without keys in the environment is configured (the store may hold an operator key)", () => {
+    expect(loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" })).toMatchObject({
+      store: "redis",
+      apiKeys: [],
+      operatorKeys: [],
+    });
+    expect(() => loadConfig({ REDIS_URL: "redis://127.0.0.1:6379", PORT: "x" })).toThrow(/PORT: /);
   });
 
   test("parses key lists", () => {

@@ -35,6 +35,22 @@ function readOrCreateSecret(sqlitePath: string): FirstRunKey {
   return { secret, path, created: true };
 }
 
+/**
+ * Whether the store holds an operator key of any team (one `bun run migrate` moved from a first-run deployment,
+ * or one made by provisioning): then roomd may start on it without keys in its environment. Reads every team's
+ * key list once, at start-up.
+ */
+export async function storeHoldsOperatorKey(store: RoomStore): Promise<boolean> {
+  for (const team of await store.listTeams()) {
+    if ((await store.listKeys(team)).some((key) => key.kind === "operator")) return true;
+  }
+  return false;
+}
+
+/**
+ * The first-run operator key: read from `operator.key` beside the database (made there on the very first start)
+ * and stored as its digest when the store does not know it yet.
+ */
 export async function ensureLocalKey(
   sqlitePath: string,
   store: RoomStore,

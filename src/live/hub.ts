@@ -247,7 +247,7 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
     async join(scope, watcher) {
       // The room's head as the store has it now (and proof the team may read it), before any hub is made.
       const first = await store.readLog(
-        { roomId: scope.roomId, teamId: scope.teamId },
+        { roomId: scope.roomId, teamId: scope.teamId, observe: true },
         Number.MAX_SAFE_INTEGER,
         1,
       );
@@ -260,7 +260,8 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
       }
       if (!hub) {
         const created: Hub = {
-          scope: { roomId: scope.roomId, teamId: scope.teamId },
+          // Watching is looking on: the hub's reads record no use of the room (its expiry stays).
+          scope: { roomId: scope.roomId, teamId: scope.teamId, observe: true },
           head: first.head,
           cache: [],
           watchers: new Set(),

@@ -13,6 +13,7 @@
 import { PEOPLE_EVENT_TYPES } from "../protocol/event-types.ts";
 import type { StateLine } from "../protocol/export-format.ts";
 import { serialOf } from "../protocol/fork-rebuild.ts";
+import { COUNTER_MAX } from "../protocol/limits.ts";
 import { findCycle, planErrors } from "../protocol/plan-rules.ts";
 import { isPersonName } from "../protocol/principal.ts";
 import type { RoomEvent } from "../protocol/records.ts";
@@ -50,6 +51,30 @@ export function stateActs(line: StateLine): boolean {
 /** Whether an event is a person's act: sent or deleted by a person, or of a type only people (or the wheel) cause. */
 export const eventActs = (event: RoomEvent): boolean =>
   PEOPLE_EVENT_TYPES.has(event.type) || person(event.from) || person(event.deleted?.by);
+
+/** Ids roomd mints: a fork or an import of the room sets its counters from the numbers of those its log names. */
+const MINTED = /^(?:task|ctx|rev|apr|hof|vrd|evt)-(\d+)$/;
+
+/**
+ * A minted id past COUNTER_MAX named in the payload of an event roomd appended (not one an agent posted, whose
+ * payload is the agent's own text): the next ids of a fork or a copy of the room would follow it. The walk is
+ * iterative; the payload's size was bounded by its line's schema.
+ */
+export function namedIdProblem(event: RoomEvent, posted: boolean): string | undefined {
+  if (posted) return undefined;
+  const stack: unknown[] = [event.payload];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      const n = MINTED.exec(value)?.[1];
+      if (n !== undefined && Number(n) > COUNTER_MAX)
+        return `${event.id} (${event.type}) names ${value.slice(0, 40)}, whose number is past ${COUNTER_MAX} (2^39)`;
+    } else if (value !== null && typeof value === "object") {
+      stack.push(...Object.values(value));
+    }
+  }
+  return undefined;
+}
 
 /** A state line that contradicts itself, whoever imports it. */
 export function stateProblem(line: StateLine): string | undefined {

@@ -25,7 +25,11 @@ export const LIMITS = {
   lockTtlMaxSeconds: 300,
   varKeyMax: 128,
   varValueMax: 4096,
+  /** Shared variables a room may hold, so list_shared_vars answers at most about 4 MB. */
+  varsPerRoom: 1000,
   dependsOnMax: 100,
+  /** A task's priority lies within ±priorityMax (lower runs first). */
+  priorityMax: 1_000_000,
   presenceOnlineMs: 120_000,
   /** Event headers on the room summary page. */
   summaryRecentEvents: 20,
@@ -48,5 +52,21 @@ export const LIMITS = {
   broadcastMax: 4000,
 } as const;
 
+/**
+ * How long an idle room lives past its last use, in ms, for ROOM_TTL_DAYS (absent: LIMITS.roomTtlMs, 30 days; 0:
+ * for ever, which is 0 here too).
+ */
+export const roomLifetimeMs = (days: number | undefined): number =>
+  days === undefined ? LIMITS.roomTtlMs : days * 24 * 60 * 60 * 1000;
+
 /** Name of the resource that doubles as the advisory plan lock (spec §4). */
 export const PLAN_LOCK = "plan";
+
+/**
+ * The largest seq, head, counter, epoch, fence or minted id number (`task-<n>`) roomd accepts from outside (an
+ * import, a migration): 2^39 = 549,755,813,888. Far below 2^53, where a double stops counting by one, and below
+ * 10^12, where the Redis driver's log indexes (which write seqs as 12 digits to keep them in order) stop sorting:
+ * a room imported at the bound keeps counting for another 450 billion writes, more than any room will make (a live
+ * room gets here only by half a trillion writes).
+ */
+export const COUNTER_MAX = 2 ** 39;

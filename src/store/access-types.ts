@@ -178,6 +178,13 @@ export interface AccessStore {
    * id. RoomError "denied" unless scope.teamId owns it.
    */
   deleteRoom(scope: { roomId: string; teamId: string }): Promise<void>;
+  /**
+   * The archiver's delete (ARCHIVE_DIR): deletes the room as deleteRoom does, in one atomic step, only when
+   * scope.teamId owns it and its last use (RoomListing.lastActivity, ms) is at or before `idleSince` — so a room
+   * used after it was archived is kept. True when it was deleted; false (changing nothing) otherwise, another
+   * team's room included. Never claims.
+   */
+  deleteIdleRoom(scope: { roomId: string; teamId: string }, idleSince: number): Promise<boolean>;
   /** Operator view of any room; null when the room is not owned by anyone. */
   roomStats(roomId: string): Promise<RoomStats | null>;
   /**
@@ -193,6 +200,12 @@ export interface AccessStore {
  */
 export interface StoreLimits {
   roomsPerTeam: number;
+  /**
+   * ms an idle room lives past its last use before the store drops it (ROOM_TTL_DAYS); 0: the store never drops a
+   * room by itself (ROOM_TTL_DAYS=0, or ARCHIVE_DIR set: then the archiver removes it, deleteIdleRoom). Default
+   * LIMITS.roomTtlMs (30 days).
+   */
+  roomTtlMs?: number;
 }
 
 export const DEFAULT_STORE_LIMITS: StoreLimits = { roomsPerTeam: 100 };

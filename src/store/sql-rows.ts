@@ -15,7 +15,6 @@
  * sit away from the row type its `query<Row, Params>` declares. Shared here are only column lists and type lists.
  */
 import type { FileClaim } from "../protocol/claims.ts";
-import { LIMITS } from "../protocol/limits.ts";
 import { type DriverState, type ForkedFrom, NO_DRIVER, type RoomInfo } from "../protocol/people.ts";
 import { type LockInfo, type Presence, presenceOf, type RoomEvent } from "../protocol/records.ts";
 import { iso } from "../protocol/time.ts";
@@ -265,12 +264,16 @@ export const forkedFromOf = (raw: string | null | undefined): ForkedFrom | null 
  */
 export const READ_TOUCH_AFTER_MS = 60_000;
 
-/** Expired when ROOM_TTL has fully elapsed since the last use (like a Redis key whose PX ran out). */
-export const isExpired = (room: { last_activity: number }, now: number) =>
-  now - room.last_activity >= LIMITS.roomTtlMs;
+/**
+ * Expired when the room's lifetime (`ttlMs`, StoreLimits.roomTtlMs; 0: for ever) has fully elapsed since its last
+ * use (like a Redis key whose PX ran out).
+ */
+export const isExpired = (room: { last_activity: number }, now: number, ttlMs: number) =>
+  ttlMs > 0 && now - room.last_activity >= ttlMs;
 
 /** The same rule for SQL: a room is live at time t when its last_activity is above this. */
-export const liveAfter = (t: number): number => t - LIMITS.roomTtlMs;
+export const liveAfter = (t: number, ttlMs: number): number =>
+  ttlMs > 0 ? t - ttlMs : Number.MIN_SAFE_INTEGER;
 
 /** The oldest seq a trimmed room still has (what results call trimmedBefore), or undefined when nothing went. */
 export const trimmedBefore = (trimmedSeq: number): number | undefined =>

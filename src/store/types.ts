@@ -578,7 +578,11 @@ export interface RoomStore
   listLocks(scope: RoomScope): Promise<LockInfo[]>;
 
   // ── shared variables ──────────────────────────────────────────────────────────────────────────────────
-  /** Sets the value (a string, kept byte for byte) and appends `shared_var_set` {key} from agentId. */
+  /**
+   * Sets the value (a string, kept byte for byte) and appends `shared_var_set` {key} from agentId. A new key in a
+   * room holding LIMITS.varsPerRoom variables is refused with toolErrors.varLimit, changing nothing; setting a key
+   * the room holds is always allowed.
+   */
   setVar(scope: RoomScope, key: string, value: string, agentId: string): Promise<void>;
   getVar(scope: RoomScope, key: string): Promise<string | null>;
   listVars(scope: RoomScope): Promise<Record<string, string>>;

@@ -373,6 +373,22 @@ for (const make of STORES) {
       await clean(publicView);
     });
 
+    test("R2-11 the dashboard shows when each room expires if nobody uses it", async () => {
+      const roomId = await room();
+      const watched = await openPage(browser, { width: 390 });
+      const { page } = watched;
+      await signIn(page, base, team.person);
+      await page.waitForSelector(`#rooms tr[data-room="${roomId}"]`);
+      await page.waitForSelector('#rooms th:text-is("Expires")');
+      // ROOM_TTL_DAYS is 30 here: the room was just used.
+      const expires = page.locator(`#rooms tr[data-room="${roomId}"] td:nth-of-type(4) time`);
+      expect(await expires.textContent()).toBe("in 30 d");
+      const at = Date.parse((await expires.getAttribute("datetime")) as string);
+      expect(Math.abs(at - (Date.now() + 30 * 86_400_000))).toBeLessThan(5 * 60_000);
+      await noHorizontalScroll(page);
+      await clean(watched);
+    });
+
     test("the dashboard: rooms kept live, a key's secret shown once with a copy button, the connect panel; 390 px", async () => {
       const roomId = await room();
       const watched = await openPage(browser);

@@ -8,7 +8,7 @@ import { TASK_STATUSES } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomListing, RoomStats, RoomSummaryView } from "../access-types.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { eventId, liveAfter } from "./rows.ts";
+import { eventId } from "./rows.ts";
 
 type RoomTeam = { roomId: string; teamId: string };
 
@@ -59,7 +59,7 @@ export function createAdminRooms(
       return { created: true };
     },
     async listRooms(teamId: string): Promise<RoomListing[]> {
-      return (await owned.all(teamId, liveAfter(now()))).map((row) => ({
+      return (await owned.all(teamId, rooms.liveAfter(now()))).map((row) => ({
         roomId: row.room_id,
         createdAt: iso(row.created_at),
         lastActivity: iso(row.last_activity),
@@ -68,6 +68,13 @@ export function createAdminRooms(
     async deleteRoom(scope: RoomTeam): Promise<void> {
       await rooms.owned(scope);
       await rooms.purge(scope.roomId);
+    },
+    /** Inside the write, under the room's lock: the room goes only when nobody used it after idleSince. */
+    async deleteIdleRoom(scope: RoomTeam, idleSince: number): Promise<boolean> {
+      const room = await rooms.live(scope.roomId);
+      if (!room || room.owner !== scope.teamId || room.last_activity > idleSince) return false;
+      await rooms.purge(scope.roomId);
+      return true;
     },
     async roomStats(roomId: string): Promise<RoomStats | null> {
       const room = await rooms.live(roomId);

@@ -365,6 +365,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     createRoom: write(byRoom, admin.createRoom),
     listRooms: read(admin.listRooms),
     deleteRoom: write(byRoom, admin.deleteRoom),
+    deleteIdleRoom: write(byRoom, admin.deleteIdleRoom),
     roomStats: read(admin.roomStats),
     roomSummary: read(roomSummary),
     createWebhook: write(byRoom, webhooks.createWebhook),

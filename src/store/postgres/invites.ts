@@ -8,7 +8,7 @@ import { errors } from "../../protocol/errors.ts";
 import type { InviteRecord, NewInvite, RateDecision, RateRequest } from "../access-types.ts";
 import { invitePrefix, type Rate } from "./rate.ts";
 import type { StoreParts } from "./rooms.ts";
-import { INVITE_COLUMNS, type InviteRow, liveAfter, toInvite, toMs } from "./rows.ts";
+import { INVITE_COLUMNS, type InviteRow, toInvite, toMs } from "./rows.ts";
 
 type RoomTeam = { roomId: string; teamId: string };
 
@@ -113,7 +113,7 @@ export function createInvites({ pg, now, rooms }: StoreParts, rate: Rate) {
         room: roomId,
         digest,
         now: t,
-        live: liveAfter(t),
+        live: rooms.liveAfter(t),
         prefix: invitePrefix(roomId),
         kind: request.bucket,
         window: request.windowMs,

@@ -23,7 +23,6 @@ import {
   type EventRow,
   forkedFromOf,
   idSerial,
-  liveAfter,
   msOrNull,
   parsedRows,
   TIMED_DELIVERIES,
@@ -440,11 +439,12 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
 
   return {
     async exportRoom(scope: RoomScope): Promise<RoomSnapshot | null> {
-      const room = await rooms.read(scope);
+      // An export is a look at the room, not a use: it records nothing (last activity and expiry stay).
+      const room = await rooms.read({ ...scope, observe: true });
       return room ? snapshotOf(room) : null;
     },
     async exportLog(scope: RoomScope, after: number, limit: number): Promise<LoggedEvent[]> {
-      const room = await rooms.read(scope);
+      const room = await rooms.read({ ...scope, observe: true });
       if (!room) return [];
       const rows = await read.log.all(room.room_id, after, limit);
       const last = rows.at(-1);
@@ -468,7 +468,7 @@ export function createMoving({ pg, now, rooms, changes }: StoreParts, driver: Dr
       await fill(scope.roomId, data);
     },
     async teamsToMove(): Promise<string[]> {
-      return (await read.teams.all(liveAfter(now()))).map((row) => row.team);
+      return (await read.teams.all(rooms.liveAfter(now()))).map((row) => row.team);
     },
     async keyDigests(teamId: string): Promise<NewKey[]> {
       return (await read.keys.all(teamId)).map((row) => ({

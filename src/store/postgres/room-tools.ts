@@ -17,7 +17,7 @@ import type { Events } from "./events.ts";
 import type { Locks } from "./locks.ts";
 import type { PlanOps } from "./plan.ts";
 import type { StoreParts } from "./rooms.ts";
-import { type EventRow, liveAfter, toEvent } from "./rows.ts";
+import { type EventRow, toEvent } from "./rows.ts";
 import type { Search } from "./search.ts";
 
 interface Deps {
@@ -53,7 +53,7 @@ export function createRoomTools(
 
   return {
     async usableRooms(teamId: string): Promise<UsableRoom[]> {
-      return (await usable.all(teamId, liveAfter(now()))).map((r) => ({
+      return (await usable.all(teamId, rooms.liveAfter(now()))).map((r) => ({
         roomId: r.room_id,
         createdAt: iso(r.created_at),
       }));

@@ -53,7 +53,7 @@ export function roomTransactions({ pg, now, changes, rooms }: StoreParts) {
 
   const ownedByTeam = async (scope: RoomScope, t: number) => {
     const row = await owner.get(scope.roomId);
-    return row !== null && row.owner === scope.teamId && t - row.last_activity < LIMITS.roomTtlMs;
+    return row !== null && row.owner === scope.teamId && !rooms.isExpired(row, t);
   };
 
   async function replay(scope: RoomScope): Promise<{ value: unknown } | undefined> {

@@ -31,6 +31,8 @@ export function createRooms(
   rate: Rate,
   changes: { appended(roomId: string, seq: number): void },
 ) {
+  // How long an idle room lives (ROOM_TTL_DAYS; 0: for ever, as with ARCHIVE_DIR, where the archiver removes it).
+  const ttlMs = limits.roomTtlMs ?? LIMITS.roomTtlMs;
   const select = pg.query<RoomRow, [string]>("SELECT * FROM rooms WHERE room_id = ?");
   const refresh = pg.query<RoomRow, [number, string, string]>(
     "UPDATE rooms SET last_activity = ?1 WHERE room_id = ?2 AND owner = ?3 RETURNING *",
@@ -84,11 +86,11 @@ export function createRooms(
   /** True when the team already owns roomsPerTeam live rooms (inside a write: takes the team's lock). */
   async function atLimit(teamId: string): Promise<boolean> {
     if (pg.inWrite) await pg.lock(teamLock(teamId));
-    return ((await ownedCount.get(teamId, liveAfter(now())))?.c ?? 0) >= limits.roomsPerTeam;
+    return ((await ownedCount.get(teamId, liveAfter(now(), ttlMs)))?.c ?? 0) >= limits.roomsPerTeam;
   }
 
   function visible(scope: RoomScope, room: RoomRow | null): RoomRow | null {
-    if (!room || isExpired(room, now())) return null;
+    if (!room || isExpired(room, now(), ttlMs)) return null;
     if (room.owner !== scope.teamId) throw errors.denied();
     return room;
   }
@@ -123,7 +125,7 @@ export function createRooms(
      */
     async check(scope: RoomScope): Promise<RoomRow | null> {
       const raw = await select.get(scope.roomId);
-      if (raw && isExpired(raw, now())) {
+      if (raw && isExpired(raw, now(), ttlMs)) {
         await purge(scope.roomId);
         return null;
       }
@@ -144,12 +146,12 @@ export function createRooms(
     /** The live room (any owner) or null; never writes. */
     async live(roomId: string): Promise<RoomRow | null> {
       const room = await select.get(roomId);
-      return room && !isExpired(room, now()) ? room : null;
+      return room && !isExpired(room, now(), ttlMs) ? room : null;
     },
     /** The team's live room; throws denied when it is unowned, expired or another team's. Never writes. */
     async owned(scope: { roomId: string; teamId: string }): Promise<RoomRow> {
       const room = await select.get(scope.roomId);
-      if (!room || isExpired(room, now()) || room.owner !== scope.teamId) throw errors.denied();
+      if (!room || isExpired(room, now(), ttlMs) || room.owner !== scope.teamId) throw errors.denied();
       return room;
     },
     purge,
@@ -170,9 +172,14 @@ export function createRooms(
     async planChanged(roomId: string, t: number): Promise<void> {
       await planTouched.run(t, roomId);
     },
+    /** A room is live at time t when its last_activity is above this (SQL's form of isExpired). */
+    liveAfter: (t: number): number => liveAfter(t, ttlMs),
+    /** Whether the room's lifetime has run out at time t. */
+    isExpired: (room: { last_activity: number }, t: number): boolean => isExpired(room, t, ttlMs),
     /** Room ids of up to 200 expired rooms (each is purged in a write of its own, under its lock). */
     async expired(): Promise<string[]> {
-      return (await expiredIds.all(now() - LIMITS.roomTtlMs)).map((r) => r.room_id);
+      if (ttlMs === 0) return [];
+      return (await expiredIds.all(now() - ttlMs)).map((r) => r.room_id);
     },
   };
 }

@@ -3,7 +3,9 @@
  * PostgreSQL's text cannot hold U+0000, which a value may contain, and JSON escapes it, so every value comes back
  * byte for byte.
  */
+import { LIMITS } from "../../protocol/limits.ts";
 import { BROADCAST } from "../../protocol/records.ts";
+import { toolErrors } from "../../protocol/tool-errors.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
@@ -21,10 +23,17 @@ export function createVars({ pg, rooms, changes }: StoreParts, events: Events) {
   const all = pg.query<{ key: string; value: string }, [string]>(
     "SELECT key, value FROM vars WHERE room_id = ? ORDER BY key",
   );
+  // A new key in a room at the limit is refused; setting one it holds is always allowed.
+  const full = pg.query<{ full: boolean }, [string, string, number]>(
+    `SELECT NOT EXISTS (SELECT 1 FROM vars WHERE room_id = ?1 AND key = ?2)
+       AND (SELECT count(*) FROM vars WHERE room_id = ?1) >= ?3 AS full`,
+  );
 
   return {
     async setVar(scope: RoomScope, key: string, value: string, agentId: string): Promise<void> {
       await rooms.check(scope);
+      if ((await full.get(scope.roomId, key, LIMITS.varsPerRoom))?.full)
+        throw toolErrors.varLimit(LIMITS.varsPerRoom);
       await rooms.claim(scope);
       await put.run(scope.roomId, key, JSON.stringify(value));
       changes.signal(scope.roomId, "vars");

@@ -26,7 +26,6 @@ import type { StoreParts } from "./rooms.ts";
 import {
   EVENT_COLUMNS,
   type EventRow,
-  liveAfter,
   toEvent,
   toMs,
   toWebhook,
@@ -161,7 +160,7 @@ export function createWebhooks({ pg, now, rooms }: StoreParts, events: Events) {
       return true;
     },
     async webhookRooms(): Promise<string[]> {
-      return (await withHooks.all(liveAfter(now()))).map((r) => r.room_id);
+      return (await withHooks.all(rooms.liveAfter(now()))).map((r) => r.room_id);
     },
     async claimDeliveries(roomId: string, request: { limit: number; leaseMs: number }): Promise<ClaimBatch> {
       if (!(await rooms.live(roomId)) || (await count.get(roomId))?.c === 0) return noWebhooks;

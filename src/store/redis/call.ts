@@ -49,6 +49,8 @@ export interface Bridge {
   team<T>(teamId: string, name: TeamScriptName, args: string[]): Promise<Ran<T>>;
   index: RoomIndex;
   limits: StoreLimits;
+  /** ms an idle room lives past its last use (StoreLimits.roomTtlMs); 0: for ever. */
+  ttlMs: number;
 }
 
 /** The common last ARGV of every room script (lua-prelude.ts CLAIM_OK). */
@@ -101,6 +103,8 @@ export function createBridge(
 ): Bridge {
   // Scripts publish on the room's feed channel only for clients that can subscribe to it (not REST).
   const publishes = run.client.subscribeSharded !== undefined;
+  // How long an idle room lives (ROOM_TTL_DAYS; 0: for ever, its keys get no expiry).
+  const ttlMs = limits.roomTtlMs ?? LIMITS.roomTtlMs;
   const keep = `${retention.maxEvents} ${retention.maxAgeMs}`;
   const wholeAt = new Map<string, number>();
   /** Whether this call passes the whole room: every claim, and at least every WHOLE_EVERY ms per room. */
@@ -122,7 +126,7 @@ export function createBridge(
     extraKeys: string[] = [],
   ): Promise<Ran<T>> {
     const now = clock();
-    const common = [room.teamId, String(now), iso(now), String(LIMITS.roomTtlMs)];
+    const common = [room.teamId, String(now), iso(now), String(ttlMs)];
     const script = ROOM_SCRIPTS[name];
     const all = roomKeys(room.roomId);
     const keys = scriptKeys(
@@ -199,5 +203,13 @@ export function createBridge(
     return ran;
   };
 
-  return { call, claimable: (scope, name, args) => claimable(scope, name, args), open, team, index, limits };
+  return {
+    call,
+    claimable: (scope, name, args) => claimable(scope, name, args),
+    open,
+    team,
+    index,
+    limits,
+    ttlMs,
+  };
 }

@@ -79,3 +79,17 @@ redis.call("DEL", unpack(KEYS))
 publish("0")
 return reply("true")
 `;
+
+/**
+ * deleteIdleRoom: as DELETE_ROOM, only when the room's last use (meta last_used) is at or before `idle_since`; a room
+ * without a recorded last use is kept. Replies {ok: true} when deleted, {ok: false} otherwise.
+ */
+export const DELETE_IDLE_ROOM = `
+local idle_since = tonumber(ARGV[5]) -- ms: the last use the archived export saw
+if not OWNED then return reply("false") end
+local used = tonumber(META[5])
+if not used or used > idle_since then return reply("false") end
+redis.call("DEL", unpack(KEYS))
+publish("0")
+return reply("true")
+`;

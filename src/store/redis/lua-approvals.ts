@@ -12,7 +12,7 @@ local action = ARGV[6]          -- what it asks to do
 local details = ARGV[7]         -- details JSON object, spliced verbatim
 local ttl = tonumber(ARGV[8])   -- lifetime in ms
 if not OWNED and not CLAIM_OK then return CLAIM end
-local a = { id = "apr-" .. W("HINCRBY", K_META, "approval_n", 1), action = action, requestedBy = by,
+local a = { id = "apr-" .. num(W("HINCRBY", K_META, "approval_n", 1)), action = action, requestedBy = by,
   status = "pending", created_at = NOW_ISO, expiresMs = NOW + ttl, expires_at = R.iso(NOW + ttl) }
 W("HSET", K_APPROVALS, a.id, P.approval(a, details, true))
 append_event("approval_requested", by, "all", '{"approval":' .. P.approval(a, details, false) .. '}')
@@ -76,7 +76,7 @@ local details = ARGV[8]         -- markdown
 local ref = ARGV[9]             -- a URL, used when ARGV[10] is "1"
 local has_ref = ARGV[10] == "1"
 if not OWNED and not CLAIM_OK then return CLAIM end
-local id = "vrd-" .. W("HINCRBY", K_META, "verdict_n", 1)
+local id = "vrd-" .. num(W("HINCRBY", K_META, "verdict_n", 1))
 local json = '{"id":' .. str(id) .. ',"verdict":' .. str(verdict) .. ',"summary":' .. str(summary) .. ',"details":'
   .. str(details) .. ',"ref":' .. (has_ref and str(ref) or "null") .. ',"by":' .. str(by) .. ',"created_at":'
   .. str(NOW_ISO) .. '}'

@@ -54,7 +54,7 @@ end
 local function placed(id)
   local head = redis.call("HGET", K_META, "event_seq") or "0"
   local old = redis.call("HGET", K_CTX_SEQS, id)
-  W("HSET", K_CTX_SEQS, id, old and (string.sub(old, 1, -2) .. "," .. head .. "]") or ("[" .. head .. "]"))
+  W("HSET", K_CTX_SEQS, id, old and (string.sub(old, 1, -2) .. "," .. num(head) .. "]") or ("[" .. num(head) .. "]"))
 end
 `;
 
@@ -67,7 +67,7 @@ local agents_json = ARGV[8]     -- consuming_agents as a JSON array of strings
 local payload = ARGV[9]         -- payload JSON, validated by the caller
 local terms = ARGV[10]          -- search terms, JSON {summary: {token: count}, payload: {…}}
 if not OWNED and not CLAIM_OK then return CLAIM end
-local id = "ctx-" .. W("HINCRBY", K_META, "ctx_n", 1)
+local id = "ctx-" .. num(W("HINCRBY", K_META, "ctx_n", 1))
 local entry = entry_json({ id = id, type = ctype, author = author, timestamp = NOW_ISO, summary = summary,
   version = "1.0" }, agents_json)
 W("HSET", K_CTX, id, entry)

@@ -37,7 +37,9 @@ if not OWNED then return ok('{"events":[]}') end
 local top = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
 if before_seq then top = math.min(top, before_seq - 1) end
 local trimmed = TRIM.seq()
-local floor = math.max(since_seq, trimmed)
+-- The log holds every seq from the trim to the head, so no walk down needs more seqs than it holds events: that
+-- bounds the walk by a count, whatever the numbers in meta say.
+local floor = math.max(since_seq, trimmed, top - redis.call("HLEN", K_EVENT_IDX))
 local picked = {}
 local high = top
 while high > floor and #picked < limit do
@@ -80,7 +82,7 @@ local head = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
 local from = math.max(after, TRIM.seq())
 local seqs = {}
 for s = from + 1, math.min(head, from + limit) do seqs[#seqs + 1] = s end
-return ok('{"events":' .. events_json(seqs) .. ',"head":' .. head .. ',"exists":true}')
+return ok('{"events":' .. events_json(seqs) .. ',"head":' .. num(head) .. ',"exists":true}')
 `;
 
 /** markEventRead: adds the agent to read_by once. Replies {ok: true} or {err: "eventNotFound"}. */

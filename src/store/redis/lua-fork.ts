@@ -27,7 +27,8 @@ if trimmed > 0 and at_seq < head then
     .. num(trimmed + 1) .. '}'
 end
 local evs, idx, posted = {}, {}, {}
-for low = trimmed + 1, at_seq, 500 do
+-- From the trim, or from as far down as the events the room holds reach (a count bound on the walk).
+for low = math.max(trimmed, head - redis.call("HLEN", K_EVENT_IDX)) + 1, at_seq, 500 do
   local seqs = {}
   for s = low, math.min(at_seq, low + 499) do seqs[#seqs + 1] = s end
   local e = redis.call("HMGET", K_EVENTS, unpack(seqs))
@@ -115,7 +116,7 @@ for _ = 1, tonumber(ARGV[10]) do
   if MAIL.types[etype] then W("ZADD", K_MAILBOX, 0, etype .. " " .. addr_member(to, seq)) end
   local mark = ARGV[i + 2]
   if mark ~= "" then W("HSET", K_POSTED, seq, "1") end
-  if mark ~= "" and mark ~= "-" then IX.put("evt-" .. seq, cjson.decode(mark)) end
+  if mark ~= "" and mark ~= "-" then IX.put("evt-" .. num(seq), cjson.decode(mark)) end
   i = i + 3
 end
 if not last then return ok("true") end

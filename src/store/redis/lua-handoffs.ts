@@ -35,7 +35,7 @@ for _, cid in ipairs(ctx_ids) do
   end
 end
 if not OWNED and not CLAIM_OK then return CLAIM end
-local h = { id = "hof-" .. W("HINCRBY", K_META, "handoff_n", 1), from = from, to = to, taskIds = task_ids,
+local h = { id = "hof-" .. num(W("HINCRBY", K_META, "handoff_n", 1)), from = from, to = to, taskIds = task_ids,
   contextIds = ctx_ids, note = note, status = "offered", offeredBy = by, owners = owners, created_at = NOW_ISO,
   updated_at = NOW_ISO }
 local json = P.handoff(h)

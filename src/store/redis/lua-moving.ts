@@ -69,7 +69,7 @@ for i = 1, #seqs do
     if string.find(evs[i], '^{"id":"evt%-%d+","seq":%d+,"type":"context_[au][vp]') then
       agents = agents or redis.call("HKEYS", K_CURSORS)
       for _, agent in ipairs(agents) do
-        local at = redis.call("HGET", K_CTX_READS, seqs[i] .. " " .. agent)
+        local at = redis.call("HGET", K_CTX_READS, num(seqs[i]) .. " " .. agent)
         if at then d[#d + 1] = str(agent) .. ":" .. at end
       end
     end

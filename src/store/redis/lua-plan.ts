@@ -176,7 +176,7 @@ if OWNED then
   leases_due()
   record_leases()
 end
-local id = "task-" .. W("HINCRBY", K_META, "task_n", 1)
+local id = "task-" .. num(W("HINCRBY", K_META, "task_n", 1))
 local task = task_json({ id = id, title = title, description = description, status = "pending",
   priority = tonumber(priority), version = 1, created_at = NOW_ISO, updated_at = NOW_ISO }, deps_json)
 W("HSET", K_TASKS, id, task)
@@ -383,7 +383,7 @@ if not OWNED and not CLAIM_OK then return CLAIM end
 ensure_counts()
 local ids, made = {}, {}
 for i, t in ipairs(tasks) do
-  local id = "task-" .. W("HINCRBY", K_META, "task_n", 1)
+  local id = "task-" .. num(W("HINCRBY", K_META, "task_n", 1))
   local deps = {}
   for j, index in ipairs(t.depends_on) do deps[j] = ids[index + 1] end
   local task = task_json({ id = id, title = t.title, description = t.description, status = "pending",
@@ -403,7 +403,7 @@ local ctx_ids, entries = {}, {}
 -- Entries written here are not in the context index (lua-context.ts CTX_BY): the next filtered list builds it.
 if #contexts > 0 then redis.call("HDEL", K_META, "ctx_by_v") end
 for i, c in ipairs(contexts) do
-  local id = "ctx-" .. W("HINCRBY", K_META, "ctx_n", 1)
+  local id = "ctx-" .. num(W("HINCRBY", K_META, "ctx_n", 1))
   local agents = strs(c.consuming_agents)
   local entry = '{"id":' .. str(id) .. ',"type":' .. str(c.type) .. ',"author":' .. str(agent) .. ',"timestamp":'
     .. str(NOW_ISO) .. ',"summary":' .. str(c.summary) .. ',"consuming_agents":' .. agents .. ',"version":"1.0"}'

@@ -84,12 +84,19 @@ end
 return ok("[" .. table.concat(out, ",") .. "]")
 `;
 
-/** setVar: stores the value and appends shared_var_set {key}. Replies {ok: true}. */
+/**
+ * setVar: stores the value and appends shared_var_set {key}. Replies {ok: true}, or {err: "varLimit", max} for a new
+ * variable in a room holding `max` of them.
+ */
 export const SET_VAR = `
 local key = ARGV[5]             -- variable name
 local value = ARGV[6]           -- value, stored byte for byte
 local agent = ARGV[7]           -- setter, the event's from
+local max = tonumber(ARGV[8])   -- most variables a room holds: a new one past it is refused
 if not OWNED and not CLAIM_OK then return CLAIM end
+if redis.call("HEXISTS", K_VARS, key) == 0 and redis.call("HLEN", K_VARS) >= max then
+  return '{"err":"varLimit","max":' .. num(max) .. '}'
+end
 W("HSET", K_VARS, key, value)
 signal("vars")
 append_event("shared_var_set", agent, "all", '{"key":' .. str(key) .. '}')

@@ -31,7 +31,7 @@ if ctx_id ~= "" then
   version = cjson.decode(raw).version
 end
 if not OWNED and not CLAIM_OK then return CLAIM end
-local id = "rev-" .. W("HINCRBY", K_META, "review_n", 1)
+local id = "rev-" .. num(W("HINCRBY", K_META, "review_n", 1))
 local review = review_json({ id = id, status = "pending", requester = requester, reviewer = reviewer,
   subject = subject, details = details, task_id = optional(task_id), context_id = optional(ctx_id),
   context_version = version, created_at = NOW_ISO })
@@ -172,7 +172,8 @@ export const ANALYTICS_LOG = `
 if not OWNED then return ok('{"events":[],"posted":[],"tasks":[],"contexts":[],"reads":[]}') end
 local top = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
 local out = {}
-for low = TRIM.seq() + 1, top, 200 do
+-- From the trim, or from as far down as the events the room holds reach (a count bound on the walk).
+for low = math.max(TRIM.seq(), top - redis.call("HLEN", K_EVENT_IDX)) + 1, top, 200 do
   local seqs = {}
   for s = low, math.min(top, low + 199) do seqs[#seqs + 1] = s end
   local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))

@@ -33,6 +33,12 @@ local last_used = redis.call("HGET", K_META, "last_used") or "null"
  * {ok: {owner, createdAt, lastUsed, pttl}}.
  */
 export const ROOM_INFO = `${LAST_USED}
+-- A store that keeps rooms for ever (ROOM_TTL "0": ROOM_TTL_DAYS=0, or an archive directory whose archiver removes
+-- rooms) takes back the expiry an earlier setting gave the room's keys, so a room nobody uses since is never dropped
+-- unarchived; listings read every room through here. PERSIST changes no value.
+if ROOM_TTL == "0" and redis.call("PTTL", K_META) >= 0 then
+  for i = 1, ROOM_KEY_COUNT do redis.call("PERSIST", KEYS[i]) end
+end
 local created = redis.call("HGET", K_META, "created_at")
 return reply('{"owner":' .. opt_str(OWNER or nil) .. ',"createdAt":' .. opt_str(created or nil) .. ',"lastUsed":'
   .. last_used .. ',"pttl":' .. redis.call("PTTL", K_META) .. '}')
@@ -69,7 +75,8 @@ local people = {}
 for i = 1, #presence, 2 do people[#people + 1] = str(presence[i]) .. ":" .. presence[i + 1] end
 local headers = {}
 local high = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
-local low_end = TRIM.seq() + 1
+-- No lower than the events the room holds allow (the log is every seq from the trim to the head): a count bound.
+local low_end = math.max(TRIM.seq(), high - redis.call("HLEN", K_EVENT_IDX)) + 1
 while high >= low_end and #headers < recent do
   local seqs = {}
   for s = high, math.max(low_end, high - recent + 1), -1 do seqs[#seqs + 1] = s end

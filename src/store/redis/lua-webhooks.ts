@@ -22,7 +22,7 @@ function WH.enqueue(seq, etype)
   for i = 1, #all, 2 do
     local active, match = string.match(all[i + 1], "^(%a) %d+ %d+ %d+ (.*)$")
     if active == "a" and (match == "*" or string.find(match, "\\001" .. etype .. "\\001", 1, true)) then
-      W("ZADD", K_WH_OUTBOX, NOW, seq .. " " .. all[i] .. " 1")
+      W("ZADD", K_WH_OUTBOX, NOW, num(seq) .. " " .. all[i] .. " 1")
     end
   end
 end
@@ -51,10 +51,13 @@ function WH.member(m)
   local seq, id, attempt = string.match(m, "^(%d+) (%S+) (%d+)$")
   return seq, id, tonumber(attempt)
 end
--- Scripts acting for no team never run ok(): a key they create gets the room's remaining lifetime.
+-- Scripts acting for no team never run ok(): a key they create gets the room's remaining lifetime (none when the
+-- room's keys have no expiry, or the store keeps rooms for ever: ROOM_TTL "0").
 function WH.keep_ttl()
   local ttl = redis.call("PTTL", K_META)
+  if ttl == -1 then return end
   if ttl <= 0 then ttl = tonumber(ROOM_TTL) end
+  if ttl <= 0 then return end
   for key in pairs(DIRTY) do
     if redis.call("PTTL", key) == -1 then redis.call("PEXPIRE", key, ttl) end
   end

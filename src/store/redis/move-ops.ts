@@ -239,13 +239,14 @@ export function moveOps(
 
   return {
     async exportRoom(scope) {
-      const { value } = await call<Stored>({ ...scope, mayClaim: false }, "EXPORT_ROOM", []);
+      // An export is a look at the room, not a use: it records nothing (last use and expiry stay).
+      const { value } = await call<Stored>({ ...scope, mayClaim: false, observe: true }, "EXPORT_ROOM", []);
       return value.exists ? snapshotOf(value) : null;
     },
 
     async exportLog(scope, after, limit) {
       const { value } = await call<(StoredEvent & { p: boolean; d: Record<string, number> })[]>(
-        { ...scope, mayClaim: false },
+        { ...scope, mayClaim: false, observe: true },
         "EXPORT_LOG",
         [String(after), String(limit)],
       );

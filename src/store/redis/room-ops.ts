@@ -1,4 +1,5 @@
 /** Presence, lock and shared-variable operations of the Redis store. */
+import { LIMITS } from "../../protocol/limits.ts";
 import type { LockInfo, LockState } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomStore } from "../types.ts";
@@ -66,7 +67,7 @@ export function roomOps(call: Call): RoomOps {
     },
 
     async setVar(scope, key, value, agentId) {
-      await call(scope, "SET_VAR", [key, value, agentId]);
+      await call(scope, "SET_VAR", [key, value, agentId, String(LIMITS.varsPerRoom)]);
     },
 
     async getVar(scope, key) {

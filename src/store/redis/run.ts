@@ -107,6 +107,8 @@ function refusal(reply: { err: string; [detail: string]: unknown }): RoomError |
       return leaseErrors.notLeased(id, typeof reply.owner === "string" ? reply.owner : null);
     case "claimLimit":
       return claimErrors.limit(Number(reply.max));
+    case "varLimit":
+      return toolErrors.varLimit(Number(reply.max));
     case "forkTrimmed":
       return movingErrors.forkTrimmed(Number(reply.atSeq), Number(reply.head), Number(reply.trimmedBefore));
     default:

@@ -1,7 +1,6 @@
 /** Deletions, history, templates, reviews, search and analytics of the Redis store: one script each. */
 import type { AnalyticsLog } from "../../protocol/analytics.ts";
 import { effectiveTask } from "../../protocol/leases.ts";
-import { LIMITS } from "../../protocol/limits.ts";
 import type { ContextEntry, Review, RoomEvent, Task } from "../../protocol/records.ts";
 import { reviewMatches } from "../../protocol/reviews.ts";
 import {
@@ -67,7 +66,7 @@ type StoredLogEvent =
   | { e: Omit<RoomEvent, "read_by"> }
   | { h: Omit<RoomEvent, "read_by" | "payload" | "timestamp">; ms: number };
 
-export function toolOps({ call, team, open }: Bridge): ToolOps {
+export function toolOps({ call, team, open, ttlMs }: Bridge): ToolOps {
   return {
     async deleteTask(scope, input) {
       const { value } = await call<Task>(scope, "DELETE_TASK", [
@@ -116,17 +115,16 @@ export function toolOps({ call, team, open }: Bridge): ToolOps {
 
     /**
      * The team's room index (one round trip). A room claimed within ROOM_TTL is live (a room lives ROOM_TTL past
-     * its last use, and its claim was a use); an older place is checked against the room itself, one round trip
-     * each, so only rooms claimed more than 30 days ago cost more.
+     * its last use, and its claim was a use; with ROOM_TTL 0 every room lives); an older place is checked against
+     * the room itself, one round trip each, so only rooms claimed more than ROOM_TTL ago cost more.
      */
     async usableRooms(teamId) {
       const { value, now } = await team<[string, number][]>(teamId, "ROOM_INDEX", []);
       const rooms = await Promise.all(
         value.map(async ([roomId, score]): Promise<UsableRoom | null> => {
-          if (score > now - LIMITS.roomTtlMs) return { roomId, createdAt: iso(score) };
+          if (ttlMs === 0 || score > now - ttlMs) return { roomId, createdAt: iso(score) };
           const info = (await open<RoomInfo>(roomId, "", "ROOM_INFO", [])).value;
-          const live =
-            info.owner === teamId && (info.lastUsed === null || info.lastUsed > now - LIMITS.roomTtlMs);
+          const live = info.owner === teamId && (info.lastUsed === null || info.lastUsed > now - ttlMs);
           return live ? { roomId, createdAt: iso(score) } : null;
         }),
       );

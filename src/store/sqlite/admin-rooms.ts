@@ -5,7 +5,7 @@ import { TASK_STATUSES } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomListing, RoomStats, RoomSummaryView } from "../access-types.ts";
 import type { RoomRow, StoreParts } from "./rooms.ts";
-import { eventId, liveAfter } from "./rows.ts";
+import { eventId } from "./rows.ts";
 
 type RoomTeam = { roomId: string; teamId: string };
 
@@ -55,7 +55,7 @@ export function createAdminRooms({ db, now, rooms }: StoreParts, presence: (room
       return { created: true };
     },
     listRooms(teamId: string): RoomListing[] {
-      return owned.all(teamId, liveAfter(now())).map((row) => ({
+      return owned.all(teamId, rooms.liveAfter(now())).map((row) => ({
         roomId: row.room_id,
         createdAt: iso(row.created_at),
         lastActivity: iso(row.last_activity),
@@ -64,6 +64,13 @@ export function createAdminRooms({ db, now, rooms }: StoreParts, presence: (room
     deleteRoom(scope: RoomTeam): void {
       rooms.owned(scope);
       rooms.purge(scope.roomId);
+    },
+    /** Inside the write: the room goes only when nobody used it after idleSince. */
+    deleteIdleRoom(scope: RoomTeam, idleSince: number): boolean {
+      const room = rooms.live(scope.roomId);
+      if (!room || room.owner !== scope.teamId || room.last_activity > idleSince) return false;
+      rooms.purge(scope.roomId);
+      return true;
     },
     roomStats(roomId: string): RoomStats | null {
       const room = rooms.live(roomId);

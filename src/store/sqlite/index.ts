@@ -325,6 +325,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     createRoom: write(admin.createRoom),
     listRooms: read(admin.listRooms),
     deleteRoom: write(admin.deleteRoom),
+    deleteIdleRoom: write(admin.deleteIdleRoom),
     roomStats: read(admin.roomStats),
     roomSummary: read((roomId: string, teamId?: string) => {
       const view = admin.roomSummary(roomId, teamId);

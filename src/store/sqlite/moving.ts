@@ -20,7 +20,6 @@ import {
   type EventRow,
   forkedFromOf,
   idSerial,
-  liveAfter,
   msOrNull,
   parsedRows,
   TIMED_DELIVERIES,
@@ -362,11 +361,12 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
 
   return {
     exportRoom(scope: RoomScope): RoomSnapshot | null {
-      const room = rooms.read(scope);
+      // An export is a look at the room, not a use: it records nothing (last activity and expiry stay).
+      const room = rooms.read({ ...scope, observe: true });
       return room ? snapshotOf(room) : null;
     },
     exportLog(scope: RoomScope, after: number, limit: number): LoggedEvent[] {
-      const room = rooms.read(scope);
+      const room = rooms.read({ ...scope, observe: true });
       if (!room) return [];
       const rows = read.log.all(room.room_id, after, limit);
       const last = rows.at(-1);
@@ -390,7 +390,7 @@ export function createMoving({ db, now, rooms, changes }: StoreParts, driver: Dr
       fill(scope.roomId, data);
     },
     teamsToMove(): string[] {
-      return read.teams.all(liveAfter(now())).map((row) => row.team);
+      return read.teams.all(rooms.liveAfter(now())).map((row) => row.team);
     },
     keyDigests(teamId: string): NewKey[] {
       return read.keys.all(teamId).map((row) => ({

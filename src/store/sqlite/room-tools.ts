@@ -16,7 +16,7 @@ import type { Events } from "./events.ts";
 import type { Locks } from "./locks.ts";
 import type { PlanOps } from "./plan.ts";
 import type { StoreParts } from "./rooms.ts";
-import { type EventRow, liveAfter, toEvent } from "./rows.ts";
+import { type EventRow, toEvent } from "./rows.ts";
 import type { Search } from "./search.ts";
 
 interface Deps {
@@ -53,7 +53,7 @@ export function createRoomTools(
   return {
     usableRooms(teamId: string): UsableRoom[] {
       return usable
-        .all(teamId, liveAfter(now()))
+        .all(teamId, rooms.liveAfter(now()))
         .map((r) => ({ roomId: r.room_id, createdAt: iso(r.created_at) }));
     },
     seedRoom(scope: RoomScope, seed: RoomSeed, agentId: string): { tasks: Task[]; contexts: ContextEntry[] } {

@@ -46,7 +46,7 @@ export function frozenClock(base: Clock): FrozenClock {
 }
 
 export function roomTransactions(
-  { db, now, changes }: StoreParts,
+  { db, now, changes, rooms }: StoreParts,
   hooks: TxHooks,
   clock?: Pick<FrozenClock, "freeze" | "thaw">,
 ) {
@@ -84,7 +84,7 @@ export function roomTransactions(
 
   const ownedByTeam = (scope: RoomScope, t: number) => {
     const row = owner.get(scope.roomId);
-    return row !== null && row.owner === scope.teamId && t - row.last_activity < LIMITS.roomTtlMs;
+    return row !== null && row.owner === scope.teamId && !rooms.isExpired(row, t);
   };
 
   /** The kept result of the scope's key, or undefined; throws when the key was used with other arguments. */

@@ -26,6 +26,8 @@ export function createRooms(
   rate: Rate,
   changes: Pick<SqliteFeed, "appended">,
 ) {
+  // How long an idle room lives (ROOM_TTL_DAYS; 0: for ever, as with ARCHIVE_DIR, where the archiver removes it).
+  const ttlMs = limits.roomTtlMs ?? LIMITS.roomTtlMs;
   const select = db.query<RoomRow, [string]>("SELECT * FROM rooms WHERE room_id = ?");
   // check() ran first in the same transaction, so an existing row is the team's own live room.
   const refresh = db.query<RoomRow, [number, string, string]>(
@@ -81,12 +83,12 @@ export function createRooms(
 
   /** True when the team already owns roomsPerTeam live rooms, so it may claim no other. */
   function atLimit(teamId: string): boolean {
-    return (ownedCount.get(teamId, liveAfter(now()))?.c ?? 0) >= limits.roomsPerTeam;
+    return (ownedCount.get(teamId, liveAfter(now(), ttlMs))?.c ?? 0) >= limits.roomsPerTeam;
   }
 
   /** Throws denied for another team's live room; null when the room is absent or expired. */
   function visible(scope: RoomScope, room: RoomRow | null): RoomRow | null {
-    if (!room || isExpired(room, now())) return null;
+    if (!room || isExpired(room, now(), ttlMs)) return null;
     if (room.owner !== scope.teamId) throw errors.denied();
     return room;
   }
@@ -117,7 +119,7 @@ export function createRooms(
      */
     check(scope: RoomScope): RoomRow | null {
       const raw = select.get(scope.roomId);
-      if (raw && isExpired(raw, now())) {
+      if (raw && isExpired(raw, now(), ttlMs)) {
         purge(scope.roomId);
         return null;
       }
@@ -142,12 +144,12 @@ export function createRooms(
     /** The live room (any owner) or null; never writes. For the operator and public views. */
     live(roomId: string): RoomRow | null {
       const room = select.get(roomId);
-      return room && !isExpired(room, now()) ? room : null;
+      return room && !isExpired(room, now(), ttlMs) ? room : null;
     },
     /** The team's live room; throws denied when it is unowned, expired or another team's. Never writes. */
     owned(scope: { roomId: string; teamId: string }): RoomRow {
       const room = select.get(scope.roomId);
-      if (!room || isExpired(room, now()) || room.owner !== scope.teamId) throw errors.denied();
+      if (!room || isExpired(room, now(), ttlMs) || room.owner !== scope.teamId) throw errors.denied();
       return room;
     },
     purge,
@@ -170,9 +172,14 @@ export function createRooms(
     planChanged(roomId: string, t: number): void {
       planTouched.run(t, roomId);
     },
+    /** A room is live at time t when its last_activity is above this (SQL's form of isExpired). */
+    liveAfter: (t: number): number => liveAfter(t, ttlMs),
+    /** Whether the room's lifetime has run out at time t. */
+    isExpired: (room: { last_activity: number }, t: number): boolean => isExpired(room, t, ttlMs),
     /** Deletes up to 200 expired rooms with all their rows; returns how many (call inside a write tx). */
     sweepBatch(): number {
-      const ids = expiredIds.all(now() - LIMITS.roomTtlMs);
+      if (ttlMs === 0) return 0;
+      const ids = expiredIds.all(now() - ttlMs);
       for (const { room_id } of ids) purge(room_id);
       return ids.length;
     },

@@ -1,5 +1,7 @@
 /** Shared variables: strings in, strings out (TEXT columns keep them byte for byte). */
+import { LIMITS } from "../../protocol/limits.ts";
 import { BROADCAST } from "../../protocol/records.ts";
+import { toolErrors } from "../../protocol/tool-errors.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { StoreParts } from "./rooms.ts";
@@ -15,10 +17,17 @@ export function createVars({ db, rooms, changes }: StoreParts, events: Events) {
   const all = db.query<{ key: string; value: string }, [string]>(
     "SELECT key, value FROM vars WHERE room_id = ? ORDER BY key",
   );
+  // A new key in a room at the limit is refused; setting one it holds is always allowed.
+  const full = db.query<{ full: number }, [string, string, number]>(
+    `SELECT NOT EXISTS (SELECT 1 FROM vars WHERE room_id = ?1 AND key = ?2)
+       AND (SELECT count(*) FROM vars WHERE room_id = ?1) >= ?3 AS full`,
+  );
 
   return {
     setVar(scope: RoomScope, key: string, value: string, agentId: string): void {
       rooms.check(scope);
+      if (full.get(scope.roomId, key, LIMITS.varsPerRoom)?.full)
+        throw toolErrors.varLimit(LIMITS.varsPerRoom);
       rooms.claim(scope);
       put.run(scope.roomId, key, value);
       changes.signal(scope.roomId, "vars");

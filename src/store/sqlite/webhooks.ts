@@ -25,7 +25,6 @@ import type { StoreParts } from "./rooms.ts";
 import {
   EVENT_COLUMNS,
   type EventRow,
-  liveAfter,
   toEvent,
   toMs,
   toWebhook,
@@ -155,7 +154,7 @@ export function createWebhooks({ db, now, rooms }: StoreParts, events: Events) {
       return true;
     },
     webhookRooms(): string[] {
-      return withHooks.all(liveAfter(now())).map((r) => r.room_id);
+      return withHooks.all(rooms.liveAfter(now())).map((r) => r.room_id);
     },
     claimDeliveries(roomId: string, request: { limit: number; leaseMs: number }): ClaimBatch {
       if (!rooms.live(roomId) || count.get(roomId)?.c === 0) return noWebhooks;

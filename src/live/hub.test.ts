@@ -125,7 +125,7 @@ describe("live hub", () => {
     expect((await hub.eventsAfter(1, 10)).map((e) => e.seq)).toEqual([2]);
   });
 
-  test("R2-8 a room deleted under a hub: each watcher is told RoomGone, nothing of the next life reaches it", async () => {
+  test("a room deleted under a hub: each watcher is told RoomGone, nothing of the next life reaches it", async () => {
     for (const teamId of ["t", "t2"]) {
       const gone: unknown[] = [];
       const w = { ...watcher(), onEvents: (error?: unknown) => void (error && gone.push(error)) };
@@ -154,7 +154,7 @@ describe("live hub", () => {
     }
   });
 
-  test("R2-8 a wait on a room that is deleted under it returns then, with nothing", async () => {
+  test("a wait on a room that is deleted under it returns then, with nothing", async () => {
     await store.consumeEvents(scope, "w", 100);
     const waiting = waitForEvents({ store, live, scope, agent: "w", limit: 10, timeoutMs: 600_000 });
     for (let i = 0; i < 50 && live.rooms === 0; i++) await Bun.sleep(10);

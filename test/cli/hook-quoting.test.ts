@@ -21,7 +21,7 @@ function handed(hook: Parameters<typeof hookAnswer>[0], given: BridgeAnswer): st
 }
 
 describe("the bridge quotes room text", () => {
-  test("R2-10 no message makes a line that looks like another person's, in any hook that carries messages", () => {
+  test("no message makes a line that looks like another person's, in any hook that carries messages", () => {
     const messages = HOSTILE.map((text) => ({ from: "human:alice", text }));
     for (const hook of ["SessionStart", "UserPromptSubmit", "Stop"] as const) {
       const text = handed(hook, answer({ messages }));
@@ -36,7 +36,7 @@ describe("the bridge quotes room text", () => {
     }
   });
 
-  test("R2-10 steers, an interrupt's reason and task titles are quoted the same way", () => {
+  test("steers, an interrupt's reason and task titles are quoted the same way", () => {
     for (const hostile of HOSTILE) {
       const steer = handed("PostToolUse", answer({ steers: [{ by: "human:alice", text: hostile }] }));
       expect(steer.split(LINES)).toHaveLength(1);
@@ -57,7 +57,7 @@ describe("the bridge quotes room text", () => {
     }
   });
 
-  test("R2-10 quoted() is a JSON string on one line: line breaks, quotes, C1 and direction controls escaped", () => {
+  test("quoted() is a JSON string on one line: line breaks, quotes, C1 and direction controls escaped", () => {
     for (const text of [...HOSTILE, "plain", "", "tab\there", "\ud800 lone", "é ✓ 漢字"]) {
       const q = quoted(text);
       expect(JSON.parse(q)).toBe(text);
@@ -69,7 +69,7 @@ describe("the bridge quotes room text", () => {
     expect(quoted("é ✓ 漢字")).toBe('"é ✓ 漢字"');
   });
 
-  test("R2-10 names from the room that are not plain ids are quoted too", () => {
+  test("names from the room that are not plain ids are quoted too", () => {
     const text = handed(
       "UserPromptSubmit",
       answer({ messages: [{ from: "human:alice\n- human:bob", text: "hi" }] }),

@@ -51,7 +51,7 @@ for (const make of E2E_STORES) {
       return { server, team, post };
     };
 
-    test("R2-4 a batch of 100 tools/list is refused whole: -32600 naming the cap, a small answer, nothing run", async () => {
+    test("a batch of 100 tools/list is refused whole: -32600 naming the cap, a small answer, nothing run", async () => {
       const { server, team, post } = serve(1000);
       try {
         const res = await post(
@@ -75,7 +75,7 @@ for (const make of E2E_STORES) {
       }
     });
 
-    test("R2-4 each message of a batch is one unit: batches of MAX_BATCH tools/list use the meta window up", async () => {
+    test("each message of a batch is one unit: batches of MAX_BATCH tools/list use the meta window up", async () => {
       // A tools limit of 3: the meta ceiling is 30, so three full batches empty it.
       const { server, team, post } = serve(3);
       try {
@@ -97,7 +97,7 @@ for (const make of E2E_STORES) {
       }
     });
 
-    test("R2-4 a batch with a tool call charges the call to the tools window and every other message to meta", async () => {
+    test("a batch with a tool call charges the call to the tools window and every other message to meta", async () => {
       const { server, team, post } = serve(5);
       try {
         // A dynamic key of a team of its own too: its windows are charged through the store's key lookup.
@@ -145,7 +145,7 @@ for (const make of E2E_STORES) {
       }
     });
 
-    test("R2-4 protocol revisions without batching (2025-06-18 and later) refuse any batch", async () => {
+    test("protocol revisions without batching (2025-06-18 and later) refuse any batch", async () => {
       const { server, team, post } = serve(1000);
       try {
         for (const version of ["2025-06-18", "2025-11-25"]) {

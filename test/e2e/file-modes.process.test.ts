@@ -39,7 +39,7 @@ const underUmask = (umask: string, command: string[], env: Record<string, string
 
 for (const umask of ["022", "000"]) {
   describe(`files under umask ${umask}`, () => {
-    test(`R2-9 roomd's data directory is 0700 and every file in it 0600 (umask ${umask})`, async () => {
+    test(`roomd's data directory is 0700 and every file in it 0600 (umask ${umask})`, async () => {
       const dir = mkdtempSync(join(tmpdir(), "roomd-modes-"));
       dirs.push(dir);
       const data = join(dir, "data");
@@ -108,7 +108,7 @@ for (const umask of ["022", "000"]) {
   });
 }
 
-test("R2-9 a data directory roomd did not make keeps its mode, and roomd says how to close it", async () => {
+test("a data directory roomd did not make keeps its mode, and roomd says how to close it", async () => {
   const dir = mkdtempSync(join(tmpdir(), "roomd-modes-"));
   dirs.push(dir);
   const data = join(dir, "shared");

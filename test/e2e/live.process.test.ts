@@ -157,7 +157,7 @@ for (const make of E2E_STORES) {
       expect((await collect(reader, 1)).map((e) => e.seq)).toEqual([next.seq]);
     });
 
-    test("R2-8 a stream on another process ends when its room is deleted, whoever makes the room again", async () => {
+    test("a stream on another process ends when its room is deleted, whoever makes the room again", async () => {
       const admin = httpClient(a.url);
       for (const again of [null, TEAM_A, TEAM_B] as const) {
         const roomId = newRoomId();

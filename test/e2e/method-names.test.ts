@@ -46,7 +46,7 @@ describe("method and tool names", () => {
       body: JSON.stringify(body),
     });
 
-  test("R2-5 a method named after an Object.prototype member answers -32601 with a key, 401 without", async () => {
+  test("a method named after an Object.prototype member answers -32601 with a key, 401 without", async () => {
     for (const method of INHERITED) {
       for (const params of [undefined, {}, { name: "read_plan" }]) {
         const message = { jsonrpc: "2.0", id: 1, method, ...(params ? { params } : {}) };
@@ -65,7 +65,7 @@ describe("method and tool names", () => {
     }
   });
 
-  test("R2-5 the same names as a notification, inside a batch, and as a tool name are unknown, never a 500", async () => {
+  test("the same names as a notification, inside a batch, and as a tool name are unknown, never a 500", async () => {
     for (const name of INHERITED) {
       const note = await post({ jsonrpc: "2.0", method: name }, TEAM_A.secret);
       expect({ name, status: note.status }).toEqual({ name, status: 202 });
@@ -92,7 +92,7 @@ describe("method and tool names", () => {
     }
   });
 
-  test("R2-5 __proto__ as an id, as a message's key and as an argument's key is plain data, never a 500", async () => {
+  test("__proto__ as an id, as a message's key and as an argument's key is plain data, never a 500", async () => {
     const cases: [unknown, number][] = [
       [{ jsonrpc: "2.0", id: "__proto__", method: "ping" }, 200],
       [JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/list","__proto__":{"x":1}}'), 400],

@@ -63,7 +63,7 @@ describe("moving a first-run deployment to a shared store", () => {
     await redis.stop();
   });
 
-  test("R2-13 the guide's two migrations run one after the other and leave no journal behind", async () => {
+  test("the guide's two migrations run one after the other and leave no journal behind", async () => {
     const checkout = mkdtempSync(join(tmpdir(), "roomd-checkout-"));
     const first = await migrate(`sqlite://${sqlitePath}`, redis.url, checkout);
     expect({ code: first.code, err: first.stderr }).toEqual({ code: 0, err: "" });
@@ -83,7 +83,7 @@ describe("moving a first-run deployment to a shared store", () => {
     expect(journalOf(first.stdout)).not.toBe(journalOf(second.stdout));
   });
 
-  test("R2-14 roomd starts on a store holding the moved operator key, with no key in its environment", async () => {
+  test("roomd starts on a store holding the moved operator key, with no key in its environment", async () => {
     const targets: Record<string, string>[] = [
       { STORE: "redis", REDIS_URL: redis.url },
       { STORE: "postgres", DATABASE_URL: postgresUrl },
@@ -105,7 +105,7 @@ describe("moving a first-run deployment to a shared store", () => {
     }
   });
 
-  test("R2-14 on a store holding no operator key roomd refuses to start, saying what to set", async () => {
+  test("on a store holding no operator key roomd refuses to start, saying what to set", async () => {
     const run = await runToEnd(["bun", "src/index.ts"], {
       cwd: ROOT,
       env: { ...env, PORT: "0", STORE: "postgres", DATABASE_URL: emptyPostgresUrl },

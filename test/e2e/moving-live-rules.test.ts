@@ -113,12 +113,12 @@ for (const make of E2E_STORES) {
       await store.close();
     });
 
-    test("R2-1 the base file imports (the cases below differ from it in one place)", async () => {
+    test("the base file imports (the cases below differ from it in one place)", async () => {
       const res = await importInto(newRoomId(), rechain(baseRoom()));
       expect(res.status).toBe(201);
     });
 
-    test("R2-1 seqs, head and counters past the bound are refused with 400 naming the line", async () => {
+    test("seqs, head and counters past the bound are refused with 400 naming the line", async () => {
       const room = (v: Line) => v.kind === "room";
       // A log whose head sits near 2^53: one event, the rest trimmed.
       await refused(
@@ -208,7 +208,7 @@ for (const make of E2E_STORES) {
       );
     });
 
-    test("R2-1 a room imported at the bound takes posts and reads: ids are whole numbers", async () => {
+    test("a room imported at the bound takes posts and reads: ids are whole numbers", async () => {
       const B = COUNTER_MAX;
       const values = edited((vs) => {
         vs[0].trimmedBefore = B;
@@ -246,7 +246,7 @@ for (const make of E2E_STORES) {
       expect(batch.events.at(-1)?.seq).toBe(B + 2);
     });
 
-    test("R2-2 records past the tools' size limits are refused naming the line", async () => {
+    test("records past the tools' size limits are refused naming the line", async () => {
       const isTask1 = (v: Line) => v.task?.id === "task-1";
       await refused(
         edited((vs) => {
@@ -300,7 +300,7 @@ for (const make of E2E_STORES) {
       );
     });
 
-    test("R2-2 more records of a kind than a live room holds are refused naming the first one too many", async () => {
+    test("more records of a kind than a live room holds are refused naming the first one too many", async () => {
       const vars = Array.from({ length: 1001 }, (_, i) => ({
         kind: "var",
         key: `k${String(i).padStart(4, "0")}`,
@@ -313,7 +313,7 @@ for (const make of E2E_STORES) {
       );
     });
 
-    test("R2-3 lone surrogates anywhere and control characters in one-line fields are refused naming the line", async () => {
+    test("lone surrogates anywhere and control characters in one-line fields are refused naming the line", async () => {
       const isTask1 = (v: Line) => v.task?.id === "task-1";
       await refused(
         edited((vs) => {

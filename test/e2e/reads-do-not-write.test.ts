@@ -32,7 +32,7 @@ for (const make of E2E_STORES) {
       await store.close();
     });
 
-    test("R2-12 an export, the dashboard, the room's views and streams leave the room's bytes unchanged", async () => {
+    test("an export, the dashboard, the room's views and streams leave the room's bytes unchanged", async () => {
       const roomId = newRoomId();
       const scope = { roomId, teamId: TEAM_A.teamId };
       await fillRoom(store, scope);

@@ -37,7 +37,7 @@ const exists = async (store: RoomStore, scope: { roomId: string; teamId: string 
   (await store.roomInfo({ ...scope, observe: true })).exists;
 
 describe("room expiry settings", () => {
-  test("R2-11 ROOM_TTL_DAYS (default 30, 0 = never) and ARCHIVE_DIR are read with readable errors", () => {
+  test("ROOM_TTL_DAYS (default 30, 0 = never) and ARCHIVE_DIR are read with readable errors", () => {
     const base = { API_KEYS: "team-a:secret-team-a-0123456789" };
     expect(loadConfig(base)).toMatchObject({ roomTtlDays: 30 });
     expect(loadConfig(base).archiveDir).toBeUndefined();
@@ -52,7 +52,7 @@ describe("room expiry settings", () => {
 });
 
 describe("the archiver in a roomd process", () => {
-  test("R2-11 roomd started with ARCHIVE_DIR archives a room idle past ROOM_TTL_DAYS, and refuses a directory it cannot write", async () => {
+  test("roomd started with ARCHIVE_DIR archives a room idle past ROOM_TTL_DAYS, and refuses a directory it cannot write", async () => {
     const data = mkdtempSync(join(tmpdir(), "roomd-archive-run-"));
     const sqlitePath = join(data, "roomd.sqlite");
     const archive = join(data, "archive");
@@ -99,7 +99,7 @@ describe("the archiver in a roomd process", () => {
 });
 
 describe("migrating a store whose rooms live long", () => {
-  test("R2-11 bun run migrate from a store named by URL drops no room idle longer than 30 days", async () => {
+  test("bun run migrate from a store named by URL drops no room idle longer than 30 days", async () => {
     const data = mkdtempSync(join(tmpdir(), "roomd-long-lived-"));
     const [from, to] = [join(data, "from.sqlite"), join(data, "to.sqlite")];
     const scope = { roomId: newRoomId(), teamId: "long-lived" };
@@ -151,7 +151,7 @@ for (const make of E2E_STORES) {
       await Promise.all(opened.map((s) => s.close()));
     });
 
-    test("R2-11 an idle room lives ROOM_TTL_DAYS past its last use; with 0 it never expires", async () => {
+    test("an idle room lives ROOM_TTL_DAYS past its last use; with 0 it never expires", async () => {
       const short = await open({ roomTtlDays: 2 });
       const never = await open({ roomTtlDays: 0 });
       const a = newScope();
@@ -178,7 +178,7 @@ for (const make of E2E_STORES) {
       }
     });
 
-    test("R2-11 with ARCHIVE_DIR an idle room is archived as its verified export, then removed", async () => {
+    test("with ARCHIVE_DIR an idle room is archived as its verified export, then removed", async () => {
       const dir = mkdtempSync(join(tmpdir(), "roomd-archive-"));
       const store = await open({ roomTtlDays: 1, archiveDir: dir });
       const idle = newScope();
@@ -211,7 +211,7 @@ for (const make of E2E_STORES) {
       expect(await exportBody(store, idle, t)).toBe(body);
     });
 
-    test("R2-11 a room whose archive cannot be written is not removed", async () => {
+    test("a room whose archive cannot be written is not removed", async () => {
       const parent = mkdtempSync(join(tmpdir(), "roomd-archive-"));
       const blocked = join(parent, "not-a-dir");
       writeFileSync(blocked, "a file where the archive directory should be");
@@ -229,7 +229,7 @@ for (const make of E2E_STORES) {
       expect(await exists(store, scope)).toBe(false);
     });
 
-    test("R2-11 deleteIdleRoom removes a room only when it was not used since", async () => {
+    test("deleteIdleRoom removes a room only when it was not used since", async () => {
       const store = await open({ roomTtlDays: 0 });
       const scope = newScope();
       await store.createRoom(scope);
@@ -245,7 +245,7 @@ for (const make of E2E_STORES) {
       expect(await exists(store, scope)).toBe(false);
     });
 
-    test("R2-11 the dashboard's overview says when each room expires (null: never)", async () => {
+    test("the dashboard's overview says when each room expires (null: never)", async () => {
       for (const [days, expected] of [
         ["3", (last: string) => new Date(Date.parse(last) + 3 * DAY).toISOString()],
         ["0", () => null],

@@ -44,7 +44,7 @@ describe("stream budgets", () => {
 
   const statuses = (readers: SseReader[]) => readers.map((r) => r.status);
 
-  test("R2-7 defaults: one invite holds at most 10 streams; the team's key and dashboard still get theirs", async () => {
+  test("defaults: one invite holds at most 10 streams; the team's key and dashboard still get theirs", async () => {
     const { server, stream, invite } = await setUp({});
     try {
       const guest = await invite();
@@ -63,7 +63,7 @@ describe("stream budgets", () => {
     }
   });
 
-  test("R2-7 each invite and each bound agent has its own budget inside the team's; closing frees the place", async () => {
+  test("each invite and each bound agent has its own budget inside the team's; closing frees the place", async () => {
     const { server, stream, invite, boundKey } = await setUp({
       STREAMS_PER_TEAM: "8",
       STREAMS_PER_INVITE: "2",
@@ -105,7 +105,7 @@ describe("stream budgets", () => {
     }
   });
 
-  test("R2-7 the budgets are configuration: defaults 10 and 10, each at least 1", () => {
+  test("the budgets are configuration: defaults 10 and 10, each at least 1", () => {
     const config = loadConfig({});
     expect([config.streamsPerInvite, config.streamsPerAgent]).toEqual([10, 10]);
     expect(() => loadConfig({ STREAMS_PER_INVITE: "0" })).toThrow(/STREAMS_PER_INVITE/);

@@ -309,7 +309,7 @@ describe(`pages and their routes on ${make().name}`, () => {
     expect((await fetch(`${base}/dashboard/stream`)).status).toBe(401);
   });
 
-  test("R2-8 a room deleted under the dashboard stream leaves its list; the stream goes on for the others", async () => {
+  test("a room deleted under the dashboard stream leaves its list; the stream goes on for the others", async () => {
     const http = httpClient(base);
     const doomed = newRoomId();
     expect((await http.post("/admin/rooms", team.person, { roomId: doomed })).status).toBe(201);

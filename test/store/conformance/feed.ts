@@ -83,7 +83,7 @@ export function feedTests(suite: Suite): void {
     expect(reports.length).toBe(before);
   });
 
-  test("R2-8 a room deleted through another instance is reported as seq 0, with or without events", async () => {
+  test("a room deleted through another instance is reported as seq 0, with or without events", async () => {
     for (const events of [0, 3]) {
       const scope = await claimedRoom(suite.store);
       for (let i = 0; i < events; i++)
@@ -95,7 +95,7 @@ export function feedTests(suite: Suite): void {
     }
   });
 
-  test("R2-8 a room deleted and made again at once (same team, another team): seq 0 comes before the new life's changes", async () => {
+  test("a room deleted and made again at once (same team, another team): seq 0 comes before the new life's changes", async () => {
     for (const again of ["same team", "another team"]) {
       const scope = await claimedRoom(suite.store);
       const reports: RoomChange[] = [];

@@ -1,4 +1,4 @@
-/** Shared variables: strings in, strings out (defect 14), and the shared_var_set event. */
+/** Shared variables: strings in, strings out (a value like "8080" stays a string), and the shared_var_set event. */
 import { expect, test } from "bun:test";
 import { LIMITS } from "../../../src/protocol/limits.ts";
 import { allEvents, expectRoomError, newScope, type Suite } from "./harness.ts";
@@ -16,7 +16,7 @@ export function varTests(suite: Suite): void {
     expect(await suite.store.listVars(scope)).toEqual({ port: "9090", host: "db.internal" });
   });
 
-  test("values are kept byte for byte as strings (defect 14)", async () => {
+  test("values are kept byte for byte as strings", async () => {
     const scope = newScope();
     const values: Record<string, string> = {
       number: "8080",
@@ -52,7 +52,7 @@ export function varTests(suite: Suite): void {
     ]);
   });
 
-  test("R2-2 a room holds at most LIMITS.varsPerRoom variables: a new one past it is refused, an old one still set", async () => {
+  test("a room holds at most LIMITS.varsPerRoom variables: a new one past it is refused, an old one still set", async () => {
     const scope = newScope();
     for (let i = 0; i < LIMITS.varsPerRoom; i++) await suite.store.setVar(scope, `k${i}`, "v", "a");
     await expectRoomError(

@@ -59,30 +59,30 @@ function outsideCitations(text: string): string[] {
   return found;
 }
 
-/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
+/** GitHub's anchor of a heading: link text kept, lower case, punctuation (backticks too) gone, spaces to hyphens. */
 function slug(heading: string): string {
   const text = heading
     .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/[`*_]{1,2}([^`*]+)[`*_]{1,2}/g, "$1")
     .trim()
     .toLowerCase();
   return text.replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "").replace(/ /g, "-");
 }
 
-/** The anchors of a markdown file's headings (outside code fences), numbered as GitHub numbers repeats. */
+/** The anchors of a markdown file's headings (outside code fences); a repeat gets -1, -2, … as on GitHub. */
 function anchors(path: string): Set<string> {
-  const seen = new Map<string, number>();
+  const found = new Set<string>();
+  const repeats = new Map<string, number>();
   let fenced = false;
   for (const line of read(path).split("\n")) {
     if (line.startsWith("```")) fenced = !fenced;
     const heading = !fenced && /^#{1,6}\s+(.*)$/.exec(line);
     if (!heading) continue;
     const base = slug(heading[1] as string);
-    const count = seen.get(base) ?? 0;
-    seen.set(count === 0 ? base : `${base}-${count}`, 0);
-    seen.set(base, count + 1);
+    const seen = repeats.get(base) ?? 0;
+    found.add(seen === 0 ? base : `${base}-${seen}`);
+    repeats.set(base, seen + 1);
   }
-  return new Set(seen.keys());
+  return found;
 }
 
 /**

@@ -46,9 +46,9 @@ export interface AfterAttempt {
 }
 
 /**
- * The spec's rules applied to one try's outcome. A 410 ends the event's delivery at once (logged `dropped`, with
- * its httpStatus) and disables the webhook; it does not count toward the dropped-in-a-row limit, which it
- * already overrides.
+ * The rules of docs/http.md#delivery applied to one try's outcome. A 410 ends the event's delivery at once (logged
+ * `dropped`, with its httpStatus) and disables the webhook; it does not count toward the dropped-in-a-row limit,
+ * which it already overrides.
  */
 export function afterAttempt(
   outcome: SendOutcome,

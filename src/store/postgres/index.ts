@@ -12,6 +12,14 @@ import { contextFields, eventFields, taskFields } from "../../protocol/search.ts
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
+import { awaited } from "../sql/adapt.ts";
+import { createEvents } from "../sql/events.ts";
+import { createLocks } from "../sql/locks.ts";
+import type { SqlBase } from "../sql/parts.ts";
+import { createPresence } from "../sql/presence.ts";
+import { createRoomTx } from "../sql/room-tx.ts";
+import { createRooms, type SqlParts } from "../sql/rooms.ts";
+import { createVars } from "../sql/vars.ts";
 import type {
   ContextUpdate,
   NewContext,
@@ -25,12 +33,13 @@ import type {
 import { createAdminRooms } from "./admin-rooms.ts";
 import { createApprovals } from "./approvals.ts";
 import { createClaims } from "./claims.ts";
+import { pgClient } from "./client.ts";
 import { createContext } from "./context.ts";
 import { createContextEdits } from "./context-edits.ts";
 import { mapError, openPg } from "./db.ts";
+import { createPgDialect } from "./dialect.ts";
 import { createDriver } from "./driver.ts";
 import { createEventEdits } from "./event-edits.ts";
-import { createEvents } from "./events.ts";
 import { createPgFeed } from "./feed.ts";
 import { createFork } from "./fork.ts";
 import { createHandoffs } from "./handoffs.ts";
@@ -38,23 +47,19 @@ import { createInvites } from "./invites.ts";
 import { createKeys } from "./keys.ts";
 import { createLeases } from "./leases.ts";
 import { createLeave } from "./leave.ts";
-import { createLocks } from "./locks.ts";
 import { createMailbox } from "./mailbox.ts";
 import { createMoving } from "./moving.ts";
 import { createPlan } from "./plan.ts";
 import { createPlanEdits } from "./plan-edits.ts";
-import { createPresence } from "./presence.ts";
 import { createRate } from "./rate.ts";
-import { createRenewal } from "./renewal.ts";
 import { createReviews } from "./reviews.ts";
 import { createRoomInfo } from "./room-info.ts";
 import { createRoomTools } from "./room-tools.ts";
 import { roomTransactions } from "./room-tx.ts";
-import { createRooms, roomLock, type StoreParts, teamLock } from "./rooms.ts";
+import { roomLock, type StoreParts, teamLock } from "./rooms.ts";
 import { migrate } from "./schema.ts";
 import { createSearch } from "./search.ts";
 import { createSessions } from "./sessions.ts";
-import { createVars } from "./vars.ts";
 import { createVerdicts } from "./verdicts.ts";
 import { createWebhooks } from "./webhooks.ts";
 
@@ -105,26 +110,32 @@ const PRUNE_KEPT_BATCH = 500;
  * Any other migration failure (a schema newer than this roomd, missing privileges) is thrown.
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresRoomStore> {
-  const base = options.now ?? systemClock;
+  const clock = options.now ?? systemClock;
   const pg = openPg({ url: options.url, timeoutMs: options.timeoutMs ?? 5000, max: options.poolSize });
   // One instant per transaction, as a Redis script has (its NOW) and the SQLite driver's writes: the renewal after
   // an operation sets the same expiries the operation just wrote, and every time a write records is the same.
-  const now: Clock = () => pg.txValue("now", () => base()) ?? base();
+  const now: Clock = () => pg.txValue("now", () => clock()) ?? clock();
   const rate = createRate(pg, now);
   const changes = createPgFeed(pg);
-  const rooms = createRooms(pg, now, options.limits ?? DEFAULT_STORE_LIMITS, rate, changes);
+  const sql = pgClient(pg);
+  const dialect = createPgDialect(pg, sql, rate, options.retention ?? NO_RETENTION);
+  const base: SqlBase = { sql, now, changes, dialect };
+  const sharedRooms = createRooms(base, options.limits ?? DEFAULT_STORE_LIMITS);
+  const rooms = awaited(sharedRooms);
   const parts: StoreParts = { pg, now, rooms, changes };
   const keys = createKeys(pg, rate, now);
   const invites = createInvites(parts, rate);
-  const events = createEvents(parts, options.retention ?? NO_RETENTION);
-  const locks = createLocks(parts);
+  const shared: SqlParts = { ...base, rooms: sharedRooms };
+  const sharedEvents = createEvents(shared);
+  const events = awaited(sharedEvents);
+  const locks = awaited(createLocks(shared));
   const leases = createLeases(parts, events, locks);
   const plan = createPlan(parts, events, locks, leases);
   const context = createContext(parts, events);
-  const presence = createPresence(parts);
+  const presence = awaited(createPresence(shared));
   const claims = createClaims(parts, events, presence.list);
-  const renewal = createRenewal(pg);
-  const vars = createVars(parts, events);
+  const renewal = awaited({ renew: dialect.renew });
+  const vars = awaited(createVars(shared, sharedEvents));
   const admin = createAdminRooms(parts, presence.list);
   const search = createSearch(parts);
   const planEdits = createPlanEdits(parts, events, locks, search, leases);
@@ -143,7 +154,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const info = createRoomInfo(parts, driver, admin.taskCounts);
   const moving = createMoving(parts, driver, search);
   const sessions = createSessions(pg, now);
-  const room = roomTransactions(parts);
+  const room = roomTransactions(pg, now, sharedRooms, createRoomTx(shared));
   const { read, write } = room.plain;
   const leaveRoom = room.write(leave.leaveRoom);
   const pruneKept = pg.query<unknown, [number, number]>(

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ADDRESSED_SQL } from "./events.ts";
+import { ADDRESSED_SQL } from "../sql/events.ts";
 import { createSqliteStore } from "./index.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 
@@ -24,7 +24,9 @@ describe("revisions 19: consuming by cursor is O(log n + k) on SQLite", () => {
     const db = new Database(join(dir, `f${n}.sqlite`));
     try {
       const plan = db
-        .query<{ detail: string }, Record<string, string | number>>(`EXPLAIN QUERY PLAN ${ADDRESSED_SQL}`)
+        .query<{ detail: string }, Record<string, string | number>>(
+          `EXPLAIN QUERY PLAN ${ADDRESSED_SQL.sqlite}`,
+        )
         .all({ room: "r", after: 0, agent: "a", limit: 10 })
         .map((row) => row.detail);
       const searches = plan.filter((d) =>

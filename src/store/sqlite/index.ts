@@ -8,6 +8,15 @@ import { contextFields, eventFields, taskFields } from "../../protocol/search.ts
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
+import { synced } from "../sql/adapt.ts";
+import { createEvents } from "../sql/events.ts";
+import { createLocks } from "../sql/locks.ts";
+import type { SqlBase } from "../sql/parts.ts";
+import { createPresence } from "../sql/presence.ts";
+import { createRoomTx } from "../sql/room-tx.ts";
+import { createRooms, type SqlParts } from "../sql/rooms.ts";
+import { runSync } from "../sql/run.ts";
+import { createVars } from "../sql/vars.ts";
 import type {
   ContextUpdate,
   NewContext,
@@ -21,11 +30,12 @@ import type {
 import { createAdminRooms } from "./admin-rooms.ts";
 import { createApprovals } from "./approvals.ts";
 import { createClaims } from "./claims.ts";
+import { sqliteClient } from "./client.ts";
 import { createContext } from "./context.ts";
 import { createContextEdits } from "./context-edits.ts";
+import { createSqliteDialect } from "./dialect.ts";
 import { createDriver } from "./driver.ts";
 import { createEventEdits } from "./event-edits.ts";
-import { createEvents } from "./events.ts";
 import { createSqliteFeed } from "./feed.ts";
 import { createFork } from "./fork.ts";
 import { createHandoffs } from "./handoffs.ts";
@@ -33,24 +43,20 @@ import { createInvites } from "./invites.ts";
 import { createKeys } from "./keys.ts";
 import { createLeases } from "./leases.ts";
 import { createLeave } from "./leave.ts";
-import { createLocks } from "./locks.ts";
 import { createMailbox } from "./mailbox.ts";
 import { createMoving } from "./moving.ts";
 import { createPlan } from "./plan.ts";
 import { createPlanEdits } from "./plan-edits.ts";
-import { createPresence } from "./presence.ts";
 import { createRate } from "./rate.ts";
-import { createRenewal } from "./renewal.ts";
 import { createReviews } from "./reviews.ts";
 import { createRoomInfo } from "./room-info.ts";
 import { createRoomTools } from "./room-tools.ts";
 import { frozenClock, roomTransactions } from "./room-tx.ts";
-import { createRooms, type StoreParts } from "./rooms.ts";
+import type { StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
 import { createSearch } from "./search.ts";
 import { createSessions } from "./sessions.ts";
 import { mapError } from "./tx.ts";
-import { createVars } from "./vars.ts";
 import { createVerdicts } from "./verdicts.ts";
 import { createWebhooks } from "./webhooks.ts";
 
@@ -104,19 +110,41 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const db = openDatabase(options.path, options.busyTimeoutMs);
   const rate = createRate(db, now);
   const changes = createSqliteFeed(db);
-  const rooms = createRooms(db, now, options.limits ?? DEFAULT_STORE_LIMITS, rate, changes);
+  const sql = sqliteClient(db);
+  const dialect = createSqliteDialect(db, sql, rate, options.retention ?? NO_RETENTION);
+  const base: SqlBase = { sql, now, changes, dialect };
+  const sharedRooms = createRooms(base, options.limits ?? DEFAULT_STORE_LIMITS);
+  const rooms = synced(sharedRooms);
   const parts: StoreParts = { db, now, rooms, changes };
+  /** Best-effort refresh after a read committed; a busy or failed touch must not fail the read. */
+  const flushReadTouch = () => {
+    for (const roomId of sharedRooms.takeTouches()) {
+      try {
+        runSync(sharedRooms.touch(roomId));
+      } catch {
+        // The read already succeeded; the next use refreshes the room.
+      }
+    }
+  };
+  /** Deletes up to a batch of expired rooms with all their rows; returns how many (inside a write). */
+  const sweepRooms = () => {
+    const ids = rooms.expired();
+    for (const id of ids) rooms.purge(id);
+    return ids.length;
+  };
   const keys = createKeys(db, rate);
   const invites = createInvites(parts, rate);
-  const events = createEvents(parts, options.retention ?? NO_RETENTION);
-  const locks = createLocks(parts);
+  const shared: SqlParts = { ...base, rooms: sharedRooms };
+  const sharedEvents = createEvents(shared);
+  const events = synced(sharedEvents);
+  const locks = synced(createLocks(shared));
   const leases = createLeases(parts, events, locks);
   const plan = createPlan(parts, events, locks, leases);
   const context = createContext(parts, events);
-  const presence = createPresence(parts);
+  const presence = synced(createPresence(shared));
   const claims = createClaims(parts, events, presence.list);
-  const renewal = createRenewal(db);
-  const vars = createVars(parts, events);
+  const renewal = synced({ renew: dialect.renew });
+  const vars = synced(createVars(shared, sharedEvents));
   const admin = createAdminRooms(parts, presence.list);
   const search = createSearch(parts);
   const planEdits = createPlanEdits(parts, events, locks, search, leases);
@@ -135,9 +163,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const info = createRoomInfo(parts, driver, admin.taskCounts);
   const moving = createMoving(parts, driver, search);
   const room = roomTransactions(
-    parts,
+    db,
+    createRoomTx(shared),
     {
-      afterRead: rooms.flushReadTouch,
+      afterRead: flushReadTouch,
       afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
       mark: changes.mark,
       discard: changes.discard,
@@ -243,7 +272,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const sessions = createSessions(db, now);
   const [peekSession, renewSession] = [read(sessions.peekSession), write(sessions.renewSession)];
 
-  const sweepBatch = write(rooms.sweepBatch);
+  const sweepBatch = write(sweepRooms);
   const pruneBatches = [
     write(invites.pruneBatch),
     write(rate.pruneBatch),

@@ -7,7 +7,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { type EventRetention, TRIM_INDEXED_PER_APPEND, TRIM_PER_APPEND } from "../move-types.ts";
-import { eventId } from "./rows.ts";
+import { eventId } from "../sql/rows.ts";
 
 interface OldRow {
   seq: number;

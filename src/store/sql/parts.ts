@@ -1,0 +1,59 @@
+/**
+ * What every shared body gets from its driver: the statements' client, the clock, the change feed, and the few
+ * parts that are truly dialect-bound (Dialect), each written once per driver (sqlite/dialect.ts,
+ * postgres/dialect.ts).
+ */
+import type { Clock } from "../../protocol/time.ts";
+import type { SignalKind } from "../types.ts";
+import type { Op, SqlClient } from "./run.ts";
+
+/** Inside a write: the room's changes (log head, signals), reported once the transaction commits. */
+export interface Changes {
+  appended(roomId: string, seq: number): void;
+  signal(roomId: string, kind: SignalKind): void;
+}
+
+/** Where the dialects part: what each driver writes for itself, behind one shape. */
+export interface Dialect {
+  /** Every table holding a room's rows (its schema's ROOM_TABLES), emptied when the room is purged. */
+  readonly roomTables: readonly string[];
+  /**
+   * Inside a write that may claim a room: holds the team's records still (PostgreSQL takes the team's advisory
+   * lock, so a room count is exact across processes; a SQLite write holds the whole file already).
+   */
+  lockTeam(teamId: string): Op<void>;
+  /**
+   * Free text (a shared variable's value, a key's note) as the dialect stores it and back: PostgreSQL's text cannot
+   * hold U+0000, so it keeps the JSON string (JSON escapes it); SQLite keeps the text as it is.
+   */
+  readonly text: { store(value: string): string; load(stored: string): string };
+  /** Forgets every rate window whose bucket starts with `prefix` (a purged room's or deleted invite's). */
+  dropRateWindows(prefix: string): Op<void>;
+  /**
+   * Records that the agent was seen at t (a call of it: last_seen moves forward, a leave_room ends) and returns its
+   * presence row as it was before, or null when it was never seen in the room.
+   */
+  markSeen(
+    roomId: string,
+    agentId: string,
+    t: number,
+  ): Op<{ last_seen: number; left_at: number | null } | null>;
+  /**
+   * Renews the agent's live task leases (to t + each one's length) and live file claims (to t + each one's TTL),
+   * inside a write; expired ones are left for the next write that records them.
+   */
+  renew(roomId: string, agentId: string, t: number): Op<void>;
+  /**
+   * Event retention, inside an append: trims the room's oldest events that retention lets go after event `head`
+   * was appended at `now` (a bounded number per append, never `head`), with everything keyed by their seq and
+   * their search documents; returns how many went.
+   */
+  trim(roomId: string, head: number, now: number): Op<number>;
+}
+
+export interface SqlBase {
+  sql: SqlClient;
+  now: Clock;
+  changes: Changes;
+  dialect: Dialect;
+}

@@ -1,0 +1,70 @@
+/**
+ * What SQLite does its own way behind the shared bodies (store/sql/parts.ts Dialect). Its statements are cheap
+ * (no round trip), so where PostgreSQL folds several into one, SQLite runs the plain ones; where a write would
+ * cost more than a read (an UPDATE opens a statement journal even when it matches nothing), it reads first.
+ */
+import type { Database } from "bun:sqlite";
+import { iso } from "../../protocol/time.ts";
+import type { EventRetention } from "../move-types.ts";
+import type { Dialect } from "../sql/parts.ts";
+import { done, type Op, type SqlClient } from "../sql/run.ts";
+import type { Rate } from "./rate.ts";
+import { createTrimmer } from "./retention.ts";
+import { ROOM_TABLES } from "./schema.ts";
+
+export function createSqliteDialect(
+  db: Database,
+  sql: SqlClient,
+  rate: Rate,
+  retention: EventRetention,
+): Dialect {
+  const trimmer = createTrimmer(db, retention);
+  const lastSeen = sql.query<{ last_seen: number; left_at: number | null }, [string, string]>(
+    "SELECT last_seen, left_at FROM presence WHERE room_id = ? AND agent_id = ?",
+  );
+  // Any call brings an agent that left back (left_at cleared).
+  const upsertSeen = sql.query<unknown, [string, string, number]>(
+    `INSERT INTO presence (room_id, agent_id, last_seen) VALUES (?1, ?2, ?3)
+     ON CONFLICT (room_id, agent_id) DO UPDATE
+     SET last_seen = max(presence.last_seen, excluded.last_seen), left_at = NULL`,
+  );
+  const leased = sql.query<{ id: string; lease_ms: number }, [string, string, number]>(
+    `SELECT id, lease_ms FROM tasks
+     WHERE room_id = ? AND owner = ? AND lease_expires_at > ? AND lease_expires_at IS NOT NULL`,
+  );
+  const renewLease = sql.query<unknown, [number, string, string, string]>(
+    `UPDATE tasks SET lease_expires_at = ?1, json = json_set(json, '$.lease_expires_at', ?2)
+     WHERE room_id = ?3 AND id = ?4`,
+  );
+  const renewClaims = sql.query<unknown, [number, string, string]>(
+    "UPDATE claims SET expires_at = ?1 + ttl_ms WHERE room_id = ?2 AND agent_id = ?3 AND expires_at > ?1",
+  );
+  // The UPDATE costs ~20 µs inside a batch's savepoint even when it matches nothing (it opens a statement
+  // journal): an agent holding no live claim — most calls — is found by a read of the index instead.
+  const holdsClaims = sql.query<{ one: number }, [number, string, string]>(
+    "SELECT 1 AS one FROM claims WHERE room_id = ?2 AND agent_id = ?3 AND expires_at > ?1 LIMIT 1",
+  );
+
+  return {
+    roomTables: ROOM_TABLES,
+    // TEXT columns keep any string byte for byte.
+    text: { store: (value) => value, load: (stored) => stored },
+    // A write holds the file's write lock: the team's records cannot change under it.
+    lockTeam: () => done(undefined),
+    dropRateWindows: (prefix) => done(rate.dropPrefix(prefix)),
+    *markSeen(roomId, agentId, t) {
+      const before = yield* lastSeen.get(roomId, agentId);
+      yield* upsertSeen.run(roomId, agentId, t);
+      return before;
+    },
+    // An agent holding nothing costs two index reads (the partial lease index, claims by agent).
+    // Its own statements, synchronously: iterating the oldest rows stops at the first one retention keeps.
+    trim: (roomId, head, now) => done(trimmer.trim(roomId, head, now)),
+    *renew(roomId: string, agentId: string, t: number): Op<void> {
+      for (const { id, lease_ms } of yield* leased.all(roomId, agentId, t)) {
+        yield* renewLease.run(t + lease_ms, iso(t + lease_ms), roomId, id);
+      }
+      if (yield* holdsClaims.get(t, roomId, agentId)) yield* renewClaims.run(t, roomId, agentId);
+    },
+  };
+}

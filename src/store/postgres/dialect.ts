@@ -10,10 +10,12 @@ import { asyncStepOf } from "../sql/adapt.ts";
 import type { Dialect } from "../sql/parts.ts";
 import { done, type Op, type SqlClient } from "../sql/run.ts";
 import type { Pg } from "./db.ts";
+import { createPlanGraph } from "./plan-graph.ts";
 import type { Rate } from "./rate.ts";
 import { createTrimmer } from "./retention.ts";
 import { teamLock } from "./rooms.ts";
 import { ROOM_TABLES } from "./schema.ts";
+import { createSearch } from "./search.ts";
 
 export function createPgDialect(pg: Pg, sql: SqlClient, rate: Rate, retention: EventRetention): Dialect {
   // One statement: the row as it was (`before` reads the statement's snapshot, taken before the upsert) and the
@@ -46,6 +48,8 @@ export function createPgDialect(pg: Pg, sql: SqlClient, rate: Rate, retention: E
 
   return {
     roomTables: ROOM_TABLES,
+    search: createSearch(sql),
+    graph: createPlanGraph(sql),
     text: { store: (value) => JSON.stringify(value), load: (stored) => JSON.parse(stored) as string },
     // Inside a write, the team's lock: the room count a claim checks is exact across processes.
     lockTeam: (teamId) => (pg.inWrite ? lock(teamLock(teamId)) : done(undefined)),

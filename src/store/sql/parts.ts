@@ -3,14 +3,46 @@
  * parts that are truly dialect-bound (Dialect), each written once per driver (sqlite/dialect.ts,
  * postgres/dialect.ts).
  */
+import type { TaskStatus } from "../../protocol/records.ts";
+import type { SearchFields, SearchHit } from "../../protocol/search.ts";
 import type { Clock } from "../../protocol/time.ts";
-import type { SignalKind } from "../types.ts";
+import type { SearchQuery, SignalKind } from "../types.ts";
 import type { Op, SqlClient } from "./run.ts";
 
 /** Inside a write: the room's changes (log head, signals), reported once the transaction commits. */
 export interface Changes {
   appended(roomId: string, seq: number): void;
   signal(roomId: string, kind: SignalKind): void;
+}
+
+/**
+ * Full-text search over a room's tasks, context entries and posted events (protocol/search.ts ranks them the same
+ * on every driver), kept by the writing operations inside their own transaction. SQLite keeps an FTS5 index,
+ * PostgreSQL a table of (room, token, document).
+ */
+export interface Search {
+  /** Indexes (or re-indexes) a document of the room. */
+  put(roomId: string, id: string, fields: SearchFields): Op<void>;
+  /** Removes a document from the index (absent: nothing). */
+  drop(roomId: string, id: string): Op<void>;
+  /** Indexes the documents of a room being built (a fork, an import), none of them indexed yet. */
+  putNew(roomId: string, docs: Iterable<{ id: string; fields: SearchFields }>): Op<void>;
+  /** Ranked hits of a live room. */
+  search(roomId: string, query: SearchQuery): Op<SearchHit[]>;
+}
+
+/**
+ * The lookups the plan's dependency rules (protocol/plan-rules.ts) make, which take synchronous functions. SQLite
+ * answers each lookup with one indexed statement when the rule asks; PostgreSQL reads what a check may look at in
+ * one statement first (the named tasks, or every task for the cycle check), decoding the stored JSON itself.
+ */
+export interface PlanGraph {
+  /** A task's status by id for the named tasks (undefined: no such task). */
+  statuses(roomId: string, ids: readonly string[]): Op<(id: string) => TaskStatus | undefined>;
+  /** A task's dependencies by id over the whole plan (undefined: no such task), for the cycle check. */
+  dependencies(roomId: string): Op<(id: string) => readonly string[] | undefined>;
+  /** The ids of the tasks that depend on `taskId`, in plan order. */
+  dependents(roomId: string, taskId: string): Op<string[]>;
 }
 
 /** Where the dialects part: what each driver writes for itself, behind one shape. */
@@ -49,6 +81,8 @@ export interface Dialect {
    * their search documents; returns how many went.
    */
   trim(roomId: string, head: number, now: number): Op<number>;
+  readonly search: Search;
+  readonly graph: PlanGraph;
 }
 
 export interface SqlBase {

@@ -8,9 +8,11 @@ import { iso } from "../../protocol/time.ts";
 import type { EventRetention } from "../move-types.ts";
 import type { Dialect } from "../sql/parts.ts";
 import { done, type Op, type SqlClient } from "../sql/run.ts";
+import { createPlanGraph } from "./plan-graph.ts";
 import type { Rate } from "./rate.ts";
 import { createTrimmer } from "./retention.ts";
 import { ROOM_TABLES } from "./schema.ts";
+import { createSearch } from "./search.ts";
 
 export function createSqliteDialect(
   db: Database,
@@ -47,6 +49,8 @@ export function createSqliteDialect(
 
   return {
     roomTables: ROOM_TABLES,
+    search: createSearch(sql),
+    graph: createPlanGraph(sql),
     // TEXT columns keep any string byte for byte.
     text: { store: (value) => value, load: (stored) => stored },
     // A write holds the file's write lock: the team's records cannot change under it.

@@ -375,15 +375,6 @@ export function toKey(row: KeyRow): KeyRecord {
   return key;
 }
 
-/** Records numbered per room whose serial a fork raises past its copied log (rooms.id_floors, written by fork.ts). */
-export type FloorKind = "handoff" | "approval" | "verdict";
-
-export const SERIAL_TABLES: Record<FloorKind, string> = {
-  handoff: "handoffs",
-  approval: "approvals",
-  verdict: "verdicts",
-};
-
 /**
  * Events a fork's rebuild reads besides those carrying a whole task (payload.task): the deletions, lease expiries
  * and departures that carry ids, and those that create reviews, handoffs, approvals and verdicts.

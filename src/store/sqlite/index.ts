@@ -9,17 +9,31 @@ import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import { synced } from "../sql/adapt.ts";
+import { createAdminRooms } from "../sql/admin-rooms.ts";
+import { createApprovals } from "../sql/approvals.ts";
+import { createClaims } from "../sql/claims.ts";
+import { createContext } from "../sql/context.ts";
+import { createContextEdits } from "../sql/context-edits.ts";
+import { createDriver } from "../sql/driver.ts";
+import { createEventEdits } from "../sql/event-edits.ts";
 import { createEvents } from "../sql/events.ts";
+import { createHandoffs } from "../sql/handoffs.ts";
 import { createLeases } from "../sql/leases.ts";
+import { createLeave } from "../sql/leave.ts";
 import { createLocks } from "../sql/locks.ts";
+import { createMailbox } from "../sql/mailbox.ts";
 import type { SqlBase } from "../sql/parts.ts";
 import { createPlan } from "../sql/plan.ts";
 import { createPlanEdits } from "../sql/plan-edits.ts";
 import { createPresence } from "../sql/presence.ts";
+import { createReviews } from "../sql/reviews.ts";
+import { createRoomInfo } from "../sql/room-info.ts";
+import { createRoomTools } from "../sql/room-tools.ts";
 import { createRoomTx } from "../sql/room-tx.ts";
 import { createRooms, type SqlParts } from "../sql/rooms.ts";
 import { runSync } from "../sql/run.ts";
 import { createVars } from "../sql/vars.ts";
+import { createVerdicts } from "../sql/verdicts.ts";
 import type {
   ContextUpdate,
   NewContext,
@@ -30,33 +44,19 @@ import type {
   SearchQuery,
   TaskUpdate,
 } from "../types.ts";
-import { createAdminRooms } from "./admin-rooms.ts";
-import { createApprovals } from "./approvals.ts";
-import { createClaims } from "./claims.ts";
 import { sqliteClient } from "./client.ts";
-import { createContext } from "./context.ts";
-import { createContextEdits } from "./context-edits.ts";
 import { createSqliteDialect } from "./dialect.ts";
-import { createDriver } from "./driver.ts";
-import { createEventEdits } from "./event-edits.ts";
 import { createSqliteFeed } from "./feed.ts";
 import { createFork } from "./fork.ts";
-import { createHandoffs } from "./handoffs.ts";
 import { createInvites } from "./invites.ts";
 import { createKeys } from "./keys.ts";
-import { createLeave } from "./leave.ts";
-import { createMailbox } from "./mailbox.ts";
 import { createMoving } from "./moving.ts";
 import { createRate } from "./rate.ts";
-import { createReviews } from "./reviews.ts";
-import { createRoomInfo } from "./room-info.ts";
-import { createRoomTools } from "./room-tools.ts";
 import { frozenClock, roomTransactions } from "./room-tx.ts";
 import type { StoreParts } from "./rooms.ts";
 import { openDatabase } from "./schema.ts";
 import { createSessions } from "./sessions.ts";
 import { mapError } from "./tx.ts";
-import { createVerdicts } from "./verdicts.ts";
 import { createWebhooks } from "./webhooks.ts";
 
 export interface SqliteStoreOptions {
@@ -142,27 +142,45 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const leases = synced(sharedLeases);
   const sharedPlan = createPlan(shared, sharedEvents, sharedLocks, sharedLeases);
   const plan = synced(sharedPlan);
-  const context = createContext(parts, events);
-  const presence = synced(createPresence(shared));
-  const claims = createClaims(parts, events, presence.list);
+  const sharedContext = createContext(shared, sharedEvents);
+  const context = synced(sharedContext);
+  const sharedPresence = createPresence(shared);
+  const presence = synced(sharedPresence);
+  const sharedClaims = createClaims(shared, sharedEvents, sharedPresence.list);
+  const claims = synced(sharedClaims);
   const renewal = synced({ renew: dialect.renew });
   const vars = synced(createVars(shared, sharedEvents));
-  const admin = createAdminRooms(parts, presence.list);
+  const sharedAdmin = createAdminRooms(shared, sharedPresence.list);
+  const admin = synced(sharedAdmin);
   const search = synced(dialect.search);
   const planEdits = synced(createPlanEdits(shared, sharedEvents, sharedLocks, sharedLeases));
-  const contextEdits = createContextEdits(parts, events, search);
-  const eventEdits = createEventEdits(parts, events, search);
-  const reviews = createReviews(parts, events);
-  const roomTools = createRoomTools(parts, { events, locks, plan, context, search });
+  const contextEdits = synced(createContextEdits(shared, sharedEvents));
+  const eventEdits = synced(createEventEdits(shared, sharedEvents));
+  const reviews = synced(createReviews(shared, sharedEvents));
+  const roomTools = synced(
+    createRoomTools(shared, {
+      events: sharedEvents,
+      locks: sharedLocks,
+      plan: sharedPlan,
+      context: sharedContext,
+    }),
+  );
   const webhooks = createWebhooks(parts, events);
-  const driver = createDriver(parts, events);
-  const leave = createLeave(parts, events, leases, claims, driver);
-  const approvals = createApprovals(parts, events);
-  const handoffs = createHandoffs(parts, events, locks, leases);
-  const verdicts = createVerdicts(parts, events);
-  const mailbox = createMailbox(parts, { events, driver, plan, presence, renew: renewal.renew });
+  const sharedDriver = createDriver(shared, sharedEvents);
+  const driver = synced(sharedDriver);
+  const leave = synced(createLeave(shared, sharedEvents, sharedLeases, sharedClaims, sharedDriver));
+  const approvals = synced(createApprovals(shared, sharedEvents));
+  const handoffs = synced(createHandoffs(shared, sharedEvents, sharedLocks, sharedLeases));
+  const verdicts = synced(createVerdicts(shared, sharedEvents));
+  const sharedMailbox = createMailbox(shared, {
+    events: sharedEvents,
+    driver: sharedDriver,
+    plan: sharedPlan,
+    presence: sharedPresence,
+  });
+  const mailbox = synced(sharedMailbox);
   const fork = createFork(parts, events, driver, search);
-  const info = createRoomInfo(parts, driver, admin.taskCounts);
+  const info = synced(createRoomInfo(shared, sharedDriver, sharedAdmin.taskCounts));
   const moving = createMoving(parts, driver, search);
   const room = roomTransactions(
     db,

@@ -1,10 +1,9 @@
 /**
- * Handoffs (humans.md §4), as the SQLite driver's (src/store/sqlite/handoffs.ts): an offer of tasks and context to
- * another agent or to any agent; acceptance moves the tasks whose owner is still the one recorded at the offer, in
- * the same transaction as the decision, so two acceptors racing get one winner and the other a conflict naming it.
- * Tasks are seen as reads show them (a lease that ran out is its holder's no more); acceptance is a plan write (plan
- * lock, leases that ran out recorded first) and a moved task's lease ends, since it leaves its holder
- * (protocol/leases.ts).
+ * Handoffs: an offer of tasks and context to another agent or to any agent; acceptance moves the tasks whose owner
+ * is still the one recorded at the offer, in the same transaction as the decision, so two acceptors racing get one
+ * winner and the other a conflict naming it. Tasks are seen as reads show them (a lease that ran out is its
+ * holder's no more); acceptance is a plan write (plan lock, leases that ran out recorded first) and a moved task's
+ * lease ends, since it leaves its holder (protocol/leases.ts).
  */
 import { errors } from "../../protocol/errors.ts";
 import { effectiveTask } from "../../protocol/leases.ts";
@@ -23,68 +22,69 @@ import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
 import type { Locks } from "./locks.ts";
-import type { StoreParts } from "./rooms.ts";
+import type { SqlParts } from "./rooms.ts";
+import type { Op } from "./run.ts";
 import { createNextSerial } from "./serials.ts";
 
 const parse = (row: { json: string }): Handoff => JSON.parse(row.json);
 const audience = (to: string) => (to === ANY_AGENT ? BROADCAST : to);
 
 export function createHandoffs(
-  { pg, now, rooms }: StoreParts,
+  { sql, now, rooms }: SqlParts,
   events: Events,
   locks: Locks,
   leases: Pick<Leases, "recordExpired" | "store">,
 ) {
-  const get = pg.query<{ json: string }, [string, string]>(
+  const get = sql.query<{ json: string }, [string, string]>(
     "SELECT json FROM handoffs WHERE room_id = ? AND id = ?",
   );
-  const all = pg.query<{ json: string }, [string]>("SELECT json FROM handoffs WHERE room_id = ? ORDER BY n");
+  const all = sql.query<{ json: string }, [string]>("SELECT json FROM handoffs WHERE room_id = ? ORDER BY n");
   // A fork's own continue after every id its copied log names (rooms.id_floors).
-  const nextN = createNextSerial(pg, "handoff");
-  const insert = pg.query<unknown, [string, string, number, string]>(
+  const nextN = createNextSerial(sql, "handoff");
+  const insert = sql.query<unknown, [string, string, number, string]>(
     "INSERT INTO handoffs (room_id, id, n, json) VALUES (?, ?, ?, ?)",
   );
-  const update = pg.query<unknown, [string, string, string]>(
+  const update = sql.query<unknown, [string, string, string]>(
     "UPDATE handoffs SET json = ? WHERE room_id = ? AND id = ?",
   );
-  const taskGet = pg.query<{ json: string }, [string, string]>(
+  const taskGet = sql.query<{ json: string }, [string, string]>(
     "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
   );
-  const contextExists = pg.query<{ one: number }, [string, string]>(
+  const contextExists = sql.query<{ one: number }, [string, string]>(
     "SELECT 1 AS one FROM contexts WHERE room_id = ? AND id = ?",
   );
 
   /** A task as reads show it (once leases that ran out are recorded, exactly as stored). */
-  const task = async (roomId: string, id: string): Promise<Task | undefined> => {
-    const row = await taskGet.get(roomId, id);
+  function* task(roomId: string, id: string): Op<Task | undefined> {
+    const row = yield* taskGet.get(roomId, id);
     return row ? effectiveTask(JSON.parse(row.json) as Task, now()) : undefined;
-  };
+  }
 
-  async function find(roomId: string, id: string): Promise<Handoff> {
-    const row = await get.get(roomId, id);
+  function* find(roomId: string, id: string): Op<Handoff> {
+    const row = yield* get.get(roomId, id);
     if (!row) throw peopleErrors.handoffNotFound(id);
     return parse(row);
   }
 
   /** An open offer of a live room, or the refusal naming who closed it. */
-  async function open(scope: RoomScope, id: string): Promise<Handoff> {
-    const room = await rooms.check(scope);
+  function* open(scope: RoomScope, id: string): Op<Handoff> {
+    const room = yield* rooms.check(scope);
     if (!room) throw peopleErrors.handoffNotFound(id);
-    const handoff = await find(room.room_id, id);
+    const handoff = yield* find(room.room_id, id);
     if (handoff.status !== "offered") throw peopleErrors.handoffClosed(handoff);
     return handoff;
   }
 
-  async function close(roomId: string, closed: Handoff): Promise<void> {
-    await update.run(JSON.stringify(closed), roomId, closed.id);
+  function* close(roomId: string, closed: Handoff): Op<void> {
+    yield* update.run(JSON.stringify(closed), roomId, closed.id);
   }
 
   return {
-    async offerHandoff(scope: RoomScope, input: NewHandoff): Promise<Handoff> {
-      const room = await rooms.check(scope);
+    *offerHandoff(scope: RoomScope, input: NewHandoff): Op<Handoff> {
+      const room = yield* rooms.check(scope);
       const owners: Record<string, string | null> = {};
       for (const taskId of input.taskIds) {
-        const current = room ? await task(room.room_id, taskId) : undefined;
+        const current = room ? yield* task(room.room_id, taskId) : undefined;
         if (!current) throw errors.taskNotFound(taskId);
         if (input.agentOffer && current.owner !== null && current.owner !== input.from) {
           throw peopleErrors.taskNotYours(taskId, current.owner);
@@ -92,14 +92,14 @@ export function createHandoffs(
         owners[taskId] = current.owner;
       }
       for (const contextId of input.contextIds) {
-        if (!room || !(await contextExists.get(room.room_id, contextId)))
+        if (!room || !(yield* contextExists.get(room.room_id, contextId)))
           throw errors.contextNotFound(contextId);
       }
-      await rooms.claim(scope);
-      const n = await nextN(scope.roomId);
+      yield* rooms.claim(scope);
+      const n = yield* nextN(scope.roomId);
       const handoff = newHandoff(n, input, owners, now());
-      await insert.run(scope.roomId, handoff.id, n, JSON.stringify(handoff));
-      await events.append(scope.roomId, {
+      yield* insert.run(scope.roomId, handoff.id, n, JSON.stringify(handoff));
+      yield* events.append(scope.roomId, {
         type: "handoff_offered",
         from: input.offeredBy,
         to: audience(input.to),
@@ -107,32 +107,32 @@ export function createHandoffs(
       });
       return handoff;
     },
-    async acceptHandoff(scope: RoomScope, input: { id: string; agentId: string }): Promise<Handoff> {
-      const handoff = await open(scope, input.id);
+    *acceptHandoff(scope: RoomScope, input: { id: string; agentId: string }): Op<Handoff> {
+      const handoff = yield* open(scope, input.id);
       checkHandoffAccept(handoff, input.agentId);
       const roomId = scope.roomId;
       // Moving tasks is a plan write: the plan lock, then the leases that ran out, like every other one.
       if (handoff.taskIds.length > 0) {
-        await locks.assertPlanWritable(roomId, input.agentId);
-        await leases.recordExpired(roomId);
+        yield* locks.assertPlanWritable(roomId, input.agentId);
+        yield* leases.recordExpired(roomId);
       }
       const tasks = new Map<string, Task | undefined>();
-      for (const id of handoff.taskIds) tasks.set(id, await task(roomId, id));
+      for (const id of handoff.taskIds) tasks.set(id, yield* task(roomId, id));
       const { move, conflicts } = handoffMoves(handoff, (id) => tasks.get(id));
-      await rooms.claim(scope);
+      yield* rooms.claim(scope);
       const t = now();
       for (const taskId of move) {
         // The lease ends: the task leaves its holder (the acceptor owns it without one, like any assignment).
-        const { lease_expires_at: _lease, ...previous } = (await task(roomId, taskId)) as Task;
+        const { lease_expires_at: _lease, ...previous } = (yield* task(roomId, taskId)) as Task;
         const moved: Task = {
           ...previous,
           owner: input.agentId,
           version: previous.version + 1,
           updated_at: iso(t),
         };
-        await leases.store(roomId, moved, null);
-        await rooms.planChanged(roomId, t);
-        await events.append(roomId, {
+        yield* leases.store(roomId, moved, null);
+        yield* rooms.planChanged(roomId, t);
+        yield* events.append(roomId, {
           type: "task_updated",
           from: input.agentId,
           to: BROADCAST,
@@ -151,8 +151,8 @@ export function createHandoffs(
         conflicts,
         updated_at: iso(t),
       };
-      await close(roomId, accepted);
-      await events.append(roomId, {
+      yield* close(roomId, accepted);
+      yield* events.append(roomId, {
         type: "handoff_accepted",
         from: input.agentId,
         to: BROADCAST,
@@ -160,13 +160,10 @@ export function createHandoffs(
       });
       return accepted;
     },
-    async declineHandoff(
-      scope: RoomScope,
-      input: { id: string; agentId: string; reason: string },
-    ): Promise<Handoff> {
-      const handoff = await open(scope, input.id);
+    *declineHandoff(scope: RoomScope, input: { id: string; agentId: string; reason: string }): Op<Handoff> {
+      const handoff = yield* open(scope, input.id);
       checkHandoffDecline(handoff, input.agentId);
-      await rooms.claim(scope);
+      yield* rooms.claim(scope);
       const declined: Handoff = {
         ...handoff,
         status: "declined",
@@ -174,8 +171,8 @@ export function createHandoffs(
         reason: input.reason,
         updated_at: iso(now()),
       };
-      await close(scope.roomId, declined);
-      await events.append(scope.roomId, {
+      yield* close(scope.roomId, declined);
+      yield* events.append(scope.roomId, {
         type: "handoff_declined",
         from: input.agentId,
         to: handoff.from,
@@ -183,18 +180,18 @@ export function createHandoffs(
       });
       return declined;
     },
-    async cancelHandoff(scope: RoomScope, input: { id: string; by: string }): Promise<Handoff> {
-      const handoff = await open(scope, input.id);
+    *cancelHandoff(scope: RoomScope, input: { id: string; by: string }): Op<Handoff> {
+      const handoff = yield* open(scope, input.id);
       checkHandoffCancel(handoff, input.by);
-      await rooms.claim(scope);
+      yield* rooms.claim(scope);
       const cancelled: Handoff = {
         ...handoff,
         status: "cancelled",
         closedBy: input.by,
         updated_at: iso(now()),
       };
-      await close(scope.roomId, cancelled);
-      await events.append(scope.roomId, {
+      yield* close(scope.roomId, cancelled);
+      yield* events.append(scope.roomId, {
         type: "handoff_cancelled",
         from: input.by,
         to: audience(handoff.to),
@@ -202,10 +199,10 @@ export function createHandoffs(
       });
       return cancelled;
     },
-    async listHandoffs(scope: RoomScope, status?: HandoffStatus): Promise<Handoff[]> {
-      const room = await rooms.read(scope);
+    *listHandoffs(scope: RoomScope, status?: HandoffStatus): Op<Handoff[]> {
+      const room = yield* rooms.read(scope);
       if (!room) return [];
-      const list = (await all.all(room.room_id)).map(parse);
+      const list = (yield* all.all(room.room_id)).map(parse);
       return status === undefined ? list : list.filter((h) => h.status === status);
     },
   };

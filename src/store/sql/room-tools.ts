@@ -1,7 +1,6 @@
 /**
- * Room-level reads and writes of the tools that span areas, as the SQLite driver's
- * (src/store/sqlite/room-tools.ts): the rooms a team can use, filling an empty room from a template, and
- * everything the analytics read. Each runs inside the caller's transaction.
+ * Room-level reads and writes of the tools that span areas: the rooms a team can use, filling an empty room from a
+ * template, and everything the analytics read. Each runs inside the caller's transaction.
  */
 import type { AnalyticsLog } from "../../protocol/analytics.ts";
 import { effectiveTask } from "../../protocol/leases.ts";
@@ -16,72 +15,71 @@ import type { ContextOps } from "./context.ts";
 import type { Events } from "./events.ts";
 import type { Locks } from "./locks.ts";
 import type { PlanOps } from "./plan.ts";
-import type { StoreParts } from "./rooms.ts";
+import type { SqlParts } from "./rooms.ts";
 import { type EventRow, toEvent } from "./rows.ts";
-import type { Search } from "./search.ts";
+import type { Op } from "./run.ts";
 
 interface Deps {
   events: Events;
   locks: Locks;
   plan: PlanOps;
   context: ContextOps;
-  search: Search;
 }
 
 export function createRoomTools(
-  { pg, now, rooms }: StoreParts,
-  { events, locks, plan, context, search }: Deps,
+  { sql, now, rooms, dialect }: SqlParts,
+  { events, locks, plan, context }: Deps,
 ) {
-  const usable = pg.query<{ room_id: string; created_at: number }, [string, number]>(
+  const usable = sql.query<{ room_id: string; created_at: number }, [string, number]>(
     "SELECT room_id, created_at FROM rooms WHERE owner = ? AND last_activity > ? ORDER BY created_at, room_id",
   );
   // Payloads only where the analytics read them (task and context events, agent_left), so a long log stays cheap.
-  const log = pg.query<EventRow & { posted: number }, [string]>(
+  const log = sql.query<EventRow & { posted: number }, [string]>(
     `SELECT e.seq, e.type, e.from_agent, e.to_agent, e.ts, e.reply_to, e.deleted_by, e.deleted_at, '[]' AS read_by,
        e.posted,
        CASE WHEN substr(e.type, 1, 5) = 'task_' OR substr(e.type, 1, 8) = 'context_' OR e.type = 'agent_left'
          THEN e.payload ELSE '{}' END AS payload
      FROM events e WHERE e.room_id = ? ORDER BY e.seq`,
   );
-  const tasks = pg.query<{ json: string }, [string]>("SELECT json FROM tasks WHERE room_id = ? ORDER BY n");
-  const contexts = pg.query<{ id: string; type: string; json: string }, [string]>(
+  const tasks = sql.query<{ json: string }, [string]>("SELECT json FROM tasks WHERE room_id = ? ORDER BY n");
+  const contexts = sql.query<{ id: string; type: string; json: string }, [string]>(
     "SELECT id, type, json FROM contexts WHERE room_id = ? ORDER BY n",
   );
-  const reads = pg.query<{ seq: number; agent: string; at: number }, [string]>(
+  const reads = sql.query<{ seq: number; agent: string; at: number }, [string]>(
     "SELECT seq, agent_id AS agent, at FROM context_reads WHERE room_id = ? ORDER BY seq, agent_id",
   );
 
   return {
-    async usableRooms(teamId: string): Promise<UsableRoom[]> {
-      return (await usable.all(teamId, rooms.liveAfter(now()))).map((r) => ({
+    *usableRooms(teamId: string): Op<UsableRoom[]> {
+      return (yield* usable.all(teamId, rooms.liveAfter(now()))).map((r) => ({
         roomId: r.room_id,
         createdAt: iso(r.created_at),
       }));
     },
-    async seedRoom(
+    *seedRoom(
       scope: RoomScope,
       seed: RoomSeed,
       agentId: string,
-    ): Promise<{ tasks: Task[]; contexts: ContextEntry[] }> {
-      const room = await rooms.check(scope);
+    ): Op<{ tasks: Task[]; contexts: ContextEntry[] }> {
+      const room = yield* rooms.check(scope);
       if (room && (room.task_n > 0 || room.ctx_n > 0 || room.event_seq > 0))
         throw toolErrors.roomNotEmpty(scope.roomId);
-      if (room) await locks.assertPlanWritable(room.room_id, agentId);
+      if (room) yield* locks.assertPlanWritable(room.room_id, agentId);
       const made: Task[] = [];
       for (const t of seed.tasks) {
         const depends_on = t.depends_on.map((i) => (made[i] as Task).id);
-        const task = await plan.addTask(scope, { ...t, depends_on, agentId });
-        await search.put(scope.roomId, task.id, taskFields(task));
+        const task = yield* plan.addTask(scope, { ...t, depends_on, agentId });
+        yield* dialect.search.put(scope.roomId, task.id, taskFields(task));
         made.push(task);
       }
       const entries: ContextEntry[] = [];
       for (const c of seed.contexts) {
-        const entry = await context.writeContext(scope, { ...c, author: agentId });
-        await search.put(scope.roomId, entry.id, contextFields(entry));
+        const entry = yield* context.writeContext(scope, { ...c, author: agentId });
+        yield* dialect.search.put(scope.roomId, entry.id, contextFields(entry));
         entries.push(entry);
       }
-      await rooms.claim(scope);
-      await events.append(scope.roomId, {
+      yield* rooms.claim(scope);
+      yield* events.append(scope.roomId, {
         type: "template_applied",
         from: agentId,
         to: BROADCAST,
@@ -93,21 +91,21 @@ export function createRoomTools(
       });
       return { tasks: made, contexts: entries };
     },
-    async analyticsLog(scope: RoomScope): Promise<AnalyticsLog> {
-      const room = await rooms.read(scope);
+    *analyticsLog(scope: RoomScope): Op<AnalyticsLog> {
+      const room = yield* rooms.read(scope);
       if (!room) return { events: [], posted: [], tasks: [], contexts: [], reads: [] };
-      const rows = await log.all(room.room_id);
+      const rows = yield* log.all(room.room_id);
       const t = now();
       return {
         events: rows.map(toEvent),
         posted: rows.flatMap((r) => (r.posted === 1 ? [r.seq] : [])),
-        tasks: (await tasks.all(room.room_id)).map((r) => effectiveTask(JSON.parse(r.json), t)),
-        contexts: (await contexts.all(room.room_id)).map(({ id, type, json }) => ({
+        tasks: (yield* tasks.all(room.room_id)).map((r) => effectiveTask(JSON.parse(r.json), t)),
+        contexts: (yield* contexts.all(room.room_id)).map(({ id, type, json }) => ({
           id,
           type,
           version: (JSON.parse(json) as ContextEntry).version,
         })),
-        reads: (await reads.all(room.room_id)).map((r) => ({ seq: r.seq, agent: r.agent, at: iso(r.at) })),
+        reads: (yield* reads.all(room.room_id)).map((r) => ({ seq: r.seq, agent: r.agent, at: iso(r.at) })),
       };
     },
   };

@@ -1,10 +1,9 @@
 /**
- * What people send an agent and the bridge hands it inside its running turn (humans.md §2, §6), as the SQLite
- * driver's (src/store/sqlite/mailbox.ts): messages, steers and interrupts, found through the events_by_type index
- * (never by walking the log), each kind with a per-agent mark of the last one delivered. A message also counts as
- * delivered once the agent's cursor passed it. Deleted messages are never handed over, nor, in a fork, what its
- * copied prefix holds (it was meant for the source's agents). A bridge hook is a call of the agent: it renews the
- * agent's leases and claims.
+ * What people send an agent and the bridge hands it inside its running turn: messages, steers and interrupts,
+ * found through the events_by_type index (never by walking the log), each kind with a per-agent mark of the last
+ * one delivered. A message also counts as delivered once the agent's cursor passed it. Deleted messages are never
+ * handed over, nor, in a fork, what its copied prefix holds (it was meant for the source's agents). A bridge hook
+ * is a call of the agent: it renews the agent's leases and claims.
  */
 import type { DriverState, HumanMessage } from "../../protocol/people.ts";
 import { NO_DRIVER, PEOPLE_LIMITS } from "../../protocol/people.ts";
@@ -15,20 +14,19 @@ import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import type { PlanOps } from "./plan.ts";
-import type { StoreParts } from "./rooms.ts";
-import { eventId, HOOK_STATUS, MAIL_TAKE_MAX, type MailKind, type MailRow } from "./rows.ts";
+import type { SqlParts } from "./rooms.ts";
+import { eventId, HOOK_STATUS, MAIL_TAKE_MAX, type MailKind, type MailRow, perDialect } from "./rows.ts";
+import type { Op } from "./run.ts";
 
 export interface MailboxDeps {
   events: Events;
   driver: DriverOps;
   plan: PlanOps;
-  presence: { beat(roomId: string, agentId: string, statusText?: string): Promise<unknown> };
-  /** Renews the agent's live leases and claims (renewal.ts): a hook of its running harness is a call naming it. */
-  renew(roomId: string, agentId: string, t: number): Promise<void>;
+  presence: { beat(roomId: string, agentId: string, statusText?: string): Op<unknown> };
 }
 
-export function createMailbox({ pg, now, rooms, changes }: StoreParts, deps: MailboxDeps) {
-  const pending = pg.query<
+export function createMailbox({ sql, now, rooms, changes, dialect }: SqlParts, deps: MailboxDeps) {
+  const pending = sql.query<
     MailRow,
     [{ room: string; type: string; agent: string; after: number; limit: number }]
   >(
@@ -40,7 +38,7 @@ export function createMailbox({ pg, now, rooms, changes }: StoreParts, deps: Mai
   );
   // Where the agent's mark of a kind stands, with the room's origin (a fork's copied prefix was addressed to the
   // source's running agents: only what the fork itself gets is handed) and the agent's cursor: one round trip.
-  const standing = pg.query<
+  const standing = sql.query<
     { mark: number | null; forked_from: string | null; cursor: number | null },
     [string, string, string]
   >(
@@ -48,20 +46,23 @@ export function createMailbox({ pg, now, rooms, changes }: StoreParts, deps: Mai
        (SELECT forked_from FROM rooms WHERE room_id = ?1) AS forked_from,
        (SELECT seq FROM cursors WHERE room_id = ?1 AND agent_id = ?2) AS cursor`,
   );
-  const markSet = pg.query<unknown, [string, string, string, number]>(
-    `INSERT INTO agent_marks (room_id, agent_id, kind, seq) VALUES (?1, ?2, ?3, ?4)
-     ON CONFLICT (room_id, agent_id, kind) DO UPDATE SET seq = greatest(agent_marks.seq, excluded.seq)`,
+  const markSet = sql.query<unknown, [string, string, string, number]>(
+    perDialect(
+      (d) => `INSERT INTO agent_marks (room_id, agent_id, kind, seq) VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT (room_id, agent_id, kind) DO UPDATE
+     SET seq = ${d === "sqlite" ? "max" : "greatest"}(agent_marks.seq, excluded.seq)`,
+    ),
   );
 
   /** Takes the waiting rows of one kind after the agent's mark (and, for messages, its cursor); moves the mark. */
-  async function take(roomId: string, agentId: string, kind: MailKind, limit: number): Promise<MailRow[]> {
-    const at = await standing.get(roomId, agentId, kind);
+  function* take(roomId: string, agentId: string, kind: MailKind, limit: number): Op<MailRow[]> {
+    const at = yield* standing.get(roomId, agentId, kind);
     const forkSeq = at?.forked_from ? (JSON.parse(at.forked_from) as { seq?: number }).seq : undefined;
     let after = Math.max(at?.mark ?? 0, forkSeq ?? 0);
     if (kind === "human_message") after = Math.max(after, at?.cursor ?? 0);
-    const rows = await pending.all({ room: roomId, type: kind, agent: agentId, after, limit });
+    const rows = yield* pending.all({ room: roomId, type: kind, agent: agentId, after, limit });
     const last = rows.at(-1);
-    if (last) await markSet.run(roomId, agentId, kind, last.seq);
+    if (last) yield* markSet.run(roomId, agentId, kind, last.seq);
     return rows;
   }
 
@@ -80,25 +81,26 @@ export function createMailbox({ pg, now, rooms, changes }: StoreParts, deps: Mai
   }
 
   /** People's messages waiting for the agent, oldest first; marked delivered. The room is claimed by the caller. */
-  async function takeMessages(roomId: string, agentId: string): Promise<HumanMessage[]> {
-    return (await take(roomId, agentId, "human_message", PEOPLE_LIMITS.messagesPerCall)).map(toMessage);
+  function* takeMessages(roomId: string, agentId: string): Op<HumanMessage[]> {
+    return (yield* take(roomId, agentId, "human_message", PEOPLE_LIMITS.messagesPerCall)).map(toMessage);
   }
 
-  async function bridge(scope: RoomScope, input: BridgeInput): Promise<BridgeResult> {
-    if (!(await rooms.check(scope)))
+  function* bridge(scope: RoomScope, input: BridgeInput): Op<BridgeResult> {
+    if (!(yield* rooms.check(scope)))
       return { roomExists: false, driver: NO_DRIVER, steers: [], messages: [] };
-    const room = await rooms.claim(scope);
+    const room = yield* rooms.claim(scope);
     const roomId = scope.roomId;
     const agent = input.agentId;
-    await deps.presence.beat(roomId, agent, HOOK_STATUS[input.hook]);
-    await deps.renew(roomId, agent, now());
+    yield* deps.presence.beat(roomId, agent, HOOK_STATUS[input.hook]);
+    // A hook of the agent's running harness is a call naming it: its leases and claims are renewed.
+    yield* dialect.renew(roomId, agent, now());
     changes.signal(roomId, "presence");
-    const driver: DriverState = await deps.driver.state(roomId);
+    const driver: DriverState = yield* deps.driver.state(roomId);
     const result: BridgeResult = { roomExists: true, driver, steers: [], messages: [] };
     switch (input.hook) {
       case "PreToolUse": {
         // Every waiting interrupt is consumed; only one given at the current epoch stops the step.
-        const current = (await take(roomId, agent, "interrupt", MAIL_TAKE_MAX)).filter(
+        const current = (yield* take(roomId, agent, "interrupt", MAIL_TAKE_MAX)).filter(
           (row) => payloadOf(row).epoch === driver.epoch,
         );
         const last = current.at(-1);
@@ -115,32 +117,32 @@ export function createMailbox({ pg, now, rooms, changes }: StoreParts, deps: Mai
       }
       case "PostToolUse": {
         if (input.step) {
-          await deps.events.append(roomId, {
+          yield* deps.events.append(roomId, {
             type: "agent_step",
             from: agent,
             to: BROADCAST,
             payload: input.step,
           });
         }
-        result.steers = (await take(roomId, agent, "steer", MAIL_TAKE_MAX)).map((row) => {
+        result.steers = (yield* take(roomId, agent, "steer", MAIL_TAKE_MAX)).map((row) => {
           const text = payloadOf(row).text;
           return { by: row.from_agent, text: typeof text === "string" ? text : "", seq: row.seq };
         });
         break;
       }
       case "SessionStart":
-        result.messages = await takeMessages(roomId, agent);
+        result.messages = yield* takeMessages(roomId, agent);
         result.digest = {
-          myTasks: (await deps.plan.myTasks(roomId, agent)).map(({ id, title, status }) => ({
+          myTasks: (yield* deps.plan.myTasks(roomId, agent)).map(({ id, title, status }) => ({
             id,
             title,
             status,
           })),
-          unread: await deps.events.unread(room, agent),
+          unread: yield* deps.events.unread(room, agent),
         };
         break;
       default:
-        result.messages = await takeMessages(roomId, agent);
+        result.messages = yield* takeMessages(roomId, agent);
     }
     return result;
   }

@@ -1,7 +1,6 @@
 /**
- * leave_room, as the SQLite driver's (src/store/sqlite/leave.ts): the agent's presence becomes "left" and its
- * leases, file claims and locks are released at once, and the wheel when it drives the room (claim_driver): an agent
- * that left can steer nothing.
+ * leave_room: the agent's presence becomes "left" and its leases, file claims and locks are released at once, and
+ * the wheel when it drives the room (claim_driver): an agent that left can steer nothing.
  */
 import type { LeaveResult } from "../../protocol/claims.ts";
 import { byteOrder } from "../../protocol/claims.ts";
@@ -11,43 +10,44 @@ import type { Claims } from "./claims.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
-import type { StoreParts } from "./rooms.ts";
+import type { SqlParts } from "./rooms.ts";
+import type { Op } from "./run.ts";
 
 const nothing = { tasks: [], paths: [], locks: [] };
 
 export function createLeave(
-  { pg, now, rooms, changes }: StoreParts,
+  { sql, now, rooms, changes }: SqlParts,
   events: Events,
   leases: Leases,
   claims: Claims,
   driver: Pick<DriverOps, "releaseHeld">,
 ) {
   // Keeps the row (and so the fence): the next holder's fence grows as after any release.
-  const releaseLocks = pg.query<{ resource: string }, [string, string, number]>(
+  const releaseLocks = sql.query<{ resource: string }, [string, string, number]>(
     "UPDATE locks SET holder = NULL WHERE room_id = ? AND holder = ? AND expires_at > ? RETURNING resource",
   );
-  const markLeft = pg.query<unknown, [string, string, number]>(
+  const markLeft = sql.query<unknown, [string, string, number]>(
     `INSERT INTO presence (room_id, agent_id, last_seen, left_at) VALUES (?1, ?2, ?3, ?3)
      ON CONFLICT (room_id, agent_id) DO UPDATE SET last_seen = excluded.last_seen, left_at = excluded.left_at`,
   );
 
   return {
     /** Never claims: on a room the team does not own yet it records nothing. */
-    async leaveRoom(scope: RoomScope, agentId: string): Promise<LeaveResult> {
-      const room = await rooms.check(scope);
+    *leaveRoom(scope: RoomScope, agentId: string): Op<LeaveResult> {
+      const room = yield* rooms.check(scope);
       if (!room) return { agentId, roomExists: false, released: nothing };
-      await rooms.claim(scope);
-      await leases.recordExpired(room.room_id);
-      await claims.recordExpired(room.room_id);
-      const tasks = await leases.releaseAll(room.room_id, agentId);
-      const paths = await claims.releaseAll(room.room_id, agentId);
-      const locks = (await releaseLocks.all(room.room_id, agentId, now()))
+      yield* rooms.claim(scope);
+      yield* leases.recordExpired(room.room_id);
+      yield* claims.recordExpired(room.room_id);
+      const tasks = yield* leases.releaseAll(room.room_id, agentId);
+      const paths = yield* claims.releaseAll(room.room_id, agentId);
+      const locks = (yield* releaseLocks.all(room.room_id, agentId, now()))
         .map((r) => r.resource)
         .sort(byteOrder);
-      await markLeft.run(room.room_id, agentId, now());
+      yield* markLeft.run(room.room_id, agentId, now());
       changes.signal(room.room_id, "presence");
       if (paths.length > 0) {
-        await events.append(room.room_id, {
+        yield* events.append(room.room_id, {
           type: "files_released",
           from: agentId,
           to: BROADCAST,
@@ -56,8 +56,8 @@ export function createLeave(
         changes.signal(room.room_id, "claims");
       }
       if (locks.length > 0) changes.signal(room.room_id, "locks");
-      await driver.releaseHeld(room.room_id, agentId);
-      await events.append(room.room_id, {
+      yield* driver.releaseHeld(room.room_id, agentId);
+      yield* events.append(room.room_id, {
         type: "agent_left",
         from: agentId,
         to: BROADCAST,

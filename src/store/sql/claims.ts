@@ -1,7 +1,6 @@
 /**
- * File claims (protocol/claims.ts) and the AgentRoom peer state, as the SQLite driver's
- * (src/store/sqlite/claims.ts): one row per claimed path, expiring lazily (reads skip expired rows; the next claim
- * write records them).
+ * File claims (protocol/claims.ts) and the AgentRoom peer state: one row per claimed path, expiring lazily (reads
+ * skip expired rows; the next claim write records them).
  */
 import {
   type ClaimResult,
@@ -18,50 +17,52 @@ import { BROADCAST, type Presence, type RoomEvent } from "../../protocol/records
 import { iso } from "../../protocol/time.ts";
 import type { ClaimFilter, FilesClaim, NewBroadcast, RoomScope, RoomStateView } from "../types.ts";
 import type { Events } from "./events.ts";
-import type { StoreParts } from "./rooms.ts";
+import type { SqlParts } from "./rooms.ts";
 import { type ClaimRow, toClaim } from "./rows.ts";
+import type { Op } from "./run.ts";
 
 export function createClaims(
-  { pg, now, rooms, changes }: StoreParts,
+  { sql, now, rooms, changes }: SqlParts,
   events: Events,
-  presence: (roomId: string) => Promise<Presence[]>,
+  presence: (roomId: string) => Op<Presence[]>,
 ) {
-  const live = pg.query<ClaimRow, [string, number]>(
+  const live = sql.query<ClaimRow, [string, number]>(
     `SELECT path, agent_id, expires_at, claimed_at, reason FROM claims
      WHERE room_id = ? AND expires_at > ? ORDER BY path`,
   );
-  const due = pg.query<ClaimRow, [string, number]>(
+  const due = sql.query<ClaimRow, [string, number]>(
     `SELECT path, agent_id, expires_at, claimed_at, reason FROM claims
      WHERE room_id = ? AND expires_at <= ? ORDER BY expires_at, path`,
   );
-  const drop = pg.query<unknown, [string, string]>("DELETE FROM claims WHERE room_id = ? AND path = ?");
-  const mine = pg.query<ClaimRow & { rowid: number }, [string, string, number]>(
+  const drop = sql.query<unknown, [string, string]>("DELETE FROM claims WHERE room_id = ? AND path = ?");
+  const mine = sql.query<ClaimRow & { rowid: number }, [string, string, number]>(
     `SELECT rowid, path, agent_id, expires_at, claimed_at, reason FROM claims
      WHERE room_id = ? AND agent_id = ? AND expires_at > ? ORDER BY rowid`,
   );
   // A renewal keeps the row (and so claimed_at and the first-claim order); a reason given replaces the old one.
-  const upsert = pg.query<unknown, [string, string, string, number, number, number, string | null]>(
+  const upsert = sql.query<unknown, [string, string, string, number, number, number, string | null]>(
     `INSERT INTO claims (room_id, path, agent_id, expires_at, ttl_ms, claimed_at, reason)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
      ON CONFLICT (room_id, path) DO UPDATE SET expires_at = excluded.expires_at, ttl_ms = excluded.ttl_ms,
        reason = coalesce(excluded.reason, claims.reason)`,
   );
-  const head = pg.query<{ event_seq: number }, [string]>("SELECT event_seq FROM rooms WHERE room_id = ?");
-  const setStatus = pg.query<unknown, [string, string, number, string]>(
+  const head = sql.query<{ event_seq: number }, [string]>("SELECT event_seq FROM rooms WHERE room_id = ?");
+  const setStatus = sql.query<unknown, [string, string, number, string]>(
     `INSERT INTO presence (room_id, agent_id, last_seen, status_text) VALUES (?1, ?2, ?3, ?4)
      ON CONFLICT (room_id, agent_id) DO UPDATE SET last_seen = excluded.last_seen, status_text = excluded.status_text,
        left_at = NULL`,
   );
 
-  const liveClaims = async (roomId: string): Promise<FileClaim[]> =>
-    (await live.all(roomId, now())).map(toClaim);
+  function* liveClaims(roomId: string): Op<FileClaim[]> {
+    return (yield* live.all(roomId, now())).map(toClaim);
+  }
 
   /** Records every claim of the room that ran out: deleted, `files_claim_expired` each (oldest first). */
-  async function recordExpired(roomId: string): Promise<void> {
-    const rows = await due.all(roomId, now());
+  function* recordExpired(roomId: string): Op<void> {
+    const rows = yield* due.all(roomId, now());
     for (const row of rows) {
-      await drop.run(roomId, row.path);
-      await events.append(roomId, {
+      yield* drop.run(roomId, row.path);
+      yield* events.append(roomId, {
         type: "files_claim_expired",
         from: "system",
         to: BROADCAST,
@@ -74,27 +75,27 @@ export function createClaims(
   return {
     recordExpired,
     /** The agent's live claims end (leave_room); returns their paths in byte order. Call after recordExpired. */
-    async releaseAll(roomId: string, agentId: string): Promise<string[]> {
-      const rows = await mine.all(roomId, agentId, now());
-      for (const row of rows) await drop.run(roomId, row.path);
+    *releaseAll(roomId: string, agentId: string): Op<string[]> {
+      const rows = yield* mine.all(roomId, agentId, now());
+      for (const row of rows) yield* drop.run(roomId, row.path);
       return sortClaims(rows.map(toClaim)).map((c) => c.path);
     },
-    async claimFiles(scope: RoomScope, input: FilesClaim): Promise<ClaimResult> {
-      const room = await rooms.check(scope);
-      const current = room ? await liveClaims(room.room_id) : [];
+    *claimFiles(scope: RoomScope, input: FilesClaim): Op<ClaimResult> {
+      const room = yield* rooms.check(scope);
+      const current = room ? yield* liveClaims(room.room_id) : [];
       const conflicts = findConflicts(input.paths, input.agentId, current);
       if (conflicts.length > 0) return { claimed: [], conflicts };
       const held = new Set(current.filter((c) => c.heldBy === input.agentId).map((c) => c.path));
       const fresh = input.paths.filter((p) => !held.has(p)).length;
       if (current.length + fresh > LIMITS.claimsPerRoom) throw claimErrors.limit(LIMITS.claimsPerRoom);
-      await rooms.claim(scope);
-      await recordExpired(scope.roomId);
+      yield* rooms.claim(scope);
+      yield* recordExpired(scope.roomId);
       const t = now();
       const expires = t + input.ttlMs;
       for (const path of input.paths) {
-        await upsert.run(scope.roomId, path, input.agentId, expires, input.ttlMs, t, input.reason ?? null);
+        yield* upsert.run(scope.roomId, path, input.agentId, expires, input.ttlMs, t, input.reason ?? null);
       }
-      await events.append(scope.roomId, {
+      yield* events.append(scope.roomId, {
         type: "files_claimed",
         from: input.agentId,
         to: BROADCAST,
@@ -107,20 +108,20 @@ export function createClaims(
       changes.signal(scope.roomId, "claims");
       return { claimed: input.paths.map((path) => ({ path, expiresAt: iso(expires) })), conflicts: [] };
     },
-    async releaseFiles(scope: RoomScope, agentId: string, paths?: string[]): Promise<{ released: string[] }> {
-      const room = await rooms.check(scope);
+    *releaseFiles(scope: RoomScope, agentId: string, paths?: string[]): Op<{ released: string[] }> {
+      const room = yield* rooms.check(scope);
       if (!room) return { released: [] };
       const named = paths === undefined ? null : new Set(paths);
       const target = sortClaims(
-        (await mine.all(room.room_id, agentId, now()))
+        (yield* mine.all(room.room_id, agentId, now()))
           .map(toClaim)
           .filter((c) => named === null || named.has(c.path)),
       ).map((c) => c.path);
       if (target.length === 0) return { released: [] };
-      await rooms.claim(scope);
-      await recordExpired(room.room_id);
-      for (const path of target) await drop.run(room.room_id, path);
-      await events.append(room.room_id, {
+      yield* rooms.claim(scope);
+      yield* recordExpired(room.room_id);
+      for (const path of target) yield* drop.run(room.room_id, path);
+      yield* events.append(room.room_id, {
         type: "files_released",
         from: agentId,
         to: BROADCAST,
@@ -129,42 +130,42 @@ export function createClaims(
       changes.signal(room.room_id, "claims");
       return { released: target };
     },
-    async listClaims(scope: RoomScope, filter: ClaimFilter): Promise<FileClaim[]> {
-      const room = await rooms.read(scope);
+    *listClaims(scope: RoomScope, filter: ClaimFilter): Op<FileClaim[]> {
+      const room = yield* rooms.read(scope);
       if (!room) return [];
-      const claims = (await liveClaims(room.room_id)).filter(
+      const claims = (yield* liveClaims(room.room_id)).filter(
         (c) => filter.agentId === undefined || c.heldBy === filter.agentId,
       );
       return filter.path === undefined ? sortClaims(claims) : claimsOverlapping(filter.path, claims);
     },
-    async checkFiles(scope: RoomScope, agentId: string, paths: string[]): Promise<FileCheck[]> {
-      const room = await rooms.read(scope);
-      return checkPaths(paths, agentId, room ? sortClaims(await liveClaims(room.room_id)) : []);
+    *checkFiles(scope: RoomScope, agentId: string, paths: string[]): Op<FileCheck[]> {
+      const room = yield* rooms.read(scope);
+      return checkPaths(paths, agentId, room ? sortClaims(yield* liveClaims(room.room_id)) : []);
     },
-    async roomState(scope: RoomScope): Promise<RoomStateView> {
-      const room = await rooms.read(scope);
+    *roomState(scope: RoomScope): Op<RoomStateView> {
+      const room = yield* rooms.read(scope);
       if (!room) return { claims: [], presence: [], lastSeq: 0 };
       return {
-        claims: sortClaims(await liveClaims(room.room_id)),
-        presence: await presence(room.room_id),
-        lastSeq: (await head.get(room.room_id))?.event_seq ?? 0,
+        claims: sortClaims(yield* liveClaims(room.room_id)),
+        presence: yield* presence(room.room_id),
+        lastSeq: (yield* head.get(room.room_id))?.event_seq ?? 0,
       };
     },
-    async broadcast(scope: RoomScope, input: NewBroadcast): Promise<RoomEvent> {
-      await rooms.check(scope);
-      await rooms.claim(scope);
+    *broadcast(scope: RoomScope, input: NewBroadcast): Op<RoomEvent> {
+      yield* rooms.check(scope);
+      yield* rooms.claim(scope);
       const payload = {
         message: input.message,
         ...(input.status === undefined ? {} : { status: input.status }),
       };
-      const event = await events.append(scope.roomId, {
+      const event = yield* events.append(scope.roomId, {
         type: "broadcast",
         from: input.agentId,
         to: BROADCAST,
         payload,
       });
       if (input.status !== undefined) {
-        await setStatus.run(scope.roomId, input.agentId, now(), input.status);
+        yield* setStatus.run(scope.roomId, input.agentId, now(), input.status);
         changes.signal(scope.roomId, "presence");
       }
       return event;

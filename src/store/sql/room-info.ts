@@ -6,25 +6,26 @@ import type { ForkedFrom, RoomInfo } from "../../protocol/people.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
-import type { RoomRow, StoreParts } from "./rooms.ts";
+import type { RoomRow, SqlParts } from "./rooms.ts";
 import { emptyRoomInfo, forkedFromOf } from "./rows.ts";
+import type { Op } from "./run.ts";
 
-type TaskCounts = (room: RoomRow) => { total: number; byStatus: RoomInfo["tasksByStatus"] };
+type TaskCounts = (room: RoomRow) => Op<{ total: number; byStatus: RoomInfo["tasksByStatus"] }>;
 
-export function createRoomInfo({ db, rooms }: StoreParts, driver: DriverOps, taskCounts: TaskCounts) {
-  const agents = db.query<{ c: number }, [string]>("SELECT count(*) AS c FROM presence WHERE room_id = ?");
-  const origin = db.query<{ forked_from: string | null }, [string]>(
+export function createRoomInfo({ sql, rooms }: SqlParts, driver: DriverOps, taskCounts: TaskCounts) {
+  const agents = sql.query<{ c: number }, [string]>("SELECT count(*) AS c FROM presence WHERE room_id = ?");
+  const origin = sql.query<{ forked_from: string | null }, [string]>(
     "SELECT forked_from FROM rooms WHERE room_id = ?",
   );
 
   /** Where a fork came from (null for a room that is not one). */
-  function forkedFrom(roomId: string): ForkedFrom | null {
-    const raw = origin.get(roomId)?.forked_from;
+  function* forkedFrom(roomId: string): Op<ForkedFrom | null> {
+    const raw = (yield* origin.get(roomId))?.forked_from;
     return forkedFromOf(raw);
   }
 
-  function describe(room: RoomRow): RoomInfo {
-    const tasks = taskCounts(room);
+  function* describe(room: RoomRow): Op<RoomInfo> {
+    const tasks = yield* taskCounts(room);
     return {
       roomId: room.room_id,
       exists: true,
@@ -34,17 +35,17 @@ export function createRoomInfo({ db, rooms }: StoreParts, driver: DriverOps, tas
       tasksByStatus: tasks.byStatus,
       contextCount: room.n_contexts,
       eventCount: room.event_seq,
-      agentCount: agents.get(room.room_id)?.c ?? 0,
-      driver: driver.state(room.room_id),
+      agentCount: (yield* agents.get(room.room_id))?.c ?? 0,
+      driver: yield* driver.state(room.room_id),
       forkedFrom: forkedFromOf(room.forked_from),
     };
   }
 
   return {
     forkedFrom,
-    roomInfo(scope: RoomScope): RoomInfo {
-      const room = rooms.read(scope);
-      return room ? describe(room) : emptyRoomInfo(scope.roomId);
+    *roomInfo(scope: RoomScope): Op<RoomInfo> {
+      const room = yield* rooms.read(scope);
+      return room ? yield* describe(room) : emptyRoomInfo(scope.roomId);
     },
   };
 }

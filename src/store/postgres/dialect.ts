@@ -6,14 +6,13 @@
  */
 import { iso } from "../../protocol/time.ts";
 import type { EventRetention } from "../move-types.ts";
-import { asyncStepOf } from "../sql/adapt.ts";
-import type { Dialect } from "../sql/parts.ts";
+import { type Dialect, roomLock, teamLock } from "../sql/parts.ts";
 import { done, type Op, type SqlClient } from "../sql/run.ts";
 import type { Pg } from "./db.ts";
 import { createPlanGraph } from "./plan-graph.ts";
 import type { Rate } from "./rate.ts";
 import { createTrimmer } from "./retention.ts";
-import { teamLock } from "./rooms.ts";
+
 import { ROOM_TABLES } from "./schema.ts";
 import { createSearch } from "./search.ts";
 
@@ -44,7 +43,42 @@ export function createPgDialect(pg: Pg, sql: SqlClient, rate: Rate, retention: E
   const renewLease = sql.query<unknown, [number, string, string, string]>(
     "UPDATE tasks SET lease_expires_at = ?1, json = ?2 WHERE room_id = ?3 AND id = ?4",
   );
-  const lock = asyncStepOf(pg.lock);
+  // A batch of an import's events with their read receipts (in read order) and first-delivery times, in one
+  // statement.
+  const insertEvents = sql.query<
+    unknown,
+    [
+      string,
+      number[],
+      string[],
+      string[],
+      string[],
+      number[],
+      string[],
+      (string | null)[],
+      number[],
+      (string | null)[],
+      (number | null)[],
+      number[],
+      string[],
+      number[],
+      string[],
+      number[],
+    ]
+  >(
+    `WITH ev AS (
+       INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to, posted, deleted_by,
+         deleted_at)
+       SELECT ?1, * FROM unnest(?2::bigint[], ?3::text[], ?4::text[], ?5::text[], ?6::bigint[], ?7::text[],
+         ?8::text[], ?9::bigint[], ?10::text[], ?11::bigint[])),
+     rd AS (INSERT INTO event_reads (room_id, seq, agent_id) SELECT ?1, * FROM unnest(?12::bigint[], ?13::text[]))
+     INSERT INTO context_reads (room_id, seq, agent_id, at)
+     SELECT ?1, * FROM unnest(?14::bigint[], ?15::text[], ?16::bigint[])`,
+  );
+  /** Inside the write: one more advisory lock (db.ts). */
+  function* lock(key: string): Op<void> {
+    yield pg.lock(key);
+  }
 
   return {
     roomTables: ROOM_TABLES,
@@ -53,7 +87,12 @@ export function createPgDialect(pg: Pg, sql: SqlClient, rate: Rate, retention: E
     text: { store: (value) => JSON.stringify(value), load: (stored) => JSON.parse(stored) as string },
     // Inside a write, the team's lock: the room count a claim checks is exact across processes.
     lockTeam: (teamId) => (pg.inWrite ? lock(teamLock(teamId)) : done(undefined)),
-    dropRateWindows: asyncStepOf(rate.dropPrefix),
+    // The write holds its own room's lock; a second room's is taken now (a deadlock between two crossing writes is
+    // detected by PostgreSQL and the write retried).
+    lockRoom: (roomId) => lock(roomLock(roomId)),
+    *dropRateWindows(prefix) {
+      yield rate.dropPrefix(prefix);
+    },
     trim: createTrimmer(sql, retention).trim,
     *markSeen(roomId, agentId, t) {
       const row = yield* upsertSeen.get(roomId, agentId, t);
@@ -66,6 +105,26 @@ export function createPgDialect(pg: Pg, sql: SqlClient, rate: Rate, retention: E
         task.lease_expires_at = iso(t + lease_ms);
         yield* renewLease.run(t + lease_ms, JSON.stringify(task), roomId, id);
       }
+    },
+    *writeEvents(roomId, b) {
+      yield* insertEvents.run(
+        roomId,
+        b.seq,
+        b.type,
+        b.from,
+        b.to,
+        b.ts,
+        b.payload,
+        b.replyTo,
+        b.posted,
+        b.deletedBy,
+        b.deletedAt,
+        b.readSeq,
+        b.readAgent,
+        b.atSeq,
+        b.atAgent,
+        b.at,
+      );
     },
   };
 }

@@ -25,8 +25,7 @@ import {
   taskFields,
   termCount,
 } from "../../protocol/search.ts";
-import type { Awaited } from "../sql/adapt.ts";
-import type { Search as SharedSearch } from "../sql/parts.ts";
+import type { Search } from "../sql/parts.ts";
 import { type EventRow, eventSeq, toEvent } from "../sql/rows.ts";
 import type { Op, SqlClient } from "../sql/run.ts";
 import type { SearchQuery } from "../types.ts";
@@ -34,7 +33,7 @@ import type { SearchQuery } from "../types.ts";
 /** Documents per statement when a new room's index is built in bulk (putNew). */
 const BULK_DOCS = 500;
 
-export function createSearch(sql: SqlClient): SharedSearch {
+export function createSearch(sql: SqlClient): Search {
   // A document's two tables are written together, each pair in one statement (one round trip).
   const remove = sql.query<unknown, [string, string]>(
     `WITH terms AS (DELETE FROM search_terms WHERE room_id = ?1 AND doc = ?2)
@@ -166,6 +165,3 @@ export function createSearch(sql: SqlClient): SharedSearch {
     },
   };
 }
-
-/** The index as this driver's modules call it, until they move onto the shared bodies. */
-export type Search = Awaited<SharedSearch>;

@@ -149,3 +149,4 @@ export function createMailbox({ sql, now, rooms, changes, dialect }: SqlParts, d
 
   return { takeMessages, bridge };
 }
+export type Mailbox = ReturnType<typeof createMailbox>;

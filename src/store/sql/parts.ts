@@ -9,6 +9,10 @@ import type { Clock } from "../../protocol/time.ts";
 import type { SearchQuery, SignalKind } from "../types.ts";
 import type { Op, SqlClient } from "./run.ts";
 
+/** The key of a room's writes and of a team's records, for the locks a write holds (PostgreSQL's advisory locks). */
+export const roomLock = (roomId: string) => `room:${roomId}`;
+export const teamLock = (teamId: string) => `team:${teamId}`;
+
 /** Inside a write: the room's changes (log head, signals), reported once the transaction commits. */
 export interface Changes {
   appended(roomId: string, seq: number): void;
@@ -44,6 +48,43 @@ export interface PlanGraph {
   /** The ids of the tasks that depend on `taskId`, in plan order. */
   dependents(roomId: string, taskId: string): Op<string[]>;
 }
+
+/** A batch of imported events as column arrays, with their read receipts (in read order) and first-delivery times. */
+export interface EventBatch {
+  seq: number[];
+  type: string[];
+  from: string[];
+  to: string[];
+  ts: number[];
+  payload: string[];
+  replyTo: (string | null)[];
+  posted: number[];
+  deletedBy: (string | null)[];
+  deletedAt: (number | null)[];
+  readSeq: number[];
+  readAgent: string[];
+  atSeq: number[];
+  atAgent: string[];
+  at: number[];
+}
+
+export const newEventBatch = (): EventBatch => ({
+  seq: [],
+  type: [],
+  from: [],
+  to: [],
+  ts: [],
+  payload: [],
+  replyTo: [],
+  posted: [],
+  deletedBy: [],
+  deletedAt: [],
+  readSeq: [],
+  readAgent: [],
+  atSeq: [],
+  atAgent: [],
+  at: [],
+});
 
 /** Where the dialects part: what each driver writes for itself, behind one shape. */
 export interface Dialect {
@@ -83,6 +124,10 @@ export interface Dialect {
   trim(roomId: string, head: number, now: number): Op<number>;
   readonly search: Search;
   readonly graph: PlanGraph;
+  /** Inside a write: holds a second room still (a fork's new room; PostgreSQL takes its advisory lock). */
+  lockRoom(roomId: string): Op<void>;
+  /** Writes a batch of an import's events with their read receipts and first-delivery times. */
+  writeEvents(roomId: string, batch: EventBatch): Op<void>;
 }
 
 export interface SqlBase {

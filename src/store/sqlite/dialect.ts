@@ -46,6 +46,32 @@ export function createSqliteDialect(
   const holdsClaims = sql.query<{ one: number }, [number, string, string]>(
     "SELECT 1 AS one FROM claims WHERE room_id = ?2 AND agent_id = ?3 AND expires_at > ?1 LIMIT 1",
   );
+  // An import's events, a statement per row (no round trip to save).
+  const insertEvent = sql.query<
+    unknown,
+    [
+      string,
+      number,
+      string,
+      string,
+      string,
+      number,
+      string,
+      string | null,
+      number,
+      string | null,
+      number | null,
+    ]
+  >(
+    `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to, posted, deleted_by, deleted_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertRead = sql.query<unknown, [string, number, string]>(
+    "INSERT INTO event_reads (room_id, seq, agent_id) VALUES (?, ?, ?)",
+  );
+  const insertDelivered = sql.query<unknown, [string, number, string, number]>(
+    "INSERT INTO context_reads (room_id, seq, agent_id, at) VALUES (?, ?, ?, ?)",
+  );
 
   return {
     roomTables: ROOM_TABLES,
@@ -53,8 +79,9 @@ export function createSqliteDialect(
     graph: createPlanGraph(sql),
     // TEXT columns keep any string byte for byte.
     text: { store: (value) => value, load: (stored) => stored },
-    // A write holds the file's write lock: the team's records cannot change under it.
+    // A write holds the file's write lock: the team's records, and every other room, cannot change under it.
     lockTeam: () => done(undefined),
+    lockRoom: () => done(undefined),
     dropRateWindows: (prefix) => done(rate.dropPrefix(prefix)),
     *markSeen(roomId, agentId, t) {
       const before = yield* lastSeen.get(roomId, agentId);
@@ -69,6 +96,28 @@ export function createSqliteDialect(
         yield* renewLease.run(t + lease_ms, iso(t + lease_ms), roomId, id);
       }
       if (yield* holdsClaims.get(t, roomId, agentId)) yield* renewClaims.run(t, roomId, agentId);
+    },
+    *writeEvents(roomId, b) {
+      for (const [i, seq] of b.seq.entries()) {
+        yield* insertEvent.run(
+          roomId,
+          seq,
+          b.type[i] as string,
+          b.from[i] as string,
+          b.to[i] as string,
+          b.ts[i] as number,
+          b.payload[i] as string,
+          b.replyTo[i] ?? null,
+          b.posted[i] as number,
+          b.deletedBy[i] ?? null,
+          b.deletedAt[i] ?? null,
+        );
+      }
+      for (const [i, seq] of b.readSeq.entries())
+        yield* insertRead.run(roomId, seq, b.readAgent[i] as string);
+      for (const [i, seq] of b.atSeq.entries()) {
+        yield* insertDelivered.run(roomId, seq, b.atAgent[i] as string, b.at[i] as number);
+      }
     },
   };
 }

@@ -26,8 +26,7 @@ import {
   termCount,
   tokenize,
 } from "../../protocol/search.ts";
-import type { Synced } from "../sql/adapt.ts";
-import type { Search as SharedSearch } from "../sql/parts.ts";
+import type { Search } from "../sql/parts.ts";
 import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "../sql/rows.ts";
 import type { Op, SqlClient } from "../sql/run.ts";
 import type { SearchQuery } from "../types.ts";
@@ -36,7 +35,7 @@ import type { SearchQuery } from "../types.ts";
 const roomToken = (roomId: string) => `r${Buffer.from(roomId, "utf8").toString("hex")}`;
 const quoted = (token: string) => `"${token}"`;
 
-export function createSearch(sql: SqlClient): SharedSearch {
+export function createSearch(sql: SqlClient): Search {
   const remove = sql.query<unknown, [string, string]>(
     "DELETE FROM search_docs WHERE room_id = ? AND doc = ?",
   );
@@ -131,6 +130,3 @@ export function createSearch(sql: SqlClient): SharedSearch {
     },
   };
 }
-
-/** The index as this driver's modules call it, until they move onto the shared bodies. */
-export type Search = Synced<SharedSearch>;

@@ -1,11 +1,11 @@
 /**
- * Forks (humans.md §5), as the SQLite driver's (src/store/sqlite/fork.ts): a new room from the prefix seq ≤ atSeq
- * of another's log, in one transaction holding both rooms' locks. Events are copied row for row (INSERT … SELECT),
- * with their posted mark and tombstones. The plan and the reviews are rebuilt from the copied events
- * (fork-rebuild.ts: task and review events carry the whole record), and each context entry is taken at the version
- * that was current when the log's head was atSeq (versions record that head in at_seq). The fork's search index is
- * built from what it holds, as the writes would have built it (in bulk: search.ts putNew). A room whose log
- * retention trimmed forks only at its head, from its current plan and reviews.
+ * Forks: a new room from the prefix seq ≤ atSeq of another's log, in one transaction that runs alone on both rooms.
+ * Events are copied row for row (INSERT … SELECT, so 10,000 events cost milliseconds), with their posted mark and
+ * tombstones. The plan and the reviews are rebuilt from the copied events (protocol/fork-rebuild.ts: task and
+ * review events carry the whole record), and each context entry is taken at the version that was current when the
+ * log's head was atSeq (versions record that head in at_seq). The fork's search index is built from what it holds,
+ * as the writes would have built it (Search.putNew). A room whose log retention trimmed forks only at its head,
+ * from its current plan and reviews.
  */
 import { errors } from "../../protocol/errors.ts";
 import {
@@ -26,9 +26,16 @@ import type { ForkInput } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
-import { type RoomRow, roomLock, type StoreParts } from "./rooms.ts";
-import { type ContextRow, type EventRow, FORK_PLAN_TYPES, FORK_PLAN_TYPES_SQL, toEvent } from "./rows.ts";
-import type { Search } from "./search.ts";
+import type { RoomRow, SqlParts } from "./rooms.ts";
+import {
+  type ContextRow,
+  type EventRow,
+  FORK_PLAN_TYPES,
+  FORK_PLAN_TYPES_SQL,
+  perDialect,
+  toEvent,
+} from "./rows.ts";
+import type { Op } from "./run.ts";
 
 const isObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -51,70 +58,74 @@ interface RoomCounts {
   floors: string;
 }
 
-export function createFork({ pg, rooms }: StoreParts, events: Events, driver: DriverOps, search: Search) {
-  const copyEvents = pg.query<unknown, [{ src: string; dst: string; at: number }]>(
+export function createFork({ sql, rooms, dialect }: SqlParts, events: Events, driver: DriverOps) {
+  const { search } = dialect;
+  const copyEvents = sql.query<unknown, [{ src: string; dst: string; at: number }]>(
     `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to, posted, deleted_by,
        deleted_at)
      SELECT $dst, seq, type, from_agent, to_agent, ts, payload, reply_to, posted, deleted_by, deleted_at FROM events
      WHERE room_id = $src AND seq <= $at ORDER BY seq`,
   );
-  const countAddressees = pg.query<unknown, [string]>(
+  const countAddressees = sql.query<unknown, [string]>(
     `INSERT INTO addr_counts (room_id, to_agent, n)
      SELECT room_id, to_agent, count(*) FROM events WHERE room_id = ?1 GROUP BY room_id, to_agent`,
   );
   // Events that change the plan or remove context (whole tasks in payload.task, and the deletions, lease expiries
-  // and departures that carry ids), and those that create reviews, handoffs, approvals and verdicts. The text match
-  // finds every payload with a "task" object (and perhaps a few more, which the filter below drops): PostgreSQL's
-  // JSON operators refuse a payload holding an escaped U+0000.
-  const candidates = pg.query<
+  // and departures that carry ids), and those that create reviews, handoffs, approvals and verdicts. On PostgreSQL
+  // a text match finds every payload with a "task" object (and perhaps a few more, which the filter below drops):
+  // its JSON operators refuse a payload holding an escaped U+0000.
+  const candidates = sql.query<
     { seq: number; type: string; ts: number; payload: string; posted: number },
     [string]
   >(
-    `SELECT seq, type, ts, payload, posted FROM events WHERE room_id = ?1
-     AND (type IN (${FORK_PLAN_TYPES_SQL}) OR payload LIKE '%"task":{%')
-     ORDER BY seq`,
+    perDialect(
+      (d) => `SELECT seq, type, ts, payload, posted FROM events WHERE room_id = ?1
+     AND (type IN (${FORK_PLAN_TYPES_SQL}) OR ${
+       d === "sqlite" ? "json_type(payload, '$.task') = 'object'" : `payload LIKE '%"task":{%'`
+     }) ORDER BY seq`,
+    ),
   );
   // Events agents posted and nobody deleted: the searchable ones (read receipts play no part in the index).
-  const searchable = pg.query<EventRow, [string]>(
+  const searchable = sql.query<EventRow, [string]>(
     `SELECT e.seq, e.type, e.from_agent, e.to_agent, e.ts, e.payload, e.reply_to, e.deleted_by, e.deleted_at,
        '[]' AS read_by FROM events e WHERE e.room_id = ? AND e.posted = 1 AND e.deleted_by IS NULL ORDER BY e.seq`,
   );
-  const insertReview = pg.query<unknown, [string, string, number, string]>(
+  const insertReview = sql.query<unknown, [string, string, number, string]>(
     "INSERT INTO reviews (room_id, id, n, json) VALUES (?, ?, ?, ?)",
   );
-  const currentTasks = pg.query<{ json: string }, [string]>(
+  const currentTasks = sql.query<{ json: string }, [string]>(
     "SELECT json FROM tasks WHERE room_id = ? ORDER BY n",
   );
-  const currentReviews = pg.query<{ json: string }, [string]>(
+  const currentReviews = sql.query<{ json: string }, [string]>(
     "SELECT json FROM reviews WHERE room_id = ? ORDER BY n",
   );
-  const recordIds = pg.query<{ kind: string; id: string }, [string]>(
+  const recordIds = sql.query<{ kind: string; id: string }, [string]>(
     `SELECT 'handoff' AS kind, id FROM handoffs WHERE room_id = ?1
      UNION ALL SELECT 'approval', id FROM approvals WHERE room_id = ?1
      UNION ALL SELECT 'verdict', id FROM verdicts WHERE room_id = ?1`,
   );
-  const tsAt = pg.query<{ ts: number }, [string, number]>(
+  const tsAt = sql.query<{ ts: number }, [string, number]>(
     "SELECT ts FROM events WHERE room_id = ? AND seq = ?",
   );
-  const entries = pg.query<ContextRow, [string]>(
+  const entries = sql.query<ContextRow, [string]>(
     "SELECT id, n, type, json, at_seq FROM contexts WHERE room_id = ? ORDER BY n",
   );
-  const history = pg.query<{ id: string; json: string; at_seq: number | null }, [string]>(
+  const history = sql.query<{ id: string; json: string; at_seq: number | null }, [string]>(
     "SELECT id, json, at_seq FROM context_history WHERE room_id = ? ORDER BY rowid",
   );
-  const insertTask = pg.query<unknown, [string, string, number, string | null, string]>(
+  const insertTask = sql.query<unknown, [string, string, number, string | null, string]>(
     "INSERT INTO tasks (room_id, id, n, owner, json) VALUES (?, ?, ?, ?, ?)",
   );
-  const insertContext = pg.query<
+  const insertContext = sql.query<
     unknown,
     [string, string, number, string, string, number, string, number | null]
   >(
     `INSERT INTO contexts (room_id, id, n, type, author, changed_seq, json, at_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insertHistory = pg.query<unknown, [string, string, string, number | null]>(
+  const insertHistory = sql.query<unknown, [string, string, string, number | null]>(
     "INSERT INTO context_history (room_id, id, json, at_seq) VALUES (?, ?, ?, ?)",
   );
-  const setRoom = pg.query<unknown, [RoomCounts]>(
+  const setRoom = sql.query<unknown, [RoomCounts]>(
     `UPDATE rooms SET task_n = $task_n, ctx_n = $ctx_n, ctx_seq = $ctx_seq, event_seq = $event_seq,
      n_pending = $p, n_in_progress = $ip, n_done = $d, n_blocked = $b, n_contexts = $c,
      plan_created_at = $created, plan_updated_at = $updated, forked_from = $from, trimmed_seq = $trimmed,
@@ -125,8 +136,8 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
    * The plan of a room whose log retention trimmed, at its head: the tasks as they are (the log no longer holds
    * every task's history, so it cannot be replayed), with the room's own counters.
    */
-  async function currentPlan(source: RoomRow) {
-    const tasks = (await currentTasks.all(source.room_id)).map((row) => JSON.parse(row.json) as Task);
+  function* currentPlan(source: RoomRow) {
+    const tasks = (yield* currentTasks.all(source.room_id)).map((row) => JSON.parse(row.json) as Task);
     const byStatus = { pending: 0, in_progress: 0, done: 0, blocked: 0 };
     for (const task of tasks) byStatus[task.status] += 1;
     return {
@@ -140,11 +151,11 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
   }
 
   return {
-    async forkRoom(scope: RoomScope, input: ForkInput): Promise<{ roomId: string; forkedFrom: ForkedFrom }> {
-      // The write holds the source's lock; the new room's is taken next (a deadlock between two crossing forks
-      // is detected by PostgreSQL and the write retried).
-      await pg.lock(roomLock(input.newRoomId));
-      const source = await rooms.check(scope);
+    *forkRoom(scope: RoomScope, input: ForkInput): Op<{ roomId: string; forkedFrom: ForkedFrom }> {
+      // The write runs alone on the source; the new room is held next (on PostgreSQL its advisory lock: a deadlock
+      // between two crossing forks is detected and the write retried).
+      yield* dialect.lockRoom(input.newRoomId);
+      const source = yield* rooms.check(scope);
       if (!source) throw errors.denied();
       const head = source.event_seq;
       const atSeq = input.atSeq ?? head;
@@ -153,13 +164,13 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
       const trimmed = source.trimmed_seq > 0;
       if (trimmed && atSeq < head) throw movingErrors.forkTrimmed(atSeq, head, source.trimmed_seq + 1);
       const target = { roomId: input.newRoomId, teamId: scope.teamId, mayClaim: scope.mayClaim };
-      if (await rooms.check(target)) throw peopleErrors.forkTargetExists(input.newRoomId);
-      await rooms.claim(target);
+      if (yield* rooms.check(target)) throw peopleErrors.forkTargetExists(input.newRoomId);
+      yield* rooms.claim(target);
       const dst = input.newRoomId;
-      await copyEvents.run({ src: source.room_id, dst, at: atSeq });
-      await countAddressees.run(dst);
+      yield* copyEvents.run({ src: source.room_id, dst, at: atSeq });
+      yield* countAddressees.run(dst);
 
-      const log: RebuildEvent[] = (await candidates.all(dst))
+      const log: RebuildEvent[] = (yield* candidates.all(dst))
         .map((row) => ({
           seq: row.seq,
           type: row.type,
@@ -168,33 +179,33 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
           posted: row.posted === 1,
         }))
         .filter((e) => FORK_PLAN_TYPES.has(e.type) || isObject(e.payload.task));
-      const plan = trimmed ? await currentPlan(source) : rebuildPlan(log);
+      const plan = trimmed ? yield* currentPlan(source) : rebuildPlan(log);
       // The fork's search documents, written in bulk once its records are in place.
       const docs: { id: string; fields: SearchFields }[] = [];
       for (const [i, task] of plan.tasks.entries()) {
-        await insertTask.run(dst, task.id, i + 1, task.owner, JSON.stringify(task));
+        yield* insertTask.run(dst, task.id, i + 1, task.owner, JSON.stringify(task));
         docs.push({ id: task.id, fields: taskFields(task) });
       }
       const rebuilt = rebuildRecords(log);
       const reviews: Review[] = trimmed
-        ? (await currentReviews.all(source.room_id)).map((row) => JSON.parse(row.json) as Review)
+        ? (yield* currentReviews.all(source.room_id)).map((row) => JSON.parse(row.json) as Review)
         : rebuilt.reviews;
       const floors = { ...rebuilt.floors };
       if (trimmed) {
         // The events that named the source's records may be trimmed: its records themselves give the floors.
         for (const review of reviews) floors.review = Math.max(floors.review, serialOf(review.id));
-        for (const row of await recordIds.all(source.room_id)) {
+        for (const row of yield* recordIds.all(source.room_id)) {
           const kind = row.kind as "handoff" | "approval" | "verdict";
           floors[kind] = Math.max(floors[kind], serialOf(row.id));
         }
       }
       for (const review of reviews)
-        await insertReview.run(dst, review.id, serialOf(review.id), JSON.stringify(review));
+        yield* insertReview.run(dst, review.id, serialOf(review.id), JSON.stringify(review));
 
       // The instant the head moved past atSeq: versions written before at_seq was recorded are placed by it.
-      const nextTs = atSeq === head ? null : ((await tsAt.get(source.room_id, atSeq + 1))?.ts ?? null);
+      const nextTs = atSeq === head ? null : ((yield* tsAt.get(source.room_id, atSeq + 1))?.ts ?? null);
       const earlier = new Map<string, ContextVersionAt[]>();
-      for (const row of await history.all(source.room_id)) {
+      for (const row of yield* history.all(source.room_id)) {
         const list = earlier.get(row.id) ?? [];
         list.push({ version: JSON.parse(row.json), atSeq: row.at_seq });
         earlier.set(row.id, list);
@@ -204,7 +215,7 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
         trimmed ? source.ctx_n : 0,
       );
       let copied = 0;
-      for (const row of await entries.all(source.room_id)) {
+      for (const row of yield* entries.all(source.room_id)) {
         if (plan.deletedContexts.includes(row.id)) continue;
         const { id: _id, type: _type, ...current } = JSON.parse(row.json) as ContextEntry;
         const versions = [...(earlier.get(row.id) ?? []), { version: current, atSeq: row.at_seq }];
@@ -214,9 +225,9 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
         ctxN = Math.max(ctxN, row.n);
         const entry = { id: row.id, type: row.type, ...at.current.version };
         for (const old of at.history) {
-          await insertHistory.run(dst, row.id, JSON.stringify(old.version), old.atSeq);
+          yield* insertHistory.run(dst, row.id, JSON.stringify(old.version), old.atSeq);
         }
-        await insertContext.run(
+        yield* insertContext.run(
           dst,
           row.id,
           row.n,
@@ -228,15 +239,15 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
         );
         docs.push({ id: row.id, fields: contextFields(entry as ContextEntry) });
       }
-      for (const row of await searchable.all(dst)) {
+      for (const row of yield* searchable.all(dst)) {
         const event = toEvent(row);
         docs.push({ id: event.id, fields: eventFields(event) });
       }
-      await search.putNew(dst, docs);
+      yield* search.putNew(dst, docs);
 
       const forkedFrom: ForkedFrom = { roomId: source.room_id, seq: atSeq };
       const counts = plan.byStatus;
-      await setRoom.run({
+      yield* setRoom.run({
         room: dst,
         task_n: plan.taskN,
         ctx_n: ctxN,
@@ -254,8 +265,8 @@ export function createFork({ pg, rooms }: StoreParts, events: Events, driver: Dr
         // Handoffs, approvals and verdicts are not copied: the fork's own start after every id its log names.
         floors: forkFloors(floors),
       });
-      if (input.driver !== undefined) await driver.seed(dst, input.driver);
-      await events.append(dst, {
+      if (input.driver !== undefined) yield* driver.seed(dst, input.driver);
+      yield* events.append(dst, {
         type: "room_forked",
         from: input.by,
         to: BROADCAST,

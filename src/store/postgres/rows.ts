@@ -1,8 +1,0 @@
-/** The shared row shapes (store/sql/rows.ts), with this dialect's event columns. */
-
-import { BROADCAST } from "../../protocol/records.ts";
-import { EVENT_COLUMNS as COLUMNS } from "../sql/rows.ts";
-
-export * from "../sql/rows.ts";
-export const EVENT_COLUMNS = COLUMNS.postgres;
-export { BROADCAST };

@@ -40,10 +40,13 @@ type Key = [string, number, string];
 
 export function createWebhooks({ sql, now, rooms }: SqlParts, events: Events) {
   const count = sql.query<{ c: number }, [string]>("SELECT count(*) AS c FROM webhooks WHERE room_id = ?");
-  const insert = sql.query<WebhookRow, [string, string, string, string, string | null, number]>(
+  // Two statements: PostgreSQL cannot type a parameter that is both a room_id value and compared in a subquery.
+  const nextN = sql.query<{ n: number }, [string]>(
+    "SELECT coalesce(max(n), 0) + 1 AS n FROM webhooks WHERE room_id = ?",
+  );
+  const insert = sql.query<WebhookRow, [string, string, number, string, string, string | null, number]>(
     `INSERT INTO webhooks (room_id, webhook_id, n, url, types, description, created_at)
-     VALUES (?1, ?2, (SELECT coalesce(max(n), 0) + 1 FROM webhooks WHERE room_id = ?1), ?3, ?4, ?5, ?6)
-     RETURNING ${WEBHOOK_COLUMNS}`,
+     VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${WEBHOOK_COLUMNS}`,
   );
   const one = sql.query<WebhookRow, [string, string]>(
     `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE room_id = ? AND webhook_id = ?`,
@@ -128,6 +131,7 @@ export function createWebhooks({ sql, now, rooms }: SqlParts, events: Events) {
       const row = yield* insert.get(
         scope.roomId,
         webhook.webhookId,
+        (yield* nextN.get(scope.roomId))?.n ?? 1,
         webhook.url,
         JSON.stringify(webhook.types),
         webhook.description ?? null,

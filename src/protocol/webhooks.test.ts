@@ -12,7 +12,11 @@ describe("afterDelivery", () => {
 
   test("a failure before the last try is logged failed and tried again after the schedule's delay", () => {
     expect(afterDelivery("failed", 5_000, 3)).toEqual({ logged: "failed", retryInMs: 5_000, dropped: 3 });
-    expect(afterDelivery("failed", 3_600_000, 0)).toEqual({ logged: "failed", retryInMs: 3_600_000, dropped: 0 });
+    expect(afterDelivery("failed", 3_600_000, 0)).toEqual({
+      logged: "failed",
+      retryInMs: 3_600_000,
+      dropped: 0,
+    });
   });
 
   test("the last failure (no retry left) drops the event and counts it", () => {

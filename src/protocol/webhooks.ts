@@ -103,5 +103,7 @@ export function afterDelivery(
   if (outcome === "gone") return { logged, dropped: droppedInARow, disable: "gone" };
   if (logged === "failed") return { logged, retryInMs: retryInMs as number, dropped: droppedInARow };
   const dropped = droppedInARow + 1;
-  return dropped >= WEBHOOK_LIMITS.disableAfterDropped ? { logged, dropped, disable: "failing" } : { logged, dropped };
+  return dropped >= WEBHOOK_LIMITS.disableAfterDropped
+    ? { logged, dropped, disable: "failing" }
+    : { logged, dropped };
 }

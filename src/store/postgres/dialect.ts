@@ -96,7 +96,7 @@ export function createPgDialect(pg: Pg, sql: SqlClient, rate: Rate, retention: E
     trim: createTrimmer(sql, retention).trim,
     *markSeen(roomId, agentId, t) {
       const row = yield* upsertSeen.get(roomId, agentId, t);
-      return row?.known ? { last_seen: row.last_seen ?? 0, left_at: row.left_at } : null;
+      return row?.known ? { lastSeen: row.last_seen ?? 0, leftAt: row.left_at } : null;
     },
     *renew(roomId: string, agentId: string, t: number): Op<void> {
       // JSON is edited in TS, not with jsonb functions, so the stored text keeps its key order (as SQLite's json_set).

@@ -10,8 +10,9 @@
  * most TRIM_PER_APPEND rows, of which only the trimmable ones are sent), and, when something goes, one statement
  * deleting it all and keeping the counts. Without retention: nothing.
  */
+
+import { eventId } from "../../protocol/event-rules.ts";
 import { type EventRetention, TRIM_INDEXED_PER_APPEND, TRIM_PER_APPEND } from "../move-types.ts";
-import { eventId } from "../sql/rows.ts";
 import type { Op, SqlClient } from "../sql/run.ts";
 
 interface OldRow {

@@ -10,6 +10,7 @@
  * counts of those; then the records of the `limit` best for their snippets.
  */
 
+import { eventSeq } from "../../protocol/event-rules.ts";
 import type { ContextEntry, Task } from "../../protocol/records.ts";
 import {
   type Candidate,
@@ -26,7 +27,7 @@ import {
   termCount,
 } from "../../protocol/search.ts";
 import type { Search } from "../sql/parts.ts";
-import { type EventRow, eventSeq, toEvent } from "../sql/rows.ts";
+import { type EventRow, toEvent } from "../sql/rows.ts";
 import type { Op, SqlClient } from "../sql/run.ts";
 import type { SearchQuery } from "../types.ts";
 

@@ -1,11 +1,12 @@
 /** Room administration and the read-only room views: create, list, delete, operator stats, public summary. */
+
+import { eventId } from "../../protocol/event-rules.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import type { Presence, Task, TaskStatus } from "../../protocol/records.ts";
 import { TASK_STATUSES } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomListing, RoomStats, RoomSummaryView } from "../access-types.ts";
 import type { RoomRow, SqlParts } from "./rooms.ts";
-import { eventId } from "./rows.ts";
 import type { Op } from "./run.ts";
 
 type RoomTeam = { roomId: string; teamId: string };

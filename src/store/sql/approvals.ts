@@ -8,9 +8,9 @@ import {
   effectiveApproval,
   peopleErrors,
 } from "../../protocol/people.ts";
+import { decidedApproval, newApproval } from "../../protocol/people-rules.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import type { ApprovalDecisionInput, NewApproval } from "../people-types.ts";
-import { decidedApproval, newApproval } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { SqlParts } from "./rooms.ts";

@@ -5,11 +5,10 @@
 import {
   type ClaimResult,
   checkPaths,
-  claimErrors,
   claimsOverlapping,
   type FileCheck,
   type FileClaim,
-  findConflicts,
+  fileClaimConflicts,
   sortClaims,
 } from "../../protocol/claims.ts";
 import { LIMITS } from "../../protocol/limits.ts";
@@ -83,11 +82,8 @@ export function createClaims(
     *claimFiles(scope: RoomScope, input: FilesClaim): Op<ClaimResult> {
       const room = yield* rooms.check(scope);
       const current = room ? yield* liveClaims(room.room_id) : [];
-      const conflicts = findConflicts(input.paths, input.agentId, current);
+      const conflicts = fileClaimConflicts(input.paths, input.agentId, current, LIMITS.claimsPerRoom);
       if (conflicts.length > 0) return { claimed: [], conflicts };
-      const held = new Set(current.filter((c) => c.heldBy === input.agentId).map((c) => c.path));
-      const fresh = input.paths.filter((p) => !held.has(p)).length;
-      if (current.length + fresh > LIMITS.claimsPerRoom) throw claimErrors.limit(LIMITS.claimsPerRoom);
       yield* rooms.claim(scope);
       yield* recordExpired(scope.roomId);
       const t = now();

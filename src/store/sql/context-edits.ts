@@ -1,6 +1,8 @@
 /** Deleting a context entry (with its history) and reading every version of one in one transaction. */
+
+import { checkContextVersion, deletionAddressee } from "../../protocol/context-rules.ts";
 import { errors } from "../../protocol/errors.ts";
-import { BROADCAST, type ContextEntry } from "../../protocol/records.ts";
+import type { ContextEntry } from "../../protocol/records.ts";
 import type { ContextDeletion, ContextVersion, RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { SqlParts } from "./rooms.ts";
@@ -29,19 +31,16 @@ export function createContextEdits({ sql, rooms, dialect }: SqlParts, events: Ev
       const room = yield* rooms.check(scope);
       if (!room) throw errors.contextNotFound(input.id);
       const entry = yield* find(room.room_id, input.id);
-      if (input.expectedVersion !== undefined && input.expectedVersion !== entry.version) {
-        throw errors.contextVersionConflict(entry);
-      }
+      checkContextVersion(entry, input.expectedVersion);
       yield* rooms.claim(scope);
       yield* remove.run(room.room_id, entry.id);
       yield* removeHistory.run(room.room_id, entry.id);
       yield* rooms.contextsChanged(room.room_id, -1);
       yield* dialect.search.drop(room.room_id, entry.id);
-      const consumers = entry.consuming_agents;
       yield* events.append(room.room_id, {
         type: "context_deleted",
         from: input.agentId,
-        to: consumers.length === 1 ? (consumers[0] as string) : BROADCAST,
+        to: deletionAddressee(entry.consuming_agents),
         payload: { contextId: entry.id, entry },
       });
       return entry;

@@ -1,7 +1,8 @@
 /** Typed context entries, revised in place with their earlier versions kept in context_history. */
+
+import { addressee, newContextEntry, revisedContextEntry } from "../../protocol/context-rules.ts";
 import { errors } from "../../protocol/errors.ts";
 import type { ContextEntry } from "../../protocol/records.ts";
-import { addressee, newContextEntry, revisedContextEntry } from "../sql-records.ts";
 import type { ContextFilter, ContextUpdate, ContextVersion, NewContext, RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { SqlParts } from "./rooms.ts";

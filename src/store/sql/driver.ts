@@ -3,11 +3,11 @@
  * driver row and writes inside the caller's one transaction, which runs alone on the room in every process, so the
  * epoch check and the append of a steer or interrupt are one atomic step.
  */
-import { type DriverReason, type DriverState, NO_DRIVER, peopleErrors } from "../../protocol/people.ts";
+import { type DriverReason, type DriverState, NO_DRIVER } from "../../protocol/people.ts";
+import { checkDriverAction, driverTakeReason } from "../../protocol/people-rules.ts";
 import { BROADCAST, type RoomEvent } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { DriverAction, TakeDriver } from "../people-types.ts";
-import { driverTakeReason } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { SqlParts } from "./rooms.ts";
@@ -92,16 +92,13 @@ export function createDriver({ sql, now, rooms, changes }: SqlParts, events: Eve
     },
     *releaseDriver(scope: RoomScope, input: { holder: string; epoch: number }): Op<DriverState> {
       const held = yield* current(scope);
-      if (input.epoch !== held.epoch) throw peopleErrors.staleEpoch(input.epoch, held);
-      if (held.holder !== input.holder) throw peopleErrors.notDriver("release the wheel", held);
+      checkDriverAction(held, input.holder, input.epoch, "release the wheel");
       yield* rooms.claim(scope);
       return yield* change(scope.roomId, held, { holder: null, kind: null }, "released", input.holder);
     },
     *driverAct(scope: RoomScope, input: DriverAction): Op<RoomEvent> {
       const held = yield* current(scope);
-      // Stale first: whoever sent it, an action carrying an epoch that is no longer current never lands.
-      if (input.epoch !== held.epoch) throw peopleErrors.staleEpoch(input.epoch, held);
-      if (held.holder !== input.by) throw peopleErrors.notDriver(input.type, held);
+      checkDriverAction(held, input.by, input.epoch, input.type);
       yield* rooms.claim(scope);
       const payload =
         input.type === "steer"

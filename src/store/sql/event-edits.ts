@@ -3,13 +3,12 @@
  * reached each agent (for the analytics). Every function runs inside the caller's transaction.
  */
 import { errors } from "../../protocol/errors.ts";
-import { isPersonName } from "../../protocol/principal.ts";
+import { checkEventDeletion, eventSeq, TIMED_DELIVERIES } from "../../protocol/event-rules.ts";
 import { BROADCAST, type RoomEvent } from "../../protocol/records.ts";
-import { toolErrors } from "../../protocol/tool-errors.ts";
 import type { EventRemoval, RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { SqlParts } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, eventSeq, perDialect, TIMED_DELIVERIES, toEvent } from "./rows.ts";
+import { EVENT_COLUMNS, type EventRow, perDialect, toEvent } from "./rows.ts";
 import type { Op } from "./run.ts";
 
 export function createEventEdits({ sql, now, rooms, dialect }: SqlParts, events: Events) {
@@ -47,13 +46,10 @@ export function createEventEdits({ sql, now, rooms, dialect }: SqlParts, events:
       const seq = eventSeq(input.eventId);
       const row = room && seq !== null ? yield* head.get(room.room_id, seq) : null;
       if (!room || seq === null || !row) throw errors.eventNotFound(input.eventId);
-      if (row.posted !== 1) throw toolErrors.roomdEvent(input.eventId, row.type);
-      if (isPersonName(row.from_agent) && input.by !== row.from_agent) {
-        throw toolErrors.personsEvent(input.eventId, row.from_agent);
-      }
-      if (input.onlyAuthor !== undefined && row.from_agent !== input.onlyAuthor) {
-        throw toolErrors.notAuthor(input.eventId, row.from_agent);
-      }
+      checkEventDeletion(
+        { id: input.eventId, type: row.type, from: row.from_agent, posted: row.posted === 1 },
+        input,
+      );
       const read = () => full.get(room.room_id, seq);
       if (row.deleted_by !== null) return toEvent((yield* read()) as EventRow);
       yield* rooms.claim(scope);

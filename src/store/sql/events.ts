@@ -5,6 +5,7 @@
  * events inside the append (Dialect.trim).
  */
 import { errors } from "../../protocol/errors.ts";
+import { cursorStanding, eventSeq, trimmedBefore } from "../../protocol/event-rules.ts";
 import { BROADCAST, type RoomEvent, type UnreadBatch } from "../../protocol/records.ts";
 import type { EventList, EventQuery, LogPage, NewEvent, RoomScope } from "../types.ts";
 import type { RoomRow, SqlParts } from "./rooms.ts";
@@ -13,13 +14,8 @@ import {
   type CursorRow,
   EVENT_COLUMNS,
   type EventRow,
-  eventSeq,
-  NO_LOWER,
-  NO_UPPER,
   perDialect,
-  standingOf,
   toEvent,
-  trimmedBefore,
 } from "./rows.ts";
 import type { Op } from "./run.ts";
 
@@ -37,6 +33,10 @@ export const ADDRESSED_SQL = perDialect(
                      AND $agent <> '${BROADCAST}' ORDER BY seq LIMIT $limit) b
 ) ORDER BY e.seq LIMIT $limit`,
 );
+
+/** Bounds that stand in for "no filter", so one prepared statement serves every event query as a PK range scan. */
+const NO_LOWER = -1;
+const NO_UPPER = Number.MAX_SAFE_INTEGER;
 
 export function createEvents({ sql, now, rooms, changes, dialect }: SqlParts) {
   const insert = sql.query<unknown, [string, number, string, string, string, number, string, string | null]>(
@@ -126,10 +126,10 @@ export function createEvents({ sql, now, rooms, changes, dialect }: SqlParts) {
     return toEvent({ ...row, reply_to: reply, read_by: "[]" });
   }
 
-  /** Where the agent stands in the log (rows.ts standingOf). */
+  /** Where the agent stands in the log (protocol/event-rules.ts cursorStanding). */
   function* standing(room: RoomRow, agentId: string) {
-    return standingOf(
-      room,
+    return cursorStanding(
+      room.trimmed_seq,
       yield* cursorGet.get(room.room_id, agentId),
       yield* addressedTotal.get({ room: room.room_id, agent: agentId }),
     );

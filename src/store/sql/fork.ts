@@ -10,14 +10,15 @@
 import { errors } from "../../protocol/errors.ts";
 import {
   type ContextVersionAt,
+  checkForkPoint,
   contextAt,
+  FORK_PLAN_TYPES,
   forkFloors,
   type RebuildEvent,
   rebuildPlan,
   rebuildRecords,
   serialOf,
 } from "../../protocol/fork-rebuild.ts";
-import { movingErrors } from "../../protocol/moving.ts";
 import type { ForkedFrom } from "../../protocol/people.ts";
 import { peopleErrors } from "../../protocol/people.ts";
 import { BROADCAST, type ContextEntry, type Review, type Task } from "../../protocol/records.ts";
@@ -27,15 +28,11 @@ import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import type { RoomRow, SqlParts } from "./rooms.ts";
-import {
-  type ContextRow,
-  type EventRow,
-  FORK_PLAN_TYPES,
-  FORK_PLAN_TYPES_SQL,
-  perDialect,
-  toEvent,
-} from "./rows.ts";
+import { type ContextRow, type EventRow, perDialect, toEvent } from "./rows.ts";
 import type { Op } from "./run.ts";
+
+/** FORK_PLAN_TYPES as an SQL list for `type IN (…)`. */
+const FORK_PLAN_TYPES_SQL = [...FORK_PLAN_TYPES].map((t) => `'${t}'`).join(", ");
 
 const isObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -159,10 +156,9 @@ export function createFork({ sql, rooms, dialect }: SqlParts, events: Events, dr
       if (!source) throw errors.denied();
       const head = source.event_seq;
       const atSeq = input.atSeq ?? head;
-      if (atSeq > head) throw peopleErrors.forkPastHead(atSeq, head);
-      // A trimmed log cannot be replayed: such a room forks only at its head, from its current state.
+      checkForkPoint(atSeq, head, source.trimmed_seq);
+      // A trimmed log cannot be replayed: such a room forks at its head, from its current state.
       const trimmed = source.trimmed_seq > 0;
-      if (trimmed && atSeq < head) throw movingErrors.forkTrimmed(atSeq, head, source.trimmed_seq + 1);
       const target = { roomId: input.newRoomId, teamId: scope.teamId, mayClaim: scope.mayClaim };
       if (yield* rooms.check(target)) throw peopleErrors.forkTargetExists(input.newRoomId);
       yield* rooms.claim(target);

@@ -14,10 +14,18 @@ import {
   handoffMoves,
   peopleErrors,
 } from "../../protocol/people.ts";
+import {
+  checkHandoffAccept,
+  checkHandoffCancel,
+  checkHandoffDecline,
+  checkHandoffOpen,
+  checkHandoffTask,
+  newHandoff,
+} from "../../protocol/people-rules.ts";
 import { BROADCAST, type Task } from "../../protocol/records.ts";
+import { handedTask } from "../../protocol/task-rules.ts";
 import { iso } from "../../protocol/time.ts";
 import type { NewHandoff } from "../people-types.ts";
-import { checkHandoffAccept, checkHandoffCancel, checkHandoffDecline, newHandoff } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
@@ -71,7 +79,7 @@ export function createHandoffs(
     const room = yield* rooms.check(scope);
     if (!room) throw peopleErrors.handoffNotFound(id);
     const handoff = yield* find(room.room_id, id);
-    if (handoff.status !== "offered") throw peopleErrors.handoffClosed(handoff);
+    checkHandoffOpen(handoff);
     return handoff;
   }
 
@@ -86,9 +94,7 @@ export function createHandoffs(
       for (const taskId of input.taskIds) {
         const current = room ? yield* task(room.room_id, taskId) : undefined;
         if (!current) throw errors.taskNotFound(taskId);
-        if (input.agentOffer && current.owner !== null && current.owner !== input.from) {
-          throw peopleErrors.taskNotYours(taskId, current.owner);
-        }
+        checkHandoffTask(input, taskId, current.owner);
         owners[taskId] = current.owner;
       }
       for (const contextId of input.contextIds) {
@@ -123,13 +129,8 @@ export function createHandoffs(
       const t = now();
       for (const taskId of move) {
         // The lease ends: the task leaves its holder (the acceptor owns it without one, like any assignment).
-        const { lease_expires_at: _lease, ...previous } = (yield* task(roomId, taskId)) as Task;
-        const moved: Task = {
-          ...previous,
-          owner: input.agentId,
-          version: previous.version + 1,
-          updated_at: iso(t),
-        };
+        const previous = (yield* task(roomId, taskId)) as Task;
+        const moved = handedTask(previous, input.agentId, t);
         yield* leases.store(roomId, moved, null);
         yield* rooms.planChanged(roomId, t);
         yield* events.append(roomId, {

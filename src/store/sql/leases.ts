@@ -4,10 +4,10 @@
  */
 import { errors } from "../../protocol/errors.ts";
 import { effectiveTask, leaseErrors } from "../../protocol/leases.ts";
-import { blockersOf, planErrors } from "../../protocol/plan-rules.ts";
+import { checkStatus } from "../../protocol/plan-rules.ts";
 import { BROADCAST, type Task } from "../../protocol/records.ts";
+import { claimedTask, releasedTask, taskClaim } from "../../protocol/task-rules.ts";
 import { iso } from "../../protocol/time.ts";
-import { checkTaskClaim } from "../sql-records.ts";
 import type { RoomScope, TaskClaim } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Locks } from "./locks.ts";
@@ -84,27 +84,18 @@ export function createLeases({ sql, now, rooms, dialect }: SqlParts, events: Eve
       const row = yield* get.get(room.room_id, input.taskId);
       if (!row) throw errors.taskNotFound(input.taskId);
       const task = parse(row);
-      checkTaskClaim(task, input);
+      const kind = taskClaim(task, input);
       const t = now();
       const expires = iso(t + input.leaseMs);
       yield* rooms.claim(scope);
       // Already the caller's work in progress: (re)leased, no version change, no event.
-      if (task.owner === input.agentId && task.status === "in_progress") {
+      if (kind === "renew") {
         const leased: Task = { ...task, lease_expires_at: expires };
         yield* store(room.room_id, leased, input.leaseMs);
         return leased;
       }
-      if (task.status !== "pending") throw leaseErrors.notClaimable(task.id, task.status);
-      const blockers = blockersOf(task, yield* dialect.graph.statuses(room.room_id, task.depends_on));
-      if (blockers.length > 0) throw planErrors.blocked(task.id, blockers);
-      const claimed: Task = {
-        ...task,
-        status: "in_progress",
-        owner: input.agentId,
-        version: task.version + 1,
-        updated_at: iso(t),
-        lease_expires_at: expires,
-      };
+      checkStatus(task, "in_progress", yield* dialect.graph.statuses(room.room_id, task.depends_on));
+      const claimed = claimedTask(task, input.agentId, expires, t);
       yield* store(room.room_id, claimed, input.leaseMs);
       yield* rooms.taskMoved(room.room_id, task.status, claimed.status);
       yield* rooms.planChanged(room.room_id, t);
@@ -146,14 +137,8 @@ export function createLeases({ sql, now, rooms, dialect }: SqlParts, events: Eve
       const t = now();
       const released: string[] = [];
       for (const row of yield* leasedBy.all(roomId, agentId)) {
-        const { lease_expires_at: _lease, ...task } = parse(row);
-        const next: Task = {
-          ...task,
-          status: "pending",
-          owner: null,
-          version: task.version + 1,
-          updated_at: iso(t),
-        };
+        const task = parse(row);
+        const next = releasedTask(task, t);
         yield* store(roomId, next, null);
         yield* rooms.taskMoved(roomId, task.status, next.status);
         released.push(task.id);

@@ -1,12 +1,17 @@
 /** Advisory locks with fencing tokens; the `plan` lock also guards plan writes. */
 import { errors } from "../../protocol/errors.ts";
 import { PLAN_LOCK } from "../../protocol/limits.ts";
+import { isHeld, type LockHold, lockAcquisition, lockRefusedRelease } from "../../protocol/locks.ts";
 import type { LockInfo, LockState, Release } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
 import type { SqlParts } from "./rooms.ts";
-import { isLive, type LockRow, toLockInfo } from "./rows.ts";
+import { type LockRow, toLockInfo } from "./rows.ts";
 import type { Op } from "./run.ts";
+
+/** A lock row as the rules read it. */
+const holdOf = (row: LockRow | null): LockHold | null =>
+  row && { holder: row.holder, expiresAt: row.expires_at, fence: row.fence };
 
 export function createLocks({ sql, now, rooms, changes }: SqlParts) {
   const get = sql.query<LockRow, [string, string]>(
@@ -26,28 +31,18 @@ export function createLocks({ sql, now, rooms, changes }: SqlParts) {
   return {
     /** Throws errors.planLocked when someone other than agentId holds a live `plan` lock. Writes nothing. */
     *assertPlanWritable(roomId: string, agentId: string | undefined): Op<void> {
-      const row = yield* get.get(roomId, PLAN_LOCK);
-      if (isLive(row, now()) && row.holder !== agentId) {
-        throw errors.planLocked(row.holder, iso(row.expires_at));
-      }
+      const lock = holdOf(yield* get.get(roomId, PLAN_LOCK));
+      if (isHeld(lock, now()) && lock.holder !== agentId)
+        throw errors.planLocked(lock.holder, iso(lock.expiresAt));
     },
     *acquireLock(scope: RoomScope, resource: string, agentId: string, ttlMs: number): Op<LockState> {
       const room = yield* rooms.check(scope);
       const t = now();
-      const row = room ? yield* get.get(scope.roomId, resource) : null;
-      if (isLive(row, t) && row.holder !== agentId) {
-        // Held by another: report the real holder and change nothing (not even the room's activity).
-        return {
-          acquired: false,
-          resource,
-          holder: row.holder,
-          expiresAt: iso(row.expires_at),
-          fence: row.fence,
-        };
-      }
+      const current = holdOf(room ? yield* get.get(scope.roomId, resource) : null);
+      const outcome = lockAcquisition(resource, current, agentId, t);
+      if ("refused" in outcome) return outcome.refused;
       yield* rooms.claim(scope);
-      // Renewal keeps the fence; taking a free, expired or released resource is a change of hands.
-      const fence = isLive(row, t) ? row.fence : (row?.fence ?? 0) + 1;
+      const { fence } = outcome;
       const expiresAt = t + ttlMs;
       yield* put.run(scope.roomId, resource, agentId, expiresAt, fence);
       changes.signal(scope.roomId, "locks");
@@ -56,12 +51,11 @@ export function createLocks({ sql, now, rooms, changes }: SqlParts) {
     /** Compare-and-delete inside one transaction; releasing nothing writes (and claims) nothing. */
     *releaseLock(scope: RoomScope, resource: string, agentId: string): Op<Release> {
       const room = yield* rooms.check(scope);
-      const row = room ? yield* get.get(scope.roomId, resource) : null;
-      if (!isLive(row, now())) return { released: false };
-      if (row.holder !== agentId)
-        return { released: false, holder: row.holder, expiresAt: iso(row.expires_at) };
+      const lock = holdOf(room ? yield* get.get(scope.roomId, resource) : null);
+      const refused = lockRefusedRelease(lock, agentId, now());
+      if (refused || !lock) return refused ?? { released: false };
       yield* rooms.claim(scope);
-      yield* put.run(scope.roomId, resource, null, row.expires_at, row.fence);
+      yield* put.run(scope.roomId, resource, null, lock.expiresAt, lock.fence);
       changes.signal(scope.roomId, "locks");
       return { released: true };
     },

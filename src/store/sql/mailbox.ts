@@ -5,8 +5,10 @@
  * handed over, nor, in a fork, what its copied prefix holds (it was meant for the source's agents). A bridge hook
  * is a call of the agent: it renews the agent's leases and claims.
  */
+import { eventId } from "../../protocol/event-rules.ts";
 import type { DriverState, HumanMessage } from "../../protocol/people.ts";
-import { NO_DRIVER, PEOPLE_LIMITS } from "../../protocol/people.ts";
+import { HOOK_STATUS, NO_DRIVER, PEOPLE_LIMITS } from "../../protocol/people.ts";
+import { mailAfter } from "../../protocol/people-rules.ts";
 import { BROADCAST, type JsonObject } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { BridgeInput, BridgeResult } from "../people-types.ts";
@@ -15,8 +17,11 @@ import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
 import type { PlanOps } from "./plan.ts";
 import type { SqlParts } from "./rooms.ts";
-import { eventId, HOOK_STATUS, MAIL_TAKE_MAX, type MailKind, type MailRow, perDialect } from "./rows.ts";
+import { type MailKind, type MailRow, perDialect } from "./rows.ts";
 import type { Op } from "./run.ts";
+
+/** Interrupts and steers taken in one call at most (a backlog beyond it is taken by the next call). */
+const MAIL_TAKE_MAX = 100;
 
 export interface MailboxDeps {
   events: Events;
@@ -58,8 +63,7 @@ export function createMailbox({ sql, now, rooms, changes, dialect }: SqlParts, d
   function* take(roomId: string, agentId: string, kind: MailKind, limit: number): Op<MailRow[]> {
     const at = yield* standing.get(roomId, agentId, kind);
     const forkSeq = at?.forked_from ? (JSON.parse(at.forked_from) as { seq?: number }).seq : undefined;
-    let after = Math.max(at?.mark ?? 0, forkSeq ?? 0);
-    if (kind === "human_message") after = Math.max(after, at?.cursor ?? 0);
+    const after = mailAfter(kind, at?.mark ?? 0, forkSeq ?? 0, at?.cursor ?? 0);
     const rows = yield* pending.all({ room: roomId, type: kind, agent: agentId, after, limit });
     const last = rows.at(-1);
     if (last) yield* markSet.run(roomId, agentId, kind, last.seq);

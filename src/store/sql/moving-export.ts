@@ -3,6 +3,8 @@
  * pages, and the team and access records a migration copies. Free text the dialect encodes (Dialect.text: a
  * variable's value, a key's note) is decoded here.
  */
+
+import { TIMED_DELIVERIES } from "../../protocol/event-rules.ts";
 import type { Approval, DriverState, Handoff, MailboxType, Verdict } from "../../protocol/people.ts";
 import type { ContextEntry, Review, Task } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
@@ -11,16 +13,10 @@ import type { LoggedEvent, RoomSnapshot } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { RoomRow, SqlParts } from "./rooms.ts";
-import {
-  EVENT_COLUMNS,
-  type EventRow,
-  forkedFromOf,
-  parsedRows,
-  perDialect,
-  TIMED_DELIVERIES,
-  toEvent,
-} from "./rows.ts";
+import { EVENT_COLUMNS, type EventRow, forkedFromOf, perDialect, toEvent } from "./rows.ts";
 import type { Op } from "./run.ts";
+
+const parsedRows = <T>(rows: { json: string }[]): T[] => rows.map((row) => JSON.parse(row.json) as T);
 
 interface ClaimRow {
   path: string;

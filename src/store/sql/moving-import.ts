@@ -12,8 +12,13 @@ import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import { type EventBatch, newEventBatch } from "./parts.ts";
 import type { SqlParts } from "./rooms.ts";
-import { idSerial, msOrNull, toMs } from "./rows.ts";
+import { toMs } from "./rows.ts";
 import type { Op } from "./run.ts";
+
+/** An optional ISO time of a moved record as ms. */
+const msOrNull = (value: string | null): number | null => (value === null ? null : toMs(value, "time"));
+/** The serial of an id minted as "<prefix>-<n>" (a record's n column). */
+const idSerial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
 
 /** Events written per batch by an import. */
 const IMPORT_BATCH = 500;

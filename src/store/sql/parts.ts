@@ -110,7 +110,7 @@ export interface Dialect {
     roomId: string,
     agentId: string,
     t: number,
-  ): Op<{ last_seen: number; left_at: number | null } | null>;
+  ): Op<{ lastSeen: number; leftAt: number | null } | null>;
   /**
    * Renews the agent's live task leases (to t + each one's length) and live file claims (to t + each one's TTL),
    * inside a write; expired ones are left for the next write that records them.

@@ -5,6 +5,7 @@
 import { errors } from "../../protocol/errors.ts";
 import { checkDependencies, checkOwnership, checkStatus } from "../../protocol/plan-rules.ts";
 import { BROADCAST, type Task } from "../../protocol/records.ts";
+import { checkTaskVersion } from "../../protocol/task-rules.ts";
 import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
 import type { NewDependency, RoomScope, TaskDeletion } from "../types.ts";
@@ -43,8 +44,7 @@ export function createPlanEdits(
     // Like every plan write: leases that ran out are recorded first (a refusal rolls that back too).
     yield* leases.recordExpired(room.room_id);
     const task = yield* find(room.room_id, taskId);
-    if (expectedVersion !== undefined && expectedVersion !== task.version)
-      throw errors.taskVersionConflict(task);
+    checkTaskVersion(task, expectedVersion);
     checkOwnership(task, agentId, expectedVersion);
     return { roomId: room.room_id, task };
   }

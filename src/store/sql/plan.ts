@@ -9,8 +9,8 @@ import {
   uniqueDependencies,
 } from "../../protocol/plan-rules.ts";
 import { BROADCAST, type Plan, type Task } from "../../protocol/records.ts";
+import { checkTaskVersion, newTask, revisedTask, taskChanges } from "../../protocol/task-rules.ts";
 import { iso } from "../../protocol/time.ts";
-import { newTask, revisedTask, taskChanges } from "../sql-records.ts";
 import type { NewTask, RoomScope, TaskUpdate } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
@@ -106,9 +106,7 @@ export function createPlan(
       yield* locks.assertPlanWritable(room.room_id, input.agentId);
       yield* leases.recordExpired(room.room_id);
       const previous = yield* find(room.room_id, input.taskId);
-      if (input.expectedVersion !== undefined && input.expectedVersion !== previous.version) {
-        throw errors.taskVersionConflict(previous);
-      }
+      checkTaskVersion(previous, input.expectedVersion);
       checkOwnership(previous, input.agentId, input.expectedVersion);
       const deps =
         input.depends_on === undefined ? previous.depends_on : uniqueDependencies(input.depends_on);

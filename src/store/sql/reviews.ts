@@ -1,9 +1,8 @@
 /** Peer reviews between agents: requested of one named reviewer, decided once, only by that reviewer. */
 import { errors } from "../../protocol/errors.ts";
 import type { ContextEntry, Review } from "../../protocol/records.ts";
-import { reviewMatches } from "../../protocol/reviews.ts";
+import { decidedReview, newReview, reviewMatches } from "../../protocol/reviews.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
-import { decidedReview, newReview } from "../sql-records.ts";
 import type { NewReview, ReviewDecision, ReviewFilter, RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { SqlParts } from "./rooms.ts";

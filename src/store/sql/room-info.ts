@@ -2,12 +2,12 @@
  * get_room_info: a room's counts, times, driver and origin, read from kept counters (never from its rows); task
  * counts as reads show them (leases that ran out and are not recorded yet count as pending, like the room summary).
  */
-import type { ForkedFrom, RoomInfo } from "../../protocol/people.ts";
+import { emptyRoomInfo, type ForkedFrom, type RoomInfo } from "../../protocol/people.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { RoomRow, SqlParts } from "./rooms.ts";
-import { emptyRoomInfo, forkedFromOf } from "./rows.ts";
+import { forkedFromOf } from "./rows.ts";
 import type { Op } from "./run.ts";
 
 type TaskCounts = (room: RoomRow) => Op<{ total: number; byStatus: RoomInfo["tasksByStatus"] }>;

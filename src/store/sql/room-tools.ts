@@ -7,9 +7,8 @@ import { effectiveTask } from "../../protocol/leases.ts";
 import type { ContextEntry, Task } from "../../protocol/records.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import { contextFields, taskFields } from "../../protocol/search.ts";
-import type { RoomSeed } from "../../protocol/templates.ts";
+import { checkSeedable, type RoomSeed } from "../../protocol/templates.ts";
 import { iso } from "../../protocol/time.ts";
-import { toolErrors } from "../../protocol/tool-errors.ts";
 import type { RoomScope, UsableRoom } from "../types.ts";
 import type { ContextOps } from "./context.ts";
 import type { Events } from "./events.ts";
@@ -62,8 +61,8 @@ export function createRoomTools(
       agentId: string,
     ): Op<{ tasks: Task[]; contexts: ContextEntry[] }> {
       const room = yield* rooms.check(scope);
-      if (room && (room.task_n > 0 || room.ctx_n > 0 || room.event_seq > 0))
-        throw toolErrors.roomNotEmpty(scope.roomId);
+      if (room)
+        checkSeedable(scope.roomId, { tasks: room.task_n, contexts: room.ctx_n, events: room.event_seq });
       if (room) yield* locks.assertPlanWritable(room.room_id, agentId);
       const made: Task[] = [];
       for (const t of seed.tasks) {

@@ -7,8 +7,7 @@
  * result, all in the operation's one transaction. A read changes nothing inside its transaction; its actor is
  * recorded afterwards in a small write of its own, at most once per PRESENCE_READ_EVERY_MS per agent.
  */
-import { errors } from "../../protocol/errors.ts";
-import { LIMITS } from "../../protocol/limits.ts";
+import { comesOnline, replaysKept } from "../../protocol/room-rules.ts";
 import type { RoomScope } from "../types.ts";
 import type { SqlParts } from "./rooms.ts";
 import type { Op } from "./run.ts";
@@ -41,8 +40,7 @@ export function createRoomTx({ sql, now, rooms, changes, dialect }: SqlParts) {
   function* seen(roomId: string, agentId: string, t: number): Op<void> {
     const before = yield* dialect.markSeen(roomId, agentId, t);
     yield* dialect.renew(roomId, agentId, t);
-    if (!before || before.left_at !== null || t - before.last_seen >= LIMITS.presenceOnlineMs)
-      changes.signal(roomId, "presence");
+    if (comesOnline(before, t)) changes.signal(roomId, "presence");
   }
 
   function* ownedByTeam(scope: RoomScope, t: number): Op<boolean> {
@@ -55,8 +53,7 @@ export function createRoomTx({ sql, now, rooms, changes, dialect }: SqlParts) {
     const idem = scope.idempotency;
     if (!idem) return undefined;
     const row = yield* kept.get(scope.roomId, idem.key);
-    if (!row || now() - row.at >= LIMITS.idempotencyKeepMs) return undefined;
-    if (row.fingerprint !== idem.fingerprint) throw errors.idempotencyMismatch(idem.key);
+    if (!row || !replaysKept(row, idem, now())) return undefined;
     idem.replayed = true;
     return { value: JSON.parse(row.result) };
   }

@@ -7,11 +7,12 @@
 import { errors } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import type { TaskStatus } from "../../protocol/records.ts";
+import { checkRoomClaim, liveAfter, roomExpired } from "../../protocol/room-rules.ts";
 import type { StoreLimits } from "../access-types.ts";
 import { invitePrefix } from "../rate-buckets.ts";
 import type { RoomScope } from "../types.ts";
 import type { SqlBase } from "./parts.ts";
-import { isExpired, liveAfter, READ_TOUCH_AFTER_MS, type RoomRow } from "./rows.ts";
+import type { RoomRow } from "./rows.ts";
 import type { Op } from "./run.ts";
 
 export type { RoomRow };
@@ -21,9 +22,16 @@ type Counter = "task_n" | "ctx_n" | "ctx_seq" | "event_seq";
 /** Rooms expired by the time of a sweep, listed at most this many at a time. */
 const EXPIRED_BATCH = 200;
 
+/**
+ * Reads refresh last_activity only when it is older than this, and outside their transaction, so a read stays a
+ * read: at most one small UPDATE per room per minute, whatever the room's size.
+ */
+const READ_TOUCH_AFTER_MS = 60_000;
+
 export function createRooms({ sql, now, changes, dialect }: SqlBase, limits: StoreLimits) {
   // How long an idle room lives (ROOM_TTL_DAYS; 0: for ever, as with ARCHIVE_DIR, where the archiver removes it).
   const ttlMs = limits.roomTtlMs ?? LIMITS.roomTtlMs;
+  const isExpired = (room: { last_activity: number }, t: number) => roomExpired(room.last_activity, t, ttlMs);
   const select = sql.query<RoomRow, [string]>("SELECT * FROM rooms WHERE room_id = ?");
   // check() ran first in the same transaction, so an existing row is the team's own live room.
   const refresh = sql.query<RoomRow, [number, string, string]>(
@@ -78,15 +86,15 @@ export function createRooms({ sql, now, changes, dialect }: SqlBase, limits: Sto
     yield* dialect.dropRateWindows(invitePrefix(roomId));
   }
 
-  /** True when the team already owns roomsPerTeam live rooms, so it may claim no other. */
-  function* atLimit(teamId: string): Op<boolean> {
+  /** How many live rooms the team owns, holding its records still (Dialect.lockTeam) so the count stays exact. */
+  function* ownedLive(teamId: string): Op<number> {
     yield* dialect.lockTeam(teamId);
-    return ((yield* ownedCount.get(teamId, liveAfter(now(), ttlMs)))?.c ?? 0) >= limits.roomsPerTeam;
+    return (yield* ownedCount.get(teamId, liveAfter(now(), ttlMs)))?.c ?? 0;
   }
 
   /** Throws denied for another team's live room; null when the room is absent or expired. */
   function visible(scope: RoomScope, room: RoomRow | null): RoomRow | null {
-    if (!room || isExpired(room, now(), ttlMs)) return null;
+    if (!room || isExpired(room, now())) return null;
     if (room.owner !== scope.teamId) throw errors.denied();
     return room;
   }
@@ -117,7 +125,7 @@ export function createRooms({ sql, now, changes, dialect }: SqlBase, limits: Sto
      */
     *check(scope: RoomScope): Op<RoomRow | null> {
       const raw = yield* select.get(scope.roomId);
-      if (raw && isExpired(raw, now(), ttlMs)) {
+      if (raw && isExpired(raw, now())) {
         yield* purge(scope.roomId);
         return null;
       }
@@ -132,8 +140,8 @@ export function createRooms({ sql, now, changes, dialect }: SqlBase, limits: Sto
       const t = now();
       const own = yield* refresh.get(t, scope.roomId, scope.teamId);
       if (own) return own;
-      if (scope.mayClaim === false) throw errors.denied();
-      if (yield* atLimit(scope.teamId)) throw errors.roomLimit(limits.roomsPerTeam);
+      const owned = scope.mayClaim === false ? 0 : yield* ownedLive(scope.teamId);
+      checkRoomClaim(scope.mayClaim, owned, limits.roomsPerTeam);
       const room = yield* insert.get(scope.roomId, scope.teamId, t);
       if (!room) throw new Error(`rooms: claim of ${scope.roomId} returned no row`);
       return room;
@@ -141,12 +149,12 @@ export function createRooms({ sql, now, changes, dialect }: SqlBase, limits: Sto
     /** The live room (any owner) or null; never writes. For the operator and public views. */
     *live(roomId: string): Op<RoomRow | null> {
       const room = yield* select.get(roomId);
-      return room && !isExpired(room, now(), ttlMs) ? room : null;
+      return room && !isExpired(room, now()) ? room : null;
     },
     /** The team's live room; throws denied when it is unowned, expired or another team's. Never writes. */
     *owned(scope: { roomId: string; teamId: string }): Op<RoomRow> {
       const room = yield* select.get(scope.roomId);
-      if (!room || isExpired(room, now(), ttlMs) || room.owner !== scope.teamId) throw errors.denied();
+      if (!room || isExpired(room, now()) || room.owner !== scope.teamId) throw errors.denied();
       return room;
     },
     purge,
@@ -178,7 +186,7 @@ export function createRooms({ sql, now, changes, dialect }: SqlBase, limits: Sto
     /** A room is live at time t when its last_activity is above this (SQL's form of isExpired). */
     liveAfter: (t: number): number => liveAfter(t, ttlMs),
     /** Whether the room's lifetime has run out at time t. */
-    isExpired: (room: { last_activity: number }, t: number): boolean => isExpired(room, t, ttlMs),
+    isExpired,
     /** Ids of up to EXPIRED_BATCH expired rooms (none when rooms live for ever), for the sweep to purge. */
     *expired(): Op<string[]> {
       if (ttlMs === 0) return [];

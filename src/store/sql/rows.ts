@@ -1,25 +1,14 @@
 /**
- * Rows of the SQL drivers (SQLite, PostgreSQL) and the records they become: the same columns on both, so one
- * conversion serves both. Each driver keeps its own SQL (EVENT_COLUMNS) next to its statements.
- *
- * Only what works on plain values lives here: row shapes, row → record conversions, column lists, constants, and
- * the small rules read off rows (a room's expiry, a cursor's standing); records built from input are in
- * sql-records.ts.
- * The statement-running bodies stay per driver: bun:sqlite answers `db.query(...).get()` synchronously inside one
- * `BEGIN IMMEDIATE` transaction, PostgreSQL answers `pg.query(...).get()` with a promise under the room's advisory
- * lock, so each body is written once sync and once async. Sharing them would mean making SQLite async (a microtask
- * per statement on the hot path, and a transaction that could interleave with another caller at every await) or
- * writing each body as a generator driven by two runners — more machinery than the twin bodies it would replace.
- * Statement text stays beside its statement too: many read alike, but the dialects part often (json_extract vs
- * JSON decoded in TS, json_group_array vs json_agg, `$x::text` casts, unnest batches), and a shared string would
- * sit away from the row type its `query<Row, Params>` declares. Shared here are only column lists and type lists.
+ * Rows of the SQL drivers and the records they become: the same columns on both dialects, so one conversion serves
+ * both. Only row shapes, column lists and row → record conversions live here; the rules read off rows are
+ * protocol/'s, and what a statement says differently per dialect is written beside it (perDialect).
  */
 import type { FileClaim } from "../../protocol/claims.ts";
-import { type DriverState, type ForkedFrom, NO_DRIVER, type RoomInfo } from "../../protocol/people.ts";
+import { eventId } from "../../protocol/event-rules.ts";
+import { type DriverState, type ForkedFrom, NO_DRIVER } from "../../protocol/people.ts";
 import { type LockInfo, type Presence, presenceOf, type RoomEvent } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { InviteRecord, KeyRecord } from "../access-types.ts";
-import type { BridgeInput } from "../people-types.ts";
 import type { SessionRecord, StoredSession } from "../session-types.ts";
 import type { WebhookRecord } from "../types.ts";
 import type { DialectName } from "./run.ts";
@@ -37,14 +26,6 @@ export interface EventRow {
   /** Set on a tombstone (delete_event). */
   deleted_by?: string | null;
   deleted_at?: number | null;
-}
-
-export const eventId = (seq: number): string => `evt-${seq}`;
-
-/** The seq named by an event id, or null for anything that is not "evt-<positive integer>". */
-export function eventSeq(id: string): number | null {
-  const match = /^evt-([1-9][0-9]{0,15})$/.exec(id);
-  return match?.[1] ? Number(match[1]) : null;
 }
 
 export function toEvent(row: EventRow): RoomEvent {
@@ -82,11 +63,6 @@ export interface LockRow {
   holder: string | null;
   expires_at: number;
   fence: number;
-}
-
-/** A lock row whose holder is set and whose expiry is still ahead. */
-export function isLive(row: LockRow | null, now: number): row is LockRow & { holder: string } {
-  return row !== null && row.holder !== null && row.expires_at > now;
 }
 
 export function toLockInfo(row: LockRow & { holder: string }): LockInfo {
@@ -216,22 +192,6 @@ export interface MailRow {
 
 export type MailKind = "human_message" | "steer" | "interrupt";
 
-/** Interrupts and steers taken in one call at most (a backlog beyond it is taken by the next call). */
-export const MAIL_TAKE_MAX = 100;
-
-/** The presence status a bridge hook leaves for its agent. */
-export const HOOK_STATUS: Record<BridgeInput["hook"], string> = {
-  SessionStart: "session started",
-  PreToolUse: "working",
-  PostToolUse: "working",
-  UserPromptSubmit: "working",
-  Stop: "idle",
-};
-
-/** Bounds that stand in for "no filter", so one prepared statement serves every event query as a PK range scan. */
-export const NO_LOWER = -1;
-export const NO_UPPER = Number.MAX_SAFE_INTEGER;
-
 /** A rooms row (every read of one is `SELECT *` or `RETURNING *`). */
 export interface RoomRow {
   room_id: string;
@@ -259,27 +219,6 @@ export interface RoomRow {
 export const forkedFromOf = (raw: string | null | undefined): ForkedFrom | null =>
   raw ? (JSON.parse(raw) as ForkedFrom) : null;
 
-/**
- * Reads refresh last_activity only when it is older than this, and outside their transaction, so a read
- * stays a read: at most one small UPDATE per room per minute, whatever the room's size.
- */
-export const READ_TOUCH_AFTER_MS = 60_000;
-
-/**
- * Expired when the room's lifetime (`ttlMs`, StoreLimits.roomTtlMs; 0: for ever) has fully elapsed since its last
- * use (like a Redis key whose PX ran out).
- */
-export const isExpired = (room: { last_activity: number }, now: number, ttlMs: number) =>
-  ttlMs > 0 && now - room.last_activity >= ttlMs;
-
-/** The same rule for SQL: a room is live at time t when its last_activity is above this. */
-export const liveAfter = (t: number, ttlMs: number): number =>
-  ttlMs > 0 ? t - ttlMs : Number.MIN_SAFE_INTEGER;
-
-/** The oldest seq a trimmed room still has (what results call trimmedBefore), or undefined when nothing went. */
-export const trimmedBefore = (trimmedSeq: number): number | undefined =>
-  trimmedSeq > 0 ? trimmedSeq + 1 : undefined;
-
 /** An agent's cursor row, and its addressed-event counts (all, and those retention trimmed). */
 export interface CursorRow {
   seq: number | null;
@@ -290,42 +229,6 @@ export interface AddressedCounts {
   trimmed: number;
 }
 
-/**
- * Where the agent stands in the log: its cursor and how many addressed events it has consumed, counting those
- * retention trimmed ahead of it as consumed (they can never be delivered), plus trimmedBefore when it was behind.
- */
-export function standingOf(
-  room: RoomRow,
-  cursor: CursorRow | null | undefined,
-  counts: AddressedCounts | null | undefined,
-) {
-  const seq = cursor?.seq ?? null;
-  const { n, trimmed } = counts ?? { n: 0, trimmed: 0 };
-  const behind = (seq ?? 0) < room.trimmed_seq;
-  return {
-    seq,
-    after: behind ? room.trimmed_seq : (seq ?? 0),
-    consumed: behind ? trimmed : (cursor?.delivered ?? 0),
-    total: n,
-    trimmedBefore: behind ? trimmedBefore(room.trimmed_seq) : undefined,
-  };
-}
-
-/** room_info of a room that does not exist (or is not the caller's). */
-export const emptyRoomInfo = (roomId: string): RoomInfo => ({
-  roomId,
-  exists: false,
-  createdAt: null,
-  lastActivity: null,
-  taskCount: 0,
-  tasksByStatus: { pending: 0, in_progress: 0, done: 0, blocked: 0 },
-  contextCount: 0,
-  eventCount: 0,
-  agentCount: 0,
-  driver: NO_DRIVER,
-  forkedFrom: null,
-});
-
 /** A context entry as a fork reads it from the source room. */
 export interface ContextRow {
   id: string;
@@ -334,18 +237,6 @@ export interface ContextRow {
   json: string;
   at_seq: number | null;
 }
-
-/**
- * Event types whose delivery to an agent the analytics time (contract reads): the first delivery to each agent is
- * kept in context_reads, and moved with the event.
- */
-export const TIMED_DELIVERIES: ReadonlySet<string> = new Set(["context_available", "context_updated"]);
-/** An optional ISO time of a moved record as ms. */
-export const msOrNull = (value: string | null): number | null =>
-  value === null ? null : toMs(value, "time");
-/** The serial of an id minted as "<prefix>-<n>" (a record's n column). */
-export const idSerial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
-export const parsedRows = <T>(rows: { json: string }[]): T[] => rows.map((row) => JSON.parse(row.json) as T);
 
 /** A keys row; `note` as the key's text (PostgreSQL keeps it JSON-encoded and decodes it before toKey). */
 export interface KeyRow {
@@ -374,24 +265,6 @@ export function toKey(row: KeyRow): KeyRecord {
   if (row.human_id !== null) key.humanId = row.human_id;
   return key;
 }
-
-/**
- * Events a fork's rebuild reads besides those carrying a whole task (payload.task): the deletions, lease expiries
- * and departures that carry ids, and those that create reviews, handoffs, approvals and verdicts.
- */
-export const FORK_PLAN_TYPES: ReadonlySet<string> = new Set([
-  "task_deleted",
-  "task_lease_expired",
-  "context_deleted",
-  "agent_left",
-  "review_requested",
-  "review_decided",
-  "handoff_offered",
-  "approval_requested",
-  "verdict_recorded",
-]);
-/** FORK_PLAN_TYPES as an SQL list for `type IN (…)`. */
-export const FORK_PLAN_TYPES_SQL = [...FORK_PLAN_TYPES].map((t) => `'${t}'`).join(", ");
 
 /**
  * Column list that yields an EventRow from `events e`, per dialect: read_by is a correlated subquery listing the

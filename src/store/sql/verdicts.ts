@@ -1,8 +1,8 @@
 /** Verdicts: a reviewer's advice on the work, kept and announced; nothing else changes. */
 import type { Verdict } from "../../protocol/people.ts";
+import { newVerdict } from "../../protocol/people-rules.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import type { NewVerdict } from "../people-types.ts";
-import { newVerdict } from "../sql-records.ts";
 import type { RoomScope } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { SqlParts } from "./rooms.ts";

@@ -86,7 +86,7 @@ export function createSqliteDialect(
     *markSeen(roomId, agentId, t) {
       const before = yield* lastSeen.get(roomId, agentId);
       yield* upsertSeen.run(roomId, agentId, t);
-      return before;
+      return before && { lastSeen: before.last_seen, leftAt: before.left_at };
     },
     // An agent holding nothing costs two index reads (the partial lease index, claims by agent).
     // Its own statements, synchronously: iterating the oldest rows stops at the first one retention keeps.

@@ -10,6 +10,7 @@
  * term counts of the documents that match; then the records of the `limit` best for their snippets.
  */
 
+import { eventSeq } from "../../protocol/event-rules.ts";
 import type { ContextEntry, Task } from "../../protocol/records.ts";
 import {
   type Candidate,
@@ -27,7 +28,7 @@ import {
   tokenize,
 } from "../../protocol/search.ts";
 import type { Search } from "../sql/parts.ts";
-import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "../sql/rows.ts";
+import { EVENT_COLUMNS, type EventRow, toEvent } from "../sql/rows.ts";
 import type { Op, SqlClient } from "../sql/run.ts";
 import type { SearchQuery } from "../types.ts";
 

@@ -15,7 +15,10 @@ export interface StaticKey {
   humanId?: string;
 }
 
-/** Single sign-on through an authenticating proxy (humans.md §1): who may assert whom. */
+/**
+ * Single sign-on through an authenticating proxy (docs/operations.md#single-sign-on-through-a-proxy): who may assert
+ * whom.
+ */
 export interface TrustedProxy {
   /** The request header carrying the person's id (TRUSTED_PROXY_HEADER), lowercase. */
   header: string;

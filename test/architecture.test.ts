@@ -70,6 +70,8 @@ const ALLOWED: Record<string, string[]> = {
     "config.ts",
     "app.ts",
     "clients.ts",
+    // The entry starts the archiver of idle rooms (moving/archive.ts) beside the server and the webhook worker.
+    "moving",
   ],
 };
 

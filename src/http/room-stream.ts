@@ -1,7 +1,7 @@
 /**
- * GET /rooms/:roomId/stream — a room's log as Server-Sent Events (spec live.md §2): bearer (any key that may read
- * the room), `after` / `Last-Event-ID` resume, `agentId` and `types` filters, limits per team and per process.
- * Streams end when the client goes, and all of them at shutdown (LiveRooms.close).
+ * GET /rooms/:roomId/stream — a room's log as Server-Sent Events (docs/http.md#get-roomsroomidstream): bearer (any
+ * key that may read the room), `after` / `Last-Event-ID` resume, `agentId` and `types` filters, limits per team and
+ * per process. Streams end when the client goes, and all of them at shutdown (LiveRooms.close).
  */
 import type { Context } from "hono";
 import { Hono } from "hono";

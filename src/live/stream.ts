@@ -1,8 +1,9 @@
 /**
- * One Server-Sent Events stream of a room's log (spec live.md §2). The stream is pulled: the runtime asks for
- * more only when the client has taken what was sent, and each pull reads by seq from the room's hub (its cache, or
- * the store for a client that fell behind it). So a slow client costs no memory beyond one batch, the switch from
- * replay to live can neither skip nor repeat an event, and a reconnect with Last-Event-ID resumes exactly after it.
+ * One Server-Sent Events stream of a room's log (docs/http.md#get-roomsroomidstream). The stream is pulled: the
+ * runtime asks for more only when the client has taken what was sent, and each pull reads by seq from the room's hub
+ * (its cache, or the store for a client that fell behind it). So a slow client costs no memory beyond one batch, the
+ * switch from replay to live can neither skip nor repeat an event, and a reconnect with Last-Event-ID resumes exactly
+ * after it.
  */
 import { errors } from "../protocol/errors.ts";
 import type { RoomEvent } from "../protocol/records.ts";

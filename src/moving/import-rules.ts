@@ -6,8 +6,8 @@
  * - records that contradict themselves, refused whoever imports them: a decided approval without a person as its
  *   decider, a person's act sent by no person or a steer by someone not at the wheel, a driver whose kind and holder
  *   disagree;
- * - the plan's rules and the references between records, as a live room keeps them (plan-rules.ts; docs/protocol.md
- *   §7 on deletions).
+ * - the plan's rules and the references between records, as a live room keeps them (plan-rules.ts;
+ *   docs/protocol.md#deleting-a-task).
  * Each check returns the problem as text (or undefined); import-file.ts names the line.
  */
 import { PEOPLE_EVENT_TYPES } from "../protocol/event-types.ts";
@@ -143,8 +143,8 @@ export interface SnapshotProblem {
 
 /**
  * The plan's rules and the references between records. A task, entry or record the file does not hold is one that
- * was deleted, as a live room allows (docs/protocol.md §7: `delete_task` with force leaves dependents naming the
- * task; reviews and handoffs keep naming deleted tasks and entries), so:
+ * was deleted, as a live room allows (docs/protocol.md#deleting-a-task: `delete_task` with force leaves dependents
+ * naming the task; reviews and handoffs keep naming deleted tasks and entries), so:
  * - a dependency, a review's task or a handoff's task names a task of the file or a deleted one — a `task-<n>` the
  *   room minted (n ≤ counters.tasks: every task ever added is counted, in forks too, since task_added is always
  *   logged);

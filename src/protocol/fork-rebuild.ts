@@ -1,9 +1,10 @@
 /**
- * Rebuilding a room's plan and context as they stood at a seq, the one definition every driver's fork uses. The plan comes from the log alone: every event that changes a task carries the whole task in
+ * Rebuilding a room's plan and context as they stood at a seq (docs/people.md#forks), the one definition every
+ * driver's fork uses. The plan comes from the log alone: every event that changes a task carries the whole task in
  * `payload.task` (task_added, task_updated, task_claimed, task_lease_expired, and any later task_ kind that follows
  * the rule); deletions and departures carry ids (`task_deleted` {taskId}, `agent_left` {tasks}, `context_deleted`
- * {contextId}); protocol/task-log.ts is the one reading of them. Events posted by agents never count. Context
- * entries come from their version history, each version placed at the log head it became current at.
+ * {contextId}); protocol/task-log.ts is the one reading of them. Events posted by agents never count. Context entries
+ * come from their version history, each version placed at the log head it became current at.
  */
 import { movingErrors } from "./moving.ts";
 import { peopleErrors } from "./people.ts";

@@ -1,4 +1,7 @@
-/** Size and time limits of the protocol (spec §3, §4). One place, so docs, schemas and stores agree. */
+/**
+ * Size and time limits of the protocol (docs/protocol.md#sizes-and-counts and the tools' reference). One place, so
+ * docs, schemas and stores agree.
+ */
 export const LIMITS = {
   titleMax: 200,
   descriptionMax: 8000,
@@ -6,9 +9,9 @@ export const LIMITS = {
   summaryMax: 4000,
   consumingAgentsMax: 50,
   payloadBytesMax: 64 * 1024,
-  /** Levels of nested arrays/objects in a JSON payload (revisions §1.2). */
+  /** Levels of nested arrays/objects in a JSON payload (docs/protocol.md#payloads). */
   payloadDepthMax: 32,
-  /** Values (scalars and containers) in one JSON payload (revisions §1.2). */
+  /** Values (scalars and containers) in one JSON payload (docs/protocol.md#payloads). */
   payloadValuesMax: 10_000,
   eventTypeMax: 64,
   readEventsDefault: 20,
@@ -34,13 +37,13 @@ export const LIMITS = {
   /** Event headers on the room summary page. */
   summaryRecentEvents: 20,
   roomTtlMs: 30 * 24 * 60 * 60 * 1000,
-  /** How long the result of a write with an idempotencyKey is kept (revisions §1.5). */
+  /** How long the result of a write with an idempotencyKey is kept (docs/protocol.md#idempotency). */
   idempotencyKeepMs: 24 * 60 * 60 * 1000,
-  /** claim_task leases (work §1): renewed by any call of the owner in the room. */
+  /** claim_task leases (docs/protocol.md#task-leases): renewed by any call of the owner in the room. */
   leaseDefaultSeconds: 900,
   leaseMinSeconds: 30,
   leaseMaxSeconds: 3600,
-  /** claim_files (work §2). */
+  /** claim_files (docs/protocol.md#file-claims). */
   claimPathsMax: 100,
   claimTtlDefaultSeconds: 3600,
   claimTtlMinSeconds: 60,
@@ -59,7 +62,7 @@ export const LIMITS = {
 export const roomLifetimeMs = (days: number | undefined): number =>
   days === undefined ? LIMITS.roomTtlMs : days * 24 * 60 * 60 * 1000;
 
-/** Name of the resource that doubles as the advisory plan lock (spec §4). */
+/** Name of the resource that doubles as the advisory plan lock (docs/protocol.md#locks). */
 export const PLAN_LOCK = "plan";
 
 /**

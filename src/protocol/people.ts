@@ -1,5 +1,5 @@
 /**
- * Records of people in the room (spec humans.md): the driver, approvals, handoffs, verdicts, messages, forks, and
+ * Records of people in the room (docs/people.md): the driver, approvals, handoffs, verdicts, messages, forks, and
  * the refusals every driver answers with the same words. Field names are part of the wire contract.
  */
 import { RoomError } from "./errors.ts";
@@ -124,7 +124,7 @@ export interface RoomInfo {
 export const MAILBOX_TYPES = ["human_message", "steer", "interrupt"] as const;
 export type MailboxType = (typeof MAILBOX_TYPES)[number];
 
-/** Sizes of the records above (humans.md §2, §3). */
+/** Sizes of the records above (docs/protocol.md#sizes-and-counts). */
 export const PEOPLE_LIMITS = {
   messageMax: 8000,
   actionMax: 200,

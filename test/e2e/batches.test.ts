@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RoomStore } from "../../src/store/types.ts";
 import { httpClient } from "../support/http.ts";
-import { OPERATOR, startInProcess } from "../support/server.ts";
+import { startInProcess } from "../support/server.ts";
 import { E2E_STORES } from "../support/stores.ts";
 
 type Message = { jsonrpc: "2.0"; id?: number; method: string; params?: Record<string, unknown> };
@@ -27,14 +27,22 @@ for (const make of E2E_STORES) {
       await store.close();
     });
 
-    /** A server whose only team is fresh (its windows start empty on the shared stores) with a tools limit. */
+    /**
+     * A server whose team and operator are fresh (their windows start empty on the shared stores, which other
+     * files' operators charge within the same minute) with a tools limit.
+     */
     const serve = (limit: number) => {
       const team = {
         teamId: `bt-${crypto.randomUUID().slice(0, 8)}`,
         secret: `secret-${crypto.randomUUID()}`,
       };
+      const operator = {
+        teamId: `bo-${crypto.randomUUID().slice(0, 8)}`,
+        secret: `op-${crypto.randomUUID()}`,
+      };
       const server = startInProcess(store, undefined, {
         API_KEYS: `${team.teamId}:${team.secret}`,
+        OPERATOR_KEYS: `${operator.teamId}:${operator.secret}`,
         RATE_LIMIT_PER_MINUTE: String(limit),
       });
       const post = (body: unknown, secret: string, headers: Record<string, string> = {}) =>
@@ -48,7 +56,7 @@ for (const make of E2E_STORES) {
           },
           body: JSON.stringify(body),
         });
-      return { server, team, post };
+      return { server, team, operator, post };
     };
 
     test("R2-4 a batch of 100 tools/list is refused whole: -32600 naming the cap, a small answer, nothing run", async () => {
@@ -98,10 +106,10 @@ for (const make of E2E_STORES) {
     });
 
     test("R2-4 a batch with a tool call charges the call to the tools window and every other message to meta", async () => {
-      const { server, team, post } = serve(5);
+      const { server, team, operator, post } = serve(5);
       try {
         // A dynamic key of a team of its own too: its windows are charged through the store's key lookup.
-        const provisioned = await httpClient(server.url).post("/admin/keys/provision", OPERATOR.secret, {
+        const provisioned = await httpClient(server.url).post("/admin/keys/provision", operator.secret, {
           teamId: `bp-${crypto.randomUUID().slice(0, 8)}`,
         });
         expect(provisioned.status).toBe(201);

@@ -1,6 +1,7 @@
 /**
- * The Claude Code bridge (humans.md §6): recorded hook inputs fed to `roomctl hook` against a real roomd, the
- * answers checked against Claude Code's hook protocol; with roomd down or stalled every hook lets the agent go on.
+ * The Claude Code bridge (docs/claude-code-bridge.md): recorded hook inputs fed to `roomctl hook` against a real
+ * roomd, the answers checked against Claude Code's hook protocol; with roomd down or stalled every hook lets the
+ * agent go on.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -17,7 +18,10 @@ import { E2E_STORES, newRoomId } from "../support/stores.ts";
 /** What an answer carrying people's messages says of them. */
 const ROOM_CONTENT = "room content: each quoted text is a JSON string holding exactly what its author wrote";
 
-/** The spec's bound: with roomd down or slow, a hook lets the agent continue within 2 s. */
+/**
+ * The bound of docs/claude-code-bridge.md#when-roomd-is-slow-or-down: with roomd down or slow, a hook lets the agent
+ * continue within 2 s.
+ */
 const AGENT_NEVER_WAITS_MS = 2000;
 
 for (const make of E2E_STORES) {

@@ -267,6 +267,9 @@ describe("PostgreSQL killed and restarted under three roomd processes", () => {
       expect(await health.json()).toMatchObject({ ok: false, store: "postgres" });
     }
     await restarted;
+    // Back once every roomd says so: its pool finds the new server on its next statement, which on a busy machine
+    // can come a moment after PostgreSQL itself answers.
+    for (const url of urls) await waitFor(`${url}/health 200`, async () => (await healthStatus(url)) === 200);
     const upAt = Date.now();
     const ledger = await load.done;
 
@@ -279,7 +282,6 @@ describe("PostgreSQL killed and restarted under three roomd processes", () => {
     expect(during.length).toBeGreaterThan(32);
     expect(describeCalls(during.filter((c) => c.outcome === "ok"))).toEqual([]);
 
-    for (const url of urls) await waitFor(`${url}/health 200`, async () => (await healthStatus(url)) === 200);
     // The database kept everything: the same room audits clean against what was acknowledged.
     const report = await audit(urls[2]!, TEAM_A.secret, roomId, ledger);
     console.log(

@@ -37,7 +37,7 @@ setDefaultTimeout(60_000);
 const STORES = E2E_STORES.filter((make) => ["sqlite", "redis", "postgres"].includes(make().name));
 
 const ENV = { KEYS_PER_TEAM: "10000", RATE_LIMIT_PER_MINUTE: "1000000" };
-/** What the spec asks of the live view: a change shows within a second. */
+/** What docs/web.md#live-without-polling promises: a change shows within a second. */
 const LIVE_MS = 1000;
 
 /** Every way we know to make a browser run script from a string; `window.__xss` is set if any ever runs. */

@@ -1,6 +1,6 @@
 /**
- * Approvals, handoffs and verdicts over HTTP (humans.md §2-§4): only people decide approvals; people and agent
- * keys offer handoffs (a person on behalf of the room); everyone in the room reads them.
+ * Approvals, handoffs and verdicts over HTTP (docs/people.md#approvals, #handoffs, #verdicts): only people decide
+ * approvals; people and agent keys offer handoffs (a person on behalf of the room); everyone in the room reads them.
  */
 import { Hono } from "hono";
 import { z } from "zod";

@@ -1,6 +1,6 @@
 /**
- * People tools for agents (humans.md §3, 9): the driver, approvals (asked for, never decided: no tool can decide
- * one, whatever key calls it), handoffs between agents, and verdicts (advice only).
+ * People tools for agents (docs/people.md#who-can-do-what): the driver, approvals (asked for, never decided: no tool
+ * can decide one, whatever key calls it), handoffs between agents, and verdicts (advice only).
  */
 import { z } from "zod";
 import { RoomError } from "../../protocol/errors.ts";

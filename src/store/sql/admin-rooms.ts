@@ -30,7 +30,7 @@ export function createAdminRooms(
     `SELECT json FROM tasks WHERE room_id = ? AND lease_expires_at <= ? AND lease_expires_at IS NOT NULL`,
   );
 
-  /** Task counts per status, kept on the room row as the plan changes (O(1), revisions §5.18). */
+  /** Task counts per status, kept on the room row as the plan changes (O(1), whatever the room's size). */
   function* taskCounts(room: RoomRow): Op<{ total: number; byStatus: Record<TaskStatus, number> }> {
     const byStatus: Record<TaskStatus, number> = {
       pending: room.n_pending,

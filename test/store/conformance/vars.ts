@@ -1,4 +1,4 @@
-/** Shared variables: strings in, strings out (defect 14), and the shared_var_set event. */
+/** Shared variables: strings in, strings out (a value like "8080" stays a string), and the shared_var_set event. */
 import { expect, test } from "bun:test";
 import { LIMITS } from "../../../src/protocol/limits.ts";
 import { allEvents, expectRoomError, newScope, type Suite } from "./harness.ts";
@@ -16,7 +16,7 @@ export function varTests(suite: Suite): void {
     expect(await suite.store.listVars(scope)).toEqual({ port: "9090", host: "db.internal" });
   });
 
-  test("values are kept byte for byte as strings (defect 14)", async () => {
+  test("values are kept byte for byte as strings", async () => {
     const scope = newScope();
     const values: Record<string, string> = {
       number: "8080",

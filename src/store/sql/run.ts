@@ -73,15 +73,8 @@ export async function runAsync<T>(op: Op<T>): Promise<T> {
   return step.value;
 }
 
-/** A step that is done at once with `value` (for a body's branch with nothing to run). */
-// biome-ignore lint/correctness/useYield: a step with no statement ends at once, on either runner.
+/** A step that is done at once with `value`: a SQLite statement's answer, or a branch with nothing to run. */
+// biome-ignore lint/correctness/useYield: a step with nothing to wait for ends at once, on either runner.
 export function* done<T>(value: T): Op<T> {
   return value;
-}
-
-/** Runs the steps one after another and collects their results (a body's loop over rows). */
-export function* each<T, R>(items: Iterable<T>, step: (item: T) => Op<R>): Op<R[]> {
-  const out: R[] = [];
-  for (const item of items) out.push(yield* step(item));
-  return out;
 }

@@ -4,13 +4,7 @@
  * without suspending.
  */
 import type { Database, SQLQueryBindings } from "bun:sqlite";
-import { type Op, type SqlClient, type Statement, textFor } from "../sql/run.ts";
-
-/** A step done at once with `value`. */
-// biome-ignore lint/correctness/useYield: bun:sqlite has answered already; the step has nothing to wait for.
-function* answered<T>(value: T): Op<T> {
-  return value;
-}
+import { done as answered, type SqlClient, type Statement, textFor } from "../sql/run.ts";
 
 export function sqliteClient(db: Database): SqlClient {
   return {

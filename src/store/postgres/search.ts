@@ -10,25 +10,20 @@
  * counts of those; then the records of the `limit` best for their snippets.
  */
 
-import { eventSeq } from "../../protocol/event-rules.ts";
-import type { ContextEntry, Task } from "../../protocol/records.ts";
 import {
   type Candidate,
-  contextFields,
   documentTerms,
-  eventFields,
   hitOf,
   kindOf,
   rank,
   type SearchFields,
   type SearchHit,
   type SearchStats,
-  taskFields,
   termCount,
 } from "../../protocol/search.ts";
 import type { Search } from "../sql/parts.ts";
-import { type EventRow, toEvent } from "../sql/rows.ts";
 import type { Op, SqlClient } from "../sql/run.ts";
+import { createSearchRecords } from "../sql/search-records.ts";
 import type { SearchQuery } from "../types.ts";
 
 /** Documents per statement when a new room's index is built in bulk (putNew). */
@@ -64,38 +59,7 @@ export function createSearch(sql: SqlClient): Search {
        SELECT doc FROM search_terms WHERE room_id = ?1 AND token = ANY(?2::text[])
        GROUP BY doc HAVING count(*) = ?3)`,
   );
-  const task = sql.query<{ json: string }, [string, string]>(
-    "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
-  );
-  const entry = sql.query<{ json: string }, [string, string]>(
-    "SELECT json FROM contexts WHERE room_id = ? AND id = ?",
-  );
-  const event = sql.query<EventRow, [string, number]>(
-    `SELECT e.seq, e.type, e.from_agent, e.to_agent, e.ts, e.payload, e.reply_to, e.deleted_by, e.deleted_at,
-       '[]' AS read_by FROM events e WHERE e.room_id = ? AND e.seq = ?`,
-  );
-
-  /** Title and fields of a document, from its record (null when the record is gone: never, inside one transaction). */
-  function* record(roomId: string, id: string): Op<{ title: string; fields: SearchFields } | null> {
-    const kind = kindOf(id);
-    if (kind === "task") {
-      const row = yield* task.get(roomId, id);
-      if (!row) return null;
-      const t = JSON.parse(row.json) as Task;
-      return { title: t.title, fields: taskFields(t) };
-    }
-    if (kind === "context") {
-      const row = yield* entry.get(roomId, id);
-      if (!row) return null;
-      const e = JSON.parse(row.json) as ContextEntry;
-      return { title: e.summary, fields: contextFields(e) };
-    }
-    const seq = eventSeq(id);
-    const row = seq === null ? null : yield* event.get(roomId, seq);
-    if (!row) return null;
-    const e = toEvent(row);
-    return { title: e.type, fields: eventFields(e) };
-  }
+  const record = createSearchRecords(sql);
 
   function* drop(roomId: string, id: string): Op<void> {
     yield* remove.run(roomId, id);

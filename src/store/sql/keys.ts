@@ -7,8 +7,21 @@
 import { errors } from "../../protocol/errors.ts";
 import type { KeyRecord, NewKey } from "../access-types.ts";
 import type { SqlBase } from "./parts.ts";
-import { KEY_COLUMNS, type KeyRow, toMs, toKey as toRecord } from "./rows.ts";
+import { KEY_COLUMNS, type KeyRow, perDialect, toMs, toKey as toRecord } from "./rows.ts";
 import type { Op } from "./run.ts";
+
+/** A key's columns as its insert binds them (?1 … ?9). */
+type KeyParams = [
+  string,
+  string,
+  string,
+  string,
+  number,
+  string | null,
+  string | null,
+  string,
+  string | null,
+];
 
 export function createKeys({ sql, dialect }: SqlBase) {
   /** The record of a stored key (its note decoded as the dialect stored it). */
@@ -24,16 +37,21 @@ export function createKeys({ sql, dialect }: SqlBase) {
   const anyKey = sql.query<{ one: number }, [string]>(
     `SELECT 1 AS one FROM keys WHERE team_id = ?1 UNION ALL SELECT 1 FROM rooms WHERE owner = ?1 LIMIT 1`,
   );
-  // The teams ever stored (the operators' list): a key's team joins it with its first key.
-  const noteTeam = sql.query<unknown, [string, number]>(
-    "INSERT INTO teams (team_id, first_key_at) VALUES (?, ?) ON CONFLICT (team_id) DO NOTHING",
-  );
-  const insert = sql.query<
-    KeyRow,
-    [string, string, string, string, number, string | null, string | null, string, string | null]
-  >(
-    `INSERT INTO keys (key_id, team_id, kind, digest, created_at, note, bound_agent_id, hint, human_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${KEY_COLUMNS}`,
+  // The teams ever stored (the operators' list): a key's team joins it with its first key — on PostgreSQL in the
+  // key's own statement (one round trip), on SQLite, which cannot insert inside a WITH, in a statement before it.
+  const teamFirst =
+    sql.dialect === "sqlite"
+      ? sql.query<unknown, [string, number]>(
+          "INSERT INTO teams (team_id, first_key_at) VALUES (?, ?) ON CONFLICT (team_id) DO NOTHING",
+        )
+      : null;
+  const insert = sql.query<KeyRow, KeyParams>(
+    perDialect(
+      (
+        d,
+      ) => `${d === "postgres" ? "WITH team AS (INSERT INTO teams (team_id, first_key_at) VALUES (?2, ?5) ON CONFLICT (team_id) DO NOTHING) " : ""}INSERT INTO keys (key_id, team_id, kind, digest, created_at, note, bound_agent_id, hint, human_id)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING ${KEY_COLUMNS}`,
+    ),
   );
   const list = sql.query<KeyRow, [string]>(
     `SELECT ${KEY_COLUMNS} FROM keys WHERE team_id = ? ORDER BY created_at, rowid`,
@@ -43,7 +61,7 @@ export function createKeys({ sql, dialect }: SqlBase) {
 
   function* store(key: NewKey): Op<KeyRecord> {
     const createdAt = toMs(key.createdAt, "createdAt");
-    yield* noteTeam.run(key.teamId, createdAt);
+    if (teamFirst) yield* teamFirst.run(key.teamId, createdAt);
     const row = yield* insert.get(
       key.keyId,
       key.teamId,

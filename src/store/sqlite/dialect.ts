@@ -14,6 +14,12 @@ import { createTrimmer } from "./retention.ts";
 import { ROOM_TABLES } from "./schema.ts";
 import { createSearch } from "./search.ts";
 
+/** Retention's answer when it is off: nothing trimmed (one step, reused: it is done at once). */
+const NOTHING_TRIMMED: Op<number> = {
+  [Symbol.iterator]: () => NOTHING_TRIMMED,
+  next: () => ({ done: true, value: 0 }),
+} as unknown as Op<number>;
+
 export function createSqliteDialect(
   db: Database,
   sql: SqlClient,
@@ -90,7 +96,10 @@ export function createSqliteDialect(
     },
     // An agent holding nothing costs two index reads (the partial lease index, claims by agent).
     // Its own statements, synchronously: iterating the oldest rows stops at the first one retention keeps.
-    trim: (roomId, head, now) => done(trimmer.trim(roomId, head, now)),
+    trim:
+      retention.maxEvents > 0 || retention.maxAgeMs > 0
+        ? (roomId, head, now) => done(trimmer.trim(roomId, head, now))
+        : () => NOTHING_TRIMMED,
     *renew(roomId: string, agentId: string, t: number): Op<void> {
       for (const { id, lease_ms } of yield* leased.all(roomId, agentId, t)) {
         yield* renewLease.run(t + lease_ms, iso(t + lease_ms), roomId, id);

@@ -10,12 +10,8 @@
  * term counts of the documents that match; then the records of the `limit` best for their snippets.
  */
 
-import { eventSeq } from "../../protocol/event-rules.ts";
-import type { ContextEntry, Task } from "../../protocol/records.ts";
 import {
   type Candidate,
-  contextFields,
-  eventFields,
   ftsToken,
   hitOf,
   kindOf,
@@ -23,13 +19,12 @@ import {
   type SearchFields,
   type SearchHit,
   type SearchStats,
-  taskFields,
   termCount,
   tokenize,
 } from "../../protocol/search.ts";
 import type { Search } from "../sql/parts.ts";
-import { EVENT_COLUMNS, type EventRow, toEvent } from "../sql/rows.ts";
 import type { Op, SqlClient } from "../sql/run.ts";
+import { createSearchRecords } from "../sql/search-records.ts";
 import type { SearchQuery } from "../types.ts";
 
 /** The FTS5 token naming a room: "r" + the hex of its id (room ids are [a-z0-9_-], so this is one token). */
@@ -52,37 +47,7 @@ export function createSearch(sql: SqlClient): Search {
   const counted = sql.query<{ n: number }, [string]>(
     "SELECT count(*) AS n FROM search_fts WHERE search_fts MATCH ?",
   );
-  const task = sql.query<{ json: string }, [string, string]>(
-    "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
-  );
-  const entry = sql.query<{ json: string }, [string, string]>(
-    "SELECT json FROM contexts WHERE room_id = ? AND id = ?",
-  );
-  const event = sql.query<EventRow, [string, number]>(
-    `SELECT ${EVENT_COLUMNS.sqlite}, '[]' AS read_by FROM events e WHERE e.room_id = ? AND e.seq = ?`,
-  );
-
-  /** Title and fields of a document, from its record (null when the record is gone: never, inside one transaction). */
-  function* record(roomId: string, id: string): Op<{ title: string; fields: SearchFields } | null> {
-    const kind = kindOf(id);
-    if (kind === "task") {
-      const row = yield* task.get(roomId, id);
-      if (!row) return null;
-      const t = JSON.parse(row.json) as Task;
-      return { title: t.title, fields: taskFields(t) };
-    }
-    if (kind === "context") {
-      const row = yield* entry.get(roomId, id);
-      if (!row) return null;
-      const e = JSON.parse(row.json) as ContextEntry;
-      return { title: e.summary, fields: contextFields(e) };
-    }
-    const seq = eventSeq(id);
-    const row = seq === null ? null : yield* event.get(roomId, seq);
-    if (!row) return null;
-    const e = toEvent(row);
-    return { title: e.type, fields: eventFields(e) };
-  }
+  const record = createSearchRecords(sql);
 
   /** Indexes (or re-indexes) a document of the room. Call inside the writing transaction. */
   function* put(roomId: string, id: string, fields: SearchFields): Op<void> {

@@ -129,3 +129,22 @@ export function checkPaths(
     return mine ? { path, state: "mine", pattern: mine.path } : { path, state: "free" };
   });
 }
+
+/**
+ * claim_files' refusals against the room's live claims (the caller's own included): the conflicts with other
+ * agents' claims (a non-empty list refuses the whole claim, nothing changes), else the room's claim limit counting
+ * only the paths the caller does not hold yet (claimErrors.limit). An empty list: the claim goes through.
+ */
+export function fileClaimConflicts(
+  paths: readonly string[],
+  agentId: string,
+  live: readonly FileClaim[],
+  maxClaims: number,
+): ClaimConflict[] {
+  const conflicts = findConflicts(paths, agentId, live);
+  if (conflicts.length > 0) return conflicts;
+  const held = new Set(live.filter((c) => c.heldBy === agentId).map((c) => c.path));
+  const fresh = paths.filter((p) => !held.has(p)).length;
+  if (live.length + fresh > maxClaims) throw claimErrors.limit(maxClaims);
+  return [];
+}

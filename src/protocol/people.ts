@@ -219,6 +219,30 @@ export const peopleErrors = {
   peopleOnly: (action: string) => new RoomError("forbidden", `Only people can ${action}`),
 };
 
+/** The presence status a bridge hook leaves for its agent. */
+export const HOOK_STATUS: Record<BridgeHook, string> = {
+  SessionStart: "session started",
+  PreToolUse: "working",
+  PostToolUse: "working",
+  UserPromptSubmit: "working",
+  Stop: "idle",
+};
+
+/** room_info of a room that does not exist (or is not the caller's). */
+export const emptyRoomInfo = (roomId: string): RoomInfo => ({
+  roomId,
+  exists: false,
+  createdAt: null,
+  lastActivity: null,
+  taskCount: 0,
+  tasksByStatus: { pending: 0, in_progress: 0, done: 0, blocked: 0 },
+  contextCount: 0,
+  eventCount: 0,
+  agentCount: 0,
+  driver: NO_DRIVER,
+  forkedFrom: null,
+});
+
 /** A pending approval past its expiry reads as expired. */
 export function effectiveApproval(approval: Approval, now: number): Approval {
   return approval.status === "pending" && Date.parse(approval.expires_at) <= now

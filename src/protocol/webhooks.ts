@@ -70,3 +70,40 @@ export function loggedOutcome(
   if (outcome === "delivered") return "delivered";
   return outcome === "failed" && retryInMs !== null ? "failed" : "dropped";
 }
+
+/** What a store does with one reported attempt of a queued delivery (afterDelivery). */
+export interface DeliveryStep {
+  /** What the webhook's delivery log records for the attempt (loggedOutcome). */
+  logged: WebhookAttempt["outcome"];
+  /** For a failure with a try left: queue the event's next try this long from now. Absent: the delivery is over. */
+  retryInMs?: number;
+  /** The webhook's count of events dropped in a row after this attempt: 0 after a delivery, +1 for a drop. */
+  dropped: number;
+  /**
+   * Disable the webhook now, and why: it answered 410 Gone (which ends delivery at once and is not counted as a
+   * drop), or this drop is the WEBHOOK_LIMITS.disableAfterDropped-th in a row. A store applies it only to an
+   * active webhook.
+   */
+  disable?: WebhookDisabledReason;
+}
+
+/**
+ * The retry and disabling rule for one attempt: a delivery resets the dropped-in-a-row count; a failure with a
+ * try left (`retryInMs`, from the worker's schedule) is tried again; the last failure drops the event and counts
+ * it, and the disableAfterDropped-th drop in a row disables the webhook; 410 Gone drops the event and disables the
+ * webhook at once. Every store applies this rule (SQL stores call it; the Redis RECORD_DELIVERY script repeats it).
+ */
+export function afterDelivery(
+  outcome: "delivered" | "failed" | "gone",
+  retryInMs: number | null,
+  droppedInARow: number,
+): DeliveryStep {
+  const logged = loggedOutcome(outcome, retryInMs);
+  if (outcome === "delivered") return { logged, dropped: 0 };
+  if (outcome === "gone") return { logged, dropped: droppedInARow, disable: "gone" };
+  if (logged === "failed") return { logged, retryInMs: retryInMs as number, dropped: droppedInARow };
+  const dropped = droppedInARow + 1;
+  return dropped >= WEBHOOK_LIMITS.disableAfterDropped
+    ? { logged, dropped, disable: "failing" }
+    : { logged, dropped };
+}

@@ -178,7 +178,7 @@ CREATE INDEX IF NOT EXISTS rate_counts_by_last ON rate_counts (last_at);
 `;
 
 /**
- * Version 2 (revisions §5.18, §6.19): counts kept as the room changes, so the public summary and `remaining` cost
+ * Version 2: counts kept as the room changes, so the public summary and `remaining` cost
  * O(1) instead of O(room) — task counts by status and the context count on the room row, the number of events
  * addressed to each recipient, and per cursor the number of addressed events consumed so far. Backfilled from the
  * rows of files made by version 1.
@@ -270,7 +270,7 @@ CREATE TABLE context_reads (
 `;
 
 /**
- *  * Leases, file claims and leave_room (work §1, §2, §3): a leased task keeps its lease's expiry and length in
+ *  * Leases, file claims and leave_room (docs/protocol.md#task-leases, #file-claims): a leased task keeps its lease's expiry and length in
  * columns (the JSON carries lease_expires_at too), with partial indexes so an agent holding no lease costs one
  * index probe; claims are rows of their own; presence remembers when an agent left.
  */
@@ -340,7 +340,7 @@ CREATE TABLE webhook_log (
 `;
 
 /**
- * People in the room (humans.md): the driver of each room, approvals, handoffs and verdicts (each record's JSON,
+ * People in the room (docs/people.md): the driver of each room, approvals, handoffs and verdicts (each record's JSON,
  * numbered in creation order), each agent's marks of what the bridge and get_my_summary delivered to it, the
  * event index by type (people's messages, steers and interrupts are found without walking the log), the room a
  * fork came from, and the log head at which each context version became current (so a fork rebuilds context as

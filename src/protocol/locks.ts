@@ -1,0 +1,50 @@
+/**
+ * Advisory locks with fencing tokens, as every store decides them: a resource is held while its holder is set and
+ * its expiry is ahead; its fence only grows. The SQL stores call these inside their transaction (store/sql/locks.ts);
+ * the Redis scripts carry the same rules in Lua (store/redis/), held to the same answers by the conformance suite.
+ */
+import type { LockState, Release } from "./records.ts";
+import { iso } from "./time.ts";
+
+/** A resource's lock as a store keeps it: its holder (null once released), its expiry (ms) and its fence. */
+export interface LockHold {
+  holder: string | null;
+  expiresAt: number;
+  fence: number;
+}
+
+/** A lock whose holder is set and whose expiry is still ahead at `now`. */
+export const isHeld = (lock: LockHold | null, now: number): lock is LockHold & { holder: string } =>
+  lock !== null && lock.holder !== null && lock.expiresAt > now;
+
+/**
+ * acquire_lock against the resource's current lock: refused while another agent holds it (the real holder is
+ * reported; nothing changes, not even the room's activity), else granted with the fence to keep — the holder's
+ * renewal keeps it, a change of hands (a free, expired or released resource) raises it by one.
+ */
+export function lockAcquisition(
+  resource: string,
+  current: LockHold | null,
+  agentId: string,
+  now: number,
+): { refused: LockState } | { fence: number } {
+  if (isHeld(current, now)) {
+    if (current.holder !== agentId) {
+      const { holder, expiresAt, fence } = current;
+      return { refused: { acquired: false, resource, holder, expiresAt: iso(expiresAt), fence } };
+    }
+    return { fence: current.fence };
+  }
+  return { fence: (current?.fence ?? 0) + 1 };
+}
+
+/**
+ * release_lock against the resource's current lock: what it answers when nothing changes (no live lock, or
+ * another agent's), or null when the caller holds it and it is released (the lock keeps its fence).
+ */
+export function lockRefusedRelease(current: LockHold | null, agentId: string, now: number): Release | null {
+  if (!isHeld(current, now)) return { released: false };
+  if (current.holder !== agentId)
+    return { released: false, holder: current.holder, expiresAt: iso(current.expiresAt) };
+  return null;
+}

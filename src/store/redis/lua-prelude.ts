@@ -29,7 +29,8 @@ ${KEY_BINDINGS}
 -- parts this script does not name follow its own, so KEYS[1..ROOM_KEY_COUNT] are every key of the room.
 local ROOM_KEY_COUNT = ${ROOM_KEY_PARTS.length}
 local WHOLE = #KEYS >= ROOM_KEY_COUNT
--- ARGV common to every script (operation arguments start at ARGV[5]):
+-- ARGV common to every script; the operation's own arguments follow from ARGV[5], each bound by name from the
+-- script's declaration (script-decl.ts):
 local TEAM = ARGV[1]            -- team acting on the room
 local NOW = tonumber(ARGV[2])   -- injected clock, ms since epoch (never Redis TIME, so tests can move time)
 local NOW_ISO = ARGV[3]         -- the same instant as an ISO string

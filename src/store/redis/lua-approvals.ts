@@ -70,13 +70,8 @@ export const DECIDE_APPROVAL = script({
 local raw = OWNED and redis.call("HGET", K_APPROVALS, id)
 if not raw then return '{"err":"approvalNotFound","id":' .. str(id) .. '}' end
 local a = cjson.decode(raw)
-if a.status == "pending" and a.expiresMs <= NOW then
-  return '{"err":"approvalExpired","id":' .. str(id) .. ',"expires_at":' .. str(a.expires_at) .. '}'
-end
-if a.status ~= "pending" then
-  return '{"err":"approvalDecided","id":' .. str(id) .. ',"status":' .. str(a.status) .. ',"decidedBy":'
-    .. str(a.decidedBy) .. ',"decided_at":' .. str(a.decided_at) .. '}'
-end
+local refused = P.approval_refused(a)
+if refused then return refused end
 local details = P.details_of(raw)
 a.status = decision == "approve" and "approved" or "rejected"
 a.decidedBy = by

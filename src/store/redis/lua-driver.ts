@@ -56,18 +56,8 @@ export const TAKE_DRIVER = script({
   body: `${PEOPLE_HELPERS}
 local d = OWNED and P.driver() or { epoch = 0 }
 if d.holder == holder then return ok(P.driver_json(d)) end
-local reason
-if not d.holder then
-  reason = kind == "agent" and "claimed" or "taken"
-elseif kind == "agent" then
-  return P.refuse("driverTaken", d)
-elseif d.kind == "agent" then
-  reason = "taken_from_agent"
-elseif force then
-  reason = "forced"
-else
-  return P.refuse("driverHeld", d)
-end
+local reason, refused = P.take_reason(d, kind, force)
+if refused then return refused end
 if not OWNED and not CLAIM_OK then return CLAIM end
 local now_driver = P.change(d, holder, kind, reason, holder)
 commit()
@@ -84,8 +74,8 @@ export const RELEASE_DRIVER = script({
   reply: returns<DriverState>(),
   body: `${PEOPLE_HELPERS}
 local d = OWNED and P.driver() or { epoch = 0 }
-if epoch ~= d.epoch then return P.refuse("staleEpoch", d, ',"given":' .. num(epoch)) end
-if d.holder ~= holder then return P.refuse("notDriver", d, ',"action":"release the wheel"') end
+local refused = P.act_refused(d, holder, epoch, "release the wheel")
+if refused then return refused end
 local now_driver = P.change(d, nil, nil, "released", holder)
 commit()
 return ok(P.driver_json(now_driver))
@@ -104,8 +94,8 @@ export const DRIVER_ACT = script({
   reply: returns<StoredEvent>(),
   body: `${PEOPLE_HELPERS}
 local d = OWNED and P.driver() or { epoch = 0 }
-if epoch ~= d.epoch then return P.refuse("staleEpoch", d, ',"given":' .. num(epoch)) end
-if d.holder ~= by then return P.refuse("notDriver", d, ',"action":' .. str(etype)) end
+local refused = P.act_refused(d, by, epoch, etype)
+if refused then return refused end
 local field = etype == "steer" and "text" or "reason"
 local e = append_event(etype, by, to, '{"' .. field .. '":' .. str(text) .. ',"epoch":' .. num(d.epoch) .. '}')
 commit()

@@ -30,9 +30,8 @@ for _, tid in ipairs(task_ids) do
   local raw = OWNED and task_raw(tid)
   if not raw then return '{"err":"taskNotFound","id":' .. str(tid) .. '}' end
   local owner = val(cjson.decode(raw).owner)
-  if agent_offer and owner and owner ~= from then
-    return '{"err":"taskNotYours","id":' .. str(tid) .. ',"owner":' .. str(owner) .. '}'
-  end
+  local refused = P.offer_refused(tid, owner, from, agent_offer)
+  if refused then return refused end
   owners[tid] = owner or cjson.null
 end
 for _, cid in ipairs(ctx_ids) do
@@ -67,10 +66,8 @@ export const ACCEPT_HANDOFF = script({
   body: `${PLAN_HELPERS}${PEOPLE_HELPERS}
 local h, refused = P.open_handoff(id)
 if not h then return refused end
-if h.to ~= "any" and h.to ~= agent then
-  return '{"err":"handoffNotForYou","id":' .. str(id) .. ',"to":' .. str(h.to) .. ',"agent":' .. str(agent) .. '}'
-end
-if h.from == agent or h.offeredBy == agent then return '{"err":"handoffOwnOffer","id":' .. str(id) .. '}' end
+refused = P.accept_refused(h, agent)
+if refused then return refused end
 if #h.taskIds > 0 then
   local locked = plan_locked(agent)
   if locked then return locked end
@@ -128,10 +125,8 @@ export const DECLINE_HANDOFF = script({
   body: `${PEOPLE_HELPERS}
 local h, refused = P.open_handoff(id)
 if not h then return refused end
-if h.to == "any" then return '{"err":"handoffToAny","id":' .. str(id) .. '}' end
-if h.to ~= agent then
-  return '{"err":"handoffNotForYou","id":' .. str(id) .. ',"to":' .. str(h.to) .. ',"agent":' .. str(agent) .. '}'
-end
+refused = P.decline_refused(h, agent)
+if refused then return refused end
 h.status = "declined"
 h.closedBy = agent
 h.reason = reason
@@ -155,9 +150,8 @@ export const CANCEL_HANDOFF = script({
   body: `${PEOPLE_HELPERS}
 local h, refused = P.open_handoff(id)
 if not h then return refused end
-if by ~= h.from and by ~= h.offeredBy then
-  return '{"err":"handoffNotOfferer","id":' .. str(id) .. ',"from":' .. str(h.from) .. ',"offeredBy":' .. str(h.offeredBy) .. '}'
-end
+refused = P.cancel_refused(h, by)
+if refused then return refused end
 h.status = "cancelled"
 h.closedBy = by
 h.updated_at = NOW_ISO

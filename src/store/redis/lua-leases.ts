@@ -19,21 +19,10 @@ export const CLAIM_TASK = script({
     expected: arg.maybeNumber, // expected version, none for any
   },
   reply: returns<Task>(),
-  body: `${PLAN_HELPERS}${TASK_CHECKS}if t.status == "done" then return '{"err":"notClaimable","id":' .. str(id) .. ',"status":"done"}' end
-local owner = val(t.owner)
-if owner and owner ~= agent then
-  return '{"err":"leaseOwned","id":' .. str(id) .. ',"owner":' .. str(owner) .. ',"until":'
-    .. opt_str(t.lease_expires_at) .. '}'
-end
--- Already the caller's work in progress: (re)leased, no version change, no event.
-local renewing = owner == agent and t.status == "in_progress"
-if not renewing then
-  if t.status ~= "pending" then
-    return '{"err":"notClaimable","id":' .. str(id) .. ',"status":' .. str(t.status) .. '}'
-  end
-  local refused = blocked(id, "in_progress", t.depends_on)
-  if refused then return refused end
-end
+  body: `${PLAN_HELPERS}${TASK_CHECKS}
+-- Already the caller's work in progress (renewing): (re)leased, no version change, no event.
+local refused, renewing = claim_refused(t, agent)
+if refused then return refused end
 ensure_counts()
 record_leases()
 local expires = NOW + lease
@@ -76,10 +65,8 @@ leases_due()
 if only ~= "" then
   local raw = task_raw(only)
   if not raw then return '{"err":"taskNotFound","id":' .. str(only) .. '}' end
-  local t = cjson.decode(raw)
-  if val(t.owner) ~= agent or not t.lease_expires_at then
-    return '{"err":"notLeased","id":' .. str(only) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
-  end
+  local refused = lease_refused(cjson.decode(raw), agent)
+  if refused then return refused end
 end
 ensure_counts()
 record_leases()

@@ -91,6 +91,9 @@ local function drop_lease(t)
   if val(t.owner) then R.drop("l", t.owner, t.id) end
   t.lease_expires_at = nil
 end
+-- The rules below are protocol/task-rules.ts's, plan-rules.ts's and leases.ts's, which lua-plan.test.ts runs
+-- beside them on the same generated cases: each answers nil, or the refusal.
+-- A live plan lock of another agent (checkPlanLock).
 local function plan_locked(agent)
   local raw = redis.call("HGET", K_LOCKS, "plan")
   if not raw then return nil end
@@ -99,6 +102,25 @@ local function plan_locked(agent)
     return '{"err":"planLocked","holder":' .. str(lock.holder) .. ',"expiresAt":' .. num(lock.expiresAt) .. '}'
   end
   return nil
+end
+-- A version other than the expected one, when one is expected (checkTaskVersion).
+local function version_refused(t, expected)
+  if expected and expected ~= t.version then
+    return '{"err":"taskVersion","id":' .. str(t.id) .. ',"version":' .. num(t.version) .. ',"status":'
+      .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
+  end
+  return nil
+end
+-- Another agent's task, changed without an expected version (checkOwnership).
+local function owner_refused(t, agent, expected)
+  if val(t.owner) and t.owner ~= agent and not expected then
+    return '{"err":"ownedByOther","id":' .. str(t.id) .. ',"owner":' .. str(t.owner) .. '}'
+  end
+  return nil
+end
+-- Whether an update keeps the task's lease: same owner, still in_progress or blocked (keepsLease).
+local function keeps_lease(before_owner, owner, status)
+  return owner == before_owner and (status == "in_progress" or status == "blocked")
 end
 -- Task counts by status live in meta (n_<status>), so the summary costs O(1); rooms written before they did get
 -- them counted once, on their first plan write (flag counted).
@@ -164,6 +186,32 @@ local function blocked(id, status, deps)
   end
   if #blockers == 0 then return nil end
   return '{"err":"blocked","id":' .. str(id) .. ',"blockers":' .. strs(blockers) .. '}'
+end
+-- claim_task on t (version checked): nil and whether it renews the caller's own work in progress, or the refusal
+-- (claimDecision).
+local function claim_refused(t, agent)
+  if t.status == "done" then return '{"err":"notClaimable","id":' .. str(t.id) .. ',"status":"done"}' end
+  local owner = val(t.owner)
+  if owner and owner ~= agent then
+    return '{"err":"leaseOwned","id":' .. str(t.id) .. ',"owner":' .. str(owner) .. ',"until":'
+      .. opt_str(t.lease_expires_at) .. '}'
+  end
+  local renewing = owner == agent and t.status == "in_progress"
+  if not renewing then
+    if t.status ~= "pending" then
+      return '{"err":"notClaimable","id":' .. str(t.id) .. ',"status":' .. str(t.status) .. '}'
+    end
+    local refused = blocked(t.id, "in_progress", t.depends_on)
+    if refused then return refused end
+  end
+  return nil, renewing
+end
+-- renew_lease naming t: refused unless the agent holds its lease (checkLeaseHolder).
+local function lease_refused(t, agent)
+  if val(t.owner) ~= agent or not t.lease_expires_at then
+    return '{"err":"notLeased","id":' .. str(t.id) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
+  end
+  return nil
 end
 `;
 
@@ -258,7 +306,7 @@ record_leases()
 -- The lease ends when the task leaves its holder or becomes done or pending (protocol/leases.ts keepsLease).
 local owner = val(t.owner)
 if f.owner ~= nil then owner = val(f.owner) end
-if owner ~= val(t.owner) or (status ~= "in_progress" and status ~= "blocked") then drop_lease(t) end
+if not keeps_lease(val(t.owner), owner, status) then drop_lease(t) end
 -- The holder's own update renews its lease in the same step (the result shows the new expiry).
 if t.lease_expires_at and agent == owner then
   for _, item in ipairs(R.items("l", agent)) do

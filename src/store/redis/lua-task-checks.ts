@@ -16,14 +16,11 @@ if OWNED then leases_due() end
 local raw = OWNED and task_raw(id)
 if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
 local t = cjson.decode(raw)
-if expected and expected ~= t.version then
-  return '{"err":"taskVersion","id":' .. str(id) .. ',"version":' .. num(t.version) .. ',"status":'
-    .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
-end
+local stale = version_refused(t, expected)
+if stale then return stale end
 `;
 
 /** What every plan write checks first, in order: TASK_CHECKS, then ownership (another agent's task needs expected). */
-export const PLAN_WRITE_CHECKS = `${TASK_CHECKS}if val(t.owner) and t.owner ~= agent and not expected then
-  return '{"err":"ownedByOther","id":' .. str(id) .. ',"owner":' .. str(t.owner) .. '}'
-end
+export const PLAN_WRITE_CHECKS = `${TASK_CHECKS}local not_yours = owner_refused(t, agent, expected)
+if not_yours then return not_yours end
 `;

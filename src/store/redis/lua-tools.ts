@@ -18,14 +18,28 @@ export type StoredLogEvent =
   | { e: Omit<RoomEvent, "read_by"> }
   | { h: Omit<RoomEvent, "read_by" | "payload" | "timestamp">; ms: number };
 
-/** The JSON of a review from its decoded fields (the builder's field order is the records' own). */
-const REVIEW_JSON = `
+/**
+ * The JSON of a review from its decoded fields (the builder's field order is the records' own), and the rule of a
+ * decision (protocol/people-rules.ts checkReviewDecision, run beside it by lua-people.test.ts).
+ */
+export const REVIEW_JSON = `
 local function review_json(r)
   return '{"id":' .. str(r.id) .. ',"status":' .. str(r.status) .. ',"requester":' .. str(r.requester)
     .. ',"reviewer":' .. str(r.reviewer) .. ',"subject":' .. str(r.subject) .. ',"details":' .. str(r.details)
     .. ',"task_id":' .. opt_str(val(r.task_id)) .. ',"context_id":' .. opt_str(val(r.context_id))
     .. ',"context_version":' .. opt_str(val(r.context_version)) .. ',"comment":' .. opt_str(val(r.comment))
     .. ',"created_at":' .. str(r.created_at) .. ',"decided_at":' .. opt_str(val(r.decided_at)) .. '}'
+end
+-- A decision by another agent than the reviewer, or on a review decided already.
+local function review_refused(r, agent)
+  if r.reviewer ~= agent then
+    return '{"err":"notReviewer","id":' .. str(r.id) .. ',"reviewer":' .. str(r.reviewer) .. '}'
+  end
+  if r.status ~= "pending" then
+    return '{"err":"reviewDecided","id":' .. str(r.id) .. ',"status":' .. str(r.status) .. ',"by":' .. str(r.reviewer)
+      .. ',"at":' .. str(r.decided_at) .. '}'
+  end
+  return nil
 end
 `;
 
@@ -75,13 +89,8 @@ export const DECIDE_REVIEW = script({
 local raw = OWNED and redis.call("HGET", K_REVIEWS, id)
 if not raw then return '{"err":"reviewNotFound","id":' .. str(id) .. '}' end
 local r = cjson.decode(raw)
-if r.reviewer ~= agent then
-  return '{"err":"notReviewer","id":' .. str(id) .. ',"reviewer":' .. str(r.reviewer) .. '}'
-end
-if r.status ~= "pending" then
-  return '{"err":"reviewDecided","id":' .. str(id) .. ',"status":' .. str(r.status) .. ',"by":' .. str(r.reviewer)
-    .. ',"at":' .. str(r.decided_at) .. '}'
-end
+local refused = review_refused(r, agent)
+if refused then return refused end
 r.status = status
 r.comment = comment
 r.decided_at = NOW_ISO

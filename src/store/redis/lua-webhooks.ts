@@ -56,8 +56,28 @@ function WH.enqueue(seq, etype)
 end
 `;
 
+/**
+ * The retry and disabling policy (protocol/webhook-delivery.ts afterDelivery, which lua-webhooks.test.ts runs
+ * beside it on the same generated cases). WH.after(s, outcome, retry, at): one attempt's outcome ("delivered",
+ * "failed" or "gone", `retry` the ms until the next try or nil for none, `at` when it started) on the webhook's
+ * state s ({active: "a"|"d", drops, last}); answers what the log records, whether the event is tried again, and why
+ * the webhook is disabled now (nil: it is not). It sets s.drops and s.last; the caller requeues, logs and saves.
+ */
+export const WEBHOOK_POLICY = `
+function WH.after(s, outcome, retry, at)
+  if outcome == "delivered" then
+    s.drops, s.last = 0, at
+    return "delivered", false, nil
+  end
+  if outcome == "gone" then return "dropped", false, s.active == "a" and "gone" or nil end
+  if retry then return "failed", true, nil end
+  s.drops = s.drops + 1
+  return "dropped", false, (s.active == "a" and s.drops >= ${WEBHOOK_LIMITS.disableAfterDropped}) and "failing" or nil
+end
+`;
+
 /** Helpers of the scripts below (WH was declared by LOG). */
-const HELPERS = `
+const HELPERS = `${WEBHOOK_POLICY}
 local LOG_SIZE = ${WEBHOOK_LIMITS.logSize}
 -- The webhook's state as a table, or nil when there is no such webhook.
 function WH.state(id)
@@ -244,22 +264,10 @@ redis.call("ZREM", K_WH_OUTBOX, m)
 local seq, id, attempt = WH.member(m)
 local s = WH.state(id)
 if not s then return reply('{"recorded":false}') end
-local logged, reason = "dropped", nil
-if outcome == "delivered" then
-  logged = "delivered"
-  s.drops = 0
-  s.last = at
-elseif outcome == "gone" then
-  reason = "gone"
-elseif retry then
-  logged = "failed"
-  W("ZADD", K_WH_OUTBOX, NOW + retry, seq .. " " .. id .. " " .. (attempt + 1))
-else
-  s.drops = s.drops + 1
-  if s.drops >= ${WEBHOOK_LIMITS.disableAfterDropped} then reason = "failing" end
-end
+local logged, again, reason = WH.after(s, outcome, retry, at)
+if again then W("ZADD", K_WH_OUTBOX, NOW + retry, seq .. " " .. id .. " " .. (attempt + 1)) end
 WH.log(id, s, entry)
-local disabled = reason ~= nil and s.active == "a"
+local disabled = reason ~= nil
 if disabled then s.active = "d" end
 -- Saved before the event is appended, so the event is not queued for the webhook it disables.
 WH.save(id, s)

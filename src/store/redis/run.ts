@@ -42,8 +42,8 @@ export async function beforeDeadline<T>(call: Promise<T>, deadline: number): Pro
   }
 }
 
-/** Raises the RoomError named by a script's {"err": kind, …} reply. */
-function refusal(reply: { err: string; [detail: string]: unknown }): RoomError | StoreFault {
+/** The RoomError named by a script's {"err": kind, …} reply (a StoreFault for a kind no operation answers). */
+export function refusal(reply: { err: string; [detail: string]: unknown }): RoomError | StoreFault {
   const people = peopleRefusal(reply);
   if (people) return people;
   const id = String(reply.id ?? "");

@@ -28,7 +28,16 @@ import * as team from "./lua-team.ts";
 import * as tools from "./lua-tools.ts";
 import * as views from "./lua-views.ts";
 import { WEBHOOK_ADMIN, WEBHOOK_INDEX, WEBHOOK_WORKER } from "./lua-webhooks.ts";
-import { type ArgValues, arg, bindings, encoder, returns, type ScriptDecl, script } from "./script-decl.ts";
+import {
+  type Args,
+  type ArgValues,
+  arg,
+  bindings,
+  encoder,
+  returns,
+  type ScriptDecl,
+  script,
+} from "./script-decl.ts";
 
 export interface LuaScript<V = never, R = unknown> {
   name: string;
@@ -116,6 +125,7 @@ const { TEAM_PRELUDE, TEAM_KEY_NAMES, ...teamBodies } = team;
 // Shared Lua chunks exported beside the bodies, not scripts of their own.
 const { PLAN_HELPERS: _planHelpers, ...planBodies } = plan;
 const { GLOB: _glob, ...claimBodies } = claims;
+const { REVIEW_JSON: _review, ...toolBodies } = tools;
 
 /** Room-slot scripts acting for a team: another team's room is refused first (GUARD). */
 const GUARDED = defineKeyed(
@@ -127,7 +137,7 @@ const GUARDED = defineKeyed(
     ...room,
     ...admin,
     ...claimBodies,
-    ...tools,
+    ...toolBodies,
     ...WEBHOOK_ADMIN,
     ...driver,
     ...approvals,
@@ -187,6 +197,19 @@ return '{"ok":' .. cjson.encode(out) .. '}'
 
 /** Scripts that receive a room's KEYS (roomKeys) and the room's common ARGV. */
 export const ROOM_SCRIPTS = { ...GUARDED, ...OPEN };
+
+/**
+ * A room script built exactly like the driver's scripts that act for no team (the prelude with the log and index
+ * helpers, the argument bindings, the body; trimmed to what it uses): for tests that run the driver's own Lua rules
+ * on a real redis-server (test/support/lua-rules.ts).
+ */
+export function roomScript<A extends Args, R>(
+  name: string,
+  decl: ScriptDecl<A, R>,
+): LuaScript<ArgValues<A>, R> {
+  const built = defineKeyed({ [name]: decl }, PRELUDE + LOG + INDEX, ROOM_KEY_NAMES, ROOM_FIRST_ARG)[name];
+  return built as LuaScript<ArgValues<A>, R>;
+}
 
 export type RoomScriptName = keyof typeof ROOM_SCRIPTS;
 export type TeamScriptName = keyof typeof TEAM_SCRIPTS;

@@ -1,0 +1,272 @@
+/**
+ * People's rules in Lua (lua-people-helpers.ts P.*, lua-tools.ts review_refused) give the answers of their
+ * TypeScript (protocol/people-rules.ts) on the same generated cases, run by a real redis-server inside a room script
+ * built like the driver's: taking the wheel and acting on it, deciding approvals and reviews, offering, accepting,
+ * declining and cancelling handoffs. A refusal is compared as the RoomError each side produces (kind and message).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import { luaRule, runLuaRule } from "../../../test/support/lua-rules.ts";
+import { below, pick, prng } from "../../../test/support/prng.ts";
+import { sharedRedis } from "../../../test/support/redis-server.ts";
+import { RoomError } from "../../protocol/errors.ts";
+import {
+  type Approval,
+  type DriverState,
+  effectiveApproval,
+  type Handoff,
+  type HandoffStatus,
+} from "../../protocol/people.ts";
+import {
+  checkApprovalOpen,
+  checkDriverAct,
+  checkHandoffAccept,
+  checkHandoffCancel,
+  checkHandoffDecline,
+  checkHandoffOffer,
+  checkHandoffOpen,
+  checkReviewDecision,
+  driverTakeReason,
+} from "../../protocol/people-rules.ts";
+import type { Review } from "../../protocol/records.ts";
+import { iso } from "../../protocol/time.ts";
+import { PEOPLE_HELPERS } from "./lua-people-helpers.ts";
+import { REVIEW_JSON } from "./lua-tools.ts";
+import { refusal } from "./run.ts";
+
+let redis: RedisClient;
+beforeAll(async () => {
+  redis = new RedisClient((await sharedRedis()).url);
+});
+afterAll(() => redis.close());
+
+const NOW = 1_750_000_000_000;
+const AGENTS = ["ann", "bob"];
+const PEOPLE = ["human:pat", "human:sam"];
+
+type Answer = { refused: string; message: string } | { ok: unknown };
+const refused = (error: RoomError): Answer => ({ refused: error.kind, message: error.message });
+
+function ts(run: () => unknown): Answer {
+  try {
+    return { ok: run() ?? null };
+  } catch (error) {
+    if (error instanceof RoomError) return refused(error);
+    throw error;
+  }
+}
+
+function fromLua(reply: { err?: string; ok?: unknown; [detail: string]: unknown }): Answer {
+  if (reply.err === undefined) return { ok: reply.ok ?? null };
+  const error = refusal({ ...reply, err: reply.err });
+  if (!(error instanceof RoomError)) throw error;
+  return refused(error);
+}
+
+/**
+ * Runs `each` (Lua answering a refusal text or nil, and optionally a value, for the case `c`) over every case in
+ * one script, and returns the answers.
+ */
+async function lua(each: string, cases: unknown[]): Promise<Answer[]> {
+  const body = `${PEOPLE_HELPERS}${REVIEW_JSON}
+local function answer(c)
+${each}
+end
+local out = {}
+for i, c in ipairs(input) do
+  local refusal, value = answer(c)
+  out[i] = refusal or ('{"ok":' .. (value == nil and "null" or (type(value) == "string" and str(value) or tostring(value))) .. '}')
+end
+return "[" .. table.concat(out, ",") .. "]"`;
+  const roomId = `people-${crypto.randomUUID()}`;
+  const replies = await runLuaRule<{ err?: string; ok?: unknown }[]>(
+    redis,
+    luaRule("PEOPLE_RULE", body),
+    cases,
+    {
+      roomId,
+      now: NOW,
+    },
+  );
+  return replies.map(fromLua);
+}
+
+/** The cases where the two sides disagree. */
+function disagreements<C>(cases: C[], want: Answer[], got: Answer[]) {
+  return cases.flatMap((c, i) =>
+    JSON.stringify(want[i]) === JSON.stringify(got[i]) ? [] : [{ c, want: want[i], got: got[i] }],
+  );
+}
+
+/** A driver as P.driver() reads it (absent fields for nobody) and as DriverState. */
+function driver(rnd: () => number): { lua: Record<string, unknown>; state: DriverState } {
+  const epoch = below(rnd, 4);
+  if (rnd() < 0.3) return { lua: { epoch }, state: { holder: null, holderKind: null, epoch, since: null } };
+  const kind = rnd() < 0.5 ? "agent" : "human";
+  const holder = kind === "agent" ? pick(rnd, AGENTS) : pick(rnd, PEOPLE);
+  const since = iso(NOW - below(rnd, 100_000));
+  return { lua: { holder, kind, epoch, since }, state: { holder, holderKind: kind, epoch, since } };
+}
+
+describe("the wheel: Lua and TS agree (real redis-server)", () => {
+  test("why a taker takes it, or why not: nobody, an agent's, a person's with and without force", async () => {
+    const rnd = prng(281);
+    const cases = Array.from({ length: 300 }, () => ({
+      ...driver(rnd),
+      kind: rnd() < 0.5 ? ("agent" as const) : ("human" as const),
+      force: rnd() < 0.5,
+    }));
+    const want = cases.map((c) => ts(() => driverTakeReason(c.state, { kind: c.kind, force: c.force })));
+    const got = await lua(
+      `local reason, refused = P.take_reason(c.d, c.kind, c.force)
+return refused, reason`,
+      cases.map((c) => ({ d: c.lua, kind: c.kind, force: c.force })),
+    );
+    expect(disagreements(cases, want, got)).toEqual([]);
+    // Every reason and both refusals occur.
+    const kinds = want.map((w) =>
+      "ok" in w ? String(w.ok) : /claim_driver/.test(w.message) ? "driverTaken" : "driverHeld",
+    );
+    expect(new Set(kinds).size).toBe(6);
+  });
+
+  test("releasing, steering and interrupting: the epoch first, then the holder", async () => {
+    const rnd = prng(282);
+    const cases = Array.from({ length: 300 }, () => {
+      const d = driver(rnd);
+      return {
+        ...d,
+        by: rnd() < 0.5 && d.state.holder !== null ? d.state.holder : pick(rnd, [...AGENTS, ...PEOPLE]),
+        epoch: rnd() < 0.6 ? d.state.epoch : below(rnd, 4),
+        action: pick(rnd, ["release the wheel", "steer", "interrupt"]),
+      };
+    });
+    const want = cases.map((c) => ts(() => checkDriverAct(c.state, c.by, c.epoch, c.action)));
+    const got = await lua(
+      "return P.act_refused(c.d, c.by, c.epoch, c.action)",
+      cases.map((c) => ({ d: c.lua, by: c.by, epoch: c.epoch, action: c.action })),
+    );
+    expect(disagreements(cases, want, got)).toEqual([]);
+  });
+});
+
+describe("decisions: Lua and TS agree (real redis-server)", () => {
+  test("an approval is decided once, and not after it expired", async () => {
+    const rnd = prng(283);
+    const cases = Array.from({ length: 300 }, (_, i) => {
+      const status = pick(rnd, ["pending", "pending", "approved", "rejected"] as const);
+      // Run out, live, and the instants around NOW.
+      const expiresMs = NOW + pick(rnd, [-1, 0, 1, -below(rnd, 5_000), 1 + below(rnd, 5_000)]);
+      const approval: Approval = {
+        id: `apr-${i + 1}`,
+        action: "deploy",
+        details: {},
+        requestedBy: pick(rnd, AGENTS),
+        status,
+        created_at: iso(NOW - 10_000),
+        expires_at: iso(expiresMs),
+        ...(status === "pending" ? {} : { decidedBy: pick(rnd, PEOPLE), decided_at: iso(NOW - 1_000) }),
+      };
+      return { approval, expiresMs };
+    });
+    const want = cases.map((c) => ts(() => checkApprovalOpen(effectiveApproval(c.approval, NOW))));
+    const got = await lua(
+      "return P.approval_refused(c)",
+      cases.map((c) => ({ ...c.approval, expiresMs: c.expiresMs })),
+    );
+    expect(disagreements(cases, want, got)).toEqual([]);
+  });
+
+  test("a review is decided by its reviewer, once", async () => {
+    const rnd = prng(284);
+    const cases = Array.from({ length: 200 }, (_, i) => {
+      const status = pick(rnd, ["pending", "approved", "rejected"] as const);
+      const review: Review = {
+        id: `rev-${i + 1}`,
+        status,
+        requester: "ann",
+        reviewer: pick(rnd, AGENTS),
+        subject: "s",
+        details: "",
+        task_id: null,
+        context_id: null,
+        context_version: null,
+        comment: null,
+        created_at: iso(NOW - 10_000),
+        decided_at: status === "pending" ? null : iso(NOW - 1_000),
+      };
+      return { review, agent: pick(rnd, AGENTS) };
+    });
+    const want = cases.map((c) => ts(() => checkReviewDecision(c.review, c.agent)));
+    const got = await lua(
+      "return review_refused(c.r, c.agent)",
+      cases.map((c) => ({ r: c.review, agent: c.agent })),
+    );
+    expect(disagreements(cases, want, got)).toEqual([]);
+  });
+});
+
+describe("handoffs: Lua and TS agree (real redis-server)", () => {
+  /** A handoff as stored: open, or closed by someone (closedBy only then). */
+  function handoff(rnd: () => number, i: number): Handoff {
+    const from = pick(rnd, AGENTS);
+    const status: HandoffStatus = rnd() < 0.6 ? "offered" : pick(rnd, ["accepted", "declined", "cancelled"]);
+    return {
+      id: `hof-${i + 1}`,
+      from,
+      to: rnd() < 0.4 ? "any" : pick(rnd, ["ann", "bob", "cy"]),
+      taskIds: [],
+      contextIds: [],
+      note: "",
+      status,
+      offeredBy: rnd() < 0.7 ? from : pick(rnd, PEOPLE),
+      owners: {},
+      created_at: iso(NOW - 10_000),
+      updated_at: iso(NOW - 5_000),
+      ...(status === "offered" ? {} : { closedBy: pick(rnd, ["ann", "bob", "cy"]) }),
+    };
+  }
+
+  test("accept, decline and cancel of an offer that is still open", async () => {
+    const rnd = prng(285);
+    const who = ["ann", "bob", "cy", ...PEOPLE];
+    const cases = Array.from({ length: 400 }, (_, i) => ({
+      h: handoff(rnd, i),
+      op: pick(rnd, ["accept", "decline", "cancel"] as const),
+      agent: pick(rnd, who),
+    }));
+    const check = { accept: checkHandoffAccept, decline: checkHandoffDecline, cancel: checkHandoffCancel };
+    const want = cases.map((c) =>
+      ts(() => {
+        checkHandoffOpen(c.h);
+        check[c.op](c.h, c.agent);
+      }),
+    );
+    const got = await lua(
+      `local closed = P.closed_refused(c.h)
+if closed then return closed end
+if c.op == "accept" then return P.accept_refused(c.h, c.agent) end
+if c.op == "decline" then return P.decline_refused(c.h, c.agent) end
+return P.cancel_refused(c.h, c.agent)`,
+      cases,
+    );
+    expect(disagreements(cases, want, got)).toEqual([]);
+    expect(
+      new Set(want.map((w) => ("ok" in w ? "ok" : w.message.replace(/hof-\d+|human:\w+|ann|bob|cy/g, ""))))
+        .size,
+    ).toBeGreaterThanOrEqual(7);
+  });
+
+  test("an agent offers only its own or unowned tasks; a person offers any", async () => {
+    const rnd = prng(286);
+    const cases = Array.from({ length: 200 }, (_, i) => ({
+      tid: `task-${i + 1}`,
+      owner: rnd() < 0.3 ? null : pick(rnd, AGENTS),
+      from: pick(rnd, AGENTS),
+      agentOffer: rnd() < 0.7,
+    }));
+    const want = cases.map((c) => ts(() => checkHandoffOffer(c.tid, c.owner, c.from, c.agentOffer)));
+    const got = await lua("return P.offer_refused(c.tid, val(c.owner), c.from, c.agentOffer)", cases);
+    expect(disagreements(cases, want, got)).toEqual([]);
+  });
+});

@@ -5,7 +5,7 @@ const SPEC_DELAYS_MS = [5_000, 30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 60 
 const fixed = (r: number) => () => r;
 
 describe("nextAttemptDelay", () => {
-  test("the spec's schedule: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then nothing (7 attempts in all)", () => {
+  test("the documented schedule: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then nothing (7 attempts in all)", () => {
     // random() = 0.5 is the middle of the jitter band: the base delay exactly.
     expect([1, 2, 3, 4, 5, 6].map((attempt) => nextAttemptDelay(attempt, fixed(0.5)))).toEqual(
       SPEC_DELAYS_MS,

@@ -1,5 +1,5 @@
 /**
- * forkRoom on Redis (humans.md §5): one script reads the source's log prefix and context (an atomic snapshot),
+ * forkRoom on Redis (docs/people.md, Forks): one script reads the source's log prefix and context (an atomic snapshot),
  * the plan, reviews and context at atSeq are rebuilt here (protocol/fork-rebuild.ts, as on SQLite), and the new
  * room is written by FORK_WRITE in parts of at most PART_BYTES — one part for most rooms — with the posted marks of
  * its events and the search index the writes would have built. The source and the fork live in different slots, so

@@ -1,5 +1,5 @@
 /**
- * Lua of approvals and verdicts (humans.md §3), each prepended with PRELUDE, LOG and GUARD. An approval is
+ * Lua of approvals and verdicts (docs/people.md, Approvals and Verdicts), each prepended with PRELUDE, LOG and GUARD. An approval is
  * stored with its expiry in ms (stripped in TS) and its details last, spliced verbatim, so a decision rewrites the
  * record without re-encoding what the agent sent.
  */

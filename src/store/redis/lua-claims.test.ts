@@ -115,7 +115,7 @@ describe("glob overlap: Lua (Redis) and TS agree", () => {
     expect(pairs.length - yes).toBeGreaterThan(2000);
   });
 
-  test("the claim race's patterns, as the spec names them", async () => {
+  test("the claim race's patterns, as the protocol names them", async () => {
     const patterns = [
       "src/**",
       "src/a.ts",

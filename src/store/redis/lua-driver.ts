@@ -1,5 +1,5 @@
 /**
- * Lua of the room's wheel (humans.md §2), the room's description and the bridge's exchange, each prepended
+ * Lua of the room's wheel (docs/people.md, The driver), the room's description and the bridge's exchange, each prepended
  * with PRELUDE, LOG and GUARD. The driver lives in meta (drv_*), so the epoch check and the append of a steer or an
  * interrupt are one script. Refusals name their kind; people-refusals.ts turns them into RoomErrors.
  */

@@ -1,5 +1,5 @@
 /**
- * Lua of a fork (humans.md §5). The source and the fork live in different slots (a Redis Cluster cannot run
+ * Lua of a fork (docs/people.md, Forks). The source and the fork live in different slots (a Redis Cluster cannot run
  * one script over both), so a fork is one read of the source — one atomic snapshot — and then the fork's writes:
  * one script when the log is small, or a few in a row for a long log (fork-ops.ts cuts them by size). The first
  * claims the new room and marks it with a token; the others continue only while the token is there.

@@ -1,5 +1,5 @@
 /**
- * Lua of handoffs (humans.md §4), each prepended with PRELUDE, LOG and GUARD: the offer records each task's
+ * Lua of handoffs (docs/people.md, Handoffs), each prepended with PRELUDE, LOG and GUARD: the offer records each task's
  * owner; the acceptance decides and moves the tasks still owned as offered in one script, so racing acceptors get
  * one winner.
  */

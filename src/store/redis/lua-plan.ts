@@ -353,7 +353,7 @@ return ok(raw)
 /**
  * summary: on a room the team owns, records the agent's presence (status text kept), consumes like
  * consumeEvents, counts context changes since the previous summary, the agent's tasks and everyone's presence.
- * On an unowned room it writes nothing (it never claims one: revisions §3.11). Replies {ok: {exists, tasks,
+ * On an unowned room it writes nothing (it never claims one: docs/protocol.md, Guarantees, Ownership). Replies {ok: {exists, tasks,
  * unread: {events, cursor, remaining}, newContextCount, presence: {agent: {lastSeen, statusText?}}}}.
  */
 export const SUMMARY = script({

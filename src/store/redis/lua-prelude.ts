@@ -50,7 +50,7 @@ local IDEM_FP = ARGV[#ARGV - 1] -- sha256 of the tool and its arguments, compare
 local CLAIM_OK = ARGV[#ARGV] == "1"
 local OBSERVING = ARGV[#ARGV] == "2" -- a read for someone looking on (types.ts RoomScope.observe): records no use
 local IDEM_KEEP = ${LIMITS.idempotencyKeepMs} -- ms a kept result lives
-local TTL_EVERY = 60000         -- a room's keys get their full TTL at most once a minute (revisions §6.20)
+local TTL_EVERY = 60000         -- a room's keys get their full TTL at most once a minute (docs/architecture.md)
 
 -- The meta fields every script may need, in one command.
 local META = redis.call("HMGET", K_META, "owner", "ttl_at", "addr_v", "counted", "last_used")

@@ -24,7 +24,7 @@ if status == nil then
   status = old and val(cjson.decode(old).statusText)
 end
 local p = '{"lastSeen":' .. num(NOW) .. (status and (',"statusText":' .. str(status)) or "") .. '}'
--- A heartbeat never creates a room (revisions §3.11): on an unowned one it records nothing.
+-- A heartbeat never creates a room (docs/protocol.md, Ownership): on an unowned one it records nothing.
 if not OWNED then return ok('{"exists":false,"p":' .. p .. '}') end
 W("HSET", K_PRESENCE, agent, p)
 signal("presence")

@@ -116,7 +116,7 @@ export const PROVISION_TEAM = script({
   },
   reply: returns<NewKey | "exists">(),
   body: `
--- A team with keys or with rooms exists: provisioning never reaches into it (revisions §3.12).
+-- A team with keys or with rooms exists: provisioning never reaches into it (docs/http.md, provision).
 if redis.call("HLEN", K_KEYS) > 0 or redis.call("ZCARD", K_ROOMS) > 0 then return ok('"exists"') end
 store_key(id, digest, key)
 return ok(key)

@@ -1,4 +1,4 @@
-/** People's operations of the Redis store (humans.md): one script each, records shaped here. */
+/** People's operations of the Redis store (docs/people.md): one script each, records shaped here. */
 import { effectiveTask } from "../../protocol/leases.ts";
 import { type Approval, effectiveApproval, type HumanMessage, PEOPLE_LIMITS } from "../../protocol/people.ts";
 import type { RoomEvent } from "../../protocol/records.ts";

@@ -159,7 +159,7 @@ export async function runScript<R>(
       raw = await beforeDeadline(options.client.eval(script.text, keys, args, deadline), deadline);
     }
   } catch (err) {
-    // Redis answered that the script failed: a bug, never reported as an outage (revisions §1.4).
+    // Redis answered that the script failed: a bug, never reported as an outage (docs/security.md).
     if (isScriptFailure(err))
       throw new StoreFault(options.driver ?? "redis", script.name, messageOf(err), { cause: err });
     throw errors.storeUnavailable(err);

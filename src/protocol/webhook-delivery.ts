@@ -3,10 +3,15 @@
  * webhook's dropped-in-a-row count and records when it last delivered; a failure with a retry due queues the next
  * try; 410 Gone ends the event's delivery and disables the webhook; a last failure drops the event and counts it,
  * and WEBHOOK_LIMITS.disableAfterDropped dropped in a row disable the webhook. A disabled webhook is not disabled
- * again. The Redis script carries the same policy in Lua (store/redis/lua-webhooks.ts WEBHOOK_POLICY), and
- * store/redis/lua-webhooks.test.ts runs both on the same generated cases and requires the same answers.
+ * again. Whether a webhook takes an event at all is its type filter (webhookTakes). The Redis scripts carry both
+ * in Lua (store/redis/lua-webhooks.ts WEBHOOK_POLICY, WH.takes), and store/redis/lua-webhooks.test.ts runs each
+ * beside its TypeScript on the same generated cases and requires the same answers.
  */
 import { WEBHOOK_LIMITS, type WebhookAttempt, type WebhookDisabledReason } from "./webhooks.ts";
+
+/** Whether a webhook filtering on `types` (none: every type) takes an event of `type`. */
+export const webhookTakes = (types: readonly string[], type: string): boolean =>
+  types.length === 0 || types.includes(type);
 
 /** A webhook's delivery state: active or disabled, dropped events in a row, its last delivery (ms, 0 for never). */
 export interface DeliveryState {

@@ -140,8 +140,8 @@ function G.overlap(a, b)
 end
 `;
 
-/** Claim helpers: byte-order sorting, live claims, recording the ones that ran out. */
-const CLAIM_HELPERS = `${GLOB}
+/** Claim helpers: byte-order sorting, live claims, the claim decision, recording the ones that ran out. */
+export const CLAIM_HELPERS = `${GLOB}
 -- UTF-8 byte order (string < follows the server's collation locale, which may not be bytes).
 function G.before(a, b)
   for i = 1, math.min(#a, #b) do
@@ -183,6 +183,30 @@ function G.expire()
   end
   if #due > 0 then signal("claims") end
 end
+-- claim_files of \`paths\` by \`agent\` against the live claims (as G.live maps them): the conflicts (each requested
+-- path against another agent's overlapping claim, unordered), else the refusal when the room would hold more than
+-- \`max\` live claims; and the agent's own live claims by path. protocol/room-rules.ts claimFilesDecision, which
+-- lua-rooms.test.ts runs beside it on generated cases.
+function G.decide(paths, live, agent, max)
+  local conflicts, count, mine = {}, 0, {}
+  for path, c in pairs(live) do
+    count = count + 1
+    if c.agentId == agent then
+      mine[path] = c
+    else
+      for _, p in ipairs(paths) do
+        if G.overlap(p, path) then
+          conflicts[#conflicts + 1] = '{"path":' .. str(p) .. ',"heldBy":' .. str(c.agentId) .. ',"pattern":'
+            .. str(path) .. ',"expiresAt":' .. num(c.expiresAt) .. '}'
+        end
+      end
+    end
+  end
+  if #conflicts > 0 then return conflicts, nil, mine end
+  for _, p in ipairs(paths) do if not mine[p] then count = count + 1 end end
+  if count > max then return conflicts, '{"err":"claimLimit","max":' .. num(max) .. '}', mine end
+  return conflicts, nil, mine
+end
 -- The agent's live claims (paths, byte order) after removing them.
 function G.release_all(agent)
   local paths = {}
@@ -217,24 +241,9 @@ export const CLAIM_FILES = script({
     conflicts: (Omit<ClaimConflict, "expiresAt"> & { expiresAt: number })[];
   }>(),
   body: `${CLAIM_HELPERS}
-local live = G.live()
-local conflicts, count, mine = {}, 0, {}
-for path, c in pairs(live) do
-  count = count + 1
-  if c.agentId == agent then
-    mine[path] = c
-  else
-    for _, p in ipairs(paths) do
-      if G.overlap(p, path) then
-        conflicts[#conflicts + 1] = '{"path":' .. str(p) .. ',"heldBy":' .. str(c.agentId) .. ',"pattern":'
-          .. str(path) .. ',"expiresAt":' .. num(c.expiresAt) .. '}'
-      end
-    end
-  end
-end
+local conflicts, refused, mine = G.decide(paths, G.live(), agent, max)
 if #conflicts > 0 then return ok('{"claimed":[],"conflicts":[' .. table.concat(conflicts, ",") .. ']}') end
-for _, p in ipairs(paths) do if not mine[p] then count = count + 1 end end
-if count > max then return '{"err":"claimLimit","max":' .. max .. '}' end
+if refused then return refused end
 if not OWNED and not CLAIM_OK then return CLAIM end
 G.expire()
 local expires = NOW + ttl

@@ -38,8 +38,33 @@ function CTX_BY.ids(kind, value)
 end
 `;
 
+/**
+ * The rules of a context write (protocol/room-rules.ts checkContextVersion, nextContextVersion, contextAddressee,
+ * which lua-rooms.test.ts runs beside them on generated cases).
+ */
+export const CTX_RULES = `
+-- An expected version ("" expects none) other than the entry's.
+local function ctx_version_refused(m, expected)
+  if expected ~= "" and expected ~= m.version then
+    return '{"err":"contextVersion","id":' .. str(m.id) .. ',"version":' .. str(m.version) .. ',"author":'
+      .. str(m.author) .. '}'
+  end
+  return nil
+end
+-- The version after "1.N": "1.<N + 1>" (the minor number counts updates).
+local function next_version(v)
+  local major, minor = string.match(v, "^(%d+)%.(%d+)$")
+  return major .. "." .. num(tonumber(minor) + 1)
+end
+-- A context event goes to the one consumer, to "all" for several, to nobody (nil) for none.
+local function addressee(agents)
+  if #agents == 0 then return nil end
+  return #agents == 1 and agents[1] or "all"
+end
+`;
+
 /** Lua helpers of the context scripts: entry JSON, context event, change counter. */
-const CONTEXT_HELPERS = `${CTX_BY}
+const CONTEXT_HELPERS = `${CTX_BY}${CTX_RULES}
 local function entry_json(m, agents_json)
   return '{"id":' .. str(m.id) .. ',"type":' .. str(m.type) .. ',"author":' .. str(m.author)
     .. ',"timestamp":' .. str(m.timestamp) .. ',"summary":' .. str(m.summary)
@@ -47,8 +72,8 @@ local function entry_json(m, agents_json)
 end
 -- One consumer gets the event addressed to it; several get it addressed to "all"; none get no event.
 local function notify(etype, author, agents, payload)
-  if #agents == 0 then return end
-  append_event(etype, author, #agents == 1 and agents[1] or "all", payload)
+  local to = addressee(agents)
+  if to then append_event(etype, author, to, payload) end
 end
 local function changed(id)
   W("ZADD", K_CTX_CHANGES, W("HINCRBY", K_META, "ctx_seq", 1), id)
@@ -177,9 +202,8 @@ export const UPDATE_CONTEXT = script({
 local raw = OWNED and redis.call("HGET", K_CTX, id)
 if not raw then return '{"err":"contextNotFound","id":' .. str(id) .. '}' end
 local m = cjson.decode(raw)
-if expected ~= "" and expected ~= m.version then
-  return '{"err":"contextVersion","id":' .. str(id) .. ',"version":' .. str(m.version) .. ',"author":' .. str(m.author) .. '}'
-end
+local stale = ctx_version_refused(m, expected)
+if stale then return stale end
 if payload ~= "" and not string.find(" " .. valid_for .. " ", " " .. m.type .. " ", 1, true) then
   return '{"err":"payload","type":' .. str(m.type) .. '}'
 end
@@ -193,8 +217,7 @@ local f = fields
 if f.summary ~= nil then m.summary = f.summary end
 if f.consuming_agents ~= nil then m.consuming_agents = f.consuming_agents end
 local previous = m.version
-local major, minor = string.match(previous, "^(%d+)%.(%d+)$")
-m.version = major .. "." .. (tonumber(minor) + 1)
+m.version = next_version(previous)
 if m.author ~= author and CTX_BY.ready() then
   redis.call("ZREM", K_CTX_BY, CTX_BY.member("a", m.author, id))
   CTX_BY.add(id, m.type, author)
@@ -227,13 +250,12 @@ export const DELETE_CONTEXT = script({
     expected: arg.textOrEmpty, // expected version "1.N", "" for any
   },
   reply: returns<StoredEntry>(),
-  body: `${CTX_BY}
+  body: `${CTX_BY}${CTX_RULES}
 local raw = OWNED and redis.call("HGET", K_CTX, id)
 if not raw then return '{"err":"contextNotFound","id":' .. str(id) .. '}' end
 local m = cjson.decode(raw)
-if expected ~= "" and expected ~= m.version then
-  return '{"err":"contextVersion","id":' .. str(id) .. ',"version":' .. str(m.version) .. ',"author":' .. str(m.author) .. '}'
-end
+local stale = ctx_version_refused(m, expected)
+if stale then return stale end
 local payload = redis.call("HGET", K_CTX_PAYLOAD, id)
 redis.call("HDEL", K_CTX, id)
 redis.call("HDEL", K_CTX_PAYLOAD, id)
@@ -243,8 +265,7 @@ if CTX_BY.ready() then
   redis.call("ZREM", K_CTX_BY, CTX_BY.member("t", m.type, id), CTX_BY.member("a", m.author, id))
 end
 IX.drop(id)
-local agents = m.consuming_agents
-append_event("context_deleted", agent, #agents == 1 and agents[1] or "all", '{"contextId":' .. str(id)
+append_event("context_deleted", agent, addressee(m.consuming_agents) or "all", '{"contextId":' .. str(id)
   .. ',"entry":' .. string.sub(raw, 1, -2) .. ',"payload":' .. payload .. '}}')
 commit()
 return ok('{"m":' .. raw .. ',"p":' .. payload .. '}')

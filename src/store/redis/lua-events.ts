@@ -154,6 +154,24 @@ return ok(redis.call("HGET", K_EVENT_READS, seq) or "[]")
 });
 
 /**
+ * Who may delete an event (protocol/room-rules.ts checkEventDeletion, which lua-rooms.test.ts runs beside it on
+ * generated cases): deletion_refused(e, posted, by, only) refuses roomd's own events, a person's event deleted by
+ * anyone else, and with \`only\` ("" for any) another author's event.
+ */
+export const EVENT_RULES = `
+local function deletion_refused(e, posted, by, only)
+  if not posted then return '{"err":"roomdEvent","id":' .. str(e.id) .. ',"type":' .. str(e.type) .. '}' end
+  if string.sub(e.from, 1, 6) == "human:" and e.from ~= by then
+    return '{"err":"personsEvent","id":' .. str(e.id) .. ',"from":' .. str(e.from) .. '}'
+  end
+  if only ~= "" and e.from ~= only then
+    return '{"err":"notAuthor","id":' .. str(e.id) .. ',"from":' .. str(e.from) .. '}'
+  end
+  return nil
+end
+`;
+
+/**
  * deleteEvent: a posted event becomes a tombstone (same header, payload {}, "deleted" {by, at}), leaves the index,
  * and event_deleted is appended. Replies {ok: {e, r}} (the tombstone) or {err: "eventNotFound" | "roomdEvent" |
  * "notAuthor"}; a tombstone is answered as it is.
@@ -165,20 +183,13 @@ export const DELETE_EVENT = script({
     only: arg.textOrEmpty, // when not "": only an event whose from is this agent may be deleted
   },
   reply: returns<StoredEvent>(),
-  body: `
+  body: `${EVENT_RULES}
 local seq = OWNED and event_seq_of(id)
 if not seq then return '{"err":"eventNotFound","id":' .. str(id) .. '}' end
 local raw = redis.call("HGET", K_EVENTS, seq)
 local e = cjson.decode(raw)
-if redis.call("HGET", K_POSTED, seq) ~= "1" then
-  return '{"err":"roomdEvent","id":' .. str(id) .. ',"type":' .. str(e.type) .. '}'
-end
-if string.sub(e.from, 1, 6) == "human:" and e.from ~= by then
-  return '{"err":"personsEvent","id":' .. str(id) .. ',"from":' .. str(e.from) .. '}'
-end
-if only ~= "" and e.from ~= only then
-  return '{"err":"notAuthor","id":' .. str(id) .. ',"from":' .. str(e.from) .. '}'
-end
+local refused = deletion_refused(e, redis.call("HGET", K_POSTED, seq) == "1", by, only)
+if refused then return refused end
 local readers = redis.call("HGET", K_EVENT_READS, seq) or "[]"
 if e.deleted then return ok('{"e":' .. raw .. ',"r":' .. readers .. '}') end
 local tomb = '{"id":' .. str(e.id) .. ',"seq":' .. num(e.seq) .. ',"type":' .. str(e.type) .. ',"from":' .. str(e.from)

@@ -73,18 +73,10 @@ if #h.taskIds > 0 then
   if locked then return locked end
   leases_due()
 end
-local moved, conflicts, tasks = {}, {}, {}
-for _, tid in ipairs(h.taskIds) do
+local moved, conflicts, tasks = P.moves(h, function(tid)
   local raw = task_raw(tid)
-  local t = raw and cjson.decode(raw)
-  local owner = t and val(t.owner)
-  if t and owner == val(h.owners[tid]) then
-    moved[#moved + 1] = tid
-    tasks[#tasks + 1] = t
-  else
-    conflicts[#conflicts + 1] = { taskId = tid, owner = owner or cjson.null }
-  end
-end
+  return raw and cjson.decode(raw)
+end)
 if #h.taskIds > 0 then
   ensure_counts()
   record_leases()

@@ -156,6 +156,23 @@ function P.conflicts(list)
   for i, c in ipairs(list) do parts[i] = '{"taskId":' .. str(c.taskId) .. ',"owner":' .. P.value(c.owner) .. '}' end
   return "[" .. table.concat(parts, ",") .. "]"
 end
+-- An acceptance's moves: the offered tasks whose owner is still the one recorded at the offer move (their ids, and
+-- the tasks as \`task_of\` gives them); the others are conflicts {taskId, owner} (a task gone: owner null). The rule
+-- of protocol/people.ts handoffMoves.
+function P.moves(h, task_of)
+  local moved, conflicts, tasks = {}, {}, {}
+  for _, tid in ipairs(h.taskIds) do
+    local t = task_of(tid)
+    local owner = t and val(t.owner)
+    if t and owner == val(h.owners[tid]) then
+      moved[#moved + 1] = tid
+      tasks[#tasks + 1] = t
+    else
+      conflicts[#conflicts + 1] = { taskId = tid, owner = owner or cjson.null }
+    end
+  end
+  return moved, conflicts, tasks
+end
 -- An open offer, or the refusal naming why not.
 function P.open_handoff(id)
   local raw = OWNED and redis.call("HGET", K_HANDOFFS, id)

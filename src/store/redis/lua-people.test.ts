@@ -2,7 +2,7 @@
  * People's rules in Lua (lua-people-helpers.ts P.*, lua-tools.ts review_refused) give the answers of their
  * TypeScript (protocol/people-rules.ts) on the same generated cases, run by a real redis-server inside a room script
  * built like the driver's: taking the wheel and acting on it, deciding approvals and reviews, offering, accepting,
- * declining and cancelling handoffs. A refusal is compared as the RoomError each side produces (kind and message).
+ * declining and cancelling handoffs, and which tasks an acceptance moves (protocol/people.ts handoffMoves). A refusal is compared as the RoomError each side produces (kind and message).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
@@ -16,6 +16,7 @@ import {
   effectiveApproval,
   type Handoff,
   type HandoffStatus,
+  handoffMoves,
 } from "../../protocol/people.ts";
 import {
   checkApprovalOpen,
@@ -64,8 +65,8 @@ function fromLua(reply: { err?: string; ok?: unknown; [detail: string]: unknown 
 }
 
 /**
- * Runs `each` (Lua answering a refusal text or nil, and optionally a value, for the case `c`) over every case in
- * one script, and returns the answers.
+ * Runs `each` (Lua answering a refusal text or nil, and optionally a value — a string, a boolean, or {json = text}
+ * — for the case `c`) over every case in one script, and returns the answers.
  */
 async function lua(each: string, cases: unknown[]): Promise<Answer[]> {
   const body = `${PEOPLE_HELPERS}${REVIEW_JSON}
@@ -75,7 +76,9 @@ end
 local out = {}
 for i, c in ipairs(input) do
   local refusal, value = answer(c)
-  out[i] = refusal or ('{"ok":' .. (value == nil and "null" or (type(value) == "string" and str(value) or tostring(value))) .. '}')
+  local json = value == nil and "null" or type(value) == "table" and value.json
+    or type(value) == "string" and str(value) or tostring(value)
+  out[i] = refusal or ('{"ok":' .. json .. '}')
 end
 return "[" .. table.concat(out, ",") .. "]"`;
   const roomId = `people-${crypto.randomUUID()}`;
@@ -269,4 +272,37 @@ return P.cancel_refused(c.h, c.agent)`,
     const got = await lua("return P.offer_refused(c.tid, val(c.owner), c.from, c.agentOffer)", cases);
     expect(disagreements(cases, want, got)).toEqual([]);
   });
+});
+
+test("an acceptance moves the tasks still owned as offered; the others are conflicts (a task gone: owner null)", async () => {
+  const rnd = prng(287);
+  const OWNERS = [null, ...AGENTS];
+  const cases = Array.from({ length: 300 }, () => {
+    const ids = Array.from({ length: below(rnd, 5) }, (_, k) => `task-${k + 1}`);
+    const owners: Record<string, string | null> = Object.fromEntries(
+      ids.map((id) => [id, pick(rnd, OWNERS)]),
+    );
+    // Now: gone, still as offered, or taken by someone else since.
+    const current: Record<string, { owner: string | null }> = {};
+    for (const id of ids) {
+      if (rnd() < 0.15) continue;
+      current[id] = { owner: rnd() < 0.6 ? (owners[id] ?? null) : pick(rnd, OWNERS) };
+    }
+    return { h: { taskIds: ids, owners }, current };
+  });
+  const want = cases.map((c) =>
+    ts(() => {
+      const { move, conflicts } = handoffMoves(c.h, (id) => c.current[id]);
+      return { move, conflicts };
+    }),
+  );
+  const got = await lua(
+    `local moved, conflicts = P.moves(c.h, function(tid) return c.current[tid] end)
+return nil, { json = '{"move":' .. strs(moved) .. ',"conflicts":' .. P.conflicts(conflicts) .. '}' }`,
+    cases,
+  );
+  expect(disagreements(cases, want, got)).toEqual([]);
+  expect(
+    want.filter((w) => "ok" in w && (w.ok as { conflicts: unknown[] }).conflicts.length > 0).length,
+  ).toBeGreaterThan(50);
 });

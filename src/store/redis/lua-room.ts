@@ -11,6 +11,23 @@ export interface StoredLock {
   fence: number;
 }
 
+/**
+ * What a lock operation does with the resource's lock (nil: none), protocol/room-rules.ts lockAcquisition and
+ * lockRelease, which lua-rooms.test.ts runs beside them on generated cases. lock_step: "held" by another live
+ * holder, "renew" the caller's own live lock (its fence kept), or "take" it (free, expired or released: a change of
+ * hands, the fence grows). unlock_step: "free" (no live lock), "held" by another, or "release".
+ */
+export const LOCK_RULES = `
+local function lock_step(lock, agent)
+  if lock and lock.expiresAt > NOW then return lock.holder ~= agent and "held" or "renew" end
+  return "take"
+end
+local function unlock_step(lock, agent)
+  if not (lock and lock.expiresAt > NOW) then return "free" end
+  return lock.holder ~= agent and "held" or "release"
+end
+`;
+
 /** heartbeat. Replies {ok: {exists, p: {lastSeen, statusText?}}}; writes nothing on a room not owned yet. */
 export const HEARTBEAT = script({
   args: {
@@ -53,14 +70,15 @@ export const ACQUIRE_LOCK = script({
     ttl: arg.number, // lock lifetime in ms
   },
   reply: returns<StoredLock>(),
-  body: `
+  body: `${LOCK_RULES}
 if not OWNED and not CLAIM_OK then return CLAIM end
 local raw = redis.call("HGET", K_LOCKS, resource)
 local lock = raw and cjson.decode(raw)
+local step = lock_step(lock, agent)
 local fence
-if lock and lock.expiresAt > NOW then
+if step ~= "take" then
   fence = tonumber(redis.call("HGET", K_FENCES, resource)) or 0
-  if lock.holder ~= agent then
+  if step == "held" then
     return ok('{"acquired":false,"holder":' .. str(lock.holder) .. ',"expiresAt":' .. num(lock.expiresAt)
       .. ',"fence":' .. num(fence) .. '}')
   end
@@ -84,11 +102,12 @@ export const RELEASE_LOCK = script({
     agent: arg.text, // the caller; only a live holder releases
   },
   reply: returns<{ released: boolean; holder?: string; expiresAt?: number }>(),
-  body: `
+  body: `${LOCK_RULES}
 local raw = OWNED and redis.call("HGET", K_LOCKS, resource)
 local lock = raw and cjson.decode(raw)
-if not (lock and lock.expiresAt > NOW) then return ok('{"released":false}') end
-if lock.holder ~= agent then
+local step = unlock_step(lock, agent)
+if step == "free" then return ok('{"released":false}') end
+if step == "held" then
   return ok('{"released":false,"holder":' .. str(lock.holder) .. ',"expiresAt":' .. num(lock.expiresAt) .. '}')
 end
 redis.call("HDEL", K_LOCKS, resource)

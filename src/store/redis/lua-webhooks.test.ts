@@ -2,16 +2,17 @@
  * The webhook retry and disabling policy in Lua (lua-webhooks.ts WEBHOOK_POLICY, which RECORD_DELIVERY applies)
  * gives the answers of protocol/webhook-delivery.ts afterDelivery on the same generated attempts, run by a real
  * redis-server inside a room script built like the driver's: what the log records, whether the event is tried
- * again, the webhook's dropped-in-a-row count and last delivery, and why it is disabled.
+ * again, the webhook's dropped-in-a-row count and last delivery, and why it is disabled. The type filter (WH.takes,
+ * on the filter text the driver stores) agrees with webhookTakes the same way.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { luaRule, runLuaRule } from "../../../test/support/lua-rules.ts";
 import { below, pick, prng } from "../../../test/support/prng.ts";
 import { sharedRedis } from "../../../test/support/redis-server.ts";
-import { afterDelivery, type DeliveryState } from "../../protocol/webhook-delivery.ts";
+import { afterDelivery, type DeliveryState, webhookTakes } from "../../protocol/webhook-delivery.ts";
 import { WEBHOOK_LIMITS } from "../../protocol/webhooks.ts";
-import { WEBHOOK_POLICY } from "./lua-webhooks.ts";
+import { typeMatch, WEBHOOK_POLICY } from "./lua-webhooks.ts";
 
 let redis: RedisClient;
 beforeAll(async () => {
@@ -62,4 +63,26 @@ return "[" .. table.concat(out, ",") .. "]"`;
   // Every consequence occurs: each logged outcome, a retry, and both reasons to disable.
   const seen = new Set(want.flatMap((w) => [w.logged, w.retry ? "retry" : "", w.disabled ?? ""]));
   expect([...seen].sort()).toEqual(["", "delivered", "dropped", "failed", "failing", "gone", "retry"]);
+});
+
+test("a webhook takes an event by its type filter as TS says: every type for none, else the listed ones", async () => {
+  const rnd = prng(382);
+  const TYPES = ["task_added", "task_updated", "task", "added", "context_available", "broadcast", "a_b"];
+  const cases = Array.from({ length: 400 }, () => ({
+    types: [...new Set(Array.from({ length: below(rnd, 4) }, () => pick(rnd, TYPES)))],
+    type: pick(rnd, TYPES),
+  }));
+  const body = `
+local out = {}
+for i, c in ipairs(input) do out[i] = WH.takes(c.match, c.type) end
+return cjson.encode(out)`;
+  const got = await runLuaRule<boolean[]>(
+    redis,
+    luaRule("WEBHOOK_TAKES", body),
+    cases.map((c) => ({ match: typeMatch(c.types), type: c.type })),
+    { roomId: `wh-${crypto.randomUUID()}`, now: 1_750_000_000_000 },
+  );
+  expect(got).toEqual(cases.map((c) => webhookTakes(c.types, c.type)));
+  expect(got.filter(Boolean).length).toBeGreaterThan(50);
+  expect(got.filter((x) => !x).length).toBeGreaterThan(50);
 });

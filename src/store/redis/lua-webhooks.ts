@@ -44,12 +44,17 @@ export interface ClaimReply {
  */
 export const WEBHOOK_ENQUEUE = `
 local WH = {}
+-- Whether a webhook whose type filter is \`match\` takes events of \`etype\` (protocol/webhook-delivery.ts
+-- webhookTakes, which lua-webhooks.test.ts runs beside it on generated cases).
+function WH.takes(match, etype)
+  return match == "*" or string.find(match, "\\001" .. etype .. "\\001", 1, true) ~= nil
+end
 function WH.enqueue(seq, etype)
   if redis.call("HLEN", K_WEBHOOKS) == 0 then return end
   local all = redis.call("HGETALL", K_WH_STATE)
   for i = 1, #all, 2 do
     local active, match = string.match(all[i + 1], "^(%a) %d+ %d+ %d+ (.*)$")
-    if active == "a" and (match == "*" or string.find(match, "\\001" .. etype .. "\\001", 1, true)) then
+    if active == "a" and WH.takes(match, etype) then
       W("ZADD", K_WH_OUTBOX, NOW, num(seq) .. " " .. all[i] .. " 1")
     end
   end
@@ -75,6 +80,10 @@ function WH.after(s, outcome, retry, at)
   return "dropped", false, (s.active == "a" and s.drops >= ${WEBHOOK_LIMITS.disableAfterDropped}) and "failing" or nil
 end
 `;
+
+/** A webhook's type filter as Lua matches it (WH.takes): "*" for every type, else each type wrapped in \u0001. */
+export const typeMatch = (types: readonly string[]): string =>
+  types.length === 0 ? "*" : `\u0001${types.join("\u0001")}\u0001`;
 
 /** Helpers of the scripts below (WH was declared by LOG). */
 const HELPERS = `${WEBHOOK_POLICY}

@@ -124,17 +124,20 @@ const ROOM_KEY_NAMES = ROOM_KEY_PARTS.map((part) => `K_${part.toUpperCase()}`);
 const { TEAM_PRELUDE, TEAM_KEY_NAMES, ...teamBodies } = team;
 // Shared Lua chunks exported beside the bodies, not scripts of their own.
 const { PLAN_HELPERS: _planHelpers, ...planBodies } = plan;
-const { GLOB: _glob, ...claimBodies } = claims;
+const { GLOB: _glob, CLAIM_HELPERS: _claimHelpers, ...claimBodies } = claims;
 const { REVIEW_JSON: _review, ...toolBodies } = tools;
+const { CTX_RULES: _ctxRules, ...contextBodies } = context;
+const { EVENT_RULES: _eventRules, ...eventBodies } = events;
+const { LOCK_RULES: _lockRules, ...roomBodies } = room;
 
 /** Room-slot scripts acting for a team: another team's room is refused first (GUARD). */
 const GUARDED = defineKeyed(
   {
     ...planBodies,
     ...leases,
-    ...context,
-    ...events,
-    ...room,
+    ...contextBodies,
+    ...eventBodies,
+    ...roomBodies,
     ...admin,
     ...claimBodies,
     ...toolBodies,

@@ -14,7 +14,7 @@ import { attemptJson, loggedOutcome } from "../../protocol/webhooks.ts";
 import type { ClaimedDelivery, NewWebhook, WebhookRecord, WebhookStore } from "../types.ts";
 import type { Bridge } from "./call.ts";
 import { WEBHOOK_INDEX_KEY } from "./keys.ts";
-import type { ListedWebhook } from "./lua-webhooks.ts";
+import { type ListedWebhook, typeMatch } from "./lua-webhooks.ts";
 import { toEvent } from "./records.ts";
 import { type RunOptions, runClocked } from "./run.ts";
 import { WEBHOOK_INDEX_SCRIPTS } from "./scripts.ts";
@@ -25,9 +25,6 @@ import { WEBHOOK_INDEX_SCRIPTS } from "./scripts.ts";
  * this leaves room for clock differences between processes.
  */
 const INDEX_GRACE_MS = 60_000;
-
-/** The type filter as Lua matches it: "*" for every type, else each type wrapped in \u0001. */
-const typeMatch = (types: string[]) => (types.length === 0 ? "*" : `\u0001${types.join("\u0001")}\u0001`);
 
 /** The JSON kept per webhook: its registration, fields in a fixed order. */
 function storedWebhook(webhook: NewWebhook): string {

@@ -1,0 +1,216 @@
+/**
+ * Rules of a room's shared records in Lua give the answers of their TypeScript (protocol/room-rules.ts) on the same
+ * generated cases, run by a real redis-server inside a room script built like the driver's: a claim of files
+ * (conflicts, then the room's limit: lua-claims.ts G.decide), who may delete an event (lua-events.ts
+ * deletion_refused), context versions and addressees (lua-context.ts CTX_RULES), and lock steps (lua-room.ts
+ * LOCK_RULES). A refusal is compared as the RoomError each side produces (kind and message).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { RedisClient } from "bun";
+import { luaRule, runLuaRule } from "../../../test/support/lua-rules.ts";
+import { below, pick, prng } from "../../../test/support/prng.ts";
+import { sharedRedis } from "../../../test/support/redis-server.ts";
+import { type ClaimConflict, type FileClaim, sortConflicts } from "../../protocol/claims.ts";
+import { RoomError } from "../../protocol/errors.ts";
+import {
+  checkContextVersion,
+  checkEventDeletion,
+  claimFilesDecision,
+  contextAddressee,
+  lockAcquisition,
+  lockRelease,
+  nextContextVersion,
+} from "../../protocol/room-rules.ts";
+import { iso } from "../../protocol/time.ts";
+import { CLAIM_HELPERS } from "./lua-claims.ts";
+import { CTX_RULES } from "./lua-context.ts";
+import { EVENT_RULES } from "./lua-events.ts";
+import { LOCK_RULES } from "./lua-room.ts";
+import { refusal } from "./run.ts";
+
+let redis: RedisClient;
+beforeAll(async () => {
+  redis = new RedisClient((await sharedRedis()).url);
+});
+afterAll(() => redis.close());
+
+const NOW = 1_750_000_000_000;
+const AGENTS = ["ann", "bob", "cy"];
+
+type Answer = { refused: string; message: string } | { ok: unknown };
+const refused = (error: RoomError): Answer => ({ refused: error.kind, message: error.message });
+
+function ts(run: () => unknown): Answer {
+  try {
+    return { ok: run() ?? null };
+  } catch (error) {
+    if (error instanceof RoomError) return refused(error);
+    throw error;
+  }
+}
+
+function fromLua(reply: { err?: string; ok?: unknown; [detail: string]: unknown }): Answer {
+  if (reply.err === undefined) return { ok: reply.ok ?? null };
+  const error = refusal({ ...reply, err: reply.err });
+  if (!(error instanceof RoomError)) throw error;
+  return refused(error);
+}
+
+/** Runs `each` (Lua answering, for the case `c`, a refusal text or nil and a JSON text) over every case at once. */
+async function lua(helpers: string, each: string, cases: unknown[]): Promise<Answer[]> {
+  const body = `${helpers}
+local function answer(c)
+${each}
+end
+local out = {}
+for i, c in ipairs(input) do
+  local refusal, json = answer(c)
+  out[i] = refusal or ('{"ok":' .. (json or "null") .. '}')
+end
+return "[" .. table.concat(out, ",") .. "]"`;
+  const replies = await runLuaRule<{ err?: string; ok?: unknown }[]>(
+    redis,
+    luaRule("ROOM_RULE", body),
+    cases,
+    {
+      roomId: `rules-${crypto.randomUUID()}`,
+      now: NOW,
+    },
+  );
+  return replies.map(fromLua);
+}
+
+function disagreements<C>(cases: C[], want: Answer[], got: Answer[]) {
+  return cases.flatMap((c, i) =>
+    JSON.stringify(want[i]) === JSON.stringify(got[i]) ? [] : [{ c, want: want[i], got: got[i] }],
+  );
+}
+
+describe("Lua and TS agree on a room's shared records (real redis-server)", () => {
+  test("a claim of files: the conflicts with others' live claims, else the room's limit", async () => {
+    const rnd = prng(581);
+    const PATHS = [
+      "src/a.ts",
+      "src/b.ts",
+      "src/*.ts",
+      "src/**",
+      "docs/x.md",
+      "**/*.md",
+      "a/?/c",
+      "a/b/c",
+      "lib/**",
+    ];
+    const cases = Array.from({ length: 400 }, () => {
+      const live = new Map<string, FileClaim>();
+      for (let k = below(rnd, 5); k > 0; k--) {
+        const path = pick(rnd, PATHS);
+        live.set(path, {
+          path,
+          heldBy: pick(rnd, AGENTS),
+          expiresAt: iso(NOW + 1 + below(rnd, 60_000)),
+          claimedAt: iso(NOW),
+        });
+      }
+      return {
+        live: [...live.values()],
+        paths: [...new Set(Array.from({ length: 1 + below(rnd, 3) }, () => pick(rnd, PATHS)))],
+        agent: pick(rnd, AGENTS),
+        max: 2 + below(rnd, 5),
+      };
+    });
+    const want = cases.map((c) => ts(() => claimFilesDecision(c.paths, c.agent, c.live, c.max)));
+    const got = (
+      await lua(
+        CLAIM_HELPERS,
+        `local live = {}
+for _, l in ipairs(c.live) do live[l.path] = { agentId = l.heldBy, expiresAt = l.ms } end
+local conflicts, refused = G.decide(c.paths, live, c.agent, c.max)
+return refused, "[" .. table.concat(conflicts, ",") .. "]"`,
+        cases.map((c) => ({ ...c, live: c.live.map((l) => ({ ...l, ms: Date.parse(l.expiresAt) })) })),
+      )
+    ).map((answer) =>
+      // Lua lists conflicts unordered, with expiry in ms; the driver sorts and formats them (claim-ops.ts).
+      "ok" in answer
+        ? {
+            ok: sortConflicts(
+              (answer.ok as (Omit<ClaimConflict, "expiresAt"> & { expiresAt: number })[]).map((c) => ({
+                ...c,
+                expiresAt: iso(c.expiresAt),
+              })),
+            ),
+          }
+        : answer,
+    );
+    expect(disagreements(cases, want, got)).toEqual([]);
+    expect(want.filter((w) => "ok" in w && (w.ok as unknown[]).length > 0).length).toBeGreaterThan(50);
+    expect(want.filter((w) => "refused" in w).length).toBeGreaterThan(20);
+  });
+
+  test("who may delete an event: agents' posts only; a person's by that person; with onlyAuthor, the author's", async () => {
+    const rnd = prng(582);
+    const WHO = [...AGENTS, "human:pat", "human:sam"];
+    const cases = Array.from({ length: 300 }, (_, i) => ({
+      e: { id: `evt-${i + 1}`, type: pick(rnd, ["broadcast", "note", "task_added"]), from: pick(rnd, WHO) },
+      posted: rnd() < 0.8,
+      by: pick(rnd, WHO),
+      only: rnd() < 0.5 ? undefined : pick(rnd, WHO),
+    }));
+    const want = cases.map((c) => ts(() => checkEventDeletion(c.e, c.posted, c.by, c.only)));
+    const got = await lua(
+      EVENT_RULES,
+      "return deletion_refused(c.e, c.posted, c.by, c.only)",
+      cases.map((c) => ({ ...c, only: c.only ?? "" })),
+    );
+    expect(disagreements(cases, want, got)).toEqual([]);
+  });
+
+  test("context: the expected version, the next version, and who hears of a change", async () => {
+    const rnd = prng(583);
+    const cases = Array.from({ length: 300 }, (_, i) => {
+      const minor = pick(rnd, [0, 1, 9, 10, 99, below(rnd, 1e6)]);
+      return {
+        m: { id: `ctx-${i + 1}`, version: `1.${minor}`, author: pick(rnd, AGENTS) },
+        expected: rnd() < 0.4 ? undefined : `1.${rnd() < 0.5 ? minor : below(rnd, 12)}`,
+        agents: Array.from({ length: below(rnd, 4) }, () => pick(rnd, AGENTS)),
+      };
+    });
+    const want = cases.map((c) =>
+      ts(() => {
+        checkContextVersion(c.m, c.expected);
+        return { next: nextContextVersion(c.m.version), to: contextAddressee(c.agents) };
+      }),
+    );
+    const got = await lua(
+      CTX_RULES,
+      `local stale = ctx_version_refused(c.m, c.expected)
+if stale then return stale end
+return nil, '{"next":' .. str(next_version(c.m.version)) .. ',"to":' .. opt_str(addressee(c.agents)) .. '}'`,
+      cases.map((c) => ({ ...c, expected: c.expected ?? "" })),
+    );
+    expect(disagreements(cases, want, got)).toEqual([]);
+  });
+
+  test("locks: held by another, renewed by its holder, taken when free or run out; released only by its holder", async () => {
+    const rnd = prng(584);
+    const cases = Array.from({ length: 300 }, () => ({
+      lock:
+        rnd() < 0.2
+          ? null
+          : { holder: pick(rnd, AGENTS), expiresAt: NOW + pick(rnd, [-1, 0, 1, -5_000, 5_000]) },
+      agent: pick(rnd, AGENTS),
+    }));
+    const want = cases.map((c) =>
+      ts(() => ({
+        acquire: lockAcquisition(c.lock, c.agent, NOW),
+        release: lockRelease(c.lock, c.agent, NOW),
+      })),
+    );
+    const got = await lua(
+      LOCK_RULES,
+      `local lock = c.lock ~= cjson.null and c.lock or nil
+return nil, '{"acquire":' .. str(lock_step(lock, c.agent)) .. ',"release":' .. str(unlock_step(lock, c.agent)) .. '}'`,
+      cases,
+    );
+    expect(disagreements(cases, want, got)).toEqual([]);
+  });
+});

@@ -2,8 +2,9 @@
  * Rules of a room's shared records in Lua give the answers of their TypeScript (protocol/room-rules.ts) on the same
  * generated cases, run by a real redis-server inside a room script built like the driver's: a claim of files
  * (conflicts, then the room's limit: lua-claims.ts G.decide), who may delete an event (lua-events.ts
- * deletion_refused), context versions and addressees (lua-context.ts CTX_RULES), and lock steps (lua-room.ts
- * LOCK_RULES). A refusal is compared as the RoomError each side produces (kind and message).
+ * deletion_refused), context versions and addressees (lua-context.ts CTX_RULES), lock steps (lua-room.ts
+ * LOCK_RULES), and search's bm25 (lua-tools.ts SEARCH_SCORE, against protocol/search.ts score). A refusal is
+ * compared as the RoomError each side produces (kind and message).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
@@ -21,11 +22,13 @@ import {
   lockRelease,
   nextContextVersion,
 } from "../../protocol/room-rules.ts";
+import { score } from "../../protocol/search.ts";
 import { iso } from "../../protocol/time.ts";
 import { CLAIM_HELPERS } from "./lua-claims.ts";
 import { CTX_RULES } from "./lua-context.ts";
 import { EVENT_RULES } from "./lua-events.ts";
 import { LOCK_RULES } from "./lua-room.ts";
+import { SEARCH_SCORE } from "./lua-tools.ts";
 import { refusal } from "./run.ts";
 
 let redis: RedisClient;
@@ -213,4 +216,39 @@ return nil, '{"acquire":' .. str(lock_step(lock, c.agent)) .. ',"release":' .. s
     );
     expect(disagreements(cases, want, got)).toEqual([]);
   });
+});
+
+test("search: Lua's bm25 of a document is TS's score on the same room statistics (to the last bits of log)", async () => {
+  const rnd = prng(585);
+  const cases = Array.from({ length: 500 }, () => {
+    const documents = 1 + below(rnd, 60);
+    const terms = 1 + below(rnd, 3);
+    const length = 1 + below(rnd, 120);
+    return {
+      stats: {
+        documents,
+        tokens: documents * (1 + below(rnd, 80)),
+        df: Array.from({ length: terms }, () => 1 + below(rnd, documents)),
+      },
+      candidate: { id: "task-1", length, tf: Array.from({ length: terms }, () => 1 + below(rnd, 6)) },
+    };
+  });
+  const body = `${SEARCH_SCORE}
+local out = {}
+for i, c in ipairs(input) do
+  out[i] = num(bm25(c.stats.documents, c.stats.tokens / c.stats.documents, c.stats.df, c.candidate.tf, c.candidate.length))
+end
+return "[" .. table.concat(out, ",") .. "]"`;
+  const got = await runLuaRule<number[]>(redis, luaRule("BM25", body), cases, {
+    roomId: `rules-${crypto.randomUUID()}`,
+    now: NOW,
+  });
+  const off = cases.flatMap((c, i) => {
+    const want = score(c.stats, c.candidate);
+    const lua = got[i] as number;
+    return Math.abs(lua - want) <= 1e-12 * Math.max(1, Math.abs(want)) ? [] : [{ c, want, lua }];
+  });
+  expect(off).toEqual([]);
+  // Both sides of the idf floor (terms in more than half the documents score the floor).
+  expect(cases.some((c) => c.stats.df.some((df) => df * 2 >= c.stats.documents))).toBe(true);
 });

@@ -113,6 +113,22 @@ return ok("[" .. table.concat(redis.call("HVALS", K_REVIEWS), ",") .. "]")
 });
 
 /**
+ * FTS5's bm25 of one document holding every query term, negated (higher is better), on the room's own statistics:
+ * protocol/search.ts score, which lua-rooms.test.ts runs beside it on generated corpora. \`df\` and \`tf\` per term.
+ */
+export const SEARCH_SCORE = `
+local function bm25(n, avgdl, df, tf, len)
+  local s = 0
+  for i = 1, #tf do
+    local w = math.log((n - df[i] + 0.5) / (df[i] + 0.5))
+    if w <= 0 then w = 1e-6 end
+    s = s + w * (tf[i] * 2.2) / (tf[i] + 1.2 * (0.25 + 0.75 * len / avgdl))
+  end
+  return s
+end
+`;
+
+/**
  * search: documents holding every term, scored with FTS5's bm25 formula on the room's own statistics and sorted
  * (score, then id); the best `limit` are returned with their records — plus any within 1e-9 (relative) of the
  * last one, so TS, which recomputes every score with protocol/search.ts, always has its own best `limit` even
@@ -127,7 +143,7 @@ export const SEARCH = script({
     limit: arg.number, // hits wanted
   },
   reply: returns<{ n: number; tokens: number; df: number[]; hits: StoredHit[] }>(),
-  body: `
+  body: `${SEARCH_SCORE}
 if not OWNED or #terms == 0 then return ok('{"n":0,"tokens":0,"df":[],"hits":[]}') end
 local n = redis.call("HLEN", K_SEARCH_LEN)
 local tokens = tonumber(redis.call("HGET", K_META, "search_tokens")) or 0
@@ -161,16 +177,9 @@ for i = 1, #cands, 500 do
   for j = 1, #ids do cands[i + j - 1].len = tonumber(lens[j]) or 0 end
 end
 for _, c in ipairs(cands) do
-  local s = 0
   c.tf = {}
-  for i = 1, #terms do
-    local f = postings[i][c.id]
-    c.tf[i] = f
-    local w = math.log((n - df[i] + 0.5) / (df[i] + 0.5))
-    if w <= 0 then w = 1e-6 end
-    s = s + w * (f * 2.2) / (f + 1.2 * (0.25 + 0.75 * c.len / avgdl))
-  end
-  c.score = s
+  for i = 1, #terms do c.tf[i] = postings[i][c.id] end
+  c.score = bm25(n, avgdl, df, c.tf, c.len)
 end
 table.sort(cands, function(a, b)
   if a.score ~= b.score then return a.score > b.score end

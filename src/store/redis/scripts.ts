@@ -125,7 +125,7 @@ const { TEAM_PRELUDE, TEAM_KEY_NAMES, ...teamBodies } = team;
 // Shared Lua chunks exported beside the bodies, not scripts of their own.
 const { PLAN_HELPERS: _planHelpers, ...planBodies } = plan;
 const { GLOB: _glob, CLAIM_HELPERS: _claimHelpers, ...claimBodies } = claims;
-const { REVIEW_JSON: _review, ...toolBodies } = tools;
+const { REVIEW_JSON: _review, SEARCH_SCORE: _score, ...toolBodies } = tools;
 const { CTX_RULES: _ctxRules, ...contextBodies } = context;
 const { EVENT_RULES: _eventRules, ...eventBodies } = events;
 const { LOCK_RULES: _lockRules, ...roomBodies } = room;

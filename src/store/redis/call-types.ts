@@ -15,10 +15,13 @@ import type {
 
 type RoomScripts = typeof ROOM_SCRIPTS;
 type TeamScripts = typeof TEAM_SCRIPTS;
-/** The arguments a room script takes, and its reply. */
+/** The arguments a room script takes (an object naming each), as its declaration says. */
 export type RoomArgs<N extends RoomScriptName> = ValuesOf<RoomScripts[N]>;
+/** The `ok` value a room script replies with. */
 export type RoomReply<N extends RoomScriptName> = ReplyOf<RoomScripts[N]>;
+/** The arguments a team script takes. */
 export type TeamArgs<N extends TeamScriptName> = ValuesOf<TeamScripts[N]>;
+/** The `ok` value a team script replies with. */
 export type TeamReply<N extends TeamScriptName> = ReplyOf<TeamScripts[N]>;
 
 /**

@@ -25,7 +25,9 @@ export interface ListArg<T> {
   encode(value: T): readonly string[];
 }
 
+/** Any kind of argument (its value type erased). */
 export type AnyArg = Arg<never> | ListArg<never>;
+/** A script's arguments by name, in ARGV order. */
 export type Args = Record<string, AnyArg>;
 
 /** What a caller passes for arguments `A`: every name, each with its value. */

@@ -6,10 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
-import { luaRule, runLuaRule } from "../../../test/support/lua-rules.ts";
+import { disagreements, luaCases, tsAnswer as ts } from "../../../test/support/lua-rules.ts";
 import { below, pick, prng } from "../../../test/support/prng.ts";
 import { sharedRedis } from "../../../test/support/redis-server.ts";
-import { RoomError } from "../../protocol/errors.ts";
 import {
   type Approval,
   type DriverState,
@@ -33,7 +32,6 @@ import type { Review } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import { PEOPLE_HELPERS } from "./lua-people-helpers.ts";
 import { REVIEW_JSON } from "./lua-tools.ts";
-import { refusal } from "./run.ts";
 
 let redis: RedisClient;
 beforeAll(async () => {
@@ -45,61 +43,9 @@ const NOW = 1_750_000_000_000;
 const AGENTS = ["ann", "bob"];
 const PEOPLE = ["human:pat", "human:sam"];
 
-type Answer = { refused: string; message: string } | { ok: unknown };
-const refused = (error: RoomError): Answer => ({ refused: error.kind, message: error.message });
-
-function ts(run: () => unknown): Answer {
-  try {
-    return { ok: run() ?? null };
-  } catch (error) {
-    if (error instanceof RoomError) return refused(error);
-    throw error;
-  }
-}
-
-function fromLua(reply: { err?: string; ok?: unknown; [detail: string]: unknown }): Answer {
-  if (reply.err === undefined) return { ok: reply.ok ?? null };
-  const error = refusal({ ...reply, err: reply.err });
-  if (!(error instanceof RoomError)) throw error;
-  return refused(error);
-}
-
-/**
- * Runs `each` (Lua answering a refusal text or nil, and optionally a value — a string, a boolean, or {json = text}
- * — for the case `c`) over every case in one script, and returns the answers.
- */
-async function lua(each: string, cases: unknown[]): Promise<Answer[]> {
-  const body = `${PEOPLE_HELPERS}${REVIEW_JSON}
-local function answer(c)
-${each}
-end
-local out = {}
-for i, c in ipairs(input) do
-  local refusal, value = answer(c)
-  local json = value == nil and "null" or type(value) == "table" and value.json
-    or type(value) == "string" and str(value) or tostring(value)
-  out[i] = refusal or ('{"ok":' .. json .. '}')
-end
-return "[" .. table.concat(out, ",") .. "]"`;
-  const roomId = `people-${crypto.randomUUID()}`;
-  const replies = await runLuaRule<{ err?: string; ok?: unknown }[]>(
-    redis,
-    luaRule("PEOPLE_RULE", body),
-    cases,
-    {
-      roomId,
-      now: NOW,
-    },
-  );
-  return replies.map(fromLua);
-}
-
-/** The cases where the two sides disagree. */
-function disagreements<C>(cases: C[], want: Answer[], got: Answer[]) {
-  return cases.flatMap((c, i) =>
-    JSON.stringify(want[i]) === JSON.stringify(got[i]) ? [] : [{ c, want: want[i], got: got[i] }],
-  );
-}
+/** Lua's answers to `each` over the cases, with the people's and review helpers. */
+const lua = (each: string, cases: unknown[]) =>
+  luaCases(redis, `${PEOPLE_HELPERS}${REVIEW_JSON}`, each, cases, NOW);
 
 /** A driver as P.driver() reads it (absent fields for nobody) and as DriverState. */
 function driver(rnd: () => number): { lua: Record<string, unknown>; state: DriverState } {
@@ -122,7 +68,7 @@ describe("the wheel: Lua and TS agree (real redis-server)", () => {
     const want = cases.map((c) => ts(() => driverTakeReason(c.state, { kind: c.kind, force: c.force })));
     const got = await lua(
       `local reason, refused = P.take_reason(c.d, c.kind, c.force)
-return refused, reason`,
+return refused, reason and str(reason)`,
       cases.map((c) => ({ d: c.lua, kind: c.kind, force: c.force })),
     );
     expect(disagreements(cases, want, got)).toEqual([]);
@@ -298,7 +244,7 @@ test("an acceptance moves the tasks still owned as offered; the others are confl
   );
   const got = await lua(
     `local moved, conflicts = P.moves(c.h, function(tid) return c.current[tid] end)
-return nil, { json = '{"move":' .. strs(moved) .. ',"conflicts":' .. P.conflicts(conflicts) .. '}' }`,
+return nil, '{"move":' .. strs(moved) .. ',"conflicts":' .. P.conflicts(conflicts) .. '}'`,
     cases,
   );
   expect(disagreements(cases, want, got)).toEqual([]);

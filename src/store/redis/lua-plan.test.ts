@@ -7,10 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
-import { luaRule, runLuaRule } from "../../../test/support/lua-rules.ts";
+import {
+  type Answer,
+  luaAnswer,
+  luaRule,
+  runLuaRule,
+  tsAnswer as ts,
+} from "../../../test/support/lua-rules.ts";
 import { below, pick, prng } from "../../../test/support/prng.ts";
 import { sharedRedis } from "../../../test/support/redis-server.ts";
-import { errors, RoomError } from "../../protocol/errors.ts";
+import { errors } from "../../protocol/errors.ts";
 import { effectiveTask, keepsLease } from "../../protocol/leases.ts";
 import { checkDependencies, checkOwnership, checkStatus } from "../../protocol/plan-rules.ts";
 import { TASK_STATUSES, type Task, type TaskStatus } from "../../protocol/records.ts";
@@ -25,7 +31,6 @@ import { iso } from "../../protocol/time.ts";
 import { roomKeys } from "./keys.ts";
 import { PLAN_HELPERS } from "./lua-plan.ts";
 import { PLAN_WRITE_CHECKS, TASK_CHECKS } from "./lua-task-checks.ts";
-import { refusal } from "./run.ts";
 
 let redis: RedisClient;
 beforeAll(async () => {
@@ -93,33 +98,12 @@ async function seed(roomId: string, r: Room): Promise<void> {
   if (r.lock) await redis.send("HSET", [key("locks"), "plan", JSON.stringify(r.lock)]);
 }
 
-/** An answer as comparable data: the refusal's kind and message, or the value. */
-type Answer = { refused: string; message: string } | { ok: unknown };
-const refused = (error: RoomError): Answer => ({ refused: error.kind, message: error.message });
-
-function ts(run: () => unknown): Answer {
-  try {
-    return { ok: run() };
-  } catch (error) {
-    if (error instanceof RoomError) return refused(error);
-    throw error;
-  }
-}
-
-/** Lua's answers: a refusal as run.ts turns it into a RoomError, else the `ok` value. */
-function lua(reply: { err?: string; ok?: unknown; [detail: string]: unknown }): Answer {
-  if (reply.err === undefined) return { ok: reply.ok };
-  const error = refusal({ ...reply, err: reply.err });
-  if (!(error instanceof RoomError)) throw error;
-  return refused(error);
-}
-
 /** Runs `body` (with the plan helpers) on a seeded room, per case. */
 async function onRoom(body: string, r: Room, input: unknown): Promise<Answer> {
   const roomId = `plan-${crypto.randomUUID()}`;
   await seed(roomId, r);
   const rule = luaRule("PLAN_RULE", `${PLAN_HELPERS}\n${body}`);
-  return lua(await runLuaRule(redis, rule, input, { roomId, teamId: "team-a", now: NOW }));
+  return luaAnswer(await runLuaRule(redis, rule, input, { roomId, teamId: "team-a", now: NOW }));
 }
 
 /** Every task as reads show it at NOW, by id. */

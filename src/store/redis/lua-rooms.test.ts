@@ -8,11 +8,16 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
-import { luaRule, runLuaRule } from "../../../test/support/lua-rules.ts";
+import {
+  disagreements,
+  luaCases,
+  luaRule,
+  runLuaRule,
+  tsAnswer as ts,
+} from "../../../test/support/lua-rules.ts";
 import { below, pick, prng } from "../../../test/support/prng.ts";
 import { sharedRedis } from "../../../test/support/redis-server.ts";
 import { type ClaimConflict, type FileClaim, sortConflicts } from "../../protocol/claims.ts";
-import { RoomError } from "../../protocol/errors.ts";
 import {
   checkContextVersion,
   checkEventDeletion,
@@ -29,7 +34,6 @@ import { CTX_RULES } from "./lua-context.ts";
 import { EVENT_RULES } from "./lua-events.ts";
 import { LOCK_RULES } from "./lua-room.ts";
 import { SEARCH_SCORE } from "./lua-tools.ts";
-import { refusal } from "./run.ts";
 
 let redis: RedisClient;
 beforeAll(async () => {
@@ -40,54 +44,8 @@ afterAll(() => redis.close());
 const NOW = 1_750_000_000_000;
 const AGENTS = ["ann", "bob", "cy"];
 
-type Answer = { refused: string; message: string } | { ok: unknown };
-const refused = (error: RoomError): Answer => ({ refused: error.kind, message: error.message });
-
-function ts(run: () => unknown): Answer {
-  try {
-    return { ok: run() ?? null };
-  } catch (error) {
-    if (error instanceof RoomError) return refused(error);
-    throw error;
-  }
-}
-
-function fromLua(reply: { err?: string; ok?: unknown; [detail: string]: unknown }): Answer {
-  if (reply.err === undefined) return { ok: reply.ok ?? null };
-  const error = refusal({ ...reply, err: reply.err });
-  if (!(error instanceof RoomError)) throw error;
-  return refused(error);
-}
-
-/** Runs `each` (Lua answering, for the case `c`, a refusal text or nil and a JSON text) over every case at once. */
-async function lua(helpers: string, each: string, cases: unknown[]): Promise<Answer[]> {
-  const body = `${helpers}
-local function answer(c)
-${each}
-end
-local out = {}
-for i, c in ipairs(input) do
-  local refusal, json = answer(c)
-  out[i] = refusal or ('{"ok":' .. (json or "null") .. '}')
-end
-return "[" .. table.concat(out, ",") .. "]"`;
-  const replies = await runLuaRule<{ err?: string; ok?: unknown }[]>(
-    redis,
-    luaRule("ROOM_RULE", body),
-    cases,
-    {
-      roomId: `rules-${crypto.randomUUID()}`,
-      now: NOW,
-    },
-  );
-  return replies.map(fromLua);
-}
-
-function disagreements<C>(cases: C[], want: Answer[], got: Answer[]) {
-  return cases.flatMap((c, i) =>
-    JSON.stringify(want[i]) === JSON.stringify(got[i]) ? [] : [{ c, want: want[i], got: got[i] }],
-  );
-}
+/** Lua's answers to `each` over the cases, after `helpers`. */
+const lua = (helpers: string, each: string, cases: unknown[]) => luaCases(redis, helpers, each, cases, NOW);
 
 describe("Lua and TS agree on a room's shared records (real redis-server)", () => {
   test("a claim of files: the conflicts with others' live claims, else the room's limit", async () => {

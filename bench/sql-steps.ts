@@ -7,8 +7,8 @@
  */
 import { Database } from "bun:sqlite";
 import { parseArgs } from "node:util";
-import { sqliteClient } from "../src/store/sqlite/client.ts";
 import { type Op, runSync } from "../src/store/sql/run.ts";
+import { sqliteClient } from "../src/store/sqlite/client.ts";
 
 const { values } = parseArgs({
   options: {

@@ -1,8 +1,8 @@
 /**
  * File claims (claim_files, release_files, list_claims, check_files): the records and the rules every driver
- * applies to the room's live claims. The SQLite driver calls these functions; the Redis claim script carries the
- * same conflict rule in Lua (store/redis/lua-claims.ts) and the rest is computed here from the live claims it
- * returns, so the answers agree.
+ * applies to the room's live claims. The SQL bodies call these functions; the Redis claim script repeats the
+ * conflict and limit rule in Lua (store/redis/lua-claims.ts G.decide, which lua-rooms.test.ts runs beside
+ * fileClaimConflicts on generated cases) and the rest is computed here from the live claims it returns.
  *
  * - A claim is one normalised path or glob (paths.ts) held by one agent until its expiry. Claims of different
  *   agents never overlap while live: claim_files is all or nothing, and any overlap with another agent's live

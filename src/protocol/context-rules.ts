@@ -1,7 +1,8 @@
 /**
  * Context entries as every store builds and revises them, as pure functions: a new entry, the next version of
  * one (or the refusal), and who its events go to. The SQL stores call these inside their transaction (store/sql/);
- * the Redis scripts carry the same rules in Lua (store/redis/), held to the same answers by the conformance suite.
+ * the Redis scripts repeat the version check, the next version and the addressee in Lua (store/redis/lua-context.ts
+ * CTX_RULES), and store/redis/lua-rooms.test.ts runs both on the same generated cases and requires the same answers.
  */
 import { errors } from "./errors.ts";
 import { validatePayload } from "./payloads.ts";

@@ -2,7 +2,8 @@
  * The event log's rules every store applies, as pure functions: event ids, which events may be deleted and by
  * whom, which deliveries are timed, and where an agent's cursor stands once retention trimmed the oldest events
  * (what `remaining` and trimmedBefore say). The SQL stores call these inside their transaction (store/sql/); the
- * Redis scripts carry the same rules in Lua (store/redis/lua-log.ts, lua-events.ts).
+ * Redis scripts carry the same rules in Lua (store/redis/lua-log.ts, lua-events.ts), and store/redis/lua-rooms.test.ts
+ * holds the deletion rule's Lua to checkEventDeletion on generated cases.
  */
 import { isPersonName } from "./principal.ts";
 import { toolErrors } from "./tool-errors.ts";

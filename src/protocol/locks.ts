@@ -1,8 +1,11 @@
 /**
  * Advisory locks with fencing tokens, as every store decides them: a resource is held while its holder is set and
- * its expiry is ahead; its fence only grows. The SQL stores call these inside their transaction (store/sql/locks.ts);
- * the Redis scripts carry the same rules in Lua (store/redis/), held to the same answers by the conformance suite.
+ * its expiry is ahead; its fence only grows; a live plan lock keeps other agents from writing the plan. The SQL
+ * stores call these inside their transaction (store/sql/locks.ts); the Redis scripts carry the same rules in Lua
+ * (store/redis/lua-room.ts, lua-plan.ts), and store/redis/lua-rooms.test.ts and lua-plan.test.ts run both on the
+ * same generated cases and require the same answers.
  */
+import { errors } from "./errors.ts";
 import type { LockState, Release } from "./records.ts";
 import { iso } from "./time.ts";
 
@@ -13,9 +16,17 @@ export interface LockHold {
   fence: number;
 }
 
+/** What says whether a lock is held: its holder (null once released) and its expiry (ms). */
+export type LockHolding = Pick<LockHold, "holder" | "expiresAt">;
+
 /** A lock whose holder is set and whose expiry is still ahead at `now`. */
-export const isHeld = (lock: LockHold | null, now: number): lock is LockHold & { holder: string } =>
+export const isHeld = <L extends LockHolding>(lock: L | null, now: number): lock is L & { holder: string } =>
   lock !== null && lock.holder !== null && lock.expiresAt > now;
+
+/** Refuses a plan write while another agent holds a live plan lock (errors.planLocked); writes nothing. */
+export function checkPlanLock(lock: LockHolding | null, agentId: string | undefined, now: number): void {
+  if (isHeld(lock, now) && lock.holder !== agentId) throw errors.planLocked(lock.holder, iso(lock.expiresAt));
+}
 
 /**
  * acquire_lock against the resource's current lock: refused while another agent holds it (the real holder is

@@ -2,8 +2,9 @@
  * The rules of people's records, as pure functions every store applies: approvals decided once by a person,
  * handoffs offered, accepted, declined or cancelled by whom they concern, verdicts, the wheel (who may take it and
  * who may act with it), and where a mailbox resumes. The SQL stores call these inside their transaction
- * (store/sql/); the Redis scripts carry the same rules in Lua (store/redis/), held to the same answers by the
- * conformance suite. The records and refusals themselves are people.ts.
+ * (store/sql/); the Redis scripts repeat the refusals in Lua (store/redis/lua-people-helpers.ts), and
+ * store/redis/lua-people.test.ts runs both on the same generated cases and requires the same answers. The records
+ * and refusals themselves are people.ts.
  */
 import {
   ANY_AGENT,

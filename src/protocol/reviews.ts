@@ -1,7 +1,8 @@
 /**
  * Peer reviews, the same on every store: a review requested of one named reviewer, decided once and only by that
  * reviewer, and the filter of list_reviews. The SQL stores call these inside their transaction (store/sql/); the
- * Redis scripts carry the same rules in Lua (store/redis/).
+ * Redis scripts carry the same rules in Lua (store/redis/; a decision's refusals are lua-tools.ts review_refused,
+ * which lua-people.test.ts runs beside decidedReview on generated cases).
  */
 import type { Review, ReviewStatus } from "./records.ts";
 import { iso } from "./time.ts";

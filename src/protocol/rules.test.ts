@@ -8,7 +8,7 @@ import { RoomError } from "./errors.ts";
 import { checkEventDeletion, cursorStanding, eventSeq } from "./event-rules.ts";
 import { checkForkPoint } from "./fork-rebuild.ts";
 import { LIMITS } from "./limits.ts";
-import { lockAcquisition, lockRefusedRelease } from "./locks.ts";
+import { checkPlanLock, lockAcquisition, lockRefusedRelease } from "./locks.ts";
 import { type DriverState, type Handoff, NO_DRIVER } from "./people.ts";
 import { checkDriverAction, checkHandoffAccept, driverTakeReason, mailAfter } from "./people-rules.ts";
 import { checkRoomClaim, comesOnline, liveAfter, replaysKept, roomExpired } from "./room-rules.ts";
@@ -48,6 +48,20 @@ describe("locks", () => {
       expiresAt: "1970-01-01T00:00:02.000Z",
     });
     expect(lockRefusedRelease(held, "a", 1_000)).toBeNull();
+  });
+  test("the plan lock refuses only another agent's live hold, naming it", () => {
+    expect(kind(() => checkPlanLock(held, "b", 1_000))).toBe("locked");
+    expect(() => checkPlanLock(held, undefined, 1_000)).toThrow(
+      "Plan is locked by a until 1970-01-01T00:00:02.000Z; retry after it",
+    );
+    expect(
+      [
+        () => checkPlanLock(held, "a", 1_000),
+        () => checkPlanLock(held, "b", 2_000),
+        () => checkPlanLock({ ...held, holder: null }, "b", 1_000),
+        () => checkPlanLock(null, "b", 1_000),
+      ].map(kind),
+    ).toEqual(["ok", "ok", "ok", "ok"]);
   });
 });
 

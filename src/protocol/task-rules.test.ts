@@ -1,5 +1,6 @@
-/** Tasks' rules: claim refusals in their order, revisions, and the tasks that leave their holder. */
+/** Tasks' rules: claim refusals in their order, who may renew a lease, revisions, and the tasks that leave their holder. */
 import { describe, expect, test } from "bun:test";
+import { checkLeaseHolder } from "./leases.ts";
 import type { Task } from "./records.ts";
 import {
   claimedTask,
@@ -44,6 +45,16 @@ describe("taskClaim", () => {
       version: 2,
       lease_expires_at: "2030-01-01T00:01:00.000Z",
     });
+  });
+});
+
+describe("checkLeaseHolder", () => {
+  test("renew_lease names a task: only the holder of its lease passes", () => {
+    const leased = task({ status: "in_progress", owner: "a", lease_expires_at: "2030-01-01T00:00:10.000Z" });
+    expect(() => checkLeaseHolder(leased, "a")).not.toThrow();
+    expect(() => checkLeaseHolder(leased, "b")).toThrow("Task task-1 is not leased to you (owner: a)");
+    expect(() => checkLeaseHolder(task({ owner: "a" }), "a")).toThrow("not leased to you (owner: a)");
+    expect(() => checkLeaseHolder(task(), "a")).toThrow("not leased to you (no owner)");
   });
 });
 

@@ -1,9 +1,9 @@
 /**
  * Tasks as every store builds and changes them, as pure functions: a new task, the next version of one, the
  * refusals of claim_task, and the task that leaves its holder (a handoff, leave_room). The SQL stores call these
- * inside their transaction (store/sql/); the Redis scripts carry the same rules in Lua (store/redis/lua-plan.ts),
- * and the conformance suite holds every store to the same answers. The plan's dependency rules are plan-rules.ts,
- * the lease rules leases.ts.
+ * inside their transaction (store/sql/); the Redis scripts repeat the refusals in Lua (store/redis/lua-plan.ts), and
+ * store/redis/lua-plan.test.ts runs both on the same generated rooms and requires the same answers. The plan's
+ * dependency rules are plan-rules.ts, the lease rules leases.ts, the plan lock locks.ts.
  */
 import { errors } from "./errors.ts";
 import { leaseErrors } from "./leases.ts";

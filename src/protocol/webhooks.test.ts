@@ -3,7 +3,7 @@
  * schedule (live/webhooks/schedule.ts, tested there): a delay while a try is left, null after the last one.
  */
 import { describe, expect, test } from "bun:test";
-import { afterDelivery, loggedOutcome, WEBHOOK_LIMITS } from "./webhooks.ts";
+import { afterDelivery, loggedOutcome, WEBHOOK_LIMITS, webhookTakes } from "./webhooks.ts";
 
 describe("afterDelivery", () => {
   test("a delivery is logged delivered and resets the dropped-in-a-row count", () => {
@@ -49,5 +49,14 @@ describe("afterDelivery", () => {
         expect(afterDelivery(outcome, retry, 0).logged).toBe(loggedOutcome(outcome, retry));
       }
     }
+  });
+});
+
+describe("webhookTakes", () => {
+  test("no types takes every event; otherwise only the types listed, matched whole", () => {
+    expect(webhookTakes([], "task_added")).toBe(true);
+    expect(webhookTakes(["task_added", "broadcast"], "broadcast")).toBe(true);
+    expect(webhookTakes(["task_added"], "task")).toBe(false);
+    expect(webhookTakes(["task"], "task_added")).toBe(false);
   });
 });

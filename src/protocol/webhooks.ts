@@ -1,6 +1,7 @@
 /**
- * Webhooks in the domain: the shape of a webhook id, the limits every store and the worker share, and the event a
- * room gets when one of its webhooks is disabled. Delivery itself (signing, sending, the SSRF guard) lives in
+ * Webhooks in the domain: the shape of a webhook id, the limits every store and the worker share, which events a
+ * webhook takes, what one delivery attempt does to it, and the event a room gets when one of its webhooks is
+ * disabled. Delivery itself (signing, sending, the SSRF guard) lives in
  * live/webhooks/; the records are in store/types.ts.
  */
 
@@ -24,6 +25,14 @@ export const WEBHOOK_LIMITS = {
    */
   leaseMs: 30_000,
 } as const;
+
+/**
+ * Whether a webhook filtering on `types` (none: every type) takes an event of `type`. The SQL stores apply it in
+ * the statement that fills the outbox (store/sql/events.ts); the Redis scripts in Lua (store/redis/lua-webhooks.ts
+ * WH.takes, which lua-webhooks.test.ts runs beside it on generated cases).
+ */
+export const webhookTakes = (types: readonly string[], type: string): boolean =>
+  types.length === 0 || types.includes(type);
 
 /** The event appended to a room when one of its webhooks is disabled (410 Gone, or too many dropped events). */
 export const WEBHOOK_DISABLED_EVENT = "webhook_disabled";
@@ -91,7 +100,9 @@ export interface DeliveryStep {
  * The retry and disabling rule for one attempt: a delivery resets the dropped-in-a-row count; a failure with a
  * try left (`retryInMs`, from the worker's schedule) is tried again; the last failure drops the event and counts
  * it, and the disableAfterDropped-th drop in a row disables the webhook; 410 Gone drops the event and disables the
- * webhook at once. Every store applies this rule (SQL stores call it; the Redis RECORD_DELIVERY script repeats it).
+ * webhook at once. Every store applies this rule: the SQL stores call it; the Redis RECORD_DELIVERY script repeats it
+ * in Lua (store/redis/lua-webhooks.ts WH.after), and store/redis/lua-webhooks.test.ts runs both on the same
+ * generated attempts and requires the same answers.
  */
 export function afterDelivery(
   outcome: "delivered" | "failed" | "gone",

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { nextAttemptDelay } from "./schedule.ts";
+import { MAX_ATTEMPTS, nextAttemptDelay } from "./schedule.ts";
 
 const DOCUMENTED_DELAYS_MS = [5_000, 30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 60 * 60_000];
 const fixed = (r: number) => () => r;
@@ -12,6 +12,8 @@ describe("nextAttemptDelay", () => {
     );
     expect(nextAttemptDelay(7, fixed(0.5))).toBeNull();
     expect(nextAttemptDelay(10, fixed(0.5))).toBeNull();
+    // The seventh failure drops the event: nothing is retried after it.
+    expect(MAX_ATTEMPTS).toBe(7);
   });
 
   test("jitter spans ±20%: random 0 gives -20%, random just below 1 gives just under +20%", () => {

@@ -1,11 +1,11 @@
 /** Room administration and the read-only room views of the Redis store. */
 import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
-import { type Presence, type RoomEvent, TASK_STATUSES, type TaskStatus } from "../../protocol/records.ts";
+import { type Presence, TASK_STATUSES, type TaskStatus } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
-import type { AccessStore, RoomListing, RoomStats } from "../access-types.ts";
+import type { AccessStore, RoomListing } from "../access-types.ts";
 import type { Bridge } from "./call.ts";
-import { type StoredPresence, toPresenceList } from "./records.ts";
+import { toPresenceList } from "./records.ts";
 
 type AdminOps = Pick<
   AccessStore,
@@ -22,21 +22,10 @@ function lastActivity(now: number, room: { lastUsed: number | null; pttl: number
   return iso(room.pttl < 0 || ttlMs === 0 ? now : now - (ttlMs - Math.min(room.pttl, ttlMs)));
 }
 
-type Header = Pick<RoomEvent, "id" | "seq" | "type" | "from" | "to">;
-
-interface StoredSummary {
-  presence: Record<string, StoredPresence>;
-  byStatus: Partial<Record<TaskStatus, number>>;
-  taskCount: number;
-  contextCount: number;
-  events: { h: Header; ms: number }[];
-  forkedFrom: { roomId: string; seq: number } | null;
-}
-
 export function adminOps({ call, open, index, ttlMs }: Bridge): AdminOps {
   return {
     async createRoom(scope) {
-      return (await call<{ created: boolean }>(scope, "CREATE_ROOM", [])).value;
+      return (await call(scope, "CREATE_ROOM", {})).value;
     },
 
     async listRooms(teamId) {
@@ -57,15 +46,14 @@ export function adminOps({ call, open, index, ttlMs }: Bridge): AdminOps {
     },
 
     async deleteRoom(scope) {
-      await open(scope.roomId, scope.teamId, "DELETE_ROOM", []);
+      await open(scope.roomId, scope.teamId, "DELETE_ROOM", {});
       await index.remove(scope);
     },
 
     async deleteIdleRoom(scope, idleSince) {
       let deleted: boolean;
       try {
-        deleted = (await open<boolean>(scope.roomId, scope.teamId, "DELETE_IDLE_ROOM", [String(idleSince)]))
-          .value;
+        deleted = (await open(scope.roomId, scope.teamId, "DELETE_IDLE_ROOM", { idleSince })).value;
       } catch (error) {
         // Another team's room (GUARD refuses it first): not the archiver's to delete.
         if (error instanceof RoomError && error.kind === "denied") return false;
@@ -76,9 +64,7 @@ export function adminOps({ call, open, index, ttlMs }: Bridge): AdminOps {
     },
 
     async roomStats(roomId) {
-      const { value, now } = await open<
-        (Omit<RoomStats, "roomId" | "lastActivity"> & { lastUsed: number | null; pttl: number }) | null
-      >(roomId, "", "ROOM_STATS", []);
+      const { value, now } = await open(roomId, "", "ROOM_STATS", {});
       if (!value) return null;
       return {
         roomId,
@@ -93,9 +79,9 @@ export function adminOps({ call, open, index, ttlMs }: Bridge): AdminOps {
     },
 
     async roomSummary(roomId, teamId) {
-      const { value, now } = await open<StoredSummary | null>(roomId, teamId ?? "", "ROOM_SUMMARY", [
-        String(LIMITS.summaryRecentEvents),
-      ]);
+      const { value, now } = await open(roomId, teamId ?? "", "ROOM_SUMMARY", {
+        recent: LIMITS.summaryRecentEvents,
+      });
       if (!value) return null;
       const agents: Presence[] = toPresenceList(value.presence, now);
       const tasksByStatus = Object.fromEntries(

@@ -113,6 +113,9 @@ function subscribed(client: ScriptClient, emit: Listener): Backend {
   };
 }
 
+/** The meta fields of the signal counters (lua-prelude.ts signal), in SIGNAL_KINDS order. */
+const SIGNAL_FIELDS = SIGNAL_KINDS.map((k) => `sig_${k}`);
+
 /** One FEED_HEADS request per tick for every watched room, compared with what the last tick saw. */
 function polled(run: RunOptions, rooms: () => string[], emit: Listener, pollMs: number): Backend {
   // Per room: [event_seq, one counter per signal kind, "<owner> <created_at>" ("" for no room)].
@@ -127,9 +130,9 @@ function polled(run: RunOptions, rooms: () => string[], emit: Listener, pollMs: 
       const ids = rooms();
       if (ids.length === 0) return;
       const keys = ids.map((id) => `room:{${id}}:meta`);
-      const { ok } = await runScript<(number | string)[][]>(run, FEED_SCRIPTS.FEED_HEADS, keys, [
-        ...SIGNAL_KINDS.map((k) => `sig_${k}`),
-      ]);
+      const argv: string[] = [];
+      FEED_SCRIPTS.FEED_HEADS.encode({ fields: SIGNAL_FIELDS }, argv);
+      const { ok } = await runScript(run, FEED_SCRIPTS.FEED_HEADS, keys, argv);
       ids.forEach((roomId, i) => {
         const now = ok[i] ?? [];
         const before = known.get(roomId);

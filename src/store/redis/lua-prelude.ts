@@ -29,7 +29,8 @@ ${KEY_BINDINGS}
 -- parts this script does not name follow its own, so KEYS[1..ROOM_KEY_COUNT] are every key of the room.
 local ROOM_KEY_COUNT = ${ROOM_KEY_PARTS.length}
 local WHOLE = #KEYS >= ROOM_KEY_COUNT
--- ARGV common to every script (operation arguments start at ARGV[5]):
+-- ARGV common to every script; the operation's own arguments follow from ARGV[5], each bound by name from the
+-- script's declaration (script-decl.ts):
 local TEAM = ARGV[1]            -- team acting on the room
 local NOW = tonumber(ARGV[2])   -- injected clock, ms since epoch (never Redis TIME, so tests can move time)
 local NOW_ISO = ARGV[3]         -- the same instant as an ISO string
@@ -49,7 +50,7 @@ local IDEM_FP = ARGV[#ARGV - 1] -- sha256 of the tool and its arguments, compare
 local CLAIM_OK = ARGV[#ARGV] == "1"
 local OBSERVING = ARGV[#ARGV] == "2" -- a read for someone looking on (types.ts RoomScope.observe): records no use
 local IDEM_KEEP = ${LIMITS.idempotencyKeepMs} -- ms a kept result lives
-local TTL_EVERY = 60000         -- a room's keys get their full TTL at most once a minute (revisions §6.20)
+local TTL_EVERY = 60000         -- a room's keys get their full TTL at most once a minute (docs/architecture.md)
 
 -- The meta fields every script may need, in one command.
 local META = redis.call("HMGET", K_META, "owner", "ttl_at", "addr_v", "counted", "last_used")

@@ -3,7 +3,7 @@
  * write calls recordExpired first, inside its transaction, so a refused write records nothing either.
  */
 import { errors } from "../../protocol/errors.ts";
-import { effectiveTask, leaseErrors } from "../../protocol/leases.ts";
+import { checkLeaseHolder, effectiveTask } from "../../protocol/leases.ts";
 import { checkStatus } from "../../protocol/plan-rules.ts";
 import { BROADCAST, type Task } from "../../protocol/records.ts";
 import { claimedTask, releasedTask, taskClaim } from "../../protocol/task-rules.ts";
@@ -117,10 +117,7 @@ export function createLeases({ sql, now, rooms, dialect }: SqlParts, events: Eve
       if (taskId !== undefined) {
         const row = yield* get.get(room.room_id, taskId);
         if (!row) throw errors.taskNotFound(taskId);
-        const task = parse(row);
-        if (task.owner !== agentId || task.lease_expires_at === undefined) {
-          throw leaseErrors.notLeased(task.id, task.owner);
-        }
+        checkLeaseHolder(parse(row), agentId);
       }
       yield* rooms.claim(scope);
       const t = now();

@@ -1,7 +1,6 @@
 /** Advisory locks with fencing tokens; the `plan` lock also guards plan writes. */
-import { errors } from "../../protocol/errors.ts";
 import { PLAN_LOCK } from "../../protocol/limits.ts";
-import { isHeld, type LockHold, lockAcquisition, lockRefusedRelease } from "../../protocol/locks.ts";
+import { checkPlanLock, type LockHold, lockAcquisition, lockRefusedRelease } from "../../protocol/locks.ts";
 import type { LockInfo, LockState, Release } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomScope } from "../types.ts";
@@ -31,9 +30,7 @@ export function createLocks({ sql, now, rooms, changes }: SqlParts) {
   return {
     /** Throws errors.planLocked when someone other than agentId holds a live `plan` lock. Writes nothing. */
     *assertPlanWritable(roomId: string, agentId: string | undefined): Op<void> {
-      const lock = holdOf(yield* get.get(roomId, PLAN_LOCK));
-      if (isHeld(lock, now()) && lock.holder !== agentId)
-        throw errors.planLocked(lock.holder, iso(lock.expiresAt));
+      checkPlanLock(holdOf(yield* get.get(roomId, PLAN_LOCK)), agentId, now());
     },
     *acquireLock(scope: RoomScope, resource: string, agentId: string, ttlMs: number): Op<LockState> {
       const room = yield* rooms.check(scope);

@@ -13,12 +13,6 @@ const tracked = Bun.spawnSync(["git", "ls-files"], { cwd: ROOT }).stdout.toStrin
 const texts = tracked.filter((f) => !f.endsWith(".lock") && !f.startsWith("docs/images/"));
 
 /**
- * Pending: the Redis driver is being rewritten on another branch, so its citations are replaced there (or right
- * after that branch merges), not here. Remove this list once it has landed.
- */
-const PENDING = ["src/store/redis/"];
-
-/**
  * Ways of pointing at something outside the repository. Each is written so that this file does not match
  * itself (`\s` for a space, `\u00a7` for the section sign).
  */
@@ -109,14 +103,8 @@ function citedAnchors(file: string, text = read(file)): { target: string; anchor
 
 describe("citations", () => {
   test("nothing in the repository cites a document outside it", () => {
-    const found = texts
-      .filter((f) => !PENDING.some((p) => f.startsWith(p)))
-      .flatMap((f) => outsideCitations(read(f)).map((c) => `${f}:${c}`));
+    const found = texts.flatMap((f) => outsideCitations(read(f)).map((c) => `${f}:${c}`));
     expect(found).toEqual([]);
-  });
-
-  test("the pending driver paths still exist (drop each from PENDING once it is rewritten)", () => {
-    for (const p of PENDING) expect(texts.some((f) => f.startsWith(p))).toBe(true);
   });
 
   test("every docs/<file>.md#<anchor> a file cites names a heading of that file", () => {

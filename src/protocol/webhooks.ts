@@ -1,8 +1,8 @@
 /**
  * Webhooks in the domain: the shape of a webhook id, the limits every store and the worker share, which events a
  * webhook takes, what one delivery attempt does to it, and the event a room gets when one of its webhooks is
- * disabled. Delivery itself (signing, sending, the SSRF guard) lives in
- * live/webhooks/; the records are in store/types.ts.
+ * disabled. Delivery itself (signing, sending, the SSRF guard) lives in live/webhooks/; the records are in
+ * store/types.ts.
  */
 
 /** `wh_` + 16 chars of [0-9a-z]: no dot, so `<roomId>.<seq>.<webhookId>` (the webhook-id header) splits one way. */

@@ -31,7 +31,8 @@ describe("key ring", () => {
       ring.resolve(secret);
       expect(comparisons).toBe(6);
     }
-    // Operator keys are people's keys (humans.md §1): the person is "operator" unless OPERATOR_KEYS names one.
+    // Operator keys are people's keys (docs/people.md#people-and-agents): the person is "operator" unless
+    // OPERATOR_KEYS names one.
     expect(ring.resolve(keys[0]!.secret)).toEqual({
       teamId: "team-0",
       kind: "operator",

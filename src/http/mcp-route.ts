@@ -1,13 +1,15 @@
 /**
  * POST /mcp: size-capped, authenticated, rate-limited, stateless MCP in both eras — the 2025 revisions (initialize
  * handshake, the SDK's transport, src/mcp/legacy.ts) and 2026-07-28 (per-request metadata, src/mcp/modern/),
- * told apart per request (src/mcp/eras.ts). GET and DELETE are refused: there are no sessions. Tool calls spend
- * the team's "tools" budget (over it, the tool answers "Rate limit exceeded"); every other method spends the
- * higher "meta" ceiling (over it, HTTP 429). Profiles, the X-Roomd-Room / X-Roomd-Agent headers, bound keys,
- * idempotency and rate limits are the same in both eras.
+ * told apart per request (src/mcp/eras.ts). GET and DELETE are refused: there are no sessions. Each message is one
+ * unit: tool calls spend the team's "tools" budget (over it, the tool answers "Rate limit exceeded"); every other
+ * method spends the higher "meta" ceiling (over it, HTTP 429). Batches are capped and refused where the protocol
+ * revision has none (readBody). Profiles, the X-Roomd-Room / X-Roomd-Agent headers, bound keys, idempotency and
+ * rate limits are the same in both eras.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { Bucket } from "../access/gate.ts";
 import type { LiveRooms } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
 import type { CallContext, ToolOutcome } from "../mcp/call-path.ts";
@@ -25,9 +27,9 @@ import { PROFILES, type Profile } from "../mcp/tool.ts";
 import { errors } from "../protocol/errors.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
-import { type AuthDeps, checkBearer, rateHeaders } from "./auth.ts";
+import { type AuthDeps, type Checked, checkBearer, rateHeaders } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
-import { type StreamSlots, untimed } from "./stream-slots.ts";
+import { type StreamSlots, streamOwnerOf, untimed } from "./stream-slots.ts";
 
 /** Largest accepted JSON-RPC body: a 64 KB payload plus its envelope, with room to spare. */
 export const MAX_BODY_BYTES = 512 * 1024;
@@ -57,6 +59,28 @@ export function callContext(headers: Headers): CallContext {
   return { ...(roomId ? { roomId } : {}), ...(agentId ? { agentId } : {}) };
 }
 
+/**
+ * One unit per message: every message but the tool call on the meta budget (a refusal there refuses the whole
+ * request with 429), then the tool call, if any, on the tools budget — last, so the answer's RateLimit headers are
+ * the tools budget's whenever a tool call was sent. A single message is one admission, as on every route.
+ */
+async function admitMessages(
+  c: Context,
+  deps: McpRouteDeps,
+  parsed: { messages: number; toolCalls: number },
+): Promise<Checked & { bucket: Bucket }> {
+  const buckets: Bucket[] = Array.from({ length: parsed.messages - parsed.toolCalls }, () => "meta");
+  if (parsed.toolCalls > 0) buckets.push("tools");
+  let admitted: Checked | undefined;
+  let bucket: Bucket = "meta";
+  for (const next of buckets) {
+    bucket = next;
+    admitted = await checkBearer(c, deps, bucket);
+    if ("failure" in admitted) break;
+  }
+  return { ...(admitted as Checked), bucket };
+}
+
 export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
   app.post(
@@ -76,15 +100,15 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
       const era = eraOf(c.req.header("mcp-protocol-version") ?? null, parsed.body);
       const refusal = era === "legacy" ? legacyParamsRefusal(parsed.body) : null;
       if (refusal) return refusal;
-      // One unit per tool call: a batch carrying several would be charged as one, so it is refused.
+      // A tool call over the tools budget is answered inside the batch as a tool error: with several in one
+      // batch, which of them to refuse would be arbitrary, so a batch carries at most one.
       if (parsed.toolCalls > 1)
         return rpcError(400, -32600, "Invalid Request: send one tools/call per request");
-      const bucket = parsed.toolCalls === 1 ? "tools" : "meta";
-      const admitted = await checkBearer(c, deps, bucket);
+      const admitted = await admitMessages(c, deps, parsed);
       let principal: Principal;
       if ("failure" in admitted) {
         // Over the tools budget, inside MCP the refusal is a tool error the model can read.
-        if (bucket !== "tools" || !admitted.limited) return admitted.failure;
+        if (admitted.bucket !== "tools" || !admitted.limited) return admitted.failure;
         principal = admitted.limited;
       } else {
         principal = admitted.principal;
@@ -103,7 +127,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
         logger: deps.logger,
         requestId: c.get("requestId"),
         onToolCall: deps.onToolCall,
-        streams: deps.streams,
+        streams: { take: () => deps.streams.take(streamOwnerOf(principal)) },
         ...(deps.keepAliveMs !== undefined ? { keepAliveMs: deps.keepAliveMs } : {}),
         ...("failure" in admitted
           ? { rateLimited: errors.rateLimited(admitted.rate?.resetMs ?? 60_000).message }

@@ -203,7 +203,7 @@ function fillFromContext(tool: ToolDefinition, given: Record<string, unknown>, d
   if (tool.room && room !== undefined) given.roomId ??= room;
   if (agent !== undefined) for (const field of requiredActingOf(tool)) given[field] ??= agent;
   // A bound key acts as its agent: an optional actor argument (add_task's agentId, …) is filled in too, so the
-  // call is attributed and judged as that agent rather than as "system" (protocol.md §5 Identity). Only the actor:
+  // call is attributed and judged as that agent rather than as "system" (docs/protocol.md#identity). Only the actor:
   // other acting arguments (update_task's owner) are choices — left out they change nothing, null unassigns.
   const bound = deps.principal.boundAgentId;
   const actor = tool.acting[0];

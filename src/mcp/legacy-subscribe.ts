@@ -57,7 +57,7 @@ export async function streamedSubscribe(
   try {
     const room = await deps.features.watchable?.(call, uri);
     const resource = parseRoomUri(uri);
-    const slot = deps.streams.take(deps.principal.teamId);
+    const slot = deps.streams.take();
     if ("refused" in slot)
       return Response.json(
         {

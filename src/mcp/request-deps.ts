@@ -3,9 +3,12 @@ import type { Features } from "./surface/types.ts";
 import type { Profile } from "./tool.ts";
 import type { ToolRunDeps } from "./tool-run.ts";
 
-/** A count of long-lived streams (the HTTP layer's stream slots): one per subscription stream. */
+/**
+ * A count of long-lived streams (the HTTP layer's stream slots, bound to the caller's budgets: the team's, and an
+ * invite's or a bound agent's own): one per subscription stream.
+ */
 export interface SlotTaker {
-  take(teamId?: string): { release(): void } | { refused: string };
+  take(): { release(): void } | { refused: string };
 }
 
 export interface McpRequestDeps extends ToolRunDeps {

@@ -42,12 +42,53 @@ function weigh(accept: string | null): { json: boolean; accept: string } {
 export const rpcError = (status: number, code: number, message: string) =>
   Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 
-export type ParsedBody = { body: unknown; toolCalls: number } | { error: Response };
+export type ParsedBody = { body: unknown; messages: number; toolCalls: number } | { error: Response };
+
+/** Most messages one JSON-RPC batch may hold: each is one rate unit, and each answer can be ~116 KB. */
+export const MAX_BATCH = 10;
 
 /**
- * Parses the body once (the transport reuses it) and counts its tools/call messages, which the rate limiter
- * charges differently. Malformed JSON and an empty batch are answered here as JSON-RPC errors: the transport
- * would answer an empty batch with 202 and nothing.
+ * The protocol revisions with JSON-RPC batching: 2025-03-26 added it to MCP, 2025-06-18 took it out again; the
+ * revisions before 2025-03-26 speak JSON-RPC 2.0, which has batches.
+ */
+const BATCHING_REVISIONS: ReadonlySet<string> = new Set(["2024-10-07", "2024-11-05", "2025-03-26"]);
+/** The revision of a request without MCP-Protocol-Version (the transport specification's default). */
+const DEFAULT_REVISION = "2025-03-26";
+
+/**
+ * The protocol revision a batch is sent under: the one its initialize asks for, else the MCP-Protocol-Version
+ * header, else the default.
+ */
+function batchRevision(request: Request, messages: readonly unknown[]): string {
+  for (const m of messages) {
+    if (typeof m !== "object" || m === null || (m as { method?: unknown }).method !== "initialize") continue;
+    const asked = (m as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+    if (typeof asked === "string") return asked;
+  }
+  return request.headers.get("mcp-protocol-version") ?? DEFAULT_REVISION;
+}
+
+/** Why a batch (an array body) is refused, or null: a revision without batches, or over MAX_BATCH messages. */
+function batchRefusal(request: Request, messages: readonly unknown[]): Response | null {
+  const revision = batchRevision(request, messages);
+  if (!BATCHING_REVISIONS.has(revision)) {
+    const named = JSON.stringify(revision.slice(0, 40)).slice(1, -1);
+    return rpcError(
+      400,
+      -32600,
+      `Invalid Request: MCP ${named} has no JSON-RPC batches; send one message per request`,
+    );
+  }
+  if (messages.length > MAX_BATCH)
+    return rpcError(400, -32600, `Invalid Request: a batch holds at most ${MAX_BATCH} messages`);
+  return null;
+}
+
+/**
+ * Parses the body once (the transport reuses it), refuses the batches roomd does not take (batchRefusal), and
+ * counts its messages and tools/call messages, which the rate limiter charges (one unit each, tool calls to their
+ * own budget). Malformed JSON and an empty batch are answered here as JSON-RPC errors: the transport would answer
+ * an empty batch with 202 and nothing.
  */
 export async function readBody(request: Request): Promise<ParsedBody> {
   let body: unknown;
@@ -58,10 +99,12 @@ export async function readBody(request: Request): Promise<ParsedBody> {
   }
   const messages = Array.isArray(body) ? body : [body];
   if (messages.length === 0) return { error: rpcError(400, -32600, "Invalid Request: empty batch") };
+  const refused = Array.isArray(body) ? batchRefusal(request, messages) : null;
+  if (refused) return { error: refused };
   const toolCalls = messages.filter(
     (m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "tools/call",
   ).length;
-  return { body, toolCalls };
+  return { body, messages: messages.length, toolCalls };
 }
 
 /**

@@ -145,7 +145,7 @@ export class RawResult {
 const mutates = (effect: Effect) => effect !== "read";
 export const isMutating = (tool: Pick<ToolDefinition, "effect">): boolean => mutates(tool.effect);
 
-/** 1–128 chars of [A-Za-z0-9_.:-] (spec revisions §1.5). */
+/** 1–128 chars of [A-Za-z0-9_.:-] (docs/protocol.md#idempotency). */
 const idempotencyKeyShape = z
   .string()
   .regex(/^[A-Za-z0-9_.:-]{1,128}$/, { error: "must be 1-128 chars of A-Z, a-z, 0-9, _ . : -" });

@@ -3,11 +3,20 @@
  * does not use.
  */
 import type { StoreConfig } from "../config.ts";
+import { roomLifetimeMs } from "../protocol/limits.ts";
 import { type Clock, systemClock } from "../protocol/time.ts";
 import type { EventRetention } from "./move-types.ts";
 import type { RoomStore } from "./types.ts";
 
 const DAY_MS = 86_400_000;
+
+/**
+ * The lifetime the store itself enforces: the room's, unless an archive directory is set — then the store keeps
+ * every room and the archiver (moving/archive.ts) removes one only after writing its export (0: for ever).
+ */
+export function storeRoomTtlMs(config: Pick<StoreConfig, "roomTtlDays" | "archiveDir">): number {
+  return config.archiveDir === undefined ? roomLifetimeMs(config.roomTtlDays) : 0;
+}
 
 /** The retention every append applies, from EVENT_RETENTION_DAYS and EVENT_RETENTION_MAX (0: no bound). */
 export function retentionOf(
@@ -17,7 +26,7 @@ export function retentionOf(
 }
 
 export async function openStore(config: StoreConfig, now: Clock = systemClock): Promise<RoomStore> {
-  const limits = { roomsPerTeam: config.roomsPerTeam };
+  const limits = { roomsPerTeam: config.roomsPerTeam, roomTtlMs: storeRoomTtlMs(config) };
   const retention = retentionOf(config);
   switch (config.store) {
     case "sqlite": {

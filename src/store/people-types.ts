@@ -1,5 +1,5 @@
 /**
- * The people half of the store contract (spec humans.md): the driver with its epoch fencing, approvals, handoffs,
+ * The people half of the store contract (docs/people.md): the driver with its epoch fencing, approvals, handoffs,
  * verdicts, forks, the room's description, and the bridge's one-call exchange. RoomStore extends it, so every
  * driver implements it and the conformance suite (test/store/conformance/people-*.ts) defines it. Like every store
  * operation each one is atomic, takes a RoomScope, and changes nothing when it throws.
@@ -84,7 +84,9 @@ export interface NewVerdict {
 }
 
 export interface ForkInput {
-  /** The fork's id: MUST NOT be a live room (peopleErrors.forkTargetExists for the team's own, denied for another's). */
+  /**
+   * The fork's id: MUST NOT be a live room (peopleErrors.forkTargetExists for the team's own, denied for another's).
+   */
   newRoomId: string;
   /** Default: the source's head. MUST NOT be past it (peopleErrors.forkPastHead). */
   atSeq?: number;

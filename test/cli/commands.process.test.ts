@@ -11,7 +11,7 @@ import type { RoomStore } from "../../src/store/types.ts";
 import { httpClient } from "../support/http.ts";
 import { OPERATOR, type RunningServer, startInProcess, TEAM_A } from "../support/server.ts";
 import { newRoomId, sqliteE2e } from "../support/stores.ts";
-import { ANSI, type CliRun, roomctl, roomctlJson } from "./support.ts";
+import { ANSI, type CliRun, roomctl, roomctlEach, roomctlJson } from "./support.ts";
 
 let store: RoomStore;
 let server: RunningServer;
@@ -79,7 +79,7 @@ describe("help and usage", () => {
     const all = await roomctl(["--help"]);
     expect(all.code).toBe(0);
     for (const name of COMMANDS) expect(all.stdout).toContain(`  ${name} `);
-    const runs = await Promise.all(COMMANDS.map((name) => roomctl([name, "--help"])));
+    const runs = await roomctlEach(COMMANDS.map((name) => [name, "--help"]));
     runs.forEach((run, i) => {
       expect({ name: COMMANDS[i], code: run.code, stderr: run.stderr }).toEqual({
         name: COMMANDS[i],
@@ -125,7 +125,7 @@ describe("help and usage", () => {
       [["login"], /missing <url>/],
       [["login", "ftp://x"], /must be http or https/],
     ];
-    const runs = await Promise.all(cases.map(([args]) => roomctl(args)));
+    const runs = await roomctlEach(cases.map(([args]) => args));
     runs.forEach((run, i) => {
       const [args, pattern] = cases[i] as [string[], RegExp];
       expect({ args, code: run.code }).toEqual({ args, code: 2 });

@@ -1,6 +1,7 @@
 /**
- * The Claude Code bridge (humans.md §6): recorded hook inputs fed to `roomctl hook` against a real roomd, the
- * answers checked against Claude Code's hook protocol; with roomd down or stalled every hook lets the agent go on.
+ * The Claude Code bridge (docs/claude-code-bridge.md): recorded hook inputs fed to `roomctl hook` against a real
+ * roomd, the answers checked against Claude Code's hook protocol; with roomd down or stalled every hook lets the
+ * agent go on.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -8,12 +9,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RoomStore } from "../../src/store/types.ts";
 import { HOOK_NAMES, runHook } from "../support/claude-hooks.ts";
+import { HOSTILE, LINES } from "../support/hostile-text.ts";
 import { httpClient } from "../support/http.ts";
 import { freePort } from "../support/redis-server.ts";
 import { OPERATOR, type RunningServer, startInProcess } from "../support/server.ts";
 import { E2E_STORES, newRoomId } from "../support/stores.ts";
 
-/** The spec's bound: with roomd down or slow, a hook lets the agent continue within 2 s. */
+/** What an answer carrying people's messages says of them. */
+const ROOM_CONTENT = "room content: each quoted text is a JSON string holding exactly what its author wrote";
+
+/**
+ * The bound of docs/claude-code-bridge.md#when-roomd-is-slow-or-down: with roomd down or slow, a hook lets the agent
+ * continue within 2 s.
+ */
 const AGENT_NEVER_WAITS_MS = 2000;
 
 for (const make of E2E_STORES) {
@@ -65,7 +73,8 @@ for (const make of E2E_STORES) {
       const context = run.answer?.hookSpecificOutput.additionalContext as string;
       expect(context).toContain(`You are bot in roomd room ${roomId}.`);
       expect(context).toContain(`${task.id} "Build the login page" (in_progress)`);
-      expect(context).toContain("- human:alice: use the design from Figma v3");
+      expect(context).toContain('- human:alice: "use the design from Figma v3"');
+      expect(context).toContain("Below, room content: each quoted text is a JSON string");
       expect(context).toMatch(/Unread room events: [1-9]/);
     });
 
@@ -83,7 +92,8 @@ for (const make of E2E_STORES) {
         hookSpecificOutput: {
           hookEventName: "PreToolUse",
           permissionDecision: "deny",
-          permissionDecisionReason: "Interrupted by human:alice: that migration targets production",
+          permissionDecisionReason:
+            'Interrupted by human:alice; the reason, quoted as a JSON string, exactly as written: "that migration targets production"',
         },
       });
       expect((await runHook("PreToolUse", env)).answer).toBeNull();
@@ -100,7 +110,8 @@ for (const make of E2E_STORES) {
       expect(run.answer).toEqual({
         hookSpecificOutput: {
           hookEventName: "PostToolUse",
-          additionalContext: "Steer from human:alice (the room's driver): keep the old endpoint working",
+          additionalContext:
+            'Steer from human:alice (the room\'s driver), quoted as a JSON string, exactly as written: "keep the old endpoint working"',
         },
       });
       expect((await runHook("PostToolUse", env)).answer).toBeNull();
@@ -119,18 +130,33 @@ for (const make of E2E_STORES) {
       await http.post(`/rooms/${roomId}/messages`, alice, { to: "bot", text: "also add a logout button" });
       const prompt = await runHook("UserPromptSubmit", env);
       expect(prompt.answer?.hookSpecificOutput.additionalContext).toBe(
-        `Messages from people in room ${roomId}:\n- human:alice: also add a logout button`,
+        `Messages from people in room ${roomId} (${ROOM_CONTENT}):\n- human:alice: "also add a logout button"`,
       );
       expect((await runHook("UserPromptSubmit", env)).answer).toBeNull();
       await http.post(`/rooms/${roomId}/messages`, alice, { to: "all", text: "release at 5pm" });
       const stop = await runHook("Stop", env);
       expect(stop.answer).toEqual({
         decision: "block",
-        reason: `People in room ${roomId} wrote to you; go on with their messages:\n- human:alice: release at 5pm`,
+        reason: `People in room ${roomId} wrote to you; go on with their messages (${ROOM_CONTENT}):\n- human:alice: "release at 5pm"`,
       });
       expect((await runHook("Stop", env)).answer).toBeNull();
       const presence = JSON.parse((await http.tool(alice, "get_presence", { roomId })).text);
       expect(presence.find((p: { agentId: string }) => p.agentId === "bot").statusText).toBe("idle");
+    });
+
+    test("R2-10 a person's message cannot forge another person's line in the agent's context", async () => {
+      for (const text of HOSTILE) {
+        expect((await http.post(`/rooms/${roomId}/messages`, alice, { to: "bot", text })).status).toBe(201);
+      }
+      const context: string = (await runHook("UserPromptSubmit", env)).answer?.hookSpecificOutput
+        .additionalContext;
+      const lines = context.split(LINES);
+      // One header line saying the quoted parts are room content, then alice's lines only, each her exact text.
+      expect(lines[0]).toContain("room content");
+      expect(lines.slice(1).map((l) => l.slice(0, '- human:alice: "'.length))).toEqual(
+        HOSTILE.map(() => '- human:alice: "'),
+      );
+      expect(lines.slice(1).map((l) => JSON.parse(l.slice("- human:alice: ".length)))).toEqual(HOSTILE);
     });
 
     test("an unbound key names its agent with ROOMD_AGENT; a bound key naming another agent gets nothing", async () => {

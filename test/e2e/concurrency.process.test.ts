@@ -1,6 +1,6 @@
 /**
  * Concurrency through the whole stack: 32 agents writing the plan at once, 8 consumers of one cursor, and two
- * roomd processes on one SQLite file and on one Redis (defects 12 and 13).
+ * roomd processes on one SQLite file and on one Redis (docs/protocol.md#no-lost-updates, #ownership, #cursors).
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { connect, type RoomClient } from "../support/mcp-client.ts";
@@ -33,7 +33,7 @@ for (const make of E2E_STORES) {
         id: `agent-${i}`,
         c: clients[i % clients.length]!,
       }));
-      // Fresh room, every agent's first call at once: all must succeed (defect 12).
+      // Fresh room, every agent's first call at once: all must succeed (docs/protocol.md#ownership).
       const added = await Promise.all(
         agents.flatMap((a) =>
           [1, 2, 3, 4, 5].map((n) =>

@@ -1,7 +1,7 @@
 /**
- * Driver fencing across processes (humans.md §2): people on two roomd processes sharing one store race to take the
- * wheel (operators, with force) and steer with the epoch they saw. Every stale epoch is refused, and the log
- * audited afterwards shows no steer that carried an epoch other than the one current when it was appended.
+ * Driver fencing across processes (docs/people.md#the-driver): people on two roomd processes sharing one store race
+ * to take the wheel (operators, with force) and steer with the epoch they saw. Every stale epoch is refused, and the
+ * log audited afterwards shows no steer that carried an epoch other than the one current when it was appended.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { httpClient } from "../support/http.ts";

@@ -1,7 +1,7 @@
 /**
- * Network exposure (revisions 3 and 16): every route has a body cap that is enforced before the body is read
- * past it, and roomd binds only the address HOST names (loopback unless told otherwise). Real `bun src/index.ts`
- * processes, so the memory measured and the sockets probed are the server's own.
+ * Network exposure (docs/security.md#network-exposure): every route has a body cap that is enforced before the body
+ * is read past it, and roomd binds only the address HOST names (loopback unless told otherwise). Real
+ * `bun src/index.ts` processes, so the memory measured and the sockets probed are the server's own.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -60,7 +60,7 @@ describe("body caps on a real server process", () => {
       duplex: "half",
     } as RequestInit);
 
-  test("revisions 3: a chunked 32 MB body to /admin is cut off at 64 KB with 413, never read to the end", async () => {
+  test("a chunked 32 MB body to /admin is cut off at 64 KB with 413, never read to the end", async () => {
     // Warm the process up (first requests grow the heap whatever they carry), then measure.
     for (let i = 0; i < 3; i++) await (await post("/admin/keys", "x".repeat(CAP + 1))).text();
     const before = rssOf(server.proc.pid);
@@ -79,7 +79,7 @@ describe("body caps on a real server process", () => {
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
   });
 
-  test("revisions 3: a declared Content-Length over 64 KB is refused before any of the body is read", async () => {
+  test("a declared Content-Length over 64 KB is refused before any of the body is read", async () => {
     const body = lazyBody(32 * MB);
     const res = await post("/admin/rooms", body.stream, { "Content-Length": String(32 * MB) });
     expect(res.status).toBe(413);
@@ -88,7 +88,7 @@ describe("body caps on a real server process", () => {
     expect(body.pulled()).toBeLessThan(16 * MB);
   });
 
-  test("revisions 3: 64 KB is the cap of /admin and every other route; /mcp keeps 512 KB", async () => {
+  test("64 KB is the cap of /admin and every other route; /mcp keeps 512 KB", async () => {
     // At the cap the route itself answers (a note over 200 chars is its own 400), one byte more is 413.
     const atCap = JSON.stringify({ note: "n".repeat(CAP - 11) });
     expect(atCap.length).toBe(CAP);
@@ -150,7 +150,7 @@ async function reachable(address: string, port: string): Promise<boolean> {
 }
 
 describe("HOST", () => {
-  test("revisions 16: by default roomd answers on 127.0.0.1 only; HOST=0.0.0.0 answers on every address", async () => {
+  test("by default roomd answers on 127.0.0.1 only; HOST=0.0.0.0 answers on every address", async () => {
     const probes = otherAddresses();
     expect(probes.length).toBeGreaterThan(0);
     const env = { ...(await sqliteE2e().env()), API_KEYS: `${TEAM_A.teamId}:${TEAM_A.secret}` };
@@ -174,7 +174,7 @@ describe("HOST", () => {
     }
   });
 
-  test("revisions 16: the Docker image binds every interface (HOST=0.0.0.0)", () => {
+  test("the Docker image binds every interface (HOST=0.0.0.0)", () => {
     const dockerfile = readFileSync(join(import.meta.dir, "..", "..", "Dockerfile"), "utf8");
     const env = dockerfile.split("\n").filter((line) => line.startsWith("ENV "));
     expect(env.some((line) => /\bHOST=0\.0\.0\.0\b/.test(line))).toBe(true);

@@ -1,7 +1,8 @@
 /**
- * The first-run banner (revisions 21): the operator key is shown once, for the person; agents get their own keys,
- * bound to their agent ids, minted with the command the banner prints, and every snippet reads the agent's key
- * from ROOMD_KEY. The printed command is followed exactly as a person would, and the key it yields is tried.
+ * The first-run banner (docs/security.md#network-exposure): the operator key is shown once, for the person; agents
+ * get their own keys, bound to their agent ids, minted with the command the banner prints, and every snippet reads
+ * the agent's key from ROOMD_KEY. The printed command is followed exactly as a person would, and the key it yields is
+ * tried.
  */
 import { expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
@@ -12,7 +13,7 @@ import { spawnServer } from "../support/server.ts";
 
 type Json = Record<string, any>;
 
-test("revisions 21: the banner shows the operator key once and gives each agent a bound key through ROOMD_KEY", async () => {
+test("the banner shows the operator key once and gives each agent a bound key through ROOMD_KEY", async () => {
   const dir = mkdtempSync(join(tmpdir(), "roomd-onboard-"));
   const server = await spawnServer({ SQLITE_PATH: join(dir, "roomd.sqlite") });
   try {

@@ -1,7 +1,7 @@
 /**
  * Scale-out: three roomd processes on one store (SQLite file, redis-server, Upstash front over redis-server,
  * a PostgreSQL database),
- * 32 agents spread over them doing the whitepaper handoff and random plan/context/event/lock traffic. The audit
+ * 32 agents spread over them doing the producer/consumer handoff and random plan/context/event/lock traffic. The audit
  * afterwards must find nothing lost, duplicated, skipped or overlapping.
  */
 import { afterAll, describe, expect, test } from "bun:test";

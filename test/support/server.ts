@@ -101,7 +101,7 @@ export async function spawnServer(
       if (res.status !== 200) throw new Error(`GET /health answered ${res.status}`);
       return true;
     },
-    { timeoutMs: 15_000, exited: () => proc.exitCode, describeLast: () => `roomd printed:\n${text}` },
+    { timeoutMs: 60_000, exited: () => proc.exitCode, describeLast: () => `roomd printed:\n${text}` },
   ).catch(async (error) => {
     proc.kill("SIGKILL");
     await proc.exited;

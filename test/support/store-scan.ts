@@ -1,11 +1,17 @@
 /**
- * Reads everything a store holds, as raw bytes, and reports which of the given secrets appear in it (spec:
- * secrets only as SHA-256 digests at rest). SQLite: the database file and its WAL. Redis: every key's value, on
- * every node of a cluster. PostgreSQL: every row of every table of the database, as text.
+ * Reads everything a store holds, as raw bytes, and reports which of the given secrets appear in it (secrets only
+ * as SHA-256 digests at rest); and one room's bytes, to show that a read wrote nothing. SQLite: the database file
+ * and its WAL. Redis: every key's value, on every node of a cluster. PostgreSQL: every row of every table of the
+ * database, as text.
  */
+import { Database } from "bun:sqlite";
 import { existsSync, readFileSync } from "node:fs";
 import { RedisClient, SQL } from "bun";
-import { sharedRedisCluster } from "./redis-cluster.ts";
+import { ROOM_TABLES as PG_ROOM_TABLES } from "../../src/store/postgres/schema.ts";
+import { keySlot } from "../../src/store/redis/cluster/slot.ts";
+import { roomKeys } from "../../src/store/redis/keys.ts";
+import { ROOM_TABLES as SQLITE_ROOM_TABLES } from "../../src/store/sqlite/schema.ts";
+import { redisCommand, sharedRedisCluster } from "./redis-cluster.ts";
 import { sharedRedis } from "./redis-server.ts";
 import type { E2eStore } from "./stores.ts";
 
@@ -73,4 +79,71 @@ async function dumpRedis(url: string): Promise<string> {
   } while (cursor !== "0");
   client.close();
   return haystack;
+}
+
+/**
+ * The room's stored bytes on a backing, as one comparable string: on SQLite and PostgreSQL every row of every room
+ * table holding the room (sorted), on Redis the DUMP of every key of the room (on its node, on a cluster). Two
+ * equal answers mean nothing of the room was written in between (expiry times are not bytes: roomKeyTtl).
+ */
+export async function roomBytes(store: E2eStore, roomId: string): Promise<string> {
+  const env = await store.env();
+  if (env.DATABASE_URL) {
+    const sql = new SQL({ url: env.DATABASE_URL, max: 1 });
+    try {
+      const out: string[] = [];
+      for (const table of PG_ROOM_TABLES) {
+        const rows = (await sql.unsafe(
+          `SELECT t::text AS row FROM "${table}" t WHERE room_id = $1 ORDER BY 1`,
+          [roomId],
+        )) as { row: string }[];
+        out.push(`${table}: ${rows.map((r) => r.row).join("\n")}`);
+      }
+      return out.join("\n");
+    } finally {
+      await sql.close();
+    }
+  }
+  if (env.SQLITE_PATH) {
+    const db = new Database(env.SQLITE_PATH, { readonly: true });
+    try {
+      return SQLITE_ROOM_TABLES.map((table) => {
+        const rows = db.query(`SELECT * FROM ${table} WHERE room_id = ?`).all(roomId);
+        return `${table}: ${rows
+          .map((r) => JSON.stringify(r))
+          .sort()
+          .join("\n")}`;
+      }).join("\n");
+    } finally {
+      db.close();
+    }
+  }
+  const out: string[] = [];
+  for (const key of roomKeys(roomId)) {
+    const dump = await onKeyNode(env, key, "DUMP", [key]);
+    out.push(`${key}: ${dump ? Buffer.from(dump as string, "latin1").toString("hex") : "-"}`);
+  }
+  return out.join("\n");
+}
+
+/** ms a Redis room's meta key has left (-1: no expiry, -2: no key); null on SQL backings, which keep no TTL. */
+export async function roomKeyTtl(store: E2eStore, roomId: string): Promise<number | null> {
+  const env = await store.env();
+  if (env.DATABASE_URL || env.SQLITE_PATH) return null;
+  const key = `room:{${roomId}}:meta`;
+  return Number(await onKeyNode(env, key, "PTTL", [key]));
+}
+
+/** A command on the Redis node holding `key` (the shared server, or the cluster node owning its slot). */
+async function onKeyNode(env: Record<string, string>, key: string, command: string, args: string[]) {
+  if (env.REDIS_URL?.startsWith("redis-cluster://")) {
+    const owner = await (await sharedRedisCluster()).ownerOf(keySlot(key));
+    return redisCommand(owner, command, args);
+  }
+  const client = new RedisClient((await sharedRedis()).url);
+  try {
+    return await client.send(command, args);
+  } finally {
+    client.close();
+  }
 }

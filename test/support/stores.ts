@@ -30,6 +30,10 @@ export interface OpenOptions {
   timeoutMs?: number;
   /** Event retention (EVENT_RETENTION_*); none unless given. */
   retention?: EventRetention;
+  /** ROOM_TTL_DAYS (30 unless given; 0: rooms live for ever). */
+  roomTtlDays?: number;
+  /** ARCHIVE_DIR: with it the store keeps every room (the archiver removes them). */
+  archiveDir?: string;
 }
 
 export interface E2eStore {
@@ -65,6 +69,8 @@ export function openWith(settings: StoreSettings, options: OpenOptions = {}): Pr
       roomsPerTeam: options.limits?.roomsPerTeam ?? TEST_ROOMS_PER_TEAM,
       eventRetentionMax: options.retention?.maxEvents ?? 0,
       eventRetentionDays: (options.retention?.maxAgeMs ?? 0) / 86_400_000,
+      ...(options.roomTtlDays === undefined ? {} : { roomTtlDays: options.roomTtlDays }),
+      ...(options.archiveDir === undefined ? {} : { archiveDir: options.archiveDir }),
     },
     options.now ?? Date.now,
   );

@@ -50,7 +50,7 @@ export async function listen(
     const resource = parseRoomUri(uri);
     if (room && resource) watched.push({ uri, resource });
   }
-  const slot = deps.streams.take(deps.principal.teamId);
+  const slot = deps.streams.take();
   if ("refused" in slot)
     return errorResponse(
       429,

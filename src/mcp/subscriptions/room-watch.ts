@@ -50,7 +50,9 @@ export interface WatchedResource {
 
 /**
  * Watches `resources` (all of rooms the caller may read: checked before), calling `updated` with each touched URI
- * (once per batch of changes) and `ended` once if a room's feed fails or roomd shuts down. stop() leaves every hub.
+ * (once per batch of changes) and `ended` once if a room's feed fails, a watched room is deleted (its hub ends every
+ * watcher, as it ends room streams: the client subscribes again and reads what the room is now) or roomd shuts
+ * down. stop() leaves every hub.
  */
 export async function watchResources(
   live: LiveRooms,
@@ -96,19 +98,12 @@ async function joinRoom(
 ): Promise<RoomHub> {
   let hub: (RoomHub & { start: number }) | undefined;
   let seen = 0;
-  let resets = 0;
   let reading = false;
   let again = false;
   const notify = (touched: (w: WatchedResource) => boolean) => {
     for (const w of watched) if (touched(w)) updated(w.uri);
   };
   const readNew = async (joined: RoomHub) => {
-    if (joined.resets !== resets) {
-      // The room's log started over (deleted, perhaps made again): everything it shows changed.
-      resets = joined.resets;
-      seen = 0;
-      notify(() => true);
-    }
     const touched = new Set<WatchedResource>();
     while (seen < joined.head) {
       const events = await joined.eventsAfter(seen, EVENTS_PER_READ);
@@ -145,7 +140,6 @@ async function joinRoom(
   };
   hub = await live.join(scope, watcher);
   seen = hub.start;
-  resets = hub.resets;
   // A change the hub heard of while this watcher was joining is read now.
   if (hub.head > seen) watcher.onEvents();
   return hub;

@@ -250,13 +250,19 @@ describe("postgres store: a busy room", () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
-    // Another session holds room-1's lock, as a long write would.
+    // Another session holds room-1's lock, as a long write would; the write is sent once the lock is held (a
+    // fixed sleep raced the holder's first connection).
+    let locked = () => {};
+    const holding = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
     const holder = sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`room:${scope.roomId}`}, 0))`;
+      locked();
       await held;
     });
     try {
-      await Bun.sleep(100);
+      await Promise.race([holding, holder]);
       await expect(store.addTask(scope, task("queued"))).rejects.toMatchObject({ kind: "store_unavailable" });
       expect((await store.addTask(other, task("elsewhere"))).id).toBe("task-1");
     } finally {

@@ -1,6 +1,7 @@
 /**
  * Driver-specific properties of the Redis store, on a private redis-server: one round trip per operation,
- * EVAL fallback after SCRIPT FLUSH, the key layout, and that TTL refreshes never extend a lock (defect 1).
+ * EVAL fallback after SCRIPT FLUSH, the key layout, and that TTL refreshes never extend a lock (only its holder
+ * does: docs/protocol.md#locks).
  * Behaviour shared with the other drivers is in test/store/conformance.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -208,7 +209,7 @@ describe("key layout", () => {
   });
 });
 
-describe("expiry (defect 1)", () => {
+describe("expiry: only a lock's holder extends it", () => {
   test("refreshing the room's TTL never changes a lock's expiry", async () => {
     const s = newScope();
     const locksKey = `room:{${s.roomId}}:locks`;

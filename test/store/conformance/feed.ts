@@ -82,4 +82,42 @@ export function feedTests(suite: Suite): void {
     await Bun.sleep(600);
     expect(reports.length).toBe(before);
   });
+
+  test("R2-8 a room deleted through another instance is reported as seq 0, with or without events", async () => {
+    for (const events of [0, 3]) {
+      const scope = await claimedRoom(suite.store);
+      for (let i = 0; i < events; i++)
+        await suite.store.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} });
+      const gone = nextChange(suite.store, scope.roomId, (c) => "seq" in c && c.seq === 0);
+      await settle();
+      await suite.second.deleteRoom(scope);
+      expect(await gone).toEqual({ roomId: scope.roomId, seq: 0 });
+    }
+  });
+
+  test("R2-8 a room deleted and made again at once (same team, another team): seq 0 comes before the new life's changes", async () => {
+    for (const again of ["same team", "another team"]) {
+      const scope = await claimedRoom(suite.store);
+      const reports: RoomChange[] = [];
+      const stop = suite.store.changes.watch(scope.roomId, (c) => reports.push(c));
+      try {
+        await settle();
+        const next = again === "same team" ? scope : { roomId: scope.roomId, teamId: `${scope.teamId}-b` };
+        await suite.second.deleteRoom(scope);
+        // A deletion and the next write are two requests, never in the same millisecond.
+        suite.clock.advance(1);
+        await suite.second.setVar(next, "k", "v", "a");
+        const signalled = () => reports.findIndex((c) => "signal" in c && c.signal === "vars");
+        for (let t = 0; t < 75 && signalled() < 0; t++) await Bun.sleep(20);
+        const deleted = reports.findIndex((c) => "seq" in c && c.seq === 0);
+        expect({ again, deleted: deleted >= 0, before: deleted < signalled() }).toEqual({
+          again,
+          deleted: true,
+          before: true,
+        });
+      } finally {
+        stop();
+      }
+    }
+  });
 }

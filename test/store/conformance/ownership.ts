@@ -1,4 +1,6 @@
-/** Ownership by first write: other teams are denied, reads and failed writes never claim (defect 8). */
+/**
+ * Ownership by first write: other teams are denied, reads and failed writes never claim (docs/protocol.md#ownership).
+ */
 import { expect, test } from "bun:test";
 import { ACCESS_DENIED } from "../../../src/protocol/errors.ts";
 import type { RoomScope, RoomStore } from "../../../src/store/types.ts";

@@ -346,8 +346,22 @@ CREATE TABLE teams (
 INSERT INTO teams (team_id, first_key_at) SELECT team_id, min(created_at) FROM keys GROUP BY team_id;
 `;
 
+/**
+ * A room's small values (protocol/room-values.ts): every declared kind in this one table, the value its JSON text,
+ * so a new kind needs no migration.
+ */
+const V3 = `
+CREATE TABLE room_values (
+  room_id rtext NOT NULL,
+  piece rtext NOT NULL,
+  key rtext NOT NULL,
+  value rtext NOT NULL,
+  PRIMARY KEY (room_id, piece, key)
+);
+`;
+
 /** Migrations: MIGRATIONS[i] takes a database from version i to i + 1. Append only. */
-const MIGRATIONS = [V1, V2];
+const MIGRATIONS = [V1, V2, V3];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -378,6 +392,7 @@ export const ROOM_TABLES = [
   "webhooks",
   "webhook_outbox",
   "webhook_log",
+  "room_values",
   "rooms",
 ] as const;
 

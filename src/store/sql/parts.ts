@@ -4,6 +4,7 @@
  * postgres/dialect.ts).
  */
 import type { TaskStatus } from "../../protocol/records.ts";
+import type { ValuePieces } from "../../protocol/room-values.ts";
 import type { SearchFields, SearchHit } from "../../protocol/search.ts";
 import type { Clock } from "../../protocol/time.ts";
 import type { SearchQuery, SignalKind } from "../types.ts";
@@ -135,4 +136,6 @@ export interface SqlBase {
   now: Clock;
   changes: Changes;
   dialect: Dialect;
+  /** The kinds of small value the store keeps (protocol/room-values.ts VALUE_PIECES, unless a test adds its own). */
+  values: ValuePieces;
 }

@@ -431,10 +431,24 @@ INSERT INTO teams (team_id, first_key_at) SELECT team_id, min(created_at) FROM k
 `;
 
 /**
+ * A room's small values (protocol/room-values.ts): every declared kind in this one table, the value its JSON text,
+ * so a new kind needs no migration.
+ */
+const VALUES = `
+CREATE TABLE room_values (
+  room_id TEXT NOT NULL,
+  piece TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (room_id, piece, key)
+) STRICT;
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS, RETENTION, WEB];
+const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS, RETENTION, WEB, VALUES];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -466,6 +480,7 @@ export const ROOM_TABLES = [
   "webhooks",
   "webhook_outbox",
   "webhook_log",
+  "room_values",
   "rooms",
 ] as const;
 

@@ -5,6 +5,7 @@
 import { expect, test } from "bun:test";
 import { RoomError, type RoomErrorKind } from "../../../src/protocol/errors.ts";
 import type { RoomEvent } from "../../../src/protocol/records.ts";
+import type { ValuePieces } from "../../../src/protocol/room-values.ts";
 import { type Clock, iso } from "../../../src/protocol/time.ts";
 import type {
   InviteRecord,
@@ -28,6 +29,8 @@ export interface OpenOptions {
   limits?: StoreLimits;
   /** Event retention every append applies (none when absent). */
   retention?: EventRetention;
+  /** The kinds of small value the store keeps (protocol/room-values.ts VALUE_PIECES when absent). */
+  values?: ValuePieces;
 }
 
 /**

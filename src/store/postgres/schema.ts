@@ -8,6 +8,7 @@
  * Versioned migrations in `roomd_schema`, applied at start under an advisory lock, so processes starting at once
  * apply each step exactly once; a database written by a newer roomd is refused rather than misread.
  */
+import { roomTables } from "../room-state.ts";
 import type { Pg } from "./db.ts";
 
 const V1 = `
@@ -365,36 +366,8 @@ const MIGRATIONS = [V1, V2, V3];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Every table holding room rows; purging a room deletes from each (rooms last). */
-export const ROOM_TABLES = [
-  "tasks",
-  "contexts",
-  "context_history",
-  "events",
-  "event_reads",
-  "cursors",
-  "presence",
-  "locks",
-  "vars",
-  "addr_counts",
-  "claims",
-  "drivers",
-  "approvals",
-  "handoffs",
-  "verdicts",
-  "agent_marks",
-  "idempotency",
-  "invites",
-  "search_docs",
-  "search_terms",
-  "reviews",
-  "context_reads",
-  "webhooks",
-  "webhook_outbox",
-  "webhook_log",
-  "room_values",
-  "rooms",
-] as const;
+/** Every table holding room rows, from the declaration of room state (rooms last); a purge deletes from each. */
+export const ROOM_TABLES = roomTables("postgres");
 
 /** The advisory lock key migrations run under (any process starting at the same time waits for the first). */
 const MIGRATION_LOCK = "roomd:schema";

@@ -89,7 +89,7 @@ export const newEventBatch = (): EventBatch => ({
 
 /** Where the dialects part: what each driver writes for itself, behind one shape. */
 export interface Dialect {
-  /** Every table holding a room's rows (its schema's ROOM_TABLES), emptied when the room is purged. */
+  /** Every table holding a room's rows (store/room-state.ts roomTables), emptied when the room is purged. */
   readonly roomTables: readonly string[];
   /**
    * Inside a write that may claim a room: holds the team's records still (PostgreSQL takes the team's advisory

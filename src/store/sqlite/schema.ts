@@ -43,6 +43,7 @@
 import { Database } from "bun:sqlite";
 import { dirname } from "node:path";
 import { keepPrivate, makePrivateDir, privateFile } from "../../files.ts";
+import { roomTables } from "../room-state.ts";
 
 /** Schema version 1: the tables as first shipped (idempotent, so it also runs on files made before versions). */
 const V1 = `
@@ -453,36 +454,8 @@ const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOOR
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Every table holding room rows; purging a room deletes from each. */
-export const ROOM_TABLES = [
-  "tasks",
-  "contexts",
-  "context_history",
-  "events",
-  "event_reads",
-  "cursors",
-  "presence",
-  "locks",
-  "vars",
-  "addr_counts",
-  "signals",
-  "claims",
-  "drivers",
-  "approvals",
-  "handoffs",
-  "verdicts",
-  "agent_marks",
-  "idempotency",
-  "invites",
-  "search_docs",
-  "reviews",
-  "context_reads",
-  "webhooks",
-  "webhook_outbox",
-  "webhook_log",
-  "room_values",
-  "rooms",
-] as const;
+/** Every table holding room rows, from the declaration of room state; purging a room deletes from each. */
+export const ROOM_TABLES = roomTables("sqlite");
 
 /** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;

@@ -41,6 +41,7 @@ import { planLockTests, planTests } from "./conformance/plan.ts";
 import { planRuleTests } from "./conformance/plan-rules.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
 import { retentionTests } from "./conformance/retention.ts";
+import { roomStateTests } from "./conformance/room-state.ts";
 import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
@@ -171,5 +172,6 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("moving rooms: export and import", () => movingTests(suite));
     describe("web sessions", () => sessionTests(suite));
     describe("web: the teams list", () => teamListTests(suite));
+    describe("the declaration of room state", () => roomStateTests(suite));
   });
 }

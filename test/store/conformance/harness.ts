@@ -18,6 +18,7 @@ import type {
 import type { EventRetention } from "../../../src/store/move-types.ts";
 import type { NewHandoff } from "../../../src/store/people-types.ts";
 import type { NewContext, NewTask, RoomScope, RoomStore, StoreDriver } from "../../../src/store/types.ts";
+import { type RoomHoldings, roomHoldings } from "../../support/store-scan.ts";
 import { type E2eStore, openWith } from "../../support/stores.ts";
 
 /** Something a driver may lack; the tests that need it are skipped with the driver's written reason. */
@@ -54,6 +55,8 @@ export interface StoreFactory {
   corruptTask(roomId: string, taskId: string): Promise<void>;
   /** Capabilities this driver lacks, each with the reason; their tests are skipped, never silently passed. */
   lacks?: Partial<Record<Capability, string>>;
+  /** What the backing holds of a room, read from the backing itself (test/support/store-scan.ts roomHoldings). */
+  holdings(roomId: string): Promise<RoomHoldings>;
 }
 
 /**
@@ -75,6 +78,7 @@ export function backingFactory(driver: StoreDriver, backing: E2eStore): StoreFac
     }),
     cleanup: async () => {},
     corruptTask: backing.corruptTask,
+    holdings: (roomId) => roomHoldings(backing, roomId),
   };
 }
 

@@ -29,6 +29,7 @@ import {
 } from "../protocol/export-format.ts";
 import { validatePayload } from "../protocol/payloads.ts";
 import type { ContextType } from "../protocol/records.ts";
+import { pieceOf, VALUE_PIECES, type ValuePieces, valueErrors, valueText } from "../protocol/room-values.ts";
 import { describeIssues, findIllFormed } from "../protocol/validation.ts";
 import type { LoggedEvent, RoomImport, RoomSnapshot } from "../store/move-types.ts";
 import {
@@ -91,7 +92,7 @@ function checkPayload(type: ContextType, payload: unknown, n: number): void {
  * Collects state lines into a snapshot, checking what the chain cannot: duplicates, counters, and once every line
  * is in, the plan's rules and the references between records (import-rules.ts).
  */
-function createGatherer(header: ExportHeader) {
+function createGatherer(header: ExportHeader, pieces: ValuePieces) {
   let room: Extract<StateLine, { kind: "room" }> | undefined;
   const s: Omit<RoomSnapshot, "createdAt" | "plan" | "counters" | "driver"> = {
     forkedFrom: header.forkedFrom ?? null,
@@ -108,7 +109,10 @@ function createGatherer(header: ExportHeader) {
     marks: [],
     fences: [],
     claims: [],
+    values: [],
   };
+  // Values held per kind, against each kind's maxKeys.
+  const valueCount = new Map<string, number>();
   // Each record's line, by key ("task task-3"), so a problem found later names it.
   const seen = new Map<string, number>();
   const once = (key: string, n: number, what: string) => {
@@ -193,6 +197,22 @@ function createGatherer(header: ExportHeader) {
           s.claims.push(claim);
           return;
         }
+        case "value": {
+          once(`value ${line.piece} ${line.key}`, n, `the ${line.piece} value ${JSON.stringify(line.key)}`);
+          const decl = Object.hasOwn(pieces, line.piece) ? pieces[line.piece] : undefined;
+          if (decl?.moved !== true) throw bad(n, `${line.piece} is not a kind of room value an import takes`);
+          try {
+            valueText(pieces, line.piece, line.key, line.value);
+          } catch (error) {
+            if (error instanceof RoomError) throw bad(n, error.message);
+            throw error;
+          }
+          const held = (valueCount.get(line.piece) ?? 0) + 1;
+          if (held > decl.maxKeys) throw bad(n, valueErrors.limit(line.piece, decl.maxKeys).message);
+          valueCount.set(line.piece, held);
+          s.values.push({ piece: line.piece, key: line.key, value: line.value });
+          return;
+        }
       }
     },
     /** The snapshot, once every state line is in; `n` names the line that ended the state part. */
@@ -242,12 +262,14 @@ function* spooled(path: string): Generator<LoggedEvent> {
 }
 
 /**
- * Reads and verifies an export from `body`, refusing more than `maxBytes` in all. Resolves with the import to hand
+ * Reads and verifies an export from `body`, refusing more than `maxBytes` in all; its small values are checked
+ * against `pieces` (the kinds the store keeps). Resolves with the import to hand
  * to the store (its log spooled to a temporary file: call close()), or rejects with ImportRefused.
  */
 export async function readExport(
   body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
   maxBytes: number,
+  pieces: ValuePieces = VALUE_PIECES,
 ): Promise<VerifiedImport> {
   const dir = mkdtempSync(join(tmpdir(), "roomd-import-"));
   const spool = join(dir, "events.ndjson");
@@ -302,7 +324,7 @@ export async function readExport(
       if (header.trimmedBefore !== undefined && header.trimmedBefore > header.head) {
         throw bad(n, `trimmedBefore (${header.trimmedBefore}) is past head (${header.head})`);
       }
-      gatherer = createGatherer(header);
+      gatherer = createGatherer(header, pieces);
       hash = chainSeed(header);
       nextSeq = header.trimmedBefore ?? 1;
       return;
@@ -354,7 +376,8 @@ export async function readExport(
     const problem = stateProblem(line);
     if (problem) throw bad(n, problem);
     (gatherer as ReturnType<typeof createGatherer>).add(line, n);
-    if (stateActs(line)) namesPeople = true;
+    if (stateActs(line) || (line.kind === "value" && pieceOf(pieces, line.piece).people === true))
+      namesPeople = true;
     counts[line.kind] = (counts[line.kind] ?? 0) + 1;
     hash = nextHash(hash, line);
   };

@@ -6,7 +6,7 @@
  *
  *   line 1   {kind: "roomd-export", version: 1, roomId, exportedAt, head, trimmedBefore?, forkedFrom?}
  *   state    {kind: "room", …}, then "task", "context_version" (each before its "context"), "context", "var",
- *            "review", "approval", "handoff", "verdict", "cursor", "mark", "fence", "claim" lines
+ *            "review", "approval", "handoff", "verdict", "cursor", "mark", "fence", "claim", "value" lines
  *   log      {kind: "event", event, posted?, deliveredAt?, hash}, oldest first, seqs trimmedBefore ?? 1 … head
  *   last     {kind: "end", counts, stateHash, headHash}
  *
@@ -30,6 +30,7 @@ import { normalisePath } from "./paths.ts";
 import { APPROVAL_STATUSES, HANDOFF_STATUSES, MAILBOX_TYPES, PEOPLE_LIMITS, VERDICTS } from "./people.ts";
 import { FIELDS, recordRef } from "./record-fields.ts";
 import { CONTEXT_TYPES, REVIEW_STATUSES, TASK_STATUSES } from "./records.ts";
+import { PIECE_NAME, VALUE_LIMITS } from "./room-values.ts";
 import { jsonObject } from "./validation.ts";
 
 export const EXPORT_KIND = "roomd-export";
@@ -244,6 +245,13 @@ export const stateLineSchema = z.discriminatedUnion("kind", [
     ttlMs: msWithin(LIMITS.claimTtlMinSeconds, LIMITS.claimTtlMaxSeconds),
     claimedAt: time,
     reason: FIELDS.claimReason.optional(),
+  }),
+  // A small value (room-values.ts); its kind's declaration checks it when the file is imported.
+  z.strictObject({
+    kind: z.literal("value"),
+    piece: z.string().regex(PIECE_NAME, { error: "must be a kind of room value (a-z, 0-9, _; 1-40 chars)" }),
+    key: z.string().max(VALUE_LIMITS.keyChars),
+    value: z.json(),
   }),
 ]);
 

@@ -4,6 +4,7 @@
  */
 import type { StoreConfig } from "../config.ts";
 import { roomLifetimeMs } from "../protocol/limits.ts";
+import { VALUE_PIECES, type ValuePieces } from "../protocol/room-values.ts";
 import { type Clock, systemClock } from "../protocol/time.ts";
 import type { EventRetention } from "./move-types.ts";
 import type { RoomStore } from "./types.ts";
@@ -25,7 +26,15 @@ export function retentionOf(
   return { maxEvents: config.eventRetentionMax ?? 0, maxAgeMs: (config.eventRetentionDays ?? 0) * DAY_MS };
 }
 
-export async function openStore(config: StoreConfig, now: Clock = systemClock): Promise<RoomStore> {
+/**
+ * The store `config` names. `values`: the kinds of small value it keeps (protocol/room-values.ts VALUE_PIECES;
+ * the conformance suite adds kinds of its own).
+ */
+export async function openStore(
+  config: StoreConfig,
+  now: Clock = systemClock,
+  values: ValuePieces = VALUE_PIECES,
+): Promise<RoomStore> {
   const limits = { roomsPerTeam: config.roomsPerTeam, roomTtlMs: storeRoomTtlMs(config) };
   const retention = retentionOf(config);
   switch (config.store) {
@@ -37,6 +46,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         limits,
         busyTimeoutMs: config.storeTimeoutMs,
         retention,
+        values,
       });
     }
     case "redis": {
@@ -54,6 +64,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         timeoutMs: config.storeTimeoutMs,
         limits,
         retention,
+        values,
       });
     }
     case "upstash": {
@@ -67,6 +78,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         timeoutMs: config.storeTimeoutMs,
         limits,
         retention,
+        values,
       });
     }
     case "postgres": {
@@ -78,6 +90,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         timeoutMs: config.storeTimeoutMs,
         poolSize: config.databasePoolSize,
         retention,
+        values,
       });
     }
   }

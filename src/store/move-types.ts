@@ -43,6 +43,13 @@ export interface SnapshotVersion {
   atSeq: number | null;
 }
 
+/** One of a room's small values (protocol/room-values.ts): its kind, its key and the value. */
+export interface RoomValue {
+  piece: string;
+  key: string;
+  value: unknown;
+}
+
 /** Everything a room holds besides its log, as of one instant (exportRoom). Times are ISO strings. */
 export interface RoomSnapshot {
   createdAt: string;
@@ -87,6 +94,8 @@ export interface RoomSnapshot {
     claimedAt: string;
     reason?: string;
   }[];
+  /** By kind, then key: the small values of the kinds declared to move (protocol/room-values.ts). */
+  values: RoomValue[];
 }
 
 /** One event of the log with what reads do not show: whether an agent posted it, and first context deliveries. */

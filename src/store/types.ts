@@ -101,6 +101,13 @@ export interface Idempotency {
   replayed?: boolean;
 }
 
+/** writeValue's input: the kind, the key ("" for a kind of one value) and the value, or null to remove it. */
+export interface ValueWrite {
+  piece: string;
+  key: string;
+  value: unknown;
+}
+
 export interface NewTask {
   title: string;
   description: string;
@@ -589,6 +596,19 @@ export interface RoomStore
   setVar(scope: RoomScope, key: string, value: string, agentId: string): Promise<void>;
   getVar(scope: RoomScope, key: string): Promise<string | null>;
   listVars(scope: RoomScope): Promise<Record<string, string>>;
+
+  // ── small values (protocol/room-values.ts) ────────────────────────────────────────────────────────────
+  /**
+   * Every value of kind `piece` the room holds, by key ({} for none, and for an unowned room). A kind the store's
+   * declaration does not hold → valueErrors.unknown.
+   */
+  readValues(scope: RoomScope, piece: string): Promise<Record<string, unknown>>;
+  /**
+   * Sets the value under `key` (checked against the kind's declaration: valueText), or removes it (value null). A
+   * new key past the kind's maxKeys → valueErrors.limit, changing nothing. Removing a value the room does not hold
+   * writes (and claims) nothing. Appends no event.
+   */
+  writeValue(scope: RoomScope, input: ValueWrite): Promise<void>;
 
   // ── the rest of the earlier server's tools (deletions, history, templates, reviews, search, analytics) ──
   /**

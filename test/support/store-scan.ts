@@ -147,3 +147,108 @@ async function onKeyNode(env: Record<string, string>, key: string, command: stri
     client.close();
   }
 }
+
+/**
+ * What a backing holds of one room, place by place, read from the backing itself: on SQLite and PostgreSQL the rows
+ * of the room in every table with a room_id column (found in the live schema, declared or not), on Redis the
+ * entries of every key tagged with the room (hash fields, set members; per part, the key's name after the tag).
+ */
+export interface RoomHoldings {
+  /** Rows or entries per table or part; places holding nothing are left out. */
+  held: Record<string, number>;
+  /**
+   * What the room has elsewhere: SQL rate-window rows of its invites (bucket invite:<roomId>:…), Redis keys of its
+   * invites' rate windows (room:{<roomId>}:rl:…) — each such key's ms left in `ttls` too.
+   */
+  elsewhere: number;
+  /** Redis: ms each of the room's keys has left (-1: no expiry). */
+  ttls: Record<string, number>;
+  /** SQL: every table of the live schema with a room_id column, holding the room or not. */
+  tables: string[];
+}
+
+export async function roomHoldings(store: E2eStore, roomId: string): Promise<RoomHoldings> {
+  const env = await store.env();
+  const out: RoomHoldings = { held: {}, elsewhere: 0, ttls: {}, tables: [] };
+  const bucket = `invite:${roomId}:%`;
+  if (env.DATABASE_URL) {
+    const sql = new SQL({ url: env.DATABASE_URL, max: 1 });
+    try {
+      const tables = (await sql`SELECT table_name AS t FROM information_schema.columns
+        WHERE table_schema = 'public' AND column_name = 'room_id'`) as { t: string }[];
+      for (const { t } of tables) {
+        out.tables.push(t);
+        const [row] = (await sql.unsafe(`SELECT count(*)::int AS n FROM "${t}" WHERE room_id = $1`, [
+          roomId,
+        ])) as { n: number }[];
+        if (row && row.n > 0) out.held[t] = row.n;
+      }
+      const [rate] = (await sql`SELECT (SELECT count(*) FROM rate_hits WHERE bucket LIKE ${bucket})
+        + (SELECT count(*) FROM rate_counts WHERE bucket LIKE ${bucket}) AS n`) as { n: number | string }[];
+      out.elsewhere = Number(rate?.n ?? 0);
+      return out;
+    } finally {
+      await sql.close();
+    }
+  }
+  if (env.SQLITE_PATH) {
+    const db = new Database(env.SQLITE_PATH, { readonly: true });
+    try {
+      const tables = db
+        .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table'")
+        .all()
+        .filter(({ name }) =>
+          db
+            .query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${name}')`)
+            .all()
+            .some((c) => c.name === "room_id"),
+        );
+      for (const { name } of tables) {
+        out.tables.push(name);
+        const n =
+          db.query<{ n: number }, [string]>(`SELECT count(*) AS n FROM ${name} WHERE room_id = ?`).get(roomId)
+            ?.n ?? 0;
+        if (n > 0) out.held[name] = n;
+      }
+      out.elsewhere =
+        (db
+          .query<{ n: number }, [string]>("SELECT count(*) AS n FROM rate_hits WHERE bucket LIKE ?")
+          .get(bucket)?.n ?? 0) +
+        (db
+          .query<{ n: number }, [string]>("SELECT count(*) AS n FROM rate_counts WHERE bucket LIKE ?")
+          .get(bucket)?.n ?? 0);
+      return out;
+    } finally {
+      db.close();
+    }
+  }
+  const prefix = `room:{${roomId}}:`;
+  const url = env.REDIS_URL?.startsWith("redis-cluster://")
+    ? `redis://127.0.0.1:${await (await sharedRedisCluster()).ownerOf(keySlot(`${prefix}meta`))}`
+    : (await sharedRedis()).url;
+  const client = new RedisClient(url);
+  try {
+    const keys: string[] = [];
+    let cursor = "0";
+    do {
+      const [next, found] = (await client.send("SCAN", [cursor, "MATCH", `${prefix}*`, "COUNT", "1000"])) as [
+        string,
+        string[],
+      ];
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== "0");
+    for (const key of keys) {
+      const part = key.slice(prefix.length);
+      const type = String(await client.send("TYPE", [key]));
+      const size = type === "hash" ? "HLEN" : type === "zset" ? "ZCARD" : type === "none" ? null : "EXISTS";
+      const n = size ? Number(await client.send(size, [key])) : 0;
+      out.ttls[part] = Number(await client.send("PTTL", [key]));
+      if (part.startsWith("rl:")) out.elsewhere += n > 0 ? 1 : 0;
+      else if (n > 0) out.held[part] = n;
+    }
+    return out;
+  } finally {
+    client.close();
+  }
+}

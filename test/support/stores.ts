@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RedisClient, SQL } from "bun";
 import type { StoreSettings } from "../../src/config.ts";
+import type { ValuePieces } from "../../src/protocol/room-values.ts";
 import type { Clock } from "../../src/protocol/time.ts";
 import type { StoreLimits } from "../../src/store/access-types.ts";
 import { openStore } from "../../src/store/index.ts";
@@ -34,6 +35,8 @@ export interface OpenOptions {
   roomTtlDays?: number;
   /** ARCHIVE_DIR: with it the store keeps every room (the archiver removes them). */
   archiveDir?: string;
+  /** The kinds of small value the store keeps (protocol/room-values.ts VALUE_PIECES unless given). */
+  values?: ValuePieces;
 }
 
 export interface E2eStore {
@@ -73,6 +76,7 @@ export function openWith(settings: StoreSettings, options: OpenOptions = {}): Pr
       ...(options.archiveDir === undefined ? {} : { archiveDir: options.archiveDir }),
     },
     options.now ?? Date.now,
+    options.values,
   );
 }
 

@@ -8,6 +8,7 @@
  */
 import { errors, RoomError, StoreFault } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
+import { VALUE_PIECES, type ValuePieces } from "../../protocol/room-values.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
@@ -41,6 +42,8 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
   retention?: EventRetention;
+  /** The kinds of small value the store keeps; protocol/room-values.ts VALUE_PIECES by default. */
+  values?: ValuePieces;
 }
 
 /** A RoomStore plus the maintenance step the driver runs on its own timer. */
@@ -72,7 +75,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const changes = createPgFeed(pg);
   const sql = pgClient(pg);
   const dialect = createPgDialect(pg, sql, rate, options.retention ?? NO_RETENTION);
-  const base = { sql, now, changes, dialect };
+  const base = { sql, now, changes, dialect, values: options.values ?? VALUE_PIECES };
   const rooms = createRooms(base, options.limits ?? DEFAULT_STORE_LIMITS);
   const parts = { ...base, rooms };
   const bodies = createBodies(parts);

@@ -17,6 +17,7 @@ import {
 } from "../../protocol/fork-rebuild.ts";
 import { type ForkedFrom, peopleErrors } from "../../protocol/people.ts";
 import type { ContextEntry, Review, RoomEvent } from "../../protocol/records.ts";
+import { travelling, type ValuePieces } from "../../protocol/room-values.ts";
 import { contextFields, eventFields, fieldTerms, taskFields } from "../../protocol/search.ts";
 import type { PeopleStore } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
@@ -24,6 +25,7 @@ import type { Call } from "./call.ts";
 import { entryJson, historyVersion } from "./import-writes.ts";
 import type { ForkSetup, Snapshot } from "./lua-fork.ts";
 import { ScriptRefusal } from "./run.ts";
+import { valuePairs } from "./value-ops.ts";
 
 type Version = Omit<ContextEntry, "id" | "type">;
 
@@ -76,6 +78,7 @@ function eventMark(event: Omit<RoomEvent, "read_by">, posted: boolean): string {
 export function forkOps(
   call: Call,
   deleteRoom: (scope: { roomId: string; teamId: string }) => Promise<void>,
+  pieces: ValuePieces,
 ): Pick<PeopleStore<RoomScope>, "forkRoom"> {
   return {
     async forkRoom(scope, input) {
@@ -150,6 +153,8 @@ export function forkOps(
         ...entries,
         String(reviews.length),
         ...reviews.flatMap((r) => [r.id, JSON.stringify(r)]),
+        // Small values are not in the log: the kinds declared to fork are copied as they are now.
+        ...valuePairs(snap.values, travelling(pieces, "forked")),
       ];
 
       // The log in parts by size; every part repeats the small setup and the origin.

@@ -21,6 +21,8 @@ export interface Snapshot {
   /** Seqs of the events agents posted. */
   posted: number[];
   ctx: { m: Omit<ContextEntry, "payload">; p: JsonObject; h: Version[]; s: number[] }[];
+  /** The room's small values as [field, value, …] (keys.ts part `values`: "<kind> <key>" → JSON text). */
+  values: string[];
   /** Set when retention trimmed the source's log (forked at its head only): its last trimmed seq and its state. */
   trimmed?: number;
   tasks?: Task[];
@@ -57,11 +59,12 @@ export interface ForkSetup {
 
 /**
  * forkSource: the prefix seq ≤ atSeq of the log, each event with its index entry and the seqs of those agents
- * posted, the instant of the event after atSeq, and every context entry with its payload, history and version
- * heads. A room whose log retention trimmed is forked only at its head, from its current state: then also trimmed
- * (the last seq trimmed), tasks, taskN, ctxN, planCreated, planUpdated, reviews and recordIds (the ids of its
- * handoffs, approvals and verdicts). Reads only. Replies {ok: {head, atSeq, nextMs, events: [event…], idx: ["<ms>
- * <to>"…], posted: [seq…], ctx: [{m, p, h, s}…], trimmed?…}} or {err: "denied" | "forkPastHead" | "forkTrimmed"}.
+ * posted, the instant of the event after atSeq, every context entry with its payload, history and version heads,
+ * and the room's small values. A room whose log retention trimmed is forked only at its head, from its current
+ * state: then also trimmed (the last seq trimmed), tasks, taskN, ctxN, planCreated, planUpdated, reviews and
+ * recordIds (the ids of its handoffs, approvals and verdicts). Reads only. Replies {ok: {head, atSeq, nextMs,
+ * events: [event…], idx: ["<ms> <to>"…], posted: [seq…], ctx: [{m, p, h, s}…], values: [field, value, …],
+ * trimmed?…}} or {err: "denied" | "forkPastHead" | "forkTrimmed"}.
  */
 export const FORK_SOURCE = script({
   args: {
@@ -108,6 +111,11 @@ for i = 1, #all, 2 do
   ctx[#ctx + 1] = '{"m":' .. all[i + 1] .. ',"p":' .. redis.call("HGET", K_CTX_PAYLOAD, id) .. ',"h":'
     .. (redis.call("HGET", K_CTX_HIST, id) or "[]") .. ',"s":' .. (redis.call("HGET", K_CTX_SEQS, id) or "[]") .. '}'
 end
+local function pairs_of(key)
+  local flat = redis.call("HGETALL", key)
+  for i = 1, #flat do flat[i] = str(flat[i]) end
+  return "[" .. table.concat(flat, ",") .. "]"
+end
 local plan = ""
 if trimmed > 0 then
   local m = redis.call("HMGET", K_META, "task_n", "ctx_n", "plan_created_at", "plan_updated_at")
@@ -122,7 +130,7 @@ if trimmed > 0 then
 end
 return ok('{"head":' .. num(head) .. ',"atSeq":' .. num(at_seq) .. ',"nextMs":' .. next_ms .. ',"events":['
   .. table.concat(evs, ",") .. '],"idx":[' .. table.concat(idx, ",") .. '],"posted":[' .. table.concat(posted, ",")
-  .. '],"ctx":[' .. table.concat(ctx, ",") .. ']' .. plan .. '}')
+  .. '],"ctx":[' .. table.concat(ctx, ",") .. '],"values":' .. pairs_of(K_VALUES) .. plan .. '}')
 `,
 });
 
@@ -131,7 +139,8 @@ return ok('{"head":' .. num(head) .. ',"atSeq":' .. num(at_seq) .. ',"nextMs":' 
  * <type>", mark: "" when roomd appended it, "-" for a tombstone an agent posted, else the search terms of an event
  * an agent posted), then (last part) the number of tasks t and t triples (id, task JSON, search terms), the number
  * of entries c and c septets (id, entry JSON without payload, payload JSON, history JSON, version heads JSON, change
- * counter, search terms), the number of reviews r and r pairs (id, review JSON).
+ * counter, search terms), the number of reviews r and r pairs (id, review JSON), the number of small values v and v
+ * pairs (field, value JSON) of the part `values`.
  * The last part appends room_forked {from} and unmarks the room. Replies {ok: true} or {err: "forkTargetExists" |
  * "forkInterrupted"} (another team's room was refused by GUARD).
  */
@@ -204,6 +213,12 @@ local reviews = tonumber(ARGV[i])
 i = i + 1
 for _ = 1, reviews do
   W("HSET", K_REVIEWS, ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+local values = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, values do
+  W("HSET", K_VALUES, ARGV[i], ARGV[i + 1])
   i = i + 2
 end
 if setup.driver ~= cjson.null then

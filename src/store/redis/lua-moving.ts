@@ -50,7 +50,8 @@ export interface StoredRoom {
     | "marks"
     | "fences"
     | "claims"
-    | "holdings",
+    | "holdings"
+    | "values",
     string[]
   >;
 }
@@ -58,7 +59,7 @@ export interface StoredRoom {
 /**
  * exportRoom: every record of the room but its log, as stored (TS shapes them). Reads only. Replies {ok: {exists,
  * meta: {…}, tasks: [task…], ctx: [{m, p, h, s, c}…], hashes: {vars, reviews, approvals, handoffs, verdicts,
- * cursors, ctx_marks, marks, fences, claims, holdings: [field, value, …]}}}.
+ * cursors, ctx_marks, marks, fences, claims, holdings, values: [field, value, …]}}}.
  */
 export const EXPORT_ROOM = script({
   args: {},
@@ -92,7 +93,8 @@ return ok('{"exists":true,"meta":' .. meta .. ',"tasks":[' .. table.concat(redis
   .. pairs_of(K_REVIEWS) .. ',"approvals":' .. pairs_of(K_APPROVALS) .. ',"handoffs":' .. pairs_of(K_HANDOFFS)
   .. ',"verdicts":' .. pairs_of(K_VERDICTS) .. ',"cursors":' .. pairs_of(K_CURSORS) .. ',"ctx_marks":'
   .. pairs_of(K_CTX_MARKS) .. ',"marks":' .. pairs_of(K_MARKS) .. ',"fences":' .. pairs_of(K_FENCES)
-  .. ',"claims":' .. pairs_of(K_CLAIMS) .. ',"holdings":' .. pairs_of(K_HOLDINGS) .. '}}')
+  .. ',"claims":' .. pairs_of(K_CLAIMS) .. ',"holdings":' .. pairs_of(K_HOLDINGS) .. ',"values":'
+  .. pairs_of(K_VALUES) .. '}}')
 `,
 });
 

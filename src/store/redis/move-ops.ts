@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { movingErrors } from "../../protocol/moving.ts";
 import type { Approval, Handoff, MailboxType, Verdict } from "../../protocol/people.ts";
 import type { Review } from "../../protocol/records.ts";
+import { travelling, type ValuePieces } from "../../protocol/room-values.ts";
 import { iso } from "../../protocol/time.ts";
 import type { LoggedEvent, MoveStore, RoomSnapshot } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
@@ -17,6 +18,7 @@ import { importWrites, keyNumber, type Write } from "./import-writes.ts";
 import type { StoredRoom } from "./lua-moving.ts";
 import { byCreation as bySerial, toEntry, toEvent } from "./records.ts";
 import { ScriptRefusal } from "./run.ts";
+import { valuesOf } from "./value-ops.ts";
 
 /** ARGV bytes of one IMPORT_WRITE part. */
 const PART_BYTES = 512 * 1024;
@@ -33,7 +35,7 @@ const byKey =
   (a: T, b: T) =>
     key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
-function snapshotOf(v: StoredRoom): RoomSnapshot {
+function snapshotOf(v: StoredRoom, pieces: ValuePieces): RoomSnapshot {
   const m = v.meta;
   const h = v.hashes;
   const leaseMs = new Map<string, number>();
@@ -130,6 +132,7 @@ function snapshotOf(v: StoredRoom): RoomSnapshot {
         };
       })
       .sort(byKey((x) => x.path)),
+    values: valuesOf(h.values, travelling(pieces, "moved")),
   };
 }
 
@@ -150,6 +153,7 @@ export function moveOps(
   { call, team }: Bridge,
   client: ScriptClient,
   deleteRoom: (scope: { roomId: string; teamId: string }) => Promise<void>,
+  pieces: ValuePieces,
 ): MoveStore<RoomScope> {
   async function importRoom(scope: RoomScope, data: Parameters<MoveStore<RoomScope>["importRoom"]>[1]) {
     const token = randomUUID();
@@ -177,7 +181,7 @@ export function moveOps(
     let part: Write[] = [];
     let bytes = 0;
     try {
-      for (const write of importWrites(data.snapshot, data.events())) {
+      for (const write of importWrites(data.snapshot, data.events(), pieces)) {
         if (bytes + sizeOf(write) > PART_BYTES && part.length > 0) {
           await send(part, false);
           part = [];
@@ -198,7 +202,7 @@ export function moveOps(
     async exportRoom(scope) {
       // An export is a look at the room, not a use: it records nothing (last use and expiry stay).
       const { value } = await call({ ...scope, mayClaim: false, observe: true }, "EXPORT_ROOM", {});
-      return value.exists ? snapshotOf(value) : null;
+      return value.exists ? snapshotOf(value, pieces) : null;
     },
 
     async exportLog(scope, after, limit) {

@@ -10,6 +10,7 @@ import { errors, type RoomError, StoreFault } from "../../protocol/errors.ts";
 import { leaseErrors } from "../../protocol/leases.ts";
 import { movingErrors } from "../../protocol/moving.ts";
 import { planErrors } from "../../protocol/plan-rules.ts";
+import { valueErrors } from "../../protocol/room-values.ts";
 import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
 import { isNoScript, isScriptFailure, type ScriptClient } from "./client.ts";
@@ -109,6 +110,8 @@ export function refusal(reply: { err: string; [detail: string]: unknown }): Room
       return claimErrors.limit(Number(reply.max));
     case "varLimit":
       return toolErrors.varLimit(Number(reply.max));
+    case "valueLimit":
+      return valueErrors.limit(String(reply.piece), Number(reply.max));
     case "forkTrimmed":
       return movingErrors.forkTrimmed(Number(reply.atSeq), Number(reply.head), Number(reply.trimmedBefore));
     default:

@@ -26,6 +26,7 @@ import { SESSION_SCRIPTS_LUA, TEAM_INDEX_LUA } from "./lua-sessions.ts";
 import { keyNames, shake } from "./lua-shake.ts";
 import * as team from "./lua-team.ts";
 import * as tools from "./lua-tools.ts";
+import * as values from "./lua-values.ts";
 import * as views from "./lua-views.ts";
 import { WEBHOOK_ADMIN, WEBHOOK_INDEX, WEBHOOK_WORKER } from "./lua-webhooks.ts";
 import {
@@ -147,6 +148,7 @@ const GUARDED = defineKeyed(
     ...handoffs,
     ...fork,
     ...moving,
+    ...values,
   },
   PRELUDE + LOG + INDEX + GUARD,
   ROOM_KEY_NAMES,

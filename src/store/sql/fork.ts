@@ -27,6 +27,7 @@ import type { ForkInput } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
+import type { Values } from "./room-values.ts";
 import type { RoomRow, SqlParts } from "./rooms.ts";
 import { type ContextRow, type EventRow, perDialect, toEvent } from "./rows.ts";
 import type { Op } from "./run.ts";
@@ -55,7 +56,12 @@ interface RoomCounts {
   floors: string;
 }
 
-export function createFork({ sql, rooms, dialect }: SqlParts, events: Events, driver: DriverOps) {
+export function createFork(
+  { sql, rooms, dialect }: SqlParts,
+  events: Events,
+  driver: DriverOps,
+  values: Values,
+) {
   const { search } = dialect;
   const copyEvents = sql.query<unknown, [{ src: string; dst: string; at: number }]>(
     `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to, posted, deleted_by,
@@ -261,6 +267,8 @@ export function createFork({ sql, rooms, dialect }: SqlParts, events: Events, dr
         // Handoffs, approvals and verdicts are not copied: the fork's own start after every id its log names.
         floors: forkFloors(floors),
       });
+      // Small values are not in the log: the kinds declared to fork are copied as they are now.
+      yield* values.fill(dst, yield* values.forked(source.room_id), false);
       if (input.driver !== undefined) yield* driver.seed(dst, input.driver);
       yield* events.append(dst, {
         type: "room_forked",

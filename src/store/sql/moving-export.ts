@@ -12,6 +12,7 @@ import type { NewInvite, NewKey } from "../access-types.ts";
 import type { LoggedEvent, RoomSnapshot } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
+import type { Values } from "./room-values.ts";
 import type { RoomRow, SqlParts } from "./rooms.ts";
 import { EVENT_COLUMNS, type EventRow, forkedFromOf, perDialect, toEvent } from "./rows.ts";
 import type { Op } from "./run.ts";
@@ -50,7 +51,7 @@ interface InviteDigestRow {
   hint: string;
 }
 
-export function createExport({ sql, now, rooms, dialect }: SqlParts, driver: DriverOps) {
+export function createExport({ sql, now, rooms, dialect }: SqlParts, driver: DriverOps, values: Values) {
   const q = <R, P extends unknown[] = [string]>(text: Parameters<typeof sql.query>[0]) =>
     sql.query<R, P>(text);
   const { load } = dialect.text;
@@ -158,6 +159,7 @@ export function createExport({ sql, now, rooms, dialect }: SqlParts, driver: Dri
         claimedAt: iso(row.claimed_at),
         ...(row.reason === null ? {} : { reason: row.reason }),
       })),
+      values: yield* values.exported(id),
     };
   }
 

@@ -11,6 +11,7 @@ import type { RoomImport } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import { type EventBatch, newEventBatch } from "./parts.ts";
+import type { Values } from "./room-values.ts";
 import type { SqlParts } from "./rooms.ts";
 import { toMs } from "./rows.ts";
 import type { Op } from "./run.ts";
@@ -25,7 +26,7 @@ const IMPORT_BATCH = 500;
 
 type Doc = { id: string; fields: SearchFields };
 
-export function createImport({ sql, rooms, changes, dialect }: SqlParts, driver: DriverOps) {
+export function createImport({ sql, rooms, changes, dialect }: SqlParts, driver: DriverOps, values: Values) {
   const { search } = dialect;
   const q = <R, P extends unknown[]>(text: string) => sql.query<R, P>(text);
   const write = {
@@ -193,6 +194,7 @@ export function createImport({ sql, rooms, changes, dialect }: SqlParts, driver:
       if (batch.seq.length >= IMPORT_BATCH) yield* flush();
     }
     yield* flush();
+    yield* values.fill(roomId, s.values, true);
     for (const [to, n] of addressed) yield* write.addressed.run(roomId, to, n);
     yield* write.delivered.run(roomId);
     const d = s.driver;

@@ -4,6 +4,7 @@
  * postgres/dialect.ts).
  */
 import type { TaskStatus } from "../../protocol/records.ts";
+import type { ValuePieces } from "../../protocol/room-values.ts";
 import type { SearchFields, SearchHit } from "../../protocol/search.ts";
 import type { Clock } from "../../protocol/time.ts";
 import type { SearchQuery, SignalKind } from "../types.ts";
@@ -88,7 +89,7 @@ export const newEventBatch = (): EventBatch => ({
 
 /** Where the dialects part: what each driver writes for itself, behind one shape. */
 export interface Dialect {
-  /** Every table holding a room's rows (its schema's ROOM_TABLES), emptied when the room is purged. */
+  /** Every table holding a room's rows (store/room-state.ts roomTables), emptied when the room is purged. */
   readonly roomTables: readonly string[];
   /**
    * Inside a write that may claim a room: holds the team's records still (PostgreSQL takes the team's advisory
@@ -135,4 +136,6 @@ export interface SqlBase {
   now: Clock;
   changes: Changes;
   dialect: Dialect;
+  /** The kinds of small value the store keeps (protocol/room-values.ts VALUE_PIECES, unless a test adds its own). */
+  values: ValuePieces;
 }

@@ -32,6 +32,7 @@ import { createRoomInfo } from "./room-info.ts";
 import { createRoomOps } from "./room-ops.ts";
 import { createRoomTools } from "./room-tools.ts";
 import type { RoomBody } from "./room-tx.ts";
+import { createValues } from "./room-values.ts";
 import type { SqlParts } from "./rooms.ts";
 import type { Op } from "./run.ts";
 import { createVars } from "./vars.ts";
@@ -82,6 +83,7 @@ export function createBodies(parts: SqlParts) {
   const admin = createAdminRooms(parts, presence.list);
   const mailbox = createMailbox(parts, { events, driver, plan, presence });
   const eventEdits = createEventEdits(parts, events);
+  const values = createValues(parts);
   return {
     events,
     locks,
@@ -96,6 +98,7 @@ export function createBodies(parts: SqlParts) {
     eventEdits,
     roomOps: createRoomOps(parts, { events, eventEdits, plan, context, presence, mailbox }),
     vars: createVars(parts, events),
+    values,
     planEdits: createPlanEdits(parts, events, locks, leases),
     contextEdits: createContextEdits(parts, events),
     reviews: createReviews(parts, events),
@@ -105,10 +108,10 @@ export function createBodies(parts: SqlParts) {
     approvals: createApprovals(parts, events),
     handoffs: createHandoffs(parts, events, locks, leases),
     verdicts: createVerdicts(parts, events),
-    fork: createFork(parts, events, driver),
+    fork: createFork(parts, events, driver, values),
     info: createRoomInfo(parts, driver, admin.taskCounts),
-    exporting: createExport(parts, driver),
-    importing: createImport(parts, driver),
+    exporting: createExport(parts, driver, values),
+    importing: createImport(parts, driver, values),
     keys: createKeys(parts),
     invites: createInvites(parts),
   };
@@ -148,6 +151,8 @@ export function sqlStore(b: Bodies, run: Runner): Omit<RoomStore, DriverOwn> {
     setVar: roomWrite(b.vars.setVar),
     getVar: roomRead(b.vars.getVar),
     listVars: roomRead(b.vars.listVars),
+    readValues: roomRead(b.values.readValues),
+    writeValue: roomWrite(b.values.writeValue),
     deleteTask: roomWrite(b.planEdits.deleteTask),
     addDependency: roomWrite(b.planEdits.addDependency),
     deleteContext: roomWrite(b.contextEdits.deleteContext),

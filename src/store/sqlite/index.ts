@@ -4,6 +4,7 @@
  * own is here: the schema, the transactions, the change feed, search, the rate limiter, sessions and the sweep.
  */
 import { LIMITS } from "../../protocol/limits.ts";
+import { VALUE_PIECES, type ValuePieces } from "../../protocol/room-values.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type RateRequest, type StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
@@ -37,6 +38,8 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
   retention?: EventRetention;
+  /** The kinds of small value the store keeps; protocol/room-values.ts VALUE_PIECES by default. */
+  values?: ValuePieces;
 }
 
 /** A RoomStore plus the maintenance hook the driver runs on its own timer. */
@@ -62,7 +65,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   const changes = createSqliteFeed(db);
   const sql = sqliteClient(db);
   const dialect = createSqliteDialect(db, sql, rate, options.retention ?? NO_RETENTION);
-  const base = { sql, now, changes, dialect };
+  const base = { sql, now, changes, dialect, values: options.values ?? VALUE_PIECES };
   const rooms = createRooms(base, options.limits ?? DEFAULT_STORE_LIMITS);
   const parts = { ...base, rooms };
   const bodies = createBodies(parts);

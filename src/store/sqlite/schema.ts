@@ -43,6 +43,7 @@
 import { Database } from "bun:sqlite";
 import { dirname } from "node:path";
 import { keepPrivate, makePrivateDir, privateFile } from "../../files.ts";
+import { roomTables } from "../room-state.ts";
 
 /** Schema version 1: the tables as first shipped (idempotent, so it also runs on files made before versions). */
 const V1 = `
@@ -431,43 +432,30 @@ INSERT INTO teams (team_id, first_key_at) SELECT team_id, min(created_at) FROM k
 `;
 
 /**
+ * A room's small values (protocol/room-values.ts): every declared kind in this one table, the value its JSON text,
+ * so a new kind needs no migration.
+ */
+const VALUES = `
+CREATE TABLE room_values (
+  room_id TEXT NOT NULL,
+  piece TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (room_id, piece, key)
+) STRICT;
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS, RETENTION, WEB];
+const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS, RETENTION, WEB, VALUES];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Every table holding room rows; purging a room deletes from each. */
-export const ROOM_TABLES = [
-  "tasks",
-  "contexts",
-  "context_history",
-  "events",
-  "event_reads",
-  "cursors",
-  "presence",
-  "locks",
-  "vars",
-  "addr_counts",
-  "signals",
-  "claims",
-  "drivers",
-  "approvals",
-  "handoffs",
-  "verdicts",
-  "agent_marks",
-  "idempotency",
-  "invites",
-  "search_docs",
-  "reviews",
-  "context_reads",
-  "webhooks",
-  "webhook_outbox",
-  "webhook_log",
-  "rooms",
-] as const;
+/** Every table holding room rows, from the declaration of room state; purging a room deletes from each. */
+export const ROOM_TABLES = roomTables("sqlite");
 
 /** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;

@@ -91,10 +91,13 @@ for (const make of E2E_STORES) {
     const servers: SpawnedServer[] = [];
     const urls = () => servers.map((s) => s.url);
     beforeAll(async () => {
+      // What is raced here is who holds which files, not how fast: a write queued behind the room's lock may wait
+      // 20 s (the default 2 s answered "Store unavailable" on PostgreSQL at load 17, three suites on two cores).
       const env = {
         API_KEYS: `${TEAM_A.teamId}:${TEAM_A.secret}`,
         RATE_LIMIT_PER_MINUTE: "1000000",
         ...(await make().env()),
+        STORE_TIMEOUT_MS: "20000",
       };
       servers.push(...(await Promise.all(Array.from({ length: PROCESSES }, () => spawnServer(env)))));
     });

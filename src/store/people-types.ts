@@ -7,6 +7,7 @@
  * The store does not know principals: callers (routes, tools) decide who may call what — only people decide
  * approvals, take the wheel or steer — and pass names as the events carry them (`human:<id>` or an agent id).
  */
+
 import type {
   Approval,
   ApprovalDecision,
@@ -21,6 +22,7 @@ import type {
   Verdict,
   VerdictValue,
 } from "../protocol/people.ts";
+import type { HandoffInput } from "../protocol/people-rules.ts";
 import type { JsonObject, RoomEvent, Task } from "../protocol/records.ts";
 
 export interface TakeDriver {
@@ -61,19 +63,11 @@ export interface ApprovalDecisionInput {
   note?: string;
 }
 
-export interface NewHandoff {
-  from: string;
-  to: string;
-  taskIds: string[];
-  contextIds: string[];
-  note: string;
-  offeredBy: string;
-  /**
-   * True when `from` is an agent: then each listed task must be owned by `from` or by nobody
-   * (peopleErrors.taskNotYours otherwise). A person offers any task on behalf of the room.
-   */
-  agentOffer: boolean;
-}
+/**
+ * A handoff offer (protocol/people-rules.ts HandoffInput): with `agentOffer`, each listed task must be owned by
+ * `from` or by nobody (peopleErrors.taskNotYours otherwise); a person offers any task on behalf of the room.
+ */
+export type NewHandoff = HandoffInput;
 
 export interface NewVerdict {
   by: string;

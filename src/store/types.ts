@@ -47,10 +47,10 @@ import type {
   RoomEvent,
   Summary,
   Task,
-  TaskStatus,
   UnreadBatch,
 } from "../protocol/records.ts";
 import type { SearchHit, SearchKind } from "../protocol/search.ts";
+import type { TaskChange } from "../protocol/task-rules.ts";
 import type { RoomSeed } from "../protocol/templates.ts";
 import type { WebhookAttempt } from "../protocol/webhooks.ts";
 import type { AccessStore } from "./access-types.ts";
@@ -117,20 +117,9 @@ export interface NewTask {
   agentId?: string;
 }
 
-export interface TaskUpdate {
+/** An update of one task: what it may change (protocol/task-rules.ts TaskChange), and which version it expects. */
+export interface TaskUpdate extends TaskChange {
   taskId: string;
-  status?: TaskStatus;
-  /** null unassigns. */
-  owner?: string | null;
-  title?: string;
-  description?: string;
-  /** Replaces the dependencies (same rules as addTask: known tasks, no cycle). */
-  depends_on?: string[];
-  /** null clears it. */
-  priority?: number | null;
-  /** Kept in the task_updated event only; never erases the description. */
-  note?: string;
-  agentId?: string;
   expectedVersion?: number;
 }
 

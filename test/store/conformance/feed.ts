@@ -32,7 +32,7 @@ function nextChange(store: RoomStore, roomId: string, wanted: (c: RoomChange) =>
  * while the test's own watch is open (a room left without watchers may be unsubscribed). A heartbeat appends no
  * event, so the log the test looks at is untouched.
  */
-async function settle(suite: Suite, scope: RoomScope): Promise<void> {
+async function untilHeard(suite: Suite, scope: RoomScope): Promise<void> {
   let heard = false;
   const stop = suite.store.changes.watch(scope.roomId, (c) => {
     heard ||= "signal" in c && c.signal === "presence";
@@ -42,7 +42,7 @@ async function settle(suite: Suite, scope: RoomScope): Promise<void> {
     while (!heard) {
       if (Date.now() > deadline)
         throw new Error(`the feed heard no write of another instance to ${scope.roomId} within 10 s`);
-      await suite.second.heartbeat(scope, "settle", "here");
+      await suite.second.heartbeat(scope, "listener-check", "here");
       await Bun.sleep(50);
     }
   } finally {
@@ -54,7 +54,7 @@ export function feedTests(suite: Suite): void {
   test("a write through another instance is reported with the log's new head within a second", async () => {
     const scope: RoomScope = await claimedRoom(suite.store);
     const seen = nextChange(suite.store, scope.roomId, (c) => "seq" in c && c.seq >= 1);
-    await settle(suite, scope);
+    await untilHeard(suite, scope);
     const task = await suite.second.addTask(scope, newTask("t"));
     expect(await seen).toEqual({ roomId: scope.roomId, seq: 1 });
     expect(task.id).toBeTruthy();
@@ -68,7 +68,7 @@ export function feedTests(suite: Suite): void {
       ["vars", () => suite.second.setVar(scope, "k", "v", "a")],
     ] as const) {
       const seen = nextChange(suite.store, scope.roomId, (c) => "signal" in c && c.signal === kind);
-      await settle(suite, scope);
+      await untilHeard(suite, scope);
       await write();
       expect(await seen).toEqual({ roomId: scope.roomId, signal: kind });
     }
@@ -95,7 +95,7 @@ export function feedTests(suite: Suite): void {
     const scope = await claimedRoom(suite.store);
     const reports: RoomChange[] = [];
     const stop = suite.store.changes.watch(scope.roomId, (c) => reports.push(c));
-    await settle(suite, scope);
+    await untilHeard(suite, scope);
     await suite.second.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} });
     await Bun.sleep(600);
     const before = reports.length;
@@ -112,7 +112,7 @@ export function feedTests(suite: Suite): void {
       for (let i = 0; i < events; i++)
         await suite.store.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} });
       const gone = nextChange(suite.store, scope.roomId, (c) => "seq" in c && c.seq === 0);
-      await settle(suite, scope);
+      await untilHeard(suite, scope);
       await suite.second.deleteRoom(scope);
       expect(await gone).toEqual({ roomId: scope.roomId, seq: 0 });
     }
@@ -124,7 +124,7 @@ export function feedTests(suite: Suite): void {
       const reports: RoomChange[] = [];
       const stop = suite.store.changes.watch(scope.roomId, (c) => reports.push(c));
       try {
-        await settle(suite, scope);
+        await untilHeard(suite, scope);
         const next = again === "same team" ? scope : { roomId: scope.roomId, teamId: `${scope.teamId}-b` };
         await suite.second.deleteRoom(scope);
         // A deletion and the next write are two requests, never in the same millisecond.

@@ -5,7 +5,8 @@ COPY package.json bun.lock ./
 RUN bun install --frozen-lockfile --production
 COPY src ./src
 COPY tsconfig.json ./
-RUN mkdir -p /data && chown bun:bun /data
+# The data directory is its user's only (roomd makes its own 0700; this one exists before roomd starts).
+RUN mkdir -p /data && chown bun:bun /data && chmod 700 /data
 USER bun
 # Inside a container, loopback is unreachable from the published port: bind every interface.
 ENV PORT=3000 HOST=0.0.0.0 SQLITE_PATH=/data/roomd.sqlite

@@ -2,9 +2,9 @@
  * The gate every authenticated request passes: identify the bearer (in memory), then admit it with at most one
  * store round trip that both finds a dynamic key or invite and charges its rate-limit window.
  *
- * Order (spec access.md §1): operator keys, static keys (both from the environment, digests compared in constant
- * time), dynamic keys (`rk_<team>_…`), invites (`ri_<room>_…`). A bearer of no known shape is refused without
- * store work.
+ * Order (docs/security.md#principals): operator keys, static keys (both from the environment, digests compared in
+ * constant time), dynamic keys (`rk_<team>_…`), invites (`ri_<room>_…`). A bearer of no known shape is refused
+ * without store work.
  */
 import type { Config } from "../config.ts";
 import { RoomError } from "../protocol/errors.ts";
@@ -37,8 +37,8 @@ export interface GateOptions {
 export interface Gate {
   (secret: string | null, bucket: Bucket): Promise<Admission>;
   /**
-   * A person the trusted proxy vouched for (humans.md §1): no key to find, only the team's rate window to charge
-   * (failing open like env keys when the limiter's store is down and RATE_LIMIT_FAIL_OPEN allows).
+   * A person the trusted proxy vouched for (docs/people.md#people-and-agents): no key to find, only the team's rate
+   * window to charge (failing open like env keys when the limiter's store is down and RATE_LIMIT_FAIL_OPEN allows).
    */
   person(teamId: string, humanId: string, bucket: Bucket): Promise<Admission>;
   /** True for an env key (operator or static): checked in memory, no store work. */

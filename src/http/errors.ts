@@ -1,5 +1,5 @@
 /**
- * Route errors: one mapping from domain errors to HTTP statuses (spec protocol.md §5), used by the app's one
+ * Route errors: one mapping from domain errors to HTTP statuses (docs/http.md#conventions), used by the app's one
  * onError. Routes throw RoomErrors; anything else is a bug, logged with the request id and answered generically.
  */
 import type { Context } from "hono";

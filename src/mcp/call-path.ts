@@ -12,7 +12,16 @@ import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed } from "../protocol/validation.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
-import { contextFields, isMutating, Noted, type RoomToolCall, type ToolDefinition } from "./tool.ts";
+import { McpFailure } from "./failure.ts";
+import {
+  contextFields,
+  isMutating,
+  Noted,
+  RawResult,
+  type RequestIO,
+  type RoomToolCall,
+  type ToolDefinition,
+} from "./tool.ts";
 
 /** What a request names besides its arguments: the X-Roomd-Room and X-Roomd-Agent headers. */
 export interface CallContext {
@@ -26,6 +35,8 @@ export interface CallDeps {
   principal: Principal;
   requestId: string;
   signal?: AbortSignal;
+  /** The MCP request around the call (progress, logging, client input). */
+  io?: RequestIO;
   /**
    * The request's room and agent, used when the arguments leave them out. The invite's room and the bound key's
    * agent stand in for missing headers; a header naming another room or agent than the invite or key is refused
@@ -192,7 +203,7 @@ function fillFromContext(tool: ToolDefinition, given: Record<string, unknown>, d
   if (tool.room && room !== undefined) given.roomId ??= room;
   if (agent !== undefined) for (const field of requiredActingOf(tool)) given[field] ??= agent;
   // A bound key acts as its agent: an optional actor argument (add_task's agentId, …) is filled in too, so the
-  // call is attributed and judged as that agent rather than as "system" (protocol.md §5 Identity). Only the actor:
+  // call is attributed and judged as that agent rather than as "system" (docs/protocol.md#identity). Only the actor:
   // other acting arguments (update_task's owner) are choices — left out they change nothing, null unassigns.
   const bound = deps.principal.boundAgentId;
   const actor = tool.acting[0];
@@ -250,9 +261,11 @@ export async function callTool(
       agent,
       requestId: deps.requestId,
       ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(deps.io ? { io: deps.io } : {}),
     };
     const readScope = scope ? { ...scope, idempotency: undefined } : undefined;
     const answered = await tool.handler(args as never, { ...call, scope, readScope } as RoomToolCall);
+    if (answered instanceof RawResult) return { result: answered.result as CallToolResult, outcome: "ok" };
     const value = answered instanceof Noted ? answered.value : answered;
     const replayed = scope?.idempotency?.replayed === true;
     const shaped = replayed && isObject(value) ? { ...value, replayed: true } : value;
@@ -263,6 +276,8 @@ export async function callTool(
     if (tool.output) result.structuredContent = shaped as Record<string, unknown>;
     return json && !(answered instanceof Noted) ? { result, outcome: "ok", json } : { result, outcome: "ok" };
   } catch (error) {
+    // A protocol-level refusal (a client capability the call needs, say) is the request's error, not the tool's.
+    if (error instanceof McpFailure) throw error;
     if (!(error instanceof RoomError)) {
       return {
         result: toolError(`Internal error (request ${deps.requestId}); retry, and report it if it persists`),

@@ -42,6 +42,27 @@ export interface ToolCall {
   /** The acting agent after identity enforcement (the first declared acting argument), if the tool has one. */
   agent: string | undefined;
   requestId: string;
+  /** What the MCP request itself offers beyond its arguments (absent when the call does not come over MCP). */
+  io?: RequestIO;
+}
+
+/**
+ * The MCP request around a call: its progress token and log level, notifications related to it (sent only when
+ * the answer is a stream), what the client declared it can do, and the modern era's multi round-trip input.
+ */
+export interface RequestIO {
+  era: "legacy" | "modern";
+  clientCapabilities: Record<string, unknown>;
+  progressToken?: string | number;
+  /** The modern era's `_meta` log level: without it no `notifications/message` may be sent. */
+  logLevel?: string;
+  /** Sends a notification on the request's stream (dropped when the answer is not a stream). */
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
+  /** The 2025 era only: asks the client (a request on the answer's stream) and resolves with its result. */
+  ask?(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** The modern era's `inputResponses` and `requestState` of a retried request. */
+  inputResponses?: unknown;
+  requestState?: unknown;
 }
 
 /** A room tool's handler also receives the room scope the call path built (team, claim right, actor, idempotency). */
@@ -113,10 +134,18 @@ export class Noted {
   ) {}
 }
 
+/**
+ * A handler's answer that is already a whole MCP tool result (content blocks of any type, isError, or a modern
+ * interim result): the call path returns it as it is instead of wrapping a JSON answer.
+ */
+export class RawResult {
+  constructor(readonly result: Record<string, unknown>) {}
+}
+
 const mutates = (effect: Effect) => effect !== "read";
 export const isMutating = (tool: Pick<ToolDefinition, "effect">): boolean => mutates(tool.effect);
 
-/** 1–128 chars of [A-Za-z0-9_.:-] (spec revisions §1.5). */
+/** 1–128 chars of [A-Za-z0-9_.:-] (docs/protocol.md#idempotency). */
 const idempotencyKeyShape = z
   .string()
   .regex(/^[A-Za-z0-9_.:-]{1,128}$/, { error: "must be 1-128 chars of A-Z, a-z, 0-9, _ . : -" });

@@ -1,7 +1,7 @@
 /**
- * Input rules shared by tools and routes (spec revisions §1, §4): readable validation messages, well-formed
- * Unicode, no control characters in one-line fields, and JSON payloads whose cost is bounded before anything
- * stores or re-reads them.
+ * Input rules shared by tools and routes: readable validation messages (docs/protocol.md#4-results-and-errors),
+ * well-formed Unicode, no control characters in one-line fields, and JSON payloads whose cost is bounded before
+ * anything stores or re-reads them (docs/protocol.md#sizes-and-counts).
  */
 import { z } from "zod";
 import { LIMITS } from "./limits.ts";
@@ -15,8 +15,8 @@ const pathText = (path: readonly PropertyKey[]) =>
   path.length === 0 ? "arguments" : path.map(String).join(".");
 
 /**
- * One sentence a model can act on, naming each bad field by its path. A bad room id leads (spec: "Invalid
- * roomId: …"), since nothing else matters until the room is right.
+ * One sentence a model can act on, naming each bad field by its path. A bad room id leads ("Invalid roomId: …",
+ * docs/protocol.md#2-identifiers), since nothing else matters until the room is right.
  */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   const text = (issue: z.core.$ZodIssue) => requiredOr(issue.message);

@@ -85,7 +85,7 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
       <button type="submit">Create room</button>
     </form>
     <div class="table-wrap"><table id="rooms"><caption class="sr">The team's rooms</caption>
-      <thead><tr><th scope="col">Room</th><th scope="col">Agents online</th><th scope="col">Tasks</th><th scope="col">Last activity</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
+      <thead><tr><th scope="col">Room</th><th scope="col">Agents online</th><th scope="col">Tasks</th><th scope="col">Last activity</th><th scope="col">Expires</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
       <tbody></tbody></table></div>
   </section>
   <section aria-labelledby="h-keys" class="card">

@@ -1,6 +1,7 @@
 /**
- * Access control through the tools (spec access.md §1-3, §5): bound identities, invites, expiry, rate limits,
- * failed-bearer limiting, the room page, and a scan of the store for any plaintext secret.
+ * Access control through the tools (docs/security.md#principals, #rooms-and-teams, #rate-limiting): bound identities,
+ * invites, expiry, rate limits, failed-bearer limiting, the room page, and a scan of the store for any plaintext
+ * secret.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RoomStore } from "../../src/store/types.ts";

@@ -1,4 +1,7 @@
-/** The whitepaper's canonical producer/consumer handoff (Figure 3), two agents, two MCP clients, each store. */
+/**
+ * The canonical producer/consumer handoff — a contract written, a change requested, the contract updated, each
+ * side consuming the other's events — between two agents on two MCP clients, on each store.
+ */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RoomStore } from "../../src/store/types.ts";
 import { connect, type RoomClient } from "../support/mcp-client.ts";

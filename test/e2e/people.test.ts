@@ -1,5 +1,5 @@
 /**
- * People in the room through real HTTP (humans.md §1-5): which keys are people, who may do what on the
+ * People in the room through real HTTP (docs/people.md): which keys are people, who may do what on the
  * /rooms/:roomId routes, approvals only people decide (never an agent key, by any route or tool), messages
  * reaching the addressed agent first, handoffs, forks and verdicts, and bad input answered clearly with nothing
  * changed.

@@ -145,7 +145,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       `if ! kill -0 ${process.pid} 2>/dev/null; then rm -rf '${dir}'; fi`,
     ].join("\n");
     watched = await startWatched("PostgreSQL", watchdog);
-    await waitForPort(port, "PostgreSQL", 20_000);
+    await waitForPort(port, "PostgreSQL", 60_000);
     // The port opens before the server accepts queries: wait until one answers.
     await waitUntilReady(
       `PostgreSQL on 127.0.0.1:${port} answering SELECT 1`,
@@ -158,7 +158,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
           await sql.close();
         }
       },
-      { timeoutMs: 20_000, describeLast: () => readLog(dir) },
+      { timeoutMs: 60_000, describeLast: () => readLog(dir) },
     );
   };
   /** The postmaster's pid (the child of su when we are root), from its pid file. */

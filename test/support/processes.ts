@@ -74,7 +74,7 @@ function detail(options: { describeLast?: () => string }): string {
 }
 
 /** Resolves once something accepts TCP connections on the loopback port; `what` names the server for the error. */
-export function waitForPort(port: number, what: string, timeoutMs = 10_000): Promise<void> {
+export function waitForPort(port: number, what: string, timeoutMs = 30_000): Promise<void> {
   return waitUntilReady(
     `${what} accepting connections on 127.0.0.1:${port}`,
     async () => {

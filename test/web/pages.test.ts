@@ -309,6 +309,27 @@ describe(`pages and their routes on ${make().name}`, () => {
     expect((await fetch(`${base}/dashboard/stream`)).status).toBe(401);
   });
 
+  test("R2-8 a room deleted under the dashboard stream leaves its list; the stream goes on for the others", async () => {
+    const http = httpClient(base);
+    const doomed = newRoomId();
+    expect((await http.post("/admin/rooms", team.person, { roomId: doomed })).status).toBe(201);
+    const sse = await openSse({ url: `${base}/dashboard/stream`, secret: team.person });
+    try {
+      await Bun.sleep(200);
+      const seen = sse.messages.length;
+      expect((await http.del(`/admin/rooms/${doomed}`, team.person)).status).toBe(200);
+      await sse.until((r) => r.messages.slice(seen).some((m) => m.event === "rooms"));
+      await Bun.sleep(1100);
+      await callTool(base, team.agents, "heartbeat", { roomId, agentId: "pinger" });
+      await sse.until((r) =>
+        r.messages.slice(seen).some((m) => m.event === "room" && m.data.includes(roomId)),
+      );
+      expect(sse.ended).toBe(false);
+    } finally {
+      sse.close();
+    }
+  });
+
   test("ROOM_SUMMARY=private: no public view or stream; the page sends a signed-out person to sign in", async () => {
     const priv = startInProcess(store, silentLogger, { ...ENV, ROOM_SUMMARY: "private" });
     try {

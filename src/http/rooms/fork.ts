@@ -1,6 +1,6 @@
 /**
- * POST /rooms/:roomId/fork (humans.md §5): a new room from a prefix of this one's log, owned by the caller's team
- * and driven by the person who forked it. Invites cannot fork: the new room would be out of their reach.
+ * POST /rooms/:roomId/fork (docs/people.md#forks): a new room from a prefix of this one's log, owned by the caller's
+ * team and driven by the person who forked it. Invites cannot fork: the new room would be out of their reach.
  */
 import { Hono } from "hono";
 import { z } from "zod";

@@ -1,5 +1,5 @@
 /**
- * /rooms/:roomId/…: people in the room (humans.md §2) — messages, the driver, approvals, handoffs, forks,
+ * /rooms/:roomId/…: people in the room (docs/people.md) — messages, the driver, approvals, handoffs, forks,
  * verdicts —, the bridge of running agents, and the room's report. Bearer (or the trusted proxy's person), one
  * rate-limit unit per request; every route answers another team's room, an invite's other room and an invalid id
  * as not found.

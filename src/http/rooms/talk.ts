@@ -1,6 +1,6 @@
 /**
- * People talking to agents (humans.md §2): messages queued for an agent's next turn, and the driver — taking and
- * releasing the wheel, steering and interrupting under epoch fencing (one atomic store operation each).
+ * People talking to agents (docs/people.md#who-can-do-what): messages queued for an agent's next turn, and the driver
+ * — taking and releasing the wheel, steering and interrupting under epoch fencing (one atomic store operation each).
  */
 import { Hono } from "hono";
 import { z } from "zod";

@@ -1,11 +1,12 @@
 /**
- * Approvals, handoffs and verdicts over HTTP (humans.md §2-§4): only people decide approvals; people and agent
- * keys offer handoffs (a person on behalf of the room); everyone in the room reads them.
+ * Approvals, handoffs and verdicts over HTTP (docs/people.md#approvals, #handoffs, #verdicts): only people decide
+ * approvals; people and agent keys offer handoffs (a person on behalf of the room); everyone in the room reads them.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { APPROVAL_STATUSES, HANDOFF_STATUSES, PEOPLE_LIMITS, peopleErrors } from "../../protocol/people.ts";
 import { personOf } from "../../protocol/principal.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
 import {
@@ -21,7 +22,7 @@ import {
 
 const decisionBody = z.strictObject({
   decision: z.enum(["approve", "reject"]),
-  note: z.string().min(1).max(PEOPLE_LIMITS.noteMax).optional(),
+  note: FIELDS.approvalNote.optional(),
 });
 const ids = z.array(recordIdSchema).max(PEOPLE_LIMITS.handoffItemsMax);
 const offerBody = z.strictObject({
@@ -29,7 +30,7 @@ const offerBody = z.strictObject({
   to: agentSchema.describe('an agent id, or "any"'),
   taskIds: ids.optional(),
   contextIds: ids.optional(),
-  note: z.string().min(1).max(PEOPLE_LIMITS.noteMax),
+  note: FIELDS.handoffNote,
 });
 const handoffAction = z.strictObject({ action: z.literal("cancel"), agentId: agentSchema.optional() });
 

@@ -9,8 +9,9 @@ import { RoomError } from "../../protocol/errors.ts";
 import { agentIdSchema, roomIdSchema } from "../../protocol/ids.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { validatePayload } from "../../protocol/payloads.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
 import { BROADCAST } from "../../protocol/records.ts";
-import { jsonObject, line } from "../../protocol/validation.ts";
+import { jsonObject } from "../../protocol/validation.ts";
 import {
   contextId,
   contextType,
@@ -130,7 +131,7 @@ export const compactTools = [
       agentId: me,
       taskId,
       status: taskStatus.optional().describe("New status."),
-      note: z.string().min(1).max(LIMITS.noteMax).optional().describe("Progress note (in the event)."),
+      note: FIELDS.taskNote.optional().describe("Progress note (in the event)."),
       expectedVersion: z.number().int().min(1).optional().describe("Refuse if the task changed since."),
     }),
     effect: "write",
@@ -164,7 +165,7 @@ export const compactTools = [
       roomId: room,
       agentId: me,
       type: contextType.describe("Entry type."),
-      summary: z.string().min(1).max(LIMITS.summaryMax).describe("One or two sentences."),
+      summary: FIELDS.contextSummary.describe("One or two sentences."),
       payload: jsonObject.describe("Content; shape per type, as write_context documents (note: {text})."),
       consumers: z
         .array(otherAgentId)
@@ -230,7 +231,7 @@ export const compactTools = [
     input: z.strictObject({
       roomId: room,
       agentId: me,
-      type: postableEventType(line(1, LIMITS.eventTypeMax)).describe("Event type."),
+      type: postableEventType(FIELDS.eventType).describe("Event type."),
       to: otherAgentId.optional().describe('One agent, or "all" (default).'),
       payload: eventPayload.optional().describe("JSON object (default {})."),
     }),
@@ -258,7 +259,7 @@ export const compactTools = [
       roomId: room,
       agentId: me,
       action: z.enum(["acquire", "release", "list"]).describe("What to do."),
-      resource: line(1, LIMITS.resourceMax).optional().describe("What the lock guards (acquire, release)."),
+      resource: FIELDS.lockResource.optional().describe("What the lock guards (acquire, release)."),
       ttlSeconds: z.number().int().min(1).max(LIMITS.lockTtlMaxSeconds).optional().describe("Default 30."),
     }),
     effect: "write",

@@ -12,6 +12,8 @@ bindSignOut();
 interface RoomRow {
   roomId: string;
   lastActivity: string | null;
+  /** When the room expires unless used again (ROOM_TTL_DAYS after its last activity); null: never. */
+  expiresAt: string | null;
   taskCount: number;
   tasksByStatus: Record<string, number>;
   driver: { holder: string | null };
@@ -101,7 +103,7 @@ function drawRooms(): void {
             null,
             el(
               "td",
-              { attrs: { colspan: "5" } },
+              { attrs: { colspan: "6" } },
               "No rooms yet: create one, or let an agent's first write make it.",
             ),
           ),
@@ -119,6 +121,7 @@ function drawRooms(): void {
             el("td", null, online.length > 0 ? online.map((a) => a.agentId).join(", ") : "none"),
             el("td", null, tasksText(r)),
             el("td", null, r.lastActivity ? time(r.lastActivity) : "—"),
+            el("td", null, r.expiresAt ? time(r.expiresAt) : "never"),
             el(
               "td",
               null,

@@ -1,6 +1,6 @@
 /**
- * Approvals, handoffs and verdicts (humans.md §3, §4): decided exactly once, expiring by the clock, handed on
- * atomically under a race, and advice that changes nothing.
+ * Approvals, handoffs and verdicts (docs/people.md#approvals, #handoffs, #verdicts): decided exactly once, expiring
+ * by the clock, handed on atomically under a race, and advice that changes nothing.
  */
 import { expect, test } from "bun:test";
 import { RoomError } from "../../../src/protocol/errors.ts";

@@ -214,29 +214,41 @@ return ok('{"n":' .. n .. ',"tokens":' .. num(tokens) .. ',"df":[' .. table.conc
 });
 
 /**
- * analyticsLog: the whole log (payloads only for task_* and context_* events and agent_left, the others cut before
- * their payload like the room summary's headers, with their time from event_idx), the seqs of events agents
- * posted, the tasks, the context entries (without payloads) and the context deliveries. O(events). Replies {ok:
- * {events: [{e: event} | {h: header, ms}…] oldest first, posted: [seq…], tasks: [Task…], contexts: [entry…],
- * reads: ["<seq> <agent>", ms, …]}}.
+ * analyticsLog, one page per call: the events of seqs `from`…`from + count - 1` that the room holds (payloads only
+ * for task_* and context_* events and agent_left, the others cut before their payload like the room summary's
+ * headers, with their time from event_idx), the log's head, and — on the page that reaches the head — the seqs of
+ * events agents posted, the tasks, the context entries (without payloads) and the context deliveries, read at the
+ * same instant as that last page, and where the next page starts. A page is bounded by `count`, so the read never holds the server for a whole
+ * long log (tool-ops.ts pages through it). Replies {ok: {top, next, events: [{e: event} | {h: header, ms}…], last: null
+ * | {posted: [seq…], tasks: [Task…], contexts: [entry…], reads: ["<seq> <agent>", ms, …]}}}.
  */
 export const ANALYTICS_LOG = script({
-  args: {},
+  args: {
+    from: arg.number, // the first seq of the page; 0 = from the oldest event the room holds
+    count: arg.number, // seqs per page
+  },
   reply: returns<{
+    top: number;
+    /** Where the next page starts. */
+    next: number;
     events: StoredLogEvent[];
-    posted: number[];
-    tasks: Task[];
-    contexts: Omit<ContextEntry, "payload">[];
-    reads: (string | number)[];
+    last: null | {
+      posted: number[];
+      tasks: Task[];
+      contexts: Omit<ContextEntry, "payload">[];
+      reads: (string | number)[];
+    };
   }>(),
   body: `
-if not OWNED then return ok('{"events":[],"posted":[],"tasks":[],"contexts":[],"reads":[]}') end
+if not OWNED then return ok('{"top":0,"next":1,"events":[],"last":{"posted":[],"tasks":[],"contexts":[],"reads":[]}}') end
 local top = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
 local out = {}
 -- From the trim, or from as far down as the events the room holds reach (a count bound on the walk).
-for low = math.max(TRIM.seq(), top - redis.call("HLEN", K_EVENT_IDX)) + 1, top, 200 do
+local low = math.max(from, TRIM.seq() + 1, top - redis.call("HLEN", K_EVENT_IDX) + 1)
+local high = math.min(top, low + count - 1)
+for page = low, high, 200 do
   local seqs = {}
-  for s = low, math.min(top, low + 199) do seqs[#seqs + 1] = s end
+  for s = page, math.min(high, page + 199) do seqs[#seqs + 1] = s end
   local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))
   local idx = redis.call("HMGET", K_EVENT_IDX, unpack(seqs))
   for i = 1, #seqs do
@@ -252,11 +264,15 @@ for low = math.max(TRIM.seq(), top - redis.call("HLEN", K_EVENT_IDX)) + 1, top, 
     end
   end
 end
-local reads = redis.call("HGETALL", K_CTX_READS)
-for i = 1, #reads do reads[i] = str(reads[i]) end
-return ok('{"events":[' .. table.concat(out, ",") .. '],"posted":[' .. table.concat(redis.call("HKEYS", K_POSTED), ",")
-  .. '],"tasks":[' .. table.concat(redis.call("HVALS", K_TASKS), ",")
-  .. '],"contexts":[' .. table.concat(redis.call("HVALS", K_CTX), ",") .. '],"reads":[' .. table.concat(reads, ",")
-  .. ']}')
+local last = "null"
+if high >= top then
+  local reads = redis.call("HGETALL", K_CTX_READS)
+  for i = 1, #reads do reads[i] = str(reads[i]) end
+  last = '{"posted":[' .. table.concat(redis.call("HKEYS", K_POSTED), ",")
+    .. '],"tasks":[' .. table.concat(redis.call("HVALS", K_TASKS), ",")
+    .. '],"contexts":[' .. table.concat(redis.call("HVALS", K_CTX), ",") .. '],"reads":[' .. table.concat(reads, ",")
+    .. ']}'
+end
+return ok('{"top":' .. top .. ',"next":' .. (high + 1) .. ',"events":[' .. table.concat(out, ",") .. '],"last":' .. last .. '}')
 `,
 });

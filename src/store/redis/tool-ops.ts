@@ -1,5 +1,6 @@
 /** Deletions, history, templates, reviews, search and analytics of the Redis store: one script each. */
 import type { AnalyticsLog } from "../../protocol/analytics.ts";
+import { RoomError } from "../../protocol/errors.ts";
 import { effectiveTask } from "../../protocol/leases.ts";
 import type { RoomEvent, Task } from "../../protocol/records.ts";
 import { reviewMatches } from "../../protocol/reviews.ts";
@@ -16,8 +17,9 @@ import {
 } from "../../protocol/search.ts";
 import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
-import type { RoomStore, UsableRoom } from "../types.ts";
+import type { RoomScope, RoomStore, UsableRoom } from "../types.ts";
 import type { Bridge } from "./call.ts";
+import type { RoomReply } from "./call-types.ts";
 import type { StoredHit } from "./lua-tools.ts";
 import { byCreation, type StoredEntry, type StoredEvent, sortTasks, toEntry, toEvent } from "./records.ts";
 import { ScriptRefusal } from "./run.ts";
@@ -53,7 +55,38 @@ function described(hit: StoredHit): { title: string; fields: SearchFields } {
   return { title: event.type, fields: eventFields(event) };
 }
 
+/** Seqs per analytics page: about 0.1 s of redis-server time on a 2-core machine (docs/benchmarks.md). */
+const ANALYTICS_PAGE = 1000;
+
 export function toolOps({ call, team, open, ttlMs }: Bridge): ToolOps {
+  /**
+   * The analytics read in pages of ANALYTICS_PAGE seqs, one script each, so no call holds Redis for a whole long
+   * log (a 50,000-event room took one script past the store timeout). Events never change once written, so pages
+   * read at different instants still join into the log; the plan, context and deliveries come with the page that
+   * reached the head, read at that page's instant. When the head fell back between pages (the room was deleted and
+   * made again), the read starts over.
+   */
+  async function analyticsPages(scope: RoomScope) {
+    for (let attempt = 0; ; attempt++) {
+      const events: RoomReply<"ANALYTICS_LOG">["events"] = [];
+      let from = 0;
+      let seen = 0;
+      for (;;) {
+        const { value, now } = await call(scope, "ANALYTICS_LOG", { from, count: ANALYTICS_PAGE });
+        if (value.top < seen) break;
+        seen = value.top;
+        events.push(...value.events);
+        if (value.last) return { events, last: value.last, now };
+        from = value.next;
+      }
+      if (attempt >= 3)
+        throw new RoomError(
+          "conflict",
+          "The room was deleted and made again while its log was being read, three times over: read it again.",
+        );
+    }
+  }
+
   return {
     async deleteTask(scope, input) {
       const { value } = await call(scope, "DELETE_TASK", {
@@ -195,7 +228,8 @@ export function toolOps({ call, team, open, ttlMs }: Bridge): ToolOps {
     },
 
     async analyticsLog(scope) {
-      const { value, now } = await call(scope, "ANALYTICS_LOG", {});
+      const { events: stored, last, now } = await analyticsPages(scope);
+      const value = { events: stored, ...last };
       const events = value.events.map(
         (x): RoomEvent =>
           "e" in x ? toEvent({ e: x.e, r: [] }) : { ...x.h, payload: {}, timestamp: iso(x.ms), read_by: [] },

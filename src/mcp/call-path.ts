@@ -13,6 +13,7 @@ import { describeIssues, findIllFormed } from "../protocol/validation.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
 import { McpFailure } from "./failure.ts";
+import { modelText, structuredOf } from "./model-text.ts";
 import {
   contextFields,
   isMutating,
@@ -43,6 +44,12 @@ export interface CallDeps {
    * exactly like such an argument (the key always wins).
    */
   context?: CallContext;
+  /**
+   * What the result's text content is: "json" (the JSON of the value; structuredContent when the tool declares an
+   * output) or "model" (model-text.ts: the value written for a model, and the exact value as structuredContent).
+   * Default "json"; the MCP layer sets it from the profile (tool.ts MODEL_FACING).
+   */
+  resultText?: "json" | "model";
 }
 
 /**
@@ -269,6 +276,14 @@ export async function callTool(
     const value = answered instanceof Noted ? answered.value : answered;
     const replayed = scope?.idempotency?.replayed === true;
     const shaped = replayed && isObject(value) ? { ...value, replayed: true } : value;
+    if (deps.resultText === "model") {
+      const result: CallToolResult = {
+        content: [{ type: "text", text: modelText(shaped) }],
+        structuredContent: structuredOf(shaped),
+      };
+      if (answered instanceof Noted) result.content.push({ type: "text", text: modelText(answered.note) });
+      return { result, outcome: "ok" };
+    }
     // Serialised once: the text content, and what the response splices in for it and for structuredContent.
     const json = jsonText(shaped);
     const result: CallToolResult = { content: [{ type: "text", text: json?.raw as string }] };

@@ -8,6 +8,7 @@ import { PROFILES, type Profile, publishedInput, type ToolDefinition } from "./t
 import { agentroomTools } from "./tools/agentroom.ts";
 import { claimTools } from "./tools/claims.ts";
 import { compactTools } from "./tools/compact.ts";
+import { compactPeopleTools } from "./tools/compact-people.ts";
 import { contextTools } from "./tools/context.ts";
 import { eventTools } from "./tools/events.ts";
 import { leaseTools } from "./tools/leases.ts";
@@ -120,6 +121,7 @@ export const CATALOG: Catalog = createCatalog([
   ...claimTools,
   ...leaveTools,
   ...compactTools,
+  ...compactPeopleTools,
   ...agentroomTools,
   ...peopleTools,
   ...roomInfoTools,

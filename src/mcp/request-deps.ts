@@ -12,7 +12,7 @@ export interface SlotTaker {
 }
 
 export interface McpRequestDeps extends ToolRunDeps {
-  /** Which tools tools/list shows (every tool stays callable). */
+  /** Which tools tools/list shows (every tool stays callable), and what a result's text is. */
   profile: Profile;
   /** Resources, prompts and completions of the profile. */
   features: Features;
@@ -26,7 +26,7 @@ export interface McpRequestDeps extends ToolRunDeps {
 export const INSTRUCTIONS: Record<Profile, string> = {
   full: "roomd holds a room's shared state for coding agents: plan (tasks with dependencies), typed context, an event log with your own read cursor, presence, file claims, locks and shared variables. Start each session with get_my_summary; pick work with get_unblocked_tasks; take a task with claim_task (a lease your calls keep alive); claim the files you will edit with claim_files before editing them, and release_files when done; publish contracts with write_context and consuming_agents; consume events with get_unread_events once per turn, or wait_for_events when you are waiting for someone; heartbeat about every 60 s; leave_room when you stop.",
   compact:
-    "roomd: shared plan, context, events and file claims for coding agents. roomId and agentId may be left out when the X-Roomd-Room / X-Roomd-Agent headers or your key give them. Start with summary; take work with claim; claim files with files before editing; update tasks with update; publish with context_write; between turns, wait for what comes next with wait.",
+    "roomd: shared plan, context, events and file claims for coding agents. roomId and agentId may be left out when the X-Roomd-Room / X-Roomd-Agent headers or your key give them. Start with summary (people's messages first); take work from plan (ready: true) with claim; claim files with files before editing; update tasks with update; publish contracts and change requests with context_write, read them with context_read; between turns, wait, and post to tell others; lock anything else shared; ask before a step a person must approve; handoff to pass work on; leave when you stop.",
   agentroom:
     "AgentRoom: (1) room_state before writing; (2) room_claim each file you will create or edit; (3) on a conflict, pick another file; (4) write your claimed files; (5) room_read between subtasks; (6) room_broadcast when done, and room_release what you no longer need. The room and your agent come from the X-Roomd-Room / X-Roomd-Agent headers or your key.",
 };

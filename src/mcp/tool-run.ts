@@ -10,7 +10,7 @@ import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
 import { type CallContext, callTool, type ToolOutcome, toolError } from "./call-path.ts";
 import type { Catalog } from "./catalog.ts";
-import type { RequestIO } from "./tool.ts";
+import { MODEL_FACING, type Profile, type RequestIO } from "./tool.ts";
 
 export interface ToolRunDeps {
   catalog: Catalog;
@@ -24,6 +24,8 @@ export interface ToolRunDeps {
   onToolCall?: (tool: string, outcome: ToolOutcome, seconds: number) => void;
   /** The caller's budget is spent: tool calls answer this refusal without running. */
   rateLimited?: string;
+  /** The profile the client asked for: model-facing ones get results written for a model (call-path.ts). */
+  profile?: Profile;
 }
 
 /** Runs one tool call: its result, and (when set) the answer's JSON text the result's text content holds. */
@@ -46,6 +48,7 @@ export async function runTool(
           signal,
           ...(io ? { io } : {}),
           ...(deps.context ? { context: deps.context } : {}),
+          ...(deps.profile && MODEL_FACING.has(deps.profile) ? { resultText: "model" as const } : {}),
         });
   const seconds = (performance.now() - started) / 1000;
   // Only catalog names reach the log and the metrics: any other name is the client's text (also when the call

@@ -50,6 +50,20 @@ export const contextType = z.enum(CONTEXT_TYPES);
 const iso = z.string().describe("ISO 8601 time");
 const jsonValue = z.record(z.string(), z.unknown());
 
+/**
+ * Any JSON value, spelled out type by type: `z.any()` publishes `{}`, which clients flag as an unconstrained
+ * schema. Output schemas only (an input is always a JSON object of known fields). Typed `unknown`, as the values
+ * it describes are (a JSON Patch operation's value).
+ */
+export const anyJsonValue: z.ZodType<unknown> = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.record(z.string(), z.unknown()),
+  z.array(z.unknown()),
+  z.null(),
+]);
+
 export const taskShape = z.object({
   id: z.string(),
   title: z.string(),

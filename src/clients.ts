@@ -40,9 +40,9 @@ export function keyExport(): string {
   return `export ${KEY_ENV}=<the "secret" from that answer>`;
 }
 
-/** Writes the project's .mcp.json (the same as claudeCodeJson); single quotes keep `${ROOMD_KEY}` unexpanded. */
+/** Writes the project's .mcp.json (the same as claudeCodeJson); the URL is quoted (a shell would glob its `?`), single quotes keep `${ROOMD_KEY}` unexpanded. */
 export function claudeCodeCommand(info: ConnectInfo): string {
-  return `claude mcp add --transport http roomd ${mcpUrl(info)} --scope project --header 'Authorization: Bearer \${${KEY_ENV}}'`;
+  return `claude mcp add --transport http roomd "${mcpUrl(info)}" --scope project --header 'Authorization: Bearer \${${KEY_ENV}}'`;
 }
 
 /** Claude Code expands `${VAR}` in the headers of .mcp.json. */

@@ -39,7 +39,7 @@ describe("client configuration snippets", () => {
   test(`Claude Code command keeps \${ROOMD_KEY} unexpanded for the project's .mcp.json`, () => {
     const command = claudeCodeCommand(info);
     expect(command).toBe(
-      `claude mcp add --transport http roomd http://localhost:3000/mcp --scope project --header 'Authorization: Bearer \${ROOMD_KEY}'`,
+      `claude mcp add --transport http roomd "http://localhost:3000/mcp?profile=compact" --scope project --header 'Authorization: Bearer \${ROOMD_KEY}'`,
     );
     // The header argument is single-quoted, so the shell passes the reference through literally.
     const header = /--header '([^']*)'/.exec(command)?.[1];
@@ -53,7 +53,7 @@ describe("client configuration snippets", () => {
       mcpServers: {
         roomd: {
           type: "http",
-          url: "http://localhost:3000/mcp",
+          url: "http://localhost:3000/mcp?profile=compact",
           headers: { Authorization: `Bearer \${ROOMD_KEY}` },
         },
       },
@@ -65,7 +65,10 @@ describe("client configuration snippets", () => {
     const text = cursorJson(info);
     expect(JSON.parse(text)).toEqual({
       mcpServers: {
-        roomd: { url: "http://localhost:3000/mcp", headers: { Authorization: `Bearer \${env:ROOMD_KEY}` } },
+        roomd: {
+          url: "http://localhost:3000/mcp?profile=compact",
+          headers: { Authorization: `Bearer \${env:ROOMD_KEY}` },
+        },
       },
     });
     expect(embeddedSecrets(text)).toEqual([]);
@@ -75,7 +78,7 @@ describe("client configuration snippets", () => {
     const text = codexToml(info);
     const toml = Bun.TOML.parse(text) as Record<string, any>;
     expect(toml.mcp_servers.roomd).toEqual({
-      url: "http://localhost:3000/mcp",
+      url: "http://localhost:3000/mcp?profile=compact",
       bearer_token_env_var: "ROOMD_KEY",
     });
     expect(embeddedSecrets(text)).toEqual([]);
@@ -85,7 +88,10 @@ describe("client configuration snippets", () => {
     const text = geminiJson(info);
     expect(JSON.parse(text)).toEqual({
       mcpServers: {
-        roomd: { httpUrl: "http://localhost:3000/mcp", headers: { Authorization: `Bearer \${ROOMD_KEY}` } },
+        roomd: {
+          httpUrl: "http://localhost:3000/mcp?profile=compact",
+          headers: { Authorization: `Bearer \${ROOMD_KEY}` },
+        },
       },
     });
     expect(embeddedSecrets(text)).toEqual([]);
@@ -129,24 +135,28 @@ describe("client configuration snippets", () => {
     ]);
   });
 
-  test("agent instructions name the room and the working habits", () => {
+  test("agent instructions name the room and the working habits, with the printed profile's tools", () => {
     const text = agentInstructions(info);
     for (const needle of [
       "my-project",
       "ROOMD_KEY",
-      "get_my_summary",
-      "get_unblocked_tasks",
-      "claim_task",
-      "claim_files",
-      "release_files",
-      "check_files",
-      "leave_room",
-      "consuming_agents",
+      "`summary`",
+      "`plan`",
+      "`claim`",
+      "`files`",
+      "`update`",
+      "`context_write`",
+      "`consumers`",
       "change_request",
-      "heartbeat",
-      "get_unread_events",
+      "`wait`",
+      "`ask`",
+      "`handoff`",
+      "`leave`",
     ]) {
       expect(text).toContain(needle);
     }
+    const full = agentInstructions(info, "full");
+    for (const needle of ["get_my_summary", "claim_task", "claim_files", "consuming_agents", "leave_room"])
+      expect(full).toContain(needle);
   });
 });

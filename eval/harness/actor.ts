@@ -52,7 +52,10 @@ export class Actor {
   static async join(world: World, agentId: string): Promise<Actor> {
     const { target, rules, profile, roomId, latencies } = world;
     const instructions = rules.plan
-      ? agentInstructions({ url: target.url, roomId, operatorKey: "", agentId })
+      ? agentInstructions(
+          { url: target.url, roomId, operatorKey: "", agentId },
+          profile === "compact" ? "compact" : "full",
+        )
       : CHAT_INSTRUCTIONS;
     const session = await Session.open({
       url: target.url,

@@ -1,6 +1,6 @@
 /**
  * The operations scripted agents perform, mapped onto the tools of their profile. `full` has a tool for each;
- * `compact` maps the canonical workflow onto its ten tools; `agentroom` maps claims, reads and broadcasts onto its
+ * `compact` maps the canonical workflow onto its tools; `agentroom` maps claims, reads and broadcasts onto its
  * five. What a profile does not list is called through the full tool of the same operation (roomd keeps every tool
  * callable whatever the list): eval/README.md tables which. Results are normalised to one shape per operation.
  */
@@ -162,7 +162,8 @@ export class Ops {
   }
 
   requestApproval(action: string) {
-    return this.s.must<{ id: string; status: string }>("request_approval", this.room({ action }));
+    const name = this.compact ? "ask" : "request_approval";
+    return this.s.must<{ id: string; status: string }>(name, this.room({ action }));
   }
 
   /** The whole log, oldest first, paging back with read_events (a transcript replay). */
@@ -181,6 +182,6 @@ export class Ops {
   }
 
   leave(): Promise<CallResult> {
-    return this.s.call("leave_room", this.room());
+    return this.s.call(this.compact ? "leave" : "leave_room", this.room());
   }
 }

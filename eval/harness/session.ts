@@ -34,6 +34,20 @@ export const emptyLedger = (): Ledger => ({
   refusals: {},
 });
 
+/** A result's value for the script (see CallResult.value). */
+function valueOf(result: CallToolResult): unknown {
+  const structured = result.structuredContent;
+  if (structured !== undefined) {
+    const keys = Object.keys(structured);
+    return keys.length === 1 && keys[0] === "items" ? structured.items : structured;
+  }
+  try {
+    return JSON.parse(result.content[0]?.type === "text" ? result.content[0].text : "");
+  } catch {
+    return undefined;
+  }
+}
+
 export const totalTokens = (l: Ledger): number => l.contextTokens + l.resultTokens + l.outputTokens;
 
 /** Wall-clock ms of every call but waits, by tool: the latency overhead (not deterministic, reported apart). */
@@ -41,7 +55,11 @@ export type Latencies = Map<string, number[]>;
 
 export interface CallResult {
   ok: boolean;
-  /** The parsed JSON of the first text part (undefined when it is not JSON). */
+  /**
+   * What the script reads of a result: structuredContent when present (a list comes as `{items}` on the
+   * model-facing profiles), else the parsed JSON of the first text part (undefined when it is not JSON). The
+   * tokens booked are those of the text parts only: what a model reads.
+   */
   value: unknown;
   /** The error text without "Error: " when refused. */
   error: string;
@@ -135,13 +153,7 @@ export class Session {
       l.refusals[kind] = (l.refusals[kind] ?? 0) + 1;
       return { ok: false, value: undefined, error };
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(result.content[0]?.type === "text" ? result.content[0].text : "");
-    } catch {
-      value = undefined;
-    }
-    return { ok: true, value, error: "" };
+    return { ok: true, value: valueOf(result), error: "" };
   }
 
   /** Like call, but a refusal is a bug of the script: it throws with the error. */

@@ -68,7 +68,9 @@ function splitTypes(node: Record<string, unknown>, types: string[]): Record<stri
  * - `{}` as `additionalProperties` or `items` goes: absent means the same (any value), and an empty schema is
  *   what clients flag as unconstrained;
  * - a `type` array becomes `anyOf` with one `type` per branch (the portable nullable);
- * - `const: v` becomes `enum: [v]` (Gemini's schema has no `const`).
+ * - `const: v` becomes `enum: [v]` (Gemini's schema has no `const`);
+ * - zod's bounds of every integer, ±Number.MAX_SAFE_INTEGER, go: they constrain nothing a JSON number in practice
+ *   exceeds, and cost ~900 tokens over the full list.
  */
 export function portable(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(portable);
@@ -77,6 +79,8 @@ export function portable(node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) {
     if (key === "$schema" || key === "propertyNames") continue;
     if ((key === "additionalProperties" || key === "items") && isEmpty(value)) continue;
+    if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
+    if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
     if (key === "const") {
       out.enum = [value];
       continue;

@@ -8,6 +8,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import {
+  measureSessions,
+  renderSessionTable,
+  SESSIONS_BEGIN,
+  SESSIONS_END,
+} from "../../bench/profile-tokens.ts";
 import { ARMS } from "../../eval/harness/arms.ts";
 import { collisionCurve, pooledCollisions, type RunResult, round } from "../../eval/harness/metrics.ts";
 import { random } from "../../eval/harness/random.ts";
@@ -187,4 +193,10 @@ test("S3's no-claims collisions are exactly the collisions of the agents' seeded
     return { n, trials, collided };
   });
   expect(replayed).toEqual(rows.map(({ n, trials, collided }) => ({ n, trials, collided })));
+});
+
+test("docs/profiles.md's canonical sessions are what the harness measures now (run `bun run docs`)", async () => {
+  const file = readFileSync(join(ROOT, "docs", "profiles.md"), "utf8");
+  const table = file.slice(file.indexOf(SESSIONS_BEGIN), file.indexOf(SESSIONS_END) + SESSIONS_END.length);
+  expect(table).toBe(renderSessionTable(await measureSessions()));
 });

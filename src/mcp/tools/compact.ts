@@ -1,8 +1,9 @@
 /**
- * The compact profile (?profile=compact): the canonical workflow in at most 10 tools with terse descriptions, over
- * the same store operations as the full profile. roomId and agentId may be left out when the X-Roomd-Room /
- * X-Roomd-Agent headers, an invite or a bound key give them (context "optional"). Locks and file claims are one
- * tool each, with an action. Ten tools: the tenth is `wait` (wait_for_events).
+ * The compact profile (?profile=compact, the one roomd prints): the canonical workflow in few tools with terse
+ * descriptions, over the same store operations as the full profile. roomId and agentId may be left out when the
+ * X-Roomd-Room / X-Roomd-Agent headers, an invite or a bound key give them (context "optional"). Locks and file
+ * claims are one tool each, with an action. The steps involving someone else (ask, handoff, leave) are in
+ * compact-people.ts; test/instructions.test.ts holds the list to its token budget.
  */
 import { z } from "zod";
 import { RoomError } from "../../protocol/errors.ts";

@@ -16,7 +16,7 @@ export const presenceTools = [
     input: z.strictObject({
       roomId,
       agentId: actingAgentId,
-      status: z
+      statusText: z
         .string()
         .max(LIMITS.presenceStatusMax)
         .optional()
@@ -31,10 +31,10 @@ export const presenceTools = [
     effect: "write",
     idempotent: true,
     acting: ["agentId"],
-    example: async () => ({ agentId: "alice", status: "writing the login endpoint" }),
+    example: async () => ({ agentId: "alice", statusText: "writing the login endpoint" }),
     handler: async (a, call) => {
-      const status = a.status === undefined ? undefined : stripControls(a.status);
-      const { presence, roomExists } = await call.store.heartbeat(call.scope, a.agentId, status);
+      const statusText = a.statusText === undefined ? undefined : stripControls(a.statusText);
+      const { presence, roomExists } = await call.store.heartbeat(call.scope, a.agentId, statusText);
       return {
         agentId: a.agentId,
         presence,

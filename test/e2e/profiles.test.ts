@@ -111,7 +111,7 @@ for (const make of E2E_STORES) {
       expect(await bob.call<Json>("room_claim", { path: "src/*.ts" })).toMatchObject({ claimed: true });
       // Room and agent are not arguments here.
       expect(errorText(await alice.raw("room_state", { roomId }))).toBe(
-        'Error: Invalid arguments: arguments: Unrecognized key: "roomId"',
+        'Error: Invalid arguments: arguments: Unrecognized key "roomId" — no arguments (the room and agent come from the X-Roomd-Room and X-Roomd-Agent headers)',
       );
       expect(errorText(await alice.raw("room_claim", { path: "../etc/passwd" }))).toStartWith(
         'Error: Invalid arguments: path: Invalid path "../etc/passwd": has a ".." segment',

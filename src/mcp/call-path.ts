@@ -13,6 +13,7 @@ import { describeIssues, findIllFormed, unknownKey } from "../protocol/validatio
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
 import { McpFailure } from "./failure.ts";
+import { askedRoom, roomTypoHint } from "./room-typo.ts";
 import {
   contextFields,
   isMutating,
@@ -261,6 +262,11 @@ export async function callTool(
         outcome: "internal",
         unexpected: error,
       };
+    }
+    if (error.kind === "denied" && tool.room) {
+      const asked = askedRoom(raw, deps.context?.roomId, deps.principal);
+      const hint = await roomTypoHint(asked, deps.principal, deps.store);
+      return { result: toolError(error.message + hint), outcome: error.kind };
     }
     if (error.kind !== "store_unavailable") return { result: toolError(error.message), outcome: error.kind };
     const cause = error.cause instanceof Error ? error.cause.name : "unknown";

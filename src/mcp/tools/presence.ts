@@ -1,8 +1,8 @@
 /** Presence tools (2): who is working in the room, and on what. */
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
-import { roomHint } from "../../protocol/records.ts";
 import { stripControls } from "../../protocol/validation.ts";
+import { missingRoomHint } from "../room-typo.ts";
 import { actingAgentId, presenceShape, roomId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 
@@ -39,7 +39,7 @@ export const presenceTools = [
         agentId: a.agentId,
         presence,
         roomExists,
-        ...(roomExists ? {} : { hint: roomHint(a.roomId) }),
+        ...(roomExists ? {} : { hint: await missingRoomHint(a.roomId, call) }),
       };
     },
   }),

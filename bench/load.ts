@@ -169,7 +169,7 @@ export function mixedWorkload(roomIds: string[]): (agent: number, n: number) => 
       case 16:
         return tool("get_unread_events", { roomId, agentId, limit: 20 });
       case 7:
-        return tool("heartbeat", { roomId, agentId, status: `step ${n}` });
+        return tool("heartbeat", { roomId, agentId, statusText: `step ${n}` });
       case 8:
         return tool("write_context", {
           roomId,
@@ -225,7 +225,7 @@ export function planWorkload(roomIds: string[], tasks: number): (agent: number, 
       case 15:
         return tool("get_unread_events", { roomId, agentId, limit: 20 });
       case 6:
-        return tool("heartbeat", { roomId, agentId, status: `step ${n}` });
+        return tool("heartbeat", { roomId, agentId, statusText: `step ${n}` });
       case 7:
         return tool("get_my_tasks", { roomId, agentId });
       case 8:

@@ -74,7 +74,7 @@ const COMPACT_STEPS = [
   "- Pick work with `plan` (`ready: true` lists what you can take now) and take it with `claim`: exactly one agent gets a task; if you are told another agent owns it, pick another. Your calls keep the task's lease alive; when you go silent the task returns to the plan.",
   "- Before editing files, claim them with `files` (`action: claim`, paths or globs such as `src/auth/**`). On conflicts, edit something else or ask the holder; never edit files another agent holds. `action: release` when you are done with them; `action: check` before you commit.",
   "- Report progress and finish a task with `update` (`status: done`, with a note). `lock` guards anything else shared for a while (acquire, release).",
-  "- Publish API contracts and decisions with `context_write`, listing the agents that depend on them in `consumers`; read entries with `context_read`.",
+  "- Publish API contracts and decisions with `context_write`, listing the agents that depend on them in `consuming_agents`; read entries with `context_read`.",
   "- Ask another agent for a change with a `change_request` entry (`context_write`), not an event.",
   "- Between turns, call `wait`: it returns what arrived for you at once, or as soon as something comes. `post` tells others something (e.g. that you are blocked).",
   "- People in the room come first: their messages lead `summary`; follow a steer from the room's driver.",

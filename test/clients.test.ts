@@ -146,7 +146,7 @@ describe("client configuration snippets", () => {
       "`files`",
       "`update`",
       "`context_write`",
-      "`consumers`",
+      "`consuming_agents`",
       "change_request",
       "`wait`",
       "`ask`",

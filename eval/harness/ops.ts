@@ -83,15 +83,11 @@ export class Ops {
     return this.s.must<TaskLike>("add_task", this.room({ title, depends_on: dependsOn }));
   }
 
-  writeContext(type: string, summary: string, payload: object, consumers: string[]) {
-    if (this.compact)
-      return this.s.must<{ id: string; version: string }>(
-        "context_write",
-        this.room({ type, summary, payload, consumers }),
-      );
+  writeContext(type: string, summary: string, payload: object, consuming_agents: string[]) {
+    const name = this.compact ? "context_write" : "write_context";
     return this.s.must<{ id: string; version: string }>(
-      "write_context",
-      this.room({ type, summary, payload, consuming_agents: consumers }),
+      name,
+      this.room({ type, summary, payload, consuming_agents }),
     );
   }
 
@@ -137,8 +133,8 @@ export class Ops {
     return (await this.s.must<Batch>(name, this.room({ timeoutSeconds: woken ? 30 : 0 }))).events ?? [];
   }
 
-  heartbeat(status: string): Promise<CallResult> {
-    return this.s.call("heartbeat", this.room({ status }));
+  heartbeat(statusText: string): Promise<CallResult> {
+    return this.s.call("heartbeat", this.room({ statusText }));
   }
 
   claimFiles(paths: string[]): Promise<CallResult> {

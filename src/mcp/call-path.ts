@@ -9,15 +9,17 @@ import type { LiveRooms } from "../live/hub.ts";
 import { errors, RoomError, type RoomErrorKind, STORE_UNAVAILABLE } from "../protocol/errors.ts";
 import { type JsonText, jsonText } from "../protocol/json-text.ts";
 import type { Principal } from "../protocol/principal.ts";
-import { describeIssues, findIllFormed } from "../protocol/validation.ts";
+import { describeIssues, findIllFormed, unknownKey } from "../protocol/validation.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
 import { McpFailure } from "./failure.ts";
 import { modelText, structuredOf } from "./model-text.ts";
+import { askedRoom, roomTypoHint } from "./room-typo.ts";
 import {
   contextFields,
   isMutating,
   Noted,
+  publishedInput,
   RawResult,
   type RequestIO,
   type RoomToolCall,
@@ -104,31 +106,6 @@ function requiredActingOf(tool: ToolDefinition): string[] {
   return fields;
 }
 
-/**
- * Tools name some things differently (the acting agent is `from` in post_event and `author` in write_context; a
- * context entry is `id` in the context tools): an unrecognized key that is another tool's name for one of this
- * tool's arguments gets a hint naming it.
- */
-function aliasHint(
-  tool: ToolDefinition,
-  issues: readonly { code: string; keys?: readonly string[] }[],
-): string {
-  const hints: string[] = [];
-  const acting = tool.acting[0];
-  for (const issue of issues) {
-    if (issue.code !== "unrecognized_keys") continue;
-    for (const key of issue.keys ?? []) {
-      if (["agentId", "from", "author"].includes(key) && acting !== undefined && acting !== key)
-        hints.push(`${tool.name} names the acting agent ${acting}`);
-      if (key === "contextId" && "id" in tool.input.shape)
-        hints.push(`${tool.name} names the context entry id`);
-      if (key === "consumers" && "consuming_agents" in tool.input.shape)
-        hints.push(`${tool.name} takes consuming_agents`);
-    }
-  }
-  return hints.length > 0 ? ` (${[...new Set(hints)].join("; ")})` : "";
-}
-
 /** JSON with sorted keys, so equal arguments give equal fingerprints whatever their key order. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
@@ -161,10 +138,7 @@ function prepare(tool: ToolDefinition, raw: unknown, deps: CallDeps) {
   fillFromContext(tool, given, deps);
   const parsed = tool.input.safeParse(given);
   if (!parsed.success)
-    throw new RoomError(
-      "invalid",
-      describeIssues(parsed.error.issues) + aliasHint(tool, parsed.error.issues),
-    );
+    throw new RoomError("invalid", describeIssues(parsed.error.issues, publishedInput(tool)));
   const { idempotencyKey, ...args } = parsed.data as Record<string, unknown> & { idempotencyKey?: string };
   // The room first: an invite's call on another room must read exactly like a missing room.
   const scope = tool.room ? roomScope(deps.principal, args.roomId as string) : undefined;
@@ -203,7 +177,11 @@ function fillFromContext(tool: ToolDefinition, given: Record<string, unknown>, d
   const fields = contextFields(tool);
   if (tool.context === "context") {
     const sent = fields.find((field) => field in given);
-    if (sent) throw new RoomError("invalid", `Invalid arguments: arguments: Unrecognized key: "${sent}"`);
+    if (sent) {
+      const known = Object.keys(publishedInput(tool).shape);
+      const where = "the room and agent come from the X-Roomd-Room and X-Roomd-Agent headers";
+      throw new RoomError("invalid", `Invalid arguments: arguments: ${unknownKey(sent, known)} (${where})`);
+    }
   }
   const room = deps.context?.roomId ?? deps.principal.allowedRoomId;
   const agent = deps.context?.agentId ?? deps.principal.boundAgentId;
@@ -299,6 +277,11 @@ export async function callTool(
         outcome: "internal",
         unexpected: error,
       };
+    }
+    if (error.kind === "denied" && tool.room) {
+      const asked = askedRoom(raw, deps.context?.roomId, deps.principal);
+      const hint = await roomTypoHint(asked, deps.principal, deps.store);
+      return { result: toolError(error.message + hint), outcome: error.kind };
     }
     if (error.kind !== "store_unavailable") return { result: toolError(error.message), outcome: error.kind };
     const cause = error.cause instanceof Error ? error.cause.name : "unknown";

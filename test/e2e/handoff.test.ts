@@ -46,7 +46,7 @@ for (const make of E2E_STORES) {
       // Backend cursor starts after the plan set-up.
       await B("get_unread_events", { agentId: "backend" });
 
-      await B("heartbeat", { agentId: "backend", status: "designing auth API" });
+      await B("heartbeat", { agentId: "backend", statusText: "designing auth API" });
       expect((await B("acquire_lock", { resource: "plan", agentId: "backend" })).acquired).toBe(true);
       await B("update_task", {
         taskId: api.id,

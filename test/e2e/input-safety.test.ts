@@ -42,7 +42,7 @@ for (const make of E2E_STORES) {
         ],
         ["post_event", { type: "x", from: "a", payload: { "bad\ud800key": 1 } }, "payload (a key)"],
         ["set_shared_var", { key: "k", value: "\udfff", agentId: "a" }, "value"],
-        ["heartbeat", { agentId: "a", status: "\ud800" }, "status"],
+        ["heartbeat", { agentId: "a", statusText: "\ud800" }, "statusText"],
       ];
       for (const [tool, args, field] of cases) {
         const answer = await http.tool(TEAM_A.secret, tool, { roomId, ...args });
@@ -76,7 +76,7 @@ for (const make of E2E_STORES) {
       const beat = await http.tool(TEAM_A.secret, "heartbeat", {
         roomId,
         agentId: "a",
-        status: "tab\there\u001b[0m",
+        statusText: "tab\there\u001b[0m",
       });
       expect(JSON.parse(beat.text).presence.statusText).toBe("tabhere[0m");
     });

@@ -171,7 +171,7 @@ for (const make of E2E_STORES) {
         if (again !== null) {
           // The room made again at once: a signal and events of its new life must not reach the old stream.
           const owner = again === TEAM_A ? onA : await connect(a.url, TEAM_B.secret);
-          await owner.call("heartbeat", { roomId, agentId: "newcomer", status: "here" });
+          await owner.call("heartbeat", { roomId, agentId: "newcomer", statusText: "here" });
           await owner.call("set_shared_var", { roomId, key: "k", value: "v", agentId: "newcomer" });
           await post(owner, roomId, { type: "reborn" });
           if (owner !== onA) await owner.close();

@@ -570,7 +570,12 @@ for (const make of E2E_STORES) {
         ["messages", { to: "bot", text: "" }, /^Invalid arguments: text:/],
         ["messages", { to: "bot", text: "x".repeat(8001) }, /^Invalid arguments: text:/],
         ["messages", { to: "human:bob", text: "hi" }, /^Invalid arguments: to: must not start with "human:"/],
-        ["messages", { to: "bot", text: "hi", extra: 1 }, /Unrecognized key: "extra"/],
+        [
+          "messages",
+          { to: "bot", text: "hi", extra: 1 },
+          /Unrecognized key "extra" — valid arguments: to, text/,
+        ],
+        ["messages", { to: "bot", txt: "hi" }, /Unrecognized key "txt" — did you mean "text"\?/],
         ["messages", "{not json", /^Invalid JSON body$/],
         ["messages", { to: "bot", text: "ok\ud800" }, /^Invalid arguments: text: contains invalid Unicode/],
         ["driver", { action: "steal" }, /^Invalid arguments: action:/],

@@ -263,7 +263,7 @@ for (const make of E2E_STORES) {
         });
         expect(await c.call<Json[]>("get_presence", { roomId })).toEqual([]);
         await c.call("set_shared_var", { roomId, key: "created", value: "yes", agentId: "a" });
-        const beat = await c.call<Json>("heartbeat", { roomId, agentId: "a", status: "writing tests" });
+        const beat = await c.call<Json>("heartbeat", { roomId, agentId: "a", statusText: "writing tests" });
         expect(beat).toMatchObject({
           agentId: "a",
           presence: { status: "online", statusText: "writing tests" },

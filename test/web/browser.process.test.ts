@@ -106,7 +106,7 @@ for (const make of STORES) {
     async function room(): Promise<string> {
       const roomId = newRoomId();
       await tool("add_task", { roomId, title: "First task", agentId: "planner" });
-      await tool("heartbeat", { roomId, agentId: "backend", status: "starting" });
+      await tool("heartbeat", { roomId, agentId: "backend", statusText: "starting" });
       return roomId;
     }
 
@@ -141,7 +141,7 @@ for (const make of STORES) {
       await page.evaluate("window.__sameDocument = true");
       await tool("add_task", { roomId, title: "Appears live", agentId: "planner" });
       await page.waitForSelector('#board h4:text-is("Appears live")', { timeout: LIVE_MS });
-      await tool("heartbeat", { roomId, agentId: "newcomer", status: "just arrived" });
+      await tool("heartbeat", { roomId, agentId: "newcomer", statusText: "just arrived" });
       await page.waitForSelector('#people strong:text-is("newcomer")', { timeout: LIVE_MS });
       await tool("acquire_lock", { roomId, resource: "deploy", agentId: "newcomer", ttlSeconds: 60 });
       await page.waitForSelector('#locks strong:text-is("deploy")', { timeout: LIVE_MS });
@@ -329,7 +329,7 @@ for (const make of STORES) {
           author: "backend",
           payload: { text: long, [XSS]: XSS },
         });
-        await tool("heartbeat", { roomId, agentId: "backend", status: `S ${XSS}`.slice(0, 200) });
+        await tool("heartbeat", { roomId, agentId: "backend", statusText: `S ${XSS}`.slice(0, 200) });
         await tool("post_event", {
           roomId,
           type: `<img src=x onerror=window.__xss=1>`,

@@ -160,7 +160,7 @@ export const compactTools = [
     name: "context_write",
     title: "Publish context",
     description:
-      "Publish a typed entry others build on (api_contract, arch_decision, task, change_request, note); consumers are notified.",
+      "Publish a typed entry others build on (api_contract, arch_decision, task, change_request, note); consuming_agents are notified.",
     returns: "ContextEntry",
     input: z.strictObject({
       roomId: room,
@@ -168,7 +168,7 @@ export const compactTools = [
       type: contextType.describe("Entry type."),
       summary: FIELDS.contextSummary.describe("One or two sentences."),
       payload: jsonObject.describe("Content; shape per type, as write_context documents (note: {text})."),
-      consumers: z
+      consuming_agents: z
         .array(otherAgentId)
         .max(LIMITS.consumingAgentsMax)
         .optional()
@@ -176,7 +176,7 @@ export const compactTools = [
     }),
     effect: "write",
     acting: ["agentId"],
-    addressees: ["consumers"],
+    addressees: ["consuming_agents"],
     events: ["context_available"],
     example: async () => ({
       agentId: "alice",
@@ -189,7 +189,7 @@ export const compactTools = [
       return call.store.writeContext(call.scope, {
         type: a.type,
         summary: a.summary,
-        consuming_agents: a.consumers ?? [],
+        consuming_agents: a.consuming_agents ?? [],
         payload: a.payload,
         author: a.agentId,
       });

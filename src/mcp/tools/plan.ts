@@ -2,8 +2,9 @@
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
 import { FIELDS } from "../../protocol/record-fields.ts";
-import { roomHint, type Task } from "../../protocol/records.ts";
+import type { Task } from "../../protocol/records.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
+import { missingRoomHint } from "../room-typo.ts";
 import {
   actingAgentId,
   otherAgentId,
@@ -68,7 +69,7 @@ export const addedTask = (room: ExampleRoom) =>
 /** get_my_summary and the compact profile's summary: the store's summary, with a hint when the room is new. */
 export async function mySummary(a: { roomId: string; agentId: string; limit?: number }, call: RoomToolCall) {
   const summary = await call.store.summary(call.scope, a.agentId, a.limit ?? 20);
-  return summary.roomExists ? summary : { ...summary, hint: roomHint(a.roomId) };
+  return summary.roomExists ? summary : { ...summary, hint: await missingRoomHint(a.roomId, call) };
 }
 
 /** The fields of update_task that change something (one at least). */

@@ -105,6 +105,13 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     return links.every((info) => /master_link_status:up/.test(String(info)));
   };
 
+  /** A primary's INFO replication: every replica's acknowledged offset has reached the primary's own. */
+  const replicated = (info: string) => {
+    const own = Number(/master_repl_offset:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+    const offsets = [...info.matchAll(/^slave\d+:.*offset=(\d+)/gm)].map((m) => Number(m[1]));
+    return offsets.length > 0 && offsets.every((offset) => offset >= own);
+  };
+
   await Promise.all(ports.map(launch));
   const create = Bun.spawn(
     [
@@ -133,8 +140,16 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     settled: () => waitUntil("the cluster to settle", settled),
     ownerOf: (slot) => ownerOf(alive(), slot),
     primaries: () => primaries(alive()),
-    async killPrimaryOf(slot, onKilled) {
+    async killPrimaryOf(slot, onKilled, options = {}) {
       const { port: owner, replicas } = await shardOf(alive(), slot);
+      if (options.replicated) {
+        await redisCommand(owner, "CLIENT", ["PAUSE", String(nodeTimeoutMs * 10), "WRITE"]);
+        await waitUntil(
+          `the replicas of ${owner} to hold every write it acknowledged`,
+          async () => replicated(String(await redisCommand(owner, "INFO", ["replication"]))),
+          nodeTimeoutMs * 5,
+        );
+      }
       await kill(owner, onKilled);
       const killedAt = performance.now();
       let promoted = 0;

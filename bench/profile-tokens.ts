@@ -6,8 +6,9 @@
  */
 import { getEncoding } from "js-tiktoken";
 import { type ProfileSession, profileSessions } from "../eval/profiles.ts";
+import { PRINTED_PROFILE } from "../src/clients.ts";
 import { CATALOG, type Catalog } from "../src/mcp/catalog.ts";
-import { PRINTED_PROFILE, PROFILES, type Profile } from "../src/mcp/tool.ts";
+import { PROFILES, type Profile } from "../src/mcp/tool.ts";
 
 export const ENCODING = "o200k_base";
 /** The most the printed profile's tool list may cost (test/instructions.test.ts). */

@@ -5,7 +5,12 @@
  * expansion syntax its client documents. The files they go in can then be committed.
  */
 
-import { PRINTED_PROFILE } from "./mcp/tool.ts";
+/**
+ * The tool profile roomd prints wherever it tells a person how to connect an agent (start banner, README,
+ * dashboard, roomctl): lean, and enough for every step of the printed instructions. `?profile=full` lists every
+ * tool (docs/profiles.md; test/instructions.test.ts holds it to its budget and to the instructions).
+ */
+export const PRINTED_PROFILE = "compact";
 
 /** The environment variable every snippet reads the agent's key from. */
 export const KEY_ENV = "ROOMD_KEY";
@@ -104,7 +109,7 @@ const FULL_STEPS = [
  */
 export function agentInstructions(
   { roomId, agentId }: ConnectInfo,
-  profile: "compact" | "full" = PRINTED_PROFILE as "compact",
+  profile: "compact" | "full" = PRINTED_PROFILE,
 ): string {
   const identity = agentId
     ? `Your agentId: \`${agentId}\` (your roomd key, \`${KEY_ENV}\`, is bound to it); use it in every roomd call.`

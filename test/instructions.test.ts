@@ -6,10 +6,17 @@
  */
 import { describe, expect, test } from "bun:test";
 import { measureProfiles, PRINTED_BUDGET_TOKENS } from "../bench/profile-tokens.ts";
-import { agentInstructions, claudeCodeCommand, codexToml, cursorJson, geminiJson } from "../src/clients.ts";
+import {
+  agentInstructions,
+  claudeCodeCommand,
+  codexToml,
+  cursorJson,
+  geminiJson,
+  PRINTED_PROFILE,
+} from "../src/clients.ts";
 import { CATALOG } from "../src/mcp/catalog.ts";
 import { INSTRUCTIONS } from "../src/mcp/request-deps.ts";
-import { PRINTED_PROFILE, PROFILES, type Profile } from "../src/mcp/tool.ts";
+import { PROFILES, type Profile } from "../src/mcp/tool.ts";
 
 const ALL_TOOLS = new Set(CATALOG.tools.map((t) => t.name));
 const listed = (profile: Profile) => new Set(CATALOG.listing(profile).map((t) => t.name));

@@ -35,7 +35,7 @@ export const emptyLedger = (): Ledger => ({
 });
 
 /** A result's value for the script (see CallResult.value). */
-function valueOf(result: CallToolResult): unknown {
+function resultValue(result: CallToolResult): unknown {
   const structured = result.structuredContent;
   if (structured !== undefined) {
     const keys = Object.keys(structured);
@@ -153,7 +153,7 @@ export class Session {
       l.refusals[kind] = (l.refusals[kind] ?? 0) + 1;
       return { ok: false, value: undefined, error };
     }
-    return { ok: true, value: valueOf(result), error: "" };
+    return { ok: true, value: resultValue(result), error: "" };
   }
 
   /** Like call, but a refusal is a bug of the script: it throws with the error. */

@@ -21,12 +21,6 @@ export type Profile = (typeof PROFILES)[number];
 export const MODEL_FACING: ReadonlySet<Profile> = new Set<Profile>(["compact", "agentroom"]);
 
 /**
- * The profile roomd prints wherever it tells a person how to connect an agent (start banner, README, dashboard,
- * roomctl): lean, and enough for every step of the printed instructions. `?profile=full` lists everything.
- */
-export const PRINTED_PROFILE: Profile = "compact";
-
-/**
  * Where roomId and the acting agent come from (call-path.ts fills them from the request's context: the
  * X-Roomd-Room / X-Roomd-Agent headers, else the invite's room and the key's bound agent):
  * - "arguments": they are arguments, roomId required (the full profile);

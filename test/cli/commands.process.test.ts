@@ -522,7 +522,7 @@ describe("snippets", () => {
     const mcp = JSON.parse(claude.clients[0].config);
     expect(mcp.mcpServers.roomd).toEqual({
       type: "http",
-      url: `${server.url}/mcp`,
+      url: `${server.url}/mcp?profile=compact`,
       headers: { Authorization: `Bearer \${ROOMD_KEY}` },
     });
     expect(claude.instructions).toContain(`Room: \`${roomId}\``);

@@ -440,9 +440,9 @@ for (const make of STORES) {
         "Cursor",
         "Codex CLI",
         "Gemini CLI",
-        `${base}/mcp`,
+        `${base}/mcp?profile=compact`,
         "roomctl hook PreToolUse",
-        "get_my_summary",
+        "`summary`",
       ]) {
         expect(connect).toContain(expected);
       }

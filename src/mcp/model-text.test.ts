@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { modelText, structuredOf } from "./model-text.ts";
 
 describe("modelText", () => {
-  test("a record: one line per field; null, empty and unread fields left out; ids and versions kept", () => {
+  test("a record: one line per field; null and unread fields left out, an empty list says none; ids and versions kept", () => {
     const task = {
       id: "task-3",
       title: "Build login",
@@ -25,6 +25,7 @@ describe("modelText", () => {
         "owner: alice",
         "depends_on: task-1, task-2",
         "version: 4",
+        "notes: none",
         "lease_expires_at: 2026-12-01T12:00:00.000Z",
       ].join("\n"),
     );
@@ -68,7 +69,46 @@ describe("modelText", () => {
       'summary: "two\\nlines"\nnote: " padded "',
     );
     expect(modelText([])).toBe("(none)");
-    expect(modelText({ claimed: [], conflicts: [] })).toBe("(nothing)");
+    expect(modelText({ claimed: [], conflicts: [] })).toBe("claimed: none\nconflicts: none");
+    expect(modelText({ holder: null })).toBe("(nothing)");
+  });
+
+  test("nested records are indented; roomd's own event payloads are cleaned, an agent's stay exact", () => {
+    const summary = {
+      unreadEvents: {
+        events: [
+          {
+            id: "evt-1",
+            seq: 1,
+            type: "task_added",
+            from: "a",
+            to: "all",
+            payload: { task: { id: "task-1", owner: null, created_at: "t", version: 1 } },
+          },
+          {
+            id: "evt-2",
+            seq: 2,
+            type: "note",
+            from: "a",
+            to: "all",
+            payload: { owner: null, created_at: "t" },
+          },
+        ],
+        remaining: 0,
+      },
+      released: { tasks: ["task-1"], paths: [] },
+    };
+    expect(modelText(summary)).toBe(
+      [
+        "unreadEvents:",
+        "  events:",
+        '    - id=evt-1 seq=1 type=task_added from=a to=all payload={"task":{"id":"task-1","version":1}}',
+        '    - id=evt-2 seq=2 type=note from=a to=all payload={"owner":null,"created_at":"t"}',
+        "  remaining: 0",
+        "released:",
+        "  tasks: task-1",
+      ].join("\n"),
+    );
   });
 
   test("structuredContent is the value itself, a list wrapped in {items}", () => {

@@ -5,14 +5,18 @@
  *
  * - an object is one `key: value` line per field; a list of records is one line per record, `- k=v k=v …`; a list
  *   of plain values is comma-separated; anything deeper is compact JSON, and what an agent or person wrote (a
- *   payload, details, a shared variable's value, a task's changes) is always its exact JSON;
- * - a field that is null, empty or absent is left out (absent means none: a task without `owner` has no owner);
+ *   payload, details, a shared variable's value, a task's changes) is always its exact JSON; the payloads of events
+ *   roomd writes itself hold roomd's records, cleaned by the same rules;
+ * - a field that is null, empty or absent is left out (absent means none: a task without `owner` has no owner),
+ *   except an empty list at the top level of the answer, which says `none` (`conflicts: none`, `tasks: none`);
  * - fields an agent never acts on are left out: who has read an event (`read_by`), creation and update times and
  *   event timestamps (versions, seqs and statuses say what changed), presence's `lastSeen` (`status` says whether
  *   an agent is online) and a plan's `project` (the room it was asked for);
  * - everything needed to act next stays: ids, versions (to pass back as expectedVersion), owners, holders,
  *   statuses, expiry times, seqs, counts, the cursor and `remaining`, `timedOut`, `replayed`.
  */
+
+import { ROOMD_EVENT_TYPES } from "../protocol/event-types.ts";
 
 /** Fields no agent acts on (the value keeps them for programs). */
 const UNREAD_FIELDS: ReadonlySet<string> = new Set([
@@ -71,15 +75,30 @@ function plainList(list: Json[]): string | undefined {
   return parts.join(", ");
 }
 
-/** Compact JSON, exactly as given. */
+/** Compact JSON of a value. */
 const json = (v: Json): string => JSON.stringify(v);
+
+/**
+ * A record roomd wrote, inside an event's payload (a task_claimed's task, a handoff), cleaned like the text's own
+ * fields: unread, null and empty fields go; what an agent or person wrote inside it stays exact.
+ */
+function cleaned(value: Json): Json {
+  if (Array.isArray(value)) return value.map(cleaned);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(kept(value).map(([k, v]) => [k, VERBATIM_FIELDS.has(k) ? v : cleaned(v)]));
+}
+
+/** An event's payload: roomd's own events' payloads cleaned, an agent's payload exactly as posted. */
+const payloadOf = (record: Record<string, Json>, payload: Json): Json =>
+  typeof record.type === "string" && ROOMD_EVENT_TYPES.has(record.type) ? cleaned(payload) : payload;
 
 /** One record on one line: `k=v k=v`, deeper values as compact JSON. */
 function recordLine(record: Record<string, Json>): string {
   return kept(record)
     .map(([k, v]) => {
+      if (k === "payload" && isRecord(v)) return `${k}=${json(payloadOf(record, v))}`;
       const s = scalar(v, true) ?? (Array.isArray(v) ? plainList(v) : undefined);
-      return `${k}=${s === undefined ? json(v) : Array.isArray(v) ? `[${s}]` : s}`;
+      return `${k}=${s === undefined ? json(cleaned(v)) : Array.isArray(v) ? `[${s}]` : s}`;
     })
     .join(" ");
 }
@@ -92,25 +111,25 @@ function listLines(list: Json[], indent: string): string[] {
   return [`${indent}${plain ?? json(list)}`];
 }
 
+/**
+ * A record's fields, one line each, nested records indented below their key. At the top level an empty list
+ * says `none` (an empty plan, no conflicts); deeper down, and null or empty values anywhere, are left out.
+ */
 function fieldLines(record: Record<string, Json>, indent: string): string[] {
   const lines: string[] = [];
-  for (const [key, value] of kept(record)) {
+  const entries =
+    indent === "" ? Object.entries(record).filter(([k]) => !UNREAD_FIELDS.has(k)) : kept(record);
+  for (const [key, value] of entries) {
     const s = scalar(value, false);
-    if (VERBATIM_FIELDS.has(key) && s === undefined) {
-      lines.push(`${indent}${key}: ${json(value)}`);
-    } else if (s !== undefined) {
-      lines.push(`${indent}${key}: ${s}`);
-    } else if (Array.isArray(value)) {
+    if (s !== undefined) lines.push(`${indent}${key}: ${s}`);
+    else if (isEmpty(value)) {
+      if (Array.isArray(value)) lines.push(`${indent}${key}: none`);
+    } else if (VERBATIM_FIELDS.has(key)) lines.push(`${indent}${key}: ${json(value)}`);
+    else if (Array.isArray(value)) {
       const plain = plainList(value);
       if (plain !== undefined) lines.push(`${indent}${key}: ${plain}`);
       else lines.push(`${indent}${key}:`, ...listLines(value, `${indent}  `));
-    } else {
-      // An object: its fields one level down when they are plain, else compact JSON (a payload, details).
-      const fields = kept(value as Record<string, Json>);
-      const flat = fields.every(([, v]) => scalar(v, false) !== undefined);
-      if (flat) lines.push(`${indent}${key}:`, ...fieldLines(value as Record<string, Json>, `${indent}  `));
-      else lines.push(`${indent}${key}: ${json(value)}`);
-    }
+    } else lines.push(`${indent}${key}:`, ...fieldLines(value as Record<string, Json>, `${indent}  `));
   }
   return lines;
 }

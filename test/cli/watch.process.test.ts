@@ -192,7 +192,7 @@ describe("roomctl watch: filters, the line format, signals, failures", () => {
     await store.close();
   });
 
-  test("--types and --agent filter; one line per event: time, #seq, type, from → to, short payload", async () => {
+  test("--types and --agent filter; one line per event: time, #seq, type, the room page's sentence", async () => {
     const roomId = newRoomId();
     await http.tool(OPERATOR.secret, "add_task", { roomId, title: "Write the API", agentId: "alice" });
     await http.post(`/rooms/${roomId}/messages`, OPERATOR.secret, { to: "bob", text: "hello bob" });
@@ -217,10 +217,16 @@ describe("roomctl watch: filters, the line format, signals, failures", () => {
     // bob sees what is addressed to all and to bob, not dave's message.
     expect(forBob.lines.map((l) => JSON.parse(l).seq)).toEqual([1, 2, 4]);
     expect(human.lines[0]).toMatch(
-      /^\d\d:\d\d:\d\d {2}#1 {2}task_added {2}alice → all {2}task-1 "Write the API" pending$/,
+      /^\d\d:\d\d:\d\d {2}#1 {2}task_added {2}alice added task-1 “Write the API”$/,
     );
-    expect(human.lines[1]).toMatch(/#2 {2}human_message {2}human:carol → bob {2}hello bob$/);
-    expect(human.lines[3]).toMatch(/#4 {2}note {2}alice → all {2}\{"x":1\}$/);
+    expect(human.lines[1]).toMatch(/#2 {2}human_message {2}carol wrote to bob: hello bob$/);
+    expect(human.lines[3]).toMatch(/#4 {2}note {2}alice posted `note`: x: 1$/);
+    // --kind keeps the groups asked for: talk is the messages and agents' own types.
+    const talk = startWatch([roomId, "--after", "0", "--kind", "talk"], cli);
+    watchers.push(talk);
+    await talk.until(3);
+    await Bun.sleep(300);
+    expect(talk.lines.map((l) => l.split("  ")[2])).toEqual(["human_message", "human_message", "note"]);
     expect(human.lines.join("\n")).not.toMatch(ANSI);
   });
 
@@ -259,7 +265,7 @@ describe("roomctl watch: filters, the line format, signals, failures", () => {
     const human = startWatch([roomId, "--after", "0"], cli);
     watchers.push(human);
     await human.until(1);
-    expect(human.lines[0]).toMatch(/#1 {2}note {2}mallory → all {2} \[2J \]0;pwned cleared over$/);
+    expect(human.lines[0]).toMatch(/#1 {2}note {2}mallory posted `note`: {2}\[2J \]0;pwned cleared over$/);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must not appear.
     expect(human.lines[0]).not.toMatch(/[\u0000-\u001f]/);
   });
@@ -274,7 +280,7 @@ describe("roomctl watch: filters, the line format, signals, failures", () => {
     expect(badKey.code).toBe(1);
     expect(badKey.stderr).toContain("(401)");
     expect(badKey.stderr).not.toContain("wrong-key-0123456789");
-    for (const args of [["--after", "x"], ["--agent", "bad agent"], ["--frob"]]) {
+    for (const args of [["--after", "x"], ["--agent", "bad agent"], ["--kind", "chatter"], ["--frob"]]) {
       const run = await roomctl(["watch", "some-room", ...args], { env: cli });
       expect(run.code).toBe(2);
       expect(run.stderr.trim().split("\n")).toHaveLength(1);

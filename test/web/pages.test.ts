@@ -262,6 +262,18 @@ describe(`pages and their routes on ${make().name}`, () => {
     const older = await http.get(`/rooms/${roomId}/events?before=3&limit=5`, team.person);
     expect(older.body.events.map((e: { seq: number }) => e.seq)).toEqual([2, 1]);
     expect((await http.get(`/rooms/${roomId}/events?before=abc`, team.person)).status).toBe(400);
+    // The search box: the search tool's answer, over every kind or the ones asked for; bad input is a 400.
+    const found = await http.get(`/rooms/${roomId}/search?q=visible`, team.person);
+    expect(found.status).toBe(200);
+    expect(found.body.terms).toEqual(["visible"]);
+    expect(found.body.hits.map((h: { id: string }) => h.id).sort()).toEqual(["ctx-1", "task-1"]);
+    const events = await http.get(`/rooms/${roomId}/search?q=${SECRET_PAYLOAD}&types=event`, team.person);
+    expect(events.body.hits).toContainEqual(expect.objectContaining({ type: "event", id: "evt-2" }));
+    expect(events.body.hits.every((h: { type: string }) => h.type === "event")).toBe(true);
+    for (const query of ["", "q=", "q=%21%21", "q=a&types=task,nope", "q=a&limit=0", "q=a&limit=51"])
+      expect((await http.get(`/rooms/${roomId}/search?${query}`, team.person)).status).toBe(400);
+    expect((await http.get(`/rooms/${newRoomId()}/search?q=a`, team.person)).body.hits).toEqual([]);
+    expect((await fetch(`${base}/rooms/${roomId}/search?q=visible`)).status).toBe(401);
     const overview = await http.get("/admin/overview", team.person);
     expect(overview.body.rooms).toEqual([
       expect.objectContaining({

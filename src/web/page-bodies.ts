@@ -33,6 +33,27 @@ export function roomBody({ roomId, member }: { roomId: string; member: boolean }
           : ""
       }
       <section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>
+        ${
+          member
+            ? html`<form id="search-form" class="row-form" role="search" aria-label="Search the room">
+          <div class="field wide"><label for="search-q">Search tasks, context and events</label>
+            <input id="search-q" name="q" type="search" required maxlength="500" placeholder="words to find" autocomplete="off"></div>
+          <button type="submit">Search</button>
+        </form>
+        <div id="search-results" class="search-results" aria-live="polite" hidden></div>`
+            : ""
+        }
+        <form id="timeline-filter" class="filters" aria-label="Filter the timeline">
+          <div class="field"><label for="filter-agent">Agent</label>
+            <select id="filter-agent" name="agent" data-key="filter-agent"><option value="">everyone</option></select></div>
+          <fieldset class="kinds"><legend>Show</legend>
+            <label><input type="checkbox" name="kind" value="work" checked> work</label>
+            <label><input type="checkbox" name="kind" value="talk" checked> talk</label>
+            <label><input type="checkbox" name="kind" value="people" checked> people</label>
+            <label><input type="checkbox" name="kind" value="system" checked> system</label>
+          </fieldset>
+        </form>
+        <p id="filter-note" class="muted" role="status" hidden></p>
         <ol id="timeline" class="timeline" reversed></ol>
         <button type="button" id="older" class="secondary" hidden>Show older events</button>
       </section>

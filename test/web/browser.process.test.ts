@@ -289,6 +289,82 @@ for (const make of STORES) {
       await clean(watched);
     });
 
+    pageTest(
+      "the timeline reads as sentences, filters by kind and agent, and search leads to what it found; the board shows waiting tasks and leases",
+      async () => {
+        const roomId = await room();
+        const cart = await tool("add_task", {
+          roomId,
+          title: "Build the cart page",
+          depends_on: ["task-1"],
+          agentId: "planner",
+        });
+        await tool("claim_task", { roomId, taskId: "task-1", agentId: "backend" });
+        const asked = await tool("post_event", {
+          roomId,
+          type: "question",
+          from: "frontend",
+          to: "backend",
+          payload: { text: "Which endpoint returns the cart total?" },
+        });
+        const said = await fetch(`${base}/rooms/${roomId}/messages`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${team.person}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ to: "frontend", text: "Use the v2 endpoint" }),
+        }).then((r) => r.json() as Promise<{ seq: number }>);
+        const watched = await openRoom(roomId);
+        const { page } = watched;
+        await page.waitForSelector(`#evt-${said.seq}`);
+        const sentence = (seq: number) => page.textContent(`#evt-${seq} .sentence`);
+        expect(await sentence(2)).toBe(`planner added ${cart.id} “Build the cart page” (depends on task-1)`);
+        expect(await sentence(asked.seq)).toBe(
+          "frontend asked backend: Which endpoint returns the cart total?",
+        );
+        expect(await sentence(said.seq)).toBe(`${team.humanId} wrote to frontend: Use the v2 endpoint`);
+        // The payload stays one click away.
+        await page.click(`#evt-${asked.seq} summary`);
+        expect(await page.textContent(`#evt-${asked.seq} pre`)).toContain(
+          '"text": "Which endpoint returns the cart total?"',
+        );
+
+        // The board: the task waiting on task-1 says so, and every task is counted once.
+        expect(await page.textContent('[data-column="waiting"] h4')).toBe("Build the cart page");
+        expect(await page.textContent('[data-column="waiting"] .waits')).toBe(
+          "Waits on task-1 “First task” (in progress)",
+        );
+        expect(await page.textContent('[data-column="in_progress"] .lease')).toMatch(
+          /^Leased by backend · ends in \d+ min$/,
+        );
+        const counts = await page.$$eval("#board .count", (nodes) => nodes.map((n) => Number(n.textContent)));
+        expect(counts.reduce((a, b) => a + b, 0)).toBe(2);
+
+        // Filters: by kind, then by agent; hidden entries are counted.
+        await page.uncheck('input[name="kind"][value="work"]');
+        expect(await page.isHidden("#evt-1")).toBe(true);
+        expect(await page.isVisible(`#evt-${asked.seq}`)).toBe(true);
+        await page.check('input[name="kind"][value="work"]');
+        await page.selectOption("#filter-agent", "backend");
+        expect(await page.isVisible(`#evt-${asked.seq}`)).toBe(true);
+        expect(await page.isHidden(`#evt-${said.seq}`)).toBe(true);
+        expect(await page.textContent("#filter-note")).toMatch(/^\d+ of \d+ events hidden by the filters\.$/);
+
+        // Search, by keyboard: the event hit brings its entry back into view (clearing the filters) with the focus.
+        await page.focus("#search-q");
+        await page.keyboard.type("v2 endpoint");
+        await page.keyboard.press("Enter");
+        await page.waitForSelector(`#search-results button[data-hit="evt-${said.seq}"]`);
+        await page.focus(`#search-results button[data-hit="evt-${said.seq}"]`);
+        await page.keyboard.press("Enter");
+        await page.waitForFunction(`document.activeElement?.id === "evt-${said.seq}"`);
+        expect(await page.isVisible(`#evt-${said.seq}`)).toBe(true);
+        await page.fill("#search-q", "cart page");
+        await page.keyboard.press("Enter");
+        await page.click(`#search-results button[data-hit="${cart.id}"]`);
+        await page.waitForFunction(`document.activeElement?.dataset.task === "${cart.id}"`);
+        await clean(watched);
+      },
+    );
+
     test("a public viewer sees the room without payloads, kept live by the public stream", async () => {
       const roomId = await room();
       await tool("post_event", {

@@ -7,21 +7,22 @@
  */
 import { ApiError, api, bindSignOut, toSignIn } from "./api.ts";
 import { byId, el, refreshTimes, replace, showError } from "./dom.ts";
+import { boardParts } from "./room-board.ts";
 import {
   type Actions,
   agentsOf,
   approvalParts,
-  boardParts,
   contextParts,
   driverParts,
-  eventItem,
   handoffParts,
   lockParts,
   peopleParts,
   verdictParts,
 } from "./room-render.ts";
+import { bindSearch } from "./room-search.ts";
 import type { ContextVersions, Event, View, Viewer } from "./room-types.ts";
 import { render } from "./sections.ts";
+import { applyFilter, clearFilter, eventItem, filterNames } from "./timeline.ts";
 
 bindSignOut();
 
@@ -128,6 +129,39 @@ function addEvent(e: Event): void {
     events.delete(oldest);
     document.getElementById(`evt-${oldest}`)?.remove();
   }
+  filterSoon();
+}
+
+let filtering = false;
+/** Applies the filters once after a batch of additions (a view's hundred events, or one live event). */
+function filterSoon(): void {
+  if (filtering) return;
+  filtering = true;
+  queueMicrotask(() => {
+    filtering = false;
+    applyFilter(byId("timeline"));
+  });
+}
+
+/** Brings an entry (a task card, a timeline event) into view and gives it the focus, marked for a moment. */
+function reveal(node: HTMLElement): void {
+  node.scrollIntoView({ block: "center" });
+  node.focus();
+  node.classList.add("found");
+  setTimeout(() => node.classList.remove("found"), 2000);
+}
+
+/** An event of the room in the timeline: read from the log when the page does not hold it, shown despite the filters. */
+async function showEvent(seq: number): Promise<void> {
+  if (!events.has(seq)) {
+    const page = await api<{ events: Event[] }>("GET", `${base}/events?before=${seq + 1}&limit=1`);
+    const found = page.events[0];
+    if (found?.seq !== seq) throw new Error(`Event #${seq} is no longer in the log`);
+    addEvent(found);
+  }
+  const item = byId(`evt-${seq}`);
+  if (item.hidden) clearFilter(byId("timeline"));
+  reveal(item);
 }
 
 /** Events newest first, for the parts that look through them (last steps). */
@@ -159,6 +193,19 @@ function draw(): void {
   render(byId("context"), v.context, () => contextParts(v, viewer, actions));
   render(byId("verdicts"), v.verdicts, () => verdictParts(v));
   render(byId("handoffs"), v.handoffs, () => handoffParts(v, viewer, actions));
+  const agentFilter = byId<HTMLSelectElement>("filter-agent");
+  const names = filterNames(
+    events.values(),
+    v.presence.map((p) => p.agentId),
+  );
+  const filtered = agentFilter.value;
+  render(agentFilter, names, () => [
+    el("option", { attrs: { value: "" } }, "everyone"),
+    ...names.map((n) =>
+      el("option", { attrs: { value: n } }, n.startsWith("human:") ? `${n.slice(6)} (person)` : n),
+    ),
+  ]);
+  agentFilter.value = names.includes(filtered) ? filtered : "";
   const recipients = document.getElementById("message-to") as HTMLSelectElement | null;
   if (recipients) {
     const chosen = recipients.value;
@@ -293,6 +340,27 @@ const actions: Actions = {
     }),
 };
 
+function bindTimeline(): void {
+  const filter = byId<HTMLFormElement>("timeline-filter");
+  filter.addEventListener("change", () => applyFilter(byId("timeline")));
+  filter.addEventListener("submit", (event) => event.preventDefault());
+  bindSearch(
+    base,
+    {
+      showTask: (id) => {
+        const card = [...document.querySelectorAll<HTMLElement>("[data-task]")].find(
+          (c) => c.dataset.task === id,
+        );
+        if (card) reveal(card);
+        else showError(`Task ${id} is no longer on the board`);
+      },
+      showEvent: (seq) => act(() => showEvent(seq)),
+      openContext: (id) => actions.openContext(id),
+    },
+    failed,
+  );
+}
+
 function bindForms(): void {
   const message = document.getElementById("message-form") as HTMLFormElement | null;
   message?.addEventListener("submit", (event) => {
@@ -349,6 +417,7 @@ function bindForms(): void {
 // ── start ──────────────────────────────────────────────────────────────────────────────────────────────────────
 
 bindForms();
+bindTimeline();
 // Relative times and idle states follow the clock; this redraws locally and sends nothing.
 setInterval(() => {
   refreshTimes();

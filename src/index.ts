@@ -139,11 +139,15 @@ async function main(): Promise<void> {
       "\nWARNING: CONFORMANCE_FIXTURES=1 — /mcp?profile=conformance serves test fixtures for the MCP conformance suite. Never set it in production.\n\n",
     );
   }
-  if (firstRun) {
+  if (firstRun && !firstRun.created) {
+    // A restart: the key and the snippets were shown at the first start; say where they are, in one line.
     const url = browsableUrl(config.host, server.port ?? config.port);
-    const operator = firstRun.created
-      ? `An operator key for team "local" was created and saved to ${firstRun.path} (mode 0600). It is yours, for\nminting your agents' keys; it is shown only this once:\n\n  ${firstRun.secret}\n`
-      : `Using the operator key of team "local" saved in ${firstRun.path} (show it with: cat ${firstRun.path}).\n`;
+    process.stdout.write(
+      `roomd is running on ${url} (store: ${store.driver}); sign in with the key in ${firstRun.path}; agents' configuration: ${url}/dashboard, "Connect an agent"\n`,
+    );
+  } else if (firstRun) {
+    const url = browsableUrl(config.host, server.port ?? config.port);
+    const operator = `An operator key for team "local" was created and saved to ${firstRun.path} (mode 0600). It is yours, for\nminting your agents' keys; it is shown only this once:\n\n  ${firstRun.secret}\n`;
     const roomId = suggestedRoomId();
     const connect = connectBlock({
       url,

@@ -678,7 +678,7 @@ export interface RoomStore
    */
   renewLeases(scope: RoomScope, agentId: string, taskId?: string): Promise<Task[]>;
   /**
-   * leave_room: the agent's presence becomes "left" (until its next call), and its live leases (tasks back to
+   * leave_room: the agent's presence becomes "left" (until its next call) without a status text, and its live leases (tasks back to
    * pending, unowned, version + 1), file claims and locks are released, in one atomic step; events
    * `files_released` {paths} (when it held claims) and `agent_left` {agentId, tasks, paths, locks}. On a room the
    * team does not own it records nothing (roomExists false). The scope's actor is ignored: leaving is not a visit.

@@ -69,11 +69,11 @@ export function roomBody({ roomId, member }: { roomId: string; member: boolean }
           ? html`<details class="panel"><summary>Hand over work</summary>
           <form id="handoff-form" class="stack-form">
             <div class="field"><label for="handoff-to">To (an agent id, or any)</label>
-              <input id="handoff-to" name="to" required pattern="[A-Za-z0-9_.:\\-]{1,64}" spellcheck="false" autocomplete="off"></div>
+              <input id="handoff-to" name="to" required pattern="[A-Za-z0-9_.:\\-]{1,64}" placeholder="an agent id, or any" spellcheck="false" autocomplete="off"></div>
             <div class="field"><label for="handoff-from">On behalf of (an agent id; empty for the room)</label>
               <input id="handoff-from" name="from" pattern="[A-Za-z0-9_.:\\-]{1,64}" spellcheck="false" autocomplete="off"></div>
             <div class="field"><label for="handoff-tasks">Tasks (ids, comma-separated)</label>
-              <input id="handoff-tasks" name="tasks" spellcheck="false" autocomplete="off"></div>
+              <input id="handoff-tasks" name="tasks" placeholder="task-3, task-4" spellcheck="false" autocomplete="off"></div>
             <div class="field"><label for="handoff-note">Note</label>
               <textarea id="handoff-note" name="note" rows="3" required maxlength="4000"></textarea></div>
             <button type="submit">Offer</button>
@@ -102,7 +102,7 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
     <h2 id="h-rooms">Rooms</h2>
     <form id="room-form" class="row-form">
       <div class="field"><label for="new-room">New room id (empty: generated)</label>
-        <input id="new-room" name="roomId" pattern="[a-z0-9][a-z0-9_\\-]{1,63}" spellcheck="false" autocomplete="off"></div>
+        <input id="new-room" name="roomId" pattern="[a-z0-9][a-z0-9_\\-]{1,63}" placeholder="my-project" spellcheck="false" autocomplete="off"></div>
       <button type="submit">Create room</button>
     </form>
     <div class="table-wrap"><table id="rooms"><caption class="sr">The team's rooms</caption>
@@ -115,9 +115,9 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
       <div class="field"><label for="key-kind">For</label>
         <select id="key-kind" name="kind"><option value="agent">an agent</option><option value="human">a person</option></select></div>
       <div class="field"><label for="key-id">Agent id / person's id</label>
-        <input id="key-id" name="id" required pattern="[A-Za-z0-9_.:@\\-]{1,64}" spellcheck="false" autocomplete="off"></div>
+        <input id="key-id" name="id" required pattern="[A-Za-z0-9_.:@\\-]{1,64}" placeholder="an agent id, or a person's name" spellcheck="false" autocomplete="off"></div>
       <div class="field"><label for="key-note">Note</label>
-        <input id="key-note" name="note" maxlength="200" autocomplete="off"></div>
+        <input id="key-note" name="note" maxlength="200" placeholder="what the key is for (optional)" autocomplete="off"></div>
       <button type="submit">Create key</button>
     </form>
     <div id="key-secret" class="secret" hidden></div>
@@ -133,7 +133,7 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
       <div class="field"><label for="invite-kind">For</label>
         <select id="invite-kind" name="kind"><option value="agent">an agent</option><option value="human">a person</option></select></div>
       <div class="field"><label for="invite-id">Agent id / person's id (optional for an agent)</label>
-        <input id="invite-id" name="id" pattern="[A-Za-z0-9_.:@\\-]{1,64}" spellcheck="false" autocomplete="off"></div>
+        <input id="invite-id" name="id" pattern="[A-Za-z0-9_.:@\\-]{1,64}" placeholder="optional for an agent" spellcheck="false" autocomplete="off"></div>
       <div class="field"><label for="invite-days">Days</label>
         <input id="invite-days" name="days" type="number" min="1" max="90" value="7"></div>
       <button type="submit">Create invite</button>
@@ -149,7 +149,7 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
       <div class="field"><label for="connect-room">Room</label>
         <select id="connect-room" name="room" required></select></div>
       <div class="field"><label for="connect-agent">Agent id</label>
-        <input id="connect-agent" name="agent" required pattern="[A-Za-z0-9_.:\\-]{1,64}" value="backend-claude" spellcheck="false" autocomplete="off"></div>
+        <input id="connect-agent" name="agent" required pattern="[A-Za-z0-9_.:\\-]{1,64}" placeholder="the agent's id, e.g. backend" spellcheck="false" autocomplete="off"></div>
       <button type="submit">Show configuration</button>
     </form>
     <div id="connect-out" class="stack"></div>
@@ -160,9 +160,9 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
     <h2 id="h-teams">Teams</h2>
     <form id="team-form" class="row-form">
       <div class="field"><label for="team-id">New team id</label>
-        <input id="team-id" name="teamId" required pattern="[a-z0-9][a-z0-9\\-]{2,31}" spellcheck="false" autocomplete="off"></div>
+        <input id="team-id" name="teamId" required pattern="[a-z0-9][a-z0-9\\-]{2,31}" placeholder="3-32 of a-z, 0-9, -" spellcheck="false" autocomplete="off"></div>
       <div class="field"><label for="team-human">First key for (a person's id; empty: an agent key)</label>
-        <input id="team-human" name="humanId" pattern="[A-Za-z0-9_.@\\-]{1,64}" spellcheck="false" autocomplete="off"></div>
+        <input id="team-human" name="humanId" pattern="[A-Za-z0-9_.@\\-]{1,64}" placeholder="empty: an agent key" spellcheck="false" autocomplete="off"></div>
       <button type="submit">Provision team</button>
     </form>
     <div id="team-secret" class="secret" hidden></div>

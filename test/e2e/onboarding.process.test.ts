@@ -13,7 +13,7 @@ import { spawnServer } from "../support/server.ts";
 
 type Json = Record<string, any>;
 
-test("the banner shows the operator key once and gives each agent a bound key through ROOMD_KEY", async () => {
+test("the banner shows the operator key once and gives each agent a bound key through ROOMD_KEY; a restart prints one line", async () => {
   const dir = mkdtempSync(join(tmpdir(), "roomd-onboard-"));
   const server = await spawnServer({ SQLITE_PATH: join(dir, "roomd.sqlite") });
   try {
@@ -68,5 +68,20 @@ test("the banner shows the operator key once and gives each agent a bound key th
     expect(heartbeat.text).toContain("This key is bound to agent backend-claude");
   } finally {
     await server.stop();
+  }
+
+  // A restart says in one line where the key and the agents' configuration are, and shows neither again.
+  const again = await spawnServer({ SQLITE_PATH: join(dir, "roomd.sqlite") });
+  try {
+    await Bun.sleep(200);
+    const out = again.output();
+    const banner = out.split("\n").filter((l) => l.startsWith("roomd is running on"));
+    expect(banner).toEqual([
+      `roomd is running on http://localhost:${new URL(again.url).port} (store: sqlite); sign in with the key in ${join(dir, "operator.key")}; agents' configuration: http://localhost:${new URL(again.url).port}/dashboard, "Connect an agent"`,
+    ]);
+    expect(out).not.toContain((await Bun.file(join(dir, "operator.key")).text()).trim());
+    expect(out).not.toContain("Give each agent");
+  } finally {
+    await again.stop();
   }
 });

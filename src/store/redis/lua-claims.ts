@@ -350,7 +350,7 @@ return ok(e)
 });
 
 /**
- * leaveRoom: presence "left"; the agent's live leases (tasks back to pending), claims and locks released, and the
+ * leaveRoom: presence "left" (status text cleared); the agent's live leases (tasks back to pending), claims and locks released, and the
  * wheel when it drives the room (driver_changed, reason released, before agent_left).
  * Replies {ok: {exists, tasks, paths, locks}}; on a room not owned yet it writes nothing.
  */
@@ -395,10 +395,8 @@ for i = 1, #held, 2 do
   end
 end
 G.sorted(locks)
-local old = redis.call("HGET", K_PRESENCE, agent)
-local text = old and val(cjson.decode(old).statusText)
-W("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. (text and (',"statusText":' .. str(text)) or "")
-  .. ',"left":true}')
+-- The status text goes: it said what the agent was doing, and that is over.
+W("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. ',"left":true}')
 signal("presence")
 if #paths > 0 then
   append_event("files_released", agent, "all", '{"paths":' .. strs(paths) .. '}')

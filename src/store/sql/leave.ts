@@ -1,5 +1,5 @@
 /**
- * leave_room: the agent's presence becomes "left" and its leases, file claims and locks are released at once, and
+ * leave_room: the agent's presence becomes "left" (its status text cleared) and its leases, file claims and locks are released at once, and
  * the wheel when it drives the room (claim_driver): an agent that left can steer nothing.
  */
 import type { LeaveResult } from "../../protocol/claims.ts";
@@ -26,9 +26,11 @@ export function createLeave(
   const releaseLocks = sql.query<{ resource: string }, [string, string, number]>(
     "UPDATE locks SET holder = NULL WHERE room_id = ? AND holder = ? AND expires_at > ? RETURNING resource",
   );
+  // The status text goes too: it said what the agent was doing, and that is over (a page would show it as current).
   const markLeft = sql.query<unknown, [string, string, number]>(
     `INSERT INTO presence (room_id, agent_id, last_seen, left_at) VALUES (?1, ?2, ?3, ?3)
-     ON CONFLICT (room_id, agent_id) DO UPDATE SET last_seen = excluded.last_seen, left_at = excluded.left_at`,
+     ON CONFLICT (room_id, agent_id) DO UPDATE
+     SET last_seen = excluded.last_seen, left_at = excluded.left_at, status_text = NULL`,
   );
 
   return {

@@ -6,6 +6,7 @@
 import type { Presence } from "../../protocol/records.ts";
 import { ApiError, api, bindSignOut, toSignIn } from "./api.ts";
 import { byId, el, refreshTimes, replace, showError, time } from "./dom.ts";
+import { labelCells } from "./tables.ts";
 
 bindSignOut();
 
@@ -148,6 +149,7 @@ function drawRooms(): void {
           );
         })),
   );
+  labelCells(byId<HTMLTableElement>("rooms"));
 }
 
 /** The room pickers of the invite and connect panels. */
@@ -229,6 +231,7 @@ async function loadKeys(): Promise<void> {
       ),
     ),
   );
+  labelCells(byId<HTMLTableElement>("keys"));
 }
 
 // ── invites ────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -266,6 +269,7 @@ async function loadInvites(): Promise<void> {
       ),
     ),
   );
+  labelCells(byId<HTMLTableElement>("invites"));
 }
 
 // ── connect ────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -324,13 +328,24 @@ async function showConnect(): Promise<void> {
 
 // ── teams (operators) ──────────────────────────────────────────────────────────────────────────────────────────
 
+/** Where a team's keys come from, in words (GET /admin/teams says environment or store). */
+const TEAM_SOURCE: Record<string, string> = {
+  environment: "keys from the environment",
+  store: "keys kept in the store",
+};
+
 async function loadTeams(): Promise<void> {
   if (!operator) return;
   const { teams } = await api<{ teams: { teamId: string; source: string }[] }>("GET", "/admin/teams");
   replace(
     byId("teams"),
     ...teams.map((t) =>
-      el("li", null, el("code", null, t.teamId), el("span", { class: "meta" }, ` · ${t.source}`)),
+      el(
+        "li",
+        null,
+        el("code", null, t.teamId),
+        el("span", { class: "meta" }, ` · ${TEAM_SOURCE[t.source] ?? t.source}`),
+      ),
     ),
   );
 }

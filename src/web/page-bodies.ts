@@ -133,7 +133,7 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
       <div class="field"><label for="invite-kind">For</label>
         <select id="invite-kind" name="kind"><option value="agent">an agent</option><option value="human">a person</option></select></div>
       <div class="field"><label for="invite-id">Agent id / person's id (optional for an agent)</label>
-        <input id="invite-id" name="id" pattern="[A-Za-z0-9_.:@\\-]{1,64}" placeholder="optional for an agent" spellcheck="false" autocomplete="off"></div>
+        <input id="invite-id" name="id" pattern="[A-Za-z0-9_.:@\\-]{1,64}" placeholder="an agent id, or a person's name" spellcheck="false" autocomplete="off"></div>
       <div class="field"><label for="invite-days">Days</label>
         <input id="invite-days" name="days" type="number" min="1" max="90" value="7"></div>
       <button type="submit">Create invite</button>

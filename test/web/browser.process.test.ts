@@ -365,6 +365,50 @@ for (const make of STORES) {
       },
     );
 
+    pageTest(
+      "at 390 px every action of the room view is on screen: approve, steer, interrupt, send, search, fork",
+      async () => {
+        const roomId = await room();
+        await tool("request_approval", {
+          roomId,
+          agentId: "backend",
+          action: "Deploy the cart",
+          details: {},
+        });
+        const watched = await openRoom(roomId, 390);
+        const { page } = watched;
+        await page.waitForSelector('.approval button:text-is("Approve")');
+        await page.click('#driver button:text-is("Take the wheel")');
+        await page.waitForSelector('#driver button:text-is("Steer")');
+        await noHorizontalScroll(page);
+        const offScreen = await page.$$eval("main button", (buttons) =>
+          buttons
+            .filter((b) => b.getClientRects().length > 0)
+            .filter((b) => {
+              const r = b.getBoundingClientRect();
+              return r.left < 0 || r.right > 390;
+            })
+            .map((b) => b.textContent),
+        );
+        expect(offScreen).toEqual([]);
+        const shown = await page.$$eval("main button", (buttons) =>
+          buttons.filter((b) => b.getClientRects().length > 0).map((b) => b.textContent),
+        );
+        for (const action of [
+          "Approve",
+          "Reject",
+          "Steer",
+          "Interrupt",
+          "Release the wheel",
+          "Send",
+          "Search",
+          "Fork here",
+        ])
+          expect(shown).toContain(action);
+        await clean(watched);
+      },
+    );
+
     test("a public viewer sees the room without payloads, kept live by the public stream", async () => {
       const roomId = await room();
       await tool("post_event", {
@@ -524,16 +568,25 @@ for (const make of STORES) {
       }
       await page.setViewportSize({ width: 390, height: 844 });
       await noHorizontalScroll(page);
-      // The tables scroll inside their box: no header, id, time or button is broken over lines.
+      // The tables fold into cards: no table scrolls sideways, every Delete and Revoke is on screen, and no id,
+      // time or button is broken over lines.
+      const sideways = await page.$$eval(".table-wrap", (boxes) =>
+        boxes.filter((b) => b.scrollWidth > b.clientWidth).map((b) => b.querySelector("table")?.id),
+      );
+      expect(sideways).toEqual([]);
+      const actions = await page.$$eval(".table-wrap button", (buttons) =>
+        buttons.map((b) => {
+          const r = b.getBoundingClientRect();
+          return { text: b.textContent, onScreen: r.left >= 0 && r.right <= 390 && r.width > 0 };
+        }),
+      );
+      expect(actions.map((a) => a.text)).toContain("Delete");
+      expect(actions.map((a) => a.text)).toContain("Revoke");
+      expect(actions.filter((a) => !a.onScreen)).toEqual([]);
       const broken = await page.evaluate(`(() => {
-        const walk = document.createTreeWalker(document.querySelector(".dashboard"), NodeFilter.SHOW_TEXT);
         const out = [];
-        for (let node = walk.nextNode(); node; node = walk.nextNode()) {
-          const parent = node.parentElement;
-          if (!parent.closest(".table-wrap") || parent.closest(".sr") || node.textContent.trim() === "") continue;
-          const range = document.createRange();
-          range.selectNodeContents(node);
-          if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) out.push(node.textContent);
+        for (const node of document.querySelectorAll(".table-wrap code, .table-wrap time, .table-wrap button, .table-wrap a")) {
+          if (new Set([...node.getClientRects()].map((r) => Math.round(r.top))).size > 1) out.push(node.textContent);
         }
         return out;
       })()`);

@@ -1,8 +1,30 @@
 /**
  * The building blocks of the timeline's sentences (protocol/timeline.ts): defensive reads of a payload's fields and
- * the few phrases every sentence shares. A field of the wrong shape reads as absent, never as an error.
+ * the few phrases every sentence shares, with the shapes every timeline module uses (here, so no module of the
+ * formatter imports timeline.ts back). A field of the wrong shape reads as absent, never as an error.
  */
-import type { EventLike, Part } from "./timeline.ts";
+
+/** The filter groups of the timeline: plan and files, messages, people's acts and the wheel, roomd's own notes. */
+export const EVENT_KINDS = ["work", "talk", "people", "system"] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** A piece of a sentence: text as it is, an agent or person, an id or path (code), a quotation (title, text). */
+export type Part = string | { who: string } | { code: string } | { quote: string };
+
+/** What the formatter needs of an event (a public viewer's events have no payload). */
+export interface EventLike {
+  type: string;
+  from: string;
+  to: string;
+  payload?: Record<string, unknown>;
+  reply_to_id?: string;
+  deleted?: { by: string; at?: string };
+}
+
+export interface EventLine {
+  kind: EventKind;
+  parts: Part[];
+}
 
 export type Obj = Record<string, unknown>;
 /** A full sentence from an event and its payload, or undefined when the fields it needs are missing. */

@@ -4,15 +4,16 @@
  * (a public viewer's payload-free event, an odd payload) the short form — who did what, without the substance —
  * stands in. Agents' own types get a generic sentence with the gist of their payload.
  */
-import type { EventLike, Part } from "./timeline.ts";
 import {
   aside,
   type Build,
+  type EventLike,
   has,
   int,
   listed,
   type Obj,
   obj,
+  type Part,
   plural,
   saying,
   str,

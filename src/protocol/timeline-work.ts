@@ -2,14 +2,15 @@
  * Sentences of the work: the plan, context, file claims, handoffs, reviews, verdicts, templates and shared
  * variables, each read from its payload as docs/protocol.md#events-roomd-appends-itself describes it.
  */
-import type { EventLike, Part } from "./timeline.ts";
 import {
   aside,
   type Build,
+  type EventLike,
   has,
   listed,
   type Obj,
   obj,
+  type Part,
   plural,
   saying,
   str,

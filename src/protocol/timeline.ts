@@ -9,29 +9,10 @@
  * is missing or of another shape (a public viewer's payload-free event, a tombstone, an old log) gives the short
  * form of the sentence, never an error.
  */
+import type { EventKind, EventLike, EventLine, Part } from "./timeline-parts.ts";
 import { sentenceFor } from "./timeline-sentences.ts";
 
-/** The filter groups of the timeline: plan and files, messages, people's acts and the wheel, roomd's own notes. */
-export const EVENT_KINDS = ["work", "talk", "people", "system"] as const;
-export type EventKind = (typeof EVENT_KINDS)[number];
-
-/** A piece of a sentence: text as it is, an agent or person, an id or path (code), a quotation (title, text). */
-export type Part = string | { who: string } | { code: string } | { quote: string };
-
-/** What the formatter needs of an event (a public viewer's events have no payload). */
-export interface EventLike {
-  type: string;
-  from: string;
-  to: string;
-  payload?: Record<string, unknown>;
-  reply_to_id?: string;
-  deleted?: { by: string; at?: string };
-}
-
-export interface EventLine {
-  kind: EventKind;
-  parts: Part[];
-}
+export { EVENT_KINDS, type EventKind, type EventLike, type EventLine, type Part } from "./timeline-parts.ts";
 
 const KIND_OF: Record<string, EventKind> = {
   task_added: "work",

@@ -85,6 +85,20 @@ export function roomBody({ roomId, member }: { roomId: string; member: boolean }
     </div>
   </div>
 </div>
+${
+  member
+    ? html`<dialog id="fork-dialog" aria-labelledby="fork-title">
+  <h2 id="fork-title">Fork the room</h2>
+  <form id="fork-form" class="stack-form">
+    <p id="fork-what"></p>
+    <div class="field"><label for="fork-name">New room id (empty: generated)</label>
+      <input id="fork-name" name="newRoomId" pattern="[a-z0-9][a-z0-9_\\-]{1,63}" placeholder="my-project-retry" spellcheck="false" autocomplete="off"></div>
+    <div class="controls"><button type="submit" id="fork-confirm">Fork</button>
+      <button type="button" id="fork-cancel" class="secondary">Cancel</button></div>
+  </form>
+</dialog>`
+    : ""
+}
 <dialog id="context-dialog" aria-labelledby="context-title">
   <h2 id="context-title">Context</h2>
   <div id="context-body"></div>

@@ -279,9 +279,18 @@ for (const make of STORES) {
       expect(await page.textContent("#context-body")).toContain("src/auth, version one");
       await page.keyboard.press("Escape");
       await page.waitForSelector("#context-dialog:not([open])", { state: "hidden" });
+      // Forking asks first: cancelling forks nothing; confirming forks under the name given.
+      await page.click("#evt-1 .fork");
+      await page.waitForSelector("#fork-dialog[open]");
+      expect(await page.textContent("#fork-what")).toContain("up to event #1");
+      await page.click("#fork-cancel");
+      await page.waitForSelector("#fork-dialog:not([open])", { state: "hidden" });
+      const forkId = `${roomId}-fork`;
+      await page.click("#evt-1 .fork");
+      await page.fill("#fork-name", forkId);
       await Promise.all([
-        page.waitForURL((url) => url.pathname.startsWith("/room/") && !url.pathname.endsWith(roomId)),
-        page.click("#evt-1 .fork"),
+        page.waitForURL((url) => url.pathname === `/room/${forkId}`),
+        page.click("#fork-confirm"),
       ]);
       await page.waitForSelector('#forked:has-text("Forked from")');
       expect(await page.textContent("#forked")).toBe(`Forked from ${roomId} at event #1`);
@@ -516,9 +525,10 @@ for (const make of STORES) {
       const { page } = watched;
       await signIn(page, base, team.person);
       await page.waitForSelector(`#rooms tr[data-room="${roomId}"]`);
-      await page.waitForSelector('#rooms th:text-is("Expires")');
+      // At 390 px the row is a card: the column's heading leads the cell (its data-label).
+      await page.waitForSelector('#rooms th:text-is("Expires")', { state: "attached" });
       // ROOM_TTL_DAYS is 30 here: the room was just used.
-      const expires = page.locator(`#rooms tr[data-room="${roomId}"] td:nth-of-type(4) time`);
+      const expires = page.locator(`#rooms tr[data-room="${roomId}"] td[data-label="Expires"] time`);
       expect(await expires.textContent()).toBe("in 30 d");
       const at = Date.parse((await expires.getAttribute("datetime")) as string);
       expect(Math.abs(at - (Date.now() + 30 * 86_400_000))).toBeLessThan(5 * 60_000);

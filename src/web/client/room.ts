@@ -305,11 +305,17 @@ const actions: Actions = {
     ),
   cancelHandoff: (id) =>
     act(() => api("POST", `${base}/handoffs/${encodeURIComponent(id)}`, { action: "cancel" })),
-  fork: (seq) =>
-    act(async () => {
-      const made = await api<{ roomId: string }>("POST", `${base}/fork`, { atSeq: seq });
-      location.assign(`/room/${encodeURIComponent(made.roomId)}`);
-    }),
+  // Forking asks first, with what a fork is and a name for it (empty: roomd makes one up).
+  fork: (seq) => {
+    const dialog = byId<HTMLDialogElement>("fork-dialog");
+    dialog.dataset.seq = String(seq);
+    replace(
+      byId("fork-what"),
+      `A new room with this room's log up to event #${seq}, and its tasks and context as they stood then. You will drive it.`,
+    );
+    byId<HTMLInputElement>("fork-name").value = "";
+    dialog.showModal();
+  },
   openContext: (id) =>
     act(async () => {
       const found = await api<ContextVersions>("GET", `${base}/context/${encodeURIComponent(id)}`);
@@ -359,6 +365,25 @@ function bindTimeline(): void {
     },
     failed,
   );
+}
+
+function bindFork(): void {
+  const dialog = document.getElementById("fork-dialog") as HTMLDialogElement | null;
+  if (!dialog) return;
+  byId("fork-cancel").addEventListener("click", () => dialog.close());
+  byId<HTMLFormElement>("fork-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const seq = Number(dialog.dataset.seq);
+    const name = byId<HTMLInputElement>("fork-name").value.trim();
+    void act(async () => {
+      const made = await api<{ roomId: string }>("POST", `${base}/fork`, {
+        atSeq: seq,
+        ...(name !== "" ? { newRoomId: name } : {}),
+      });
+      dialog.close();
+      location.assign(`/room/${encodeURIComponent(made.roomId)}`);
+    });
+  });
 }
 
 function bindForms(): void {
@@ -418,6 +443,7 @@ function bindForms(): void {
 
 bindForms();
 bindTimeline();
+bindFork();
 // Relative times and idle states follow the clock; this redraws locally and sends nothing.
 setInterval(() => {
   refreshTimes();

@@ -375,12 +375,13 @@ function bindFork(): void {
     event.preventDefault();
     const seq = Number(dialog.dataset.seq);
     const name = byId<HTMLInputElement>("fork-name").value.trim();
+    // Closed first, so a refusal (a name the team has) shows in the page's error line, not behind the dialog.
+    dialog.close();
     void act(async () => {
       const made = await api<{ roomId: string }>("POST", `${base}/fork`, {
         atSeq: seq,
         ...(name !== "" ? { newRoomId: name } : {}),
       });
-      dialog.close();
       location.assign(`/room/${encodeURIComponent(made.roomId)}`);
     });
   });

@@ -5,6 +5,7 @@
  * error written for the model. Handlers only do their own work.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { requireRole } from "../access/roles.ts";
 import type { LiveRooms } from "../live/hub.ts";
 import { errors, RoomError, type RoomErrorKind, STORE_UNAVAILABLE } from "../protocol/errors.ts";
 import { type JsonText, jsonText } from "../protocol/json-text.ts";
@@ -239,6 +240,9 @@ export async function callTool(
   try {
     const { args, agent, idempotency, scope } = prepare(tool, raw, deps);
     keyed = idempotency !== undefined;
+    // A person's key acts through tools as the agent it names: what it may write depends on its role in the room.
+    if (scope && tool.personAct !== undefined)
+      await requireRole(deps.store, scope, deps.principal, tool.personAct);
     const call = {
       store: deps.store,
       live: deps.live,

@@ -9,6 +9,7 @@ import { agentIdSchema, roomIdSchema } from "../../protocol/ids.ts";
 import { PEOPLE_LIMITS } from "../../protocol/people.ts";
 import { FIELDS } from "../../protocol/record-fields.ts";
 import { roomHint } from "../../protocol/records.ts";
+import { approverNames, approversSchema } from "../../protocol/roles.ts";
 import { contextId, otherAgentId, recordId, taskId } from "../schemas.ts";
 import { defineTool, type Profile } from "../tool.ts";
 
@@ -44,6 +45,9 @@ export const compactPeopleTools = [
         .max(PEOPLE_LIMITS.expiresMaxSeconds)
         .optional()
         .describe("Default 3600."),
+      approvers: approversSchema
+        .optional()
+        .describe("Only these people decide (ids); default: any approver."),
       id: recordId("approval").optional().describe("An approval you asked for: read it."),
     }),
     effect: "write",
@@ -55,7 +59,12 @@ export const compactPeopleTools = [
       if (a.id !== undefined) {
         only(
           "read an approval",
-          { action: a.action, details: a.details, expiresInSeconds: a.expiresInSeconds },
+          {
+            action: a.action,
+            details: a.details,
+            expiresInSeconds: a.expiresInSeconds,
+            approvers: a.approvers,
+          },
           [],
         );
         return call.store.getApproval(call.readScope, a.id);
@@ -65,6 +74,7 @@ export const compactPeopleTools = [
         requestedBy: a.agentId,
         action: a.action,
         details: a.details ?? {},
+        ...(a.approvers !== undefined ? { approvers: approverNames(a.approvers) } : {}),
         expiresInMs: (a.expiresInSeconds ?? PEOPLE_LIMITS.expiresDefaultSeconds) * 1000,
       });
     },

@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { ROLES_PIECE, readRoles } from "../../access/roles.ts";
-import { errors } from "../../protocol/errors.ts";
+import { errors, RoomError } from "../../protocol/errors.ts";
 import { isRoomId } from "../../protocol/ids.ts";
 import { peopleErrors } from "../../protocol/people.ts";
 import type { Principal } from "../../protocol/principal.ts";
@@ -47,7 +47,8 @@ export function roleRoutes(deps: AdminDeps): Hono<AuthEnv> {
   /** The person's change of one key, checked, then written; the room must exist (a typo makes no room). */
   async function change(principal: Principal, scope: RoomScope, key: string, role: string | null) {
     if (principal.humanId === undefined) throw peopleErrors.peopleOnly("set roles");
-    if (!roleKeySchema.safeParse(key).success) throw errors.denied();
+    const bad = roleKeySchema.safeParse(key).error?.issues[0];
+    if (bad) throw new RoomError("invalid", `Invalid arguments: person: ${bad.message}`);
     if (!(await deps.store.roomInfo({ ...scope, observe: true })).exists) throw errors.denied();
     const before = await readRoles(deps.store, scope);
     checkRole(before, principal, scope.roomId, "roles");

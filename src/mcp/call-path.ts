@@ -5,12 +5,12 @@
  * error written for the model. Handlers only do their own work.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { requireRole } from "../access/roles.ts";
 import type { LiveRooms } from "../live/hub.ts";
 import { errors, RoomError, type RoomErrorKind, STORE_UNAVAILABLE } from "../protocol/errors.ts";
 import { type JsonText, jsonText } from "../protocol/json-text.ts";
 import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed, unknownKey } from "../protocol/validation.ts";
+import { requireRole } from "../store/room-roles.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
 import { McpFailure } from "./failure.ts";

@@ -5,7 +5,6 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { ROLES_PIECE, readRoles } from "../../access/roles.ts";
 import { errors, RoomError } from "../../protocol/errors.ts";
 import { isRoomId } from "../../protocol/ids.ts";
 import { peopleErrors } from "../../protocol/people.ts";
@@ -19,6 +18,7 @@ import {
   roleKeySchema,
   roleOf,
 } from "../../protocol/roles.ts";
+import { ROLES_PIECE, readRoles } from "../../store/room-roles.ts";
 import type { RoomScope } from "../../store/types.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";

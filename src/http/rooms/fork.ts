@@ -4,12 +4,12 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import { roleIn } from "../../access/roles.ts";
 import { shortId } from "../../access/secrets.ts";
 import { RoomError } from "../../protocol/errors.ts";
 import { isRoomId } from "../../protocol/ids.ts";
 import { personOf } from "../../protocol/principal.ts";
 import { mayAct, roleRefusal } from "../../protocol/roles.ts";
+import { roleIn } from "../../store/room-roles.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
 import { type RoomRouteDeps, scopeOf } from "./shared.ts";

@@ -5,13 +5,13 @@
  */
 import type { Context } from "hono";
 import { z } from "zod";
-import { requireRole } from "../../access/roles.ts";
 import { errors, RoomError } from "../../protocol/errors.ts";
 import { agentIdSchema, isRoomId } from "../../protocol/ids.ts";
 import { peopleErrors } from "../../protocol/people.ts";
 import { type Principal, personOf } from "../../protocol/principal.ts";
 import type { Act } from "../../protocol/roles.ts";
 import type { Clock } from "../../protocol/time.ts";
+import { requireRole } from "../../store/room-roles.ts";
 import type { RoomScope, RoomStore } from "../../store/types.ts";
 import type { AuthEnv } from "../auth.ts";
 

@@ -5,7 +5,7 @@
  */
 import type { Principal } from "../protocol/principal.ts";
 import { type Act, checkRole, type Role, type RoomRoles, roleOf } from "../protocol/roles.ts";
-import type { RoomScope, RoomStore } from "../store/types.ts";
+import type { RoomScope, RoomStore } from "./types.ts";
 
 /** The kind of room value that holds the roles. */
 export const ROLES_PIECE = "roles";

@@ -3,11 +3,11 @@
  * hands work over, forks, acts through tools) or an approver (also decides approvals, drives, sets roles). Team
  * operators are approvers everywhere; a room with no roles set makes every person of the team an approver, as
  * before roles existed. Every route and tool asks `mayAct` through `checkRole`, so the rule is written once.
- * Agents have no role: what an agent may do is fixed by its key.
+ * Agents have no role: what an agent may do is fixed by its key. No zod here: the room page's script imports it
+ * (role-schemas.ts holds the input schemas).
  */
-import { z } from "zod";
 import { RoomError } from "./errors.ts";
-import { HUMAN_ID, HUMAN_PREFIX, humanName, type Principal } from "./principal.ts";
+import { HUMAN_PREFIX, humanName, type Principal } from "./principal.ts";
 
 export const ROLES = ["viewer", "member", "approver"] as const;
 export type Role = (typeof ROLES)[number];
@@ -47,11 +47,6 @@ const ACT_WORDS: Record<Act, string> = {
 
 /** The roles a room names: a person's humanId (or `*`) to a role. Empty: nobody named, everyone an approver. */
 export type RoomRoles = Readonly<Record<string, Role>>;
-
-/** A key of a room's roles: a person's humanId, or `*`. */
-export const roleKeySchema = z.string().refine((v) => v === EVERYONE || HUMAN_ID.test(v), {
-  error: 'must be a person\'s id (1-64 chars of A-Z, a-z, 0-9, _ . @ -) or "*" for everyone not named',
-});
 
 const rank = (role: Role): number => ROLES.indexOf(role);
 
@@ -100,16 +95,6 @@ export function checkRolesChange(after: RoomRoles, principal: Principal, roomId:
 /** An approver as an approval names them: `human:<id>` (a bare id is taken as a person's). */
 export const approverName = (name: string): string =>
   name.startsWith(HUMAN_PREFIX) ? name : humanName(name);
-
-/** An approval's approvers as request_approval takes them: people's ids, with or without `human:`. */
-export const approversSchema = z
-  .array(
-    z.string().refine((v) => HUMAN_ID.test(v.startsWith(HUMAN_PREFIX) ? v.slice(HUMAN_PREFIX.length) : v), {
-      error: "must be a person's id (alice, or human:alice)",
-    }),
-  )
-  .min(1)
-  .max(ROLE_LIMITS.approversMax);
 
 /** The approvers to store: `human:<id>` each, once, in the order given. */
 export const approverNames = (list: readonly string[]): string[] => [...new Set(list.map(approverName))];

@@ -9,13 +9,13 @@ import { errors, RoomError } from "../../protocol/errors.ts";
 import { isRoomId } from "../../protocol/ids.ts";
 import { peopleErrors } from "../../protocol/people.ts";
 import type { Principal } from "../../protocol/principal.ts";
+import { roleKeySchema } from "../../protocol/role-schemas.ts";
 import {
   checkRole,
   checkRolesChange,
   EVERYONE,
   ROLES,
   type RoomRoles,
-  roleKeySchema,
   roleOf,
 } from "../../protocol/roles.ts";
 import { ROLES_PIECE, readRoles } from "../../store/room-roles.ts";

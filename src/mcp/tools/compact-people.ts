@@ -9,7 +9,8 @@ import { agentIdSchema, roomIdSchema } from "../../protocol/ids.ts";
 import { PEOPLE_LIMITS } from "../../protocol/people.ts";
 import { FIELDS } from "../../protocol/record-fields.ts";
 import { roomHint } from "../../protocol/records.ts";
-import { approverNames, approversSchema } from "../../protocol/roles.ts";
+import { approversSchema } from "../../protocol/role-schemas.ts";
+import { approverNames } from "../../protocol/roles.ts";
 import { contextId, otherAgentId, recordId, taskId } from "../schemas.ts";
 import { defineTool, type Profile } from "../tool.ts";
 

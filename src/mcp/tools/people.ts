@@ -6,7 +6,8 @@ import { z } from "zod";
 import { RoomError } from "../../protocol/errors.ts";
 import { APPROVAL_STATUSES, HANDOFF_STATUSES, PEOPLE_LIMITS, VERDICTS } from "../../protocol/people.ts";
 import { FIELDS } from "../../protocol/record-fields.ts";
-import { approverNames, approversSchema } from "../../protocol/roles.ts";
+import { approversSchema } from "../../protocol/role-schemas.ts";
+import { approverNames } from "../../protocol/roles.ts";
 import { actingAgentId, contextId, otherAgentId, recordId, roomId, taskId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 

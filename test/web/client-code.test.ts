@@ -9,7 +9,8 @@ import { dirname, join, relative, resolve } from "node:path";
 const SRC = resolve(import.meta.dir, "../../src");
 const CLIENT = join(SRC, "web", "client");
 /** The protocol modules the pages may share with the server: record shapes and constants only. */
-const SHARED = ["protocol/records.ts", "protocol/people.ts", "protocol/claims.ts"];
+// protocol/roles.ts: the pages offer only what the person's role allows, by the rule the server applies.
+const SHARED = ["protocol/records.ts", "protocol/people.ts", "protocol/claims.ts", "protocol/roles.ts"];
 
 const files = readdirSync(CLIENT).filter((f) => f.endsWith(".ts"));
 

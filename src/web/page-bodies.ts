@@ -6,16 +6,18 @@ import { html } from "hono/html";
 
 /**
  * The live room view: everyone who may see the room gets the board and the rest; members get the controls, the
- * message form only when their role lets them post (`message`).
+ * message and handoff forms only when their role lets them post (`message`) and hand over (`handoff`).
  */
 export function roomBody({
   roomId,
   member,
   message = member,
+  handoff = member,
 }: {
   roomId: string;
   member: boolean;
   message?: boolean;
+  handoff?: boolean;
 }) {
   return html`<div class="room">
   <div class="room-head">
@@ -55,7 +57,7 @@ export function roomBody({
       <section aria-labelledby="h-verdicts"><h2 id="h-verdicts">Verdicts</h2><ul id="verdicts" class="list"></ul></section>
       <section aria-labelledby="h-handoffs"><h2 id="h-handoffs">Handoffs</h2><ul id="handoffs" class="list"></ul>
       ${
-        member
+        handoff
           ? html`<details class="panel"><summary>Hand over work</summary>
           <form id="handoff-form" class="stack-form">
             <div class="field"><label for="handoff-to">To (an agent id, or any)</label>

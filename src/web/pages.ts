@@ -105,7 +105,12 @@ export function pageRoutes(deps: WebDeps & { publicGate: PublicGate }): Hono {
           // A person's invite reaches this room only: it cannot fork it into a room of its own.
           fork: member && who?.principal.kind !== "invite" && may("fork") ? "1" : "0",
         },
-        body: roomBody({ roomId, member, message: member && may("message") }),
+        body: roomBody({
+          roomId,
+          member,
+          message: member && may("message"),
+          handoff: member && may("handoff"),
+        }),
       }),
     );
   });

@@ -85,9 +85,7 @@ test("the dashboard's Roles panel: set, listed, removed; a refusal shown; usable
     await page.fill("#roles-person", person as string);
     await page.selectOption("#roles-role", role as string);
     await page.click("#roles-form button[type=submit]");
-    await page.waitForFunction(
-      `document.querySelectorAll("#roles li").length === ${person === "alice" ? 1 : 2}`,
-    );
+    await page.locator("#roles li", { hasText: person as string }).waitFor();
   }
   expect(await page.locator("#roles li").allTextContents()).toEqual([
     "alice approverRemove",
@@ -127,6 +125,7 @@ test("the room view offers a viewer nothing to do, and an approver only the appr
     "You are a viewer in this room: you read and watch.",
   );
   expect(await viewer.page.locator("#message-form").count()).toBe(0);
+  expect(await viewer.page.locator("#handoff-form").count()).toBe(0);
   expect(await viewer.page.locator('[data-key="take"]').count()).toBe(0);
   expect(await viewer.page.locator('[data-key^="approve-"]').count()).toBe(0);
   expect(await viewer.page.locator("button.fork").count()).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * `roomctl roles` as a real process against a real roomd (docs/roomctl.md#roles-room-person-role): listing, setting
+ * `roomctl roles` as a real process against a real roomd (docs/roomctl.md#roles-room-person-role--person---remove): listing, setting
  * and removing people's roles, the server's refusals (exit 1, one line naming the role), usage mistakes (exit 2),
  * and an approval's approvers in `roomctl approvals`.
  */

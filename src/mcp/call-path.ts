@@ -241,8 +241,8 @@ export async function callTool(
     const { args, agent, idempotency, scope } = prepare(tool, raw, deps);
     keyed = idempotency !== undefined;
     // A person's key acts through tools as the agent it names: what it may write depends on its role in the room.
-    if (scope && tool.personAct !== undefined)
-      await requireRole(deps.store, scope, deps.principal, tool.personAct);
+    const act = typeof tool.personAct === "function" ? tool.personAct(args) : tool.personAct;
+    if (scope && act !== undefined) await requireRole(deps.store, scope, deps.principal, act);
     const call = {
       store: deps.store,
       live: deps.live,

@@ -64,6 +64,29 @@ for (const make of E2E_STORES) {
       expect(offered.isError).toBe(false);
       return roomId;
     }
+    /** The compact profile's `ask`, as raw JSON-RPC: its result. */
+    async function compact(key: string, args: Record<string, unknown>) {
+      const res = await fetch(`${server.url}/mcp?profile=compact`, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${key}`,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name: "ask", arguments: args },
+        }),
+      });
+      type Result = {
+        isError?: boolean;
+        content: { text: string }[];
+        structuredContent?: { approvers?: string[] };
+      };
+      return ((await res.json()) as { result: Result }).result;
+    }
     const setRole = (roomId: string, key: string, person: string, role: string) =>
       http.put(`/admin/rooms/${roomId}/roles/${encodeURIComponent(person)}`, key, { role });
 
@@ -171,8 +194,11 @@ for (const make of E2E_STORES) {
       ]);
       const claim = await http.tool(keys.bob, "claim_driver", { roomId, agentId: "bobs-bot" });
       expect(claim.text).toBe(`Error: ${needs("Taking the wheel", "approver")}`);
+      const ask = await compact(keys.bob, { roomId, agentId: "bobs-bot", action: "deploy" });
+      expect(ask.content[0]?.text).toBe(`Error: ${needs("Writing through tools", "member")}`);
       expect(await roomState(http, roomId)).toBe(before);
-      // Reads stay open to a viewer.
+      // Reads stay open to a viewer, reading a decision with ask included.
+      expect((await compact(keys.bob, { roomId, agentId: "bobs-bot", id: "apr-1" })).isError).toBeUndefined();
       expect((await http.get(`/rooms/${roomId}/approvals`, keys.bob)).status).toBe(200);
       expect((await http.tool(keys.bob, "read_plan", { roomId })).isError).toBe(false);
       expect((await http.get(`/rooms/${roomId}/export`, keys.bob)).status).toBe(200);
@@ -251,22 +277,8 @@ for (const make of E2E_STORES) {
         approvers: ["not a name"],
       });
       expect(bad.isError).toBe(true);
-      const ask = await fetch(`${server.url}/mcp?profile=compact`, {
-        method: "POST",
-        headers: {
-          Authorization: `Bearer ${keys.bot}`,
-          "Content-Type": "application/json",
-          Accept: "application/json, text/event-stream",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: { name: "ask", arguments: { roomId, action: "y", approvers: ["dora"] } },
-        }),
-      });
-      const asked = ((await ask.json()) as { result: { structuredContent: { approvers: string[] } } }).result;
-      expect(asked.structuredContent.approvers).toEqual(["human:dora"]);
+      const asked = await compact(keys.bot, { roomId, action: "y", approvers: ["dora"] });
+      expect(asked.structuredContent?.approvers).toEqual(["human:dora"]);
     });
   });
 }

@@ -52,6 +52,8 @@ export const compactPeopleTools = [
       id: recordId("approval").optional().describe("An approval you asked for: read it."),
     }),
     effect: "write",
+    // Reading a decision (id) is a read: a viewer may.
+    personAct: (a) => (a.id !== undefined ? undefined : "tools"),
     acting: ["agentId"],
     events: ["approval_requested"],
     errors: ["Approval not found: <id>"],

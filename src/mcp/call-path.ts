@@ -10,6 +10,7 @@ import { errors, RoomError, type RoomErrorKind, STORE_UNAVAILABLE } from "../pro
 import { type JsonText, jsonText } from "../protocol/json-text.ts";
 import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed, unknownKey } from "../protocol/validation.ts";
+import { requireRole } from "../store/room-roles.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
 import { McpFailure } from "./failure.ts";
@@ -239,6 +240,9 @@ export async function callTool(
   try {
     const { args, agent, idempotency, scope } = prepare(tool, raw, deps);
     keyed = idempotency !== undefined;
+    // A person's key acts through tools as the agent it names: what it may write depends on its role in the room.
+    const act = typeof tool.personAct === "function" ? tool.personAct(args) : tool.personAct;
+    if (scope && act !== undefined) await requireRole(deps.store, scope, deps.principal, act);
     const call = {
       store: deps.store,
       live: deps.live,

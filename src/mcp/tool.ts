@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { LiveRooms } from "../live/hub.ts";
 import type { Principal } from "../protocol/principal.ts";
+import type { Act } from "../protocol/roles.ts";
 import type { RoomScope, RoomStore } from "../store/types.ts";
 
 /** Tool lists a client can ask for (`?profile=` on the MCP URL). */
@@ -106,6 +107,12 @@ export interface ToolDefinition {
   /** Declared when the result is a JSON object; the result is returned as structuredContent too. */
   output?: z.ZodObject;
   effect: Effect;
+  /**
+   * What a person's call of the tool is among the acts roles govern (protocol/roles.ts), checked by the call path
+   * against their role in the room: `tools` (member) for every write unless declared; none for reads. A tool that
+   * reads or writes by its arguments names the act of the call it gets (none for a read).
+   */
+  personAct?: Act | ((args: Record<string, unknown>) => Act | undefined);
   /** True for tools that change nothing when called twice with the same arguments (MCP idempotentHint). */
   idempotent: boolean;
   /** Arguments naming the acting agent: a bound key forces them (and fills them in when required). */
@@ -171,6 +178,8 @@ interface Common<I extends z.ZodObject, O extends z.ZodObject | undefined> {
   input: I;
   output?: O;
   effect: Effect;
+  /** Default: "tools" for a write (a person needs the member role), none for a read. */
+  personAct?: Act | ((args: z.output<I>) => Act | undefined);
   /** Default: true for reads, false for writes. */
   idempotent?: boolean;
   acting?: readonly Keys<I>[];
@@ -224,6 +233,11 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
     input,
     ...(output ? { output } : {}),
     effect: spec.effect,
+    ...(spec.personAct !== undefined
+      ? { personAct: spec.personAct as ToolDefinition["personAct"] }
+      : writes
+        ? { personAct: "tools" as const }
+        : {}),
     idempotent: spec.idempotent ?? !writes,
     acting: spec.acting ?? [],
     filters: spec.filters ?? [],

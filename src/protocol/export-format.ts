@@ -30,6 +30,7 @@ import { normalisePath } from "./paths.ts";
 import { APPROVAL_STATUSES, HANDOFF_STATUSES, MAILBOX_TYPES, PEOPLE_LIMITS, VERDICTS } from "./people.ts";
 import { FIELDS, recordRef } from "./record-fields.ts";
 import { CONTEXT_TYPES, REVIEW_STATUSES, TASK_STATUSES } from "./records.ts";
+import { ROLE_LIMITS } from "./roles.ts";
 import { PIECE_NAME, VALUE_LIMITS } from "./room-values.ts";
 import { jsonObject } from "./validation.ts";
 
@@ -137,6 +138,11 @@ export const approvalSchema = z.strictObject({
   action: FIELDS.approvalAction,
   details: FIELDS.approvalDetails,
   requestedBy: name,
+  approvers: z
+    .array(z.string().regex(/^human:[A-Za-z0-9_.@-]{1,64}$/, { error: "must be human:<id>" }))
+    .min(1)
+    .max(ROLE_LIMITS.approversMax)
+    .optional(),
   status: z.enum(APPROVAL_STATUSES),
   decidedBy: name.optional(),
   note: FIELDS.approvalNote.optional(),

@@ -26,6 +26,8 @@ export interface ApprovalInput {
   requestedBy: string;
   action: string;
   details: JsonObject;
+  /** The people who alone may decide it (`human:<id>`); absent: any approver of the room. */
+  approvers?: string[];
   /** Lifetime in ms from now. */
   expiresInMs: number;
 }
@@ -43,6 +45,7 @@ export const newApproval = (n: number, input: ApprovalInput, t: number): Approva
   action: input.action,
   details: input.details,
   requestedBy: input.requestedBy,
+  ...(input.approvers !== undefined ? { approvers: input.approvers } : {}),
   status: "pending",
   created_at: iso(t),
   expires_at: iso(t + input.expiresInMs),

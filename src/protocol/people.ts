@@ -38,6 +38,8 @@ export interface Approval {
   action: string;
   details: JsonObject;
   requestedBy: string;
+  /** The people (`human:<id>`) who alone may decide it, when the requester named them (protocol/roles.ts). */
+  approvers?: string[];
   /** A pending approval past expires_at reads as expired (computed on every read, never stored). */
   status: ApprovalStatus;
   decidedBy?: string;

@@ -7,8 +7,9 @@
  * A kind holds up to `maxKeys` values under string keys (a kind with one value keeps it under the key ""). Values
  * are JSON, checked against the declared schema by the store on every write and by an import on every line.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import { RoomError } from "./errors.ts";
+import { ROLE_LIMITS, ROLES } from "./roles.ts";
 
 /** Whether the values travel with an export (and so an import and a migration), or with a fork — or why not. */
 export type Travels = true | { not: string };
@@ -35,10 +36,20 @@ export interface ValuePiece {
 export type ValuePieces = Readonly<Record<string, ValuePiece>>;
 
 /**
- * The kinds of value a room keeps. None yet: store/room-state.ts and CONTRIBUTING.md show how one is added, and the
- * conformance suite runs the machinery with kinds of its own (test/store/conformance/values.ts).
+ * The kinds of value a room keeps. store/room-state.ts and CONTRIBUTING.md show how one is added; the conformance
+ * suite runs every one of them, and the machinery with kinds of its own (test/store/conformance/values.ts).
  */
-export const VALUE_PIECES: ValuePieces = {};
+export const VALUE_PIECES: ValuePieces = {
+  roles: {
+    what: "people's roles in the room (protocol/roles.ts): viewer, member or approver, under a person's humanId or \"*\" for everyone not named",
+    value: z.enum(ROLES),
+    maxKeys: ROLE_LIMITS.perRoom,
+    example: "member",
+    people: true,
+    moved: true,
+    forked: true,
+  },
+};
 
 export const VALUE_LIMITS = {
   /** Longest key, in characters. */

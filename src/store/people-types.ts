@@ -52,6 +52,8 @@ export interface NewApproval {
   requestedBy: string;
   action: string;
   details: JsonObject;
+  /** The people (`human:<id>`, each once) who alone may decide it; absent: any approver of the room. Kept as given. */
+  approvers?: string[];
   /** Lifetime in ms from now. */
   expiresInMs: number;
 }

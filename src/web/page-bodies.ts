@@ -4,8 +4,21 @@
  */
 import { html } from "hono/html";
 
-/** The live room view: everyone who may see the room gets the board and the rest; members get the controls. */
-export function roomBody({ roomId, member }: { roomId: string; member: boolean }) {
+/**
+ * The live room view: everyone who may see the room gets the board and the rest; members get the controls, the
+ * message and handoff forms only when their role lets them post (`message`) and hand over (`handoff`).
+ */
+export function roomBody({
+  roomId,
+  member,
+  message = member,
+  handoff = member,
+}: {
+  roomId: string;
+  member: boolean;
+  message?: boolean;
+  handoff?: boolean;
+}) {
   return html`<div class="room">
   <div class="room-head">
     <h1>Room <span class="room-id">${roomId}</span></h1>
@@ -20,7 +33,7 @@ export function roomBody({ roomId, member }: { roomId: string; member: boolean }
   <div class="columns">
     <div class="col-main">
       ${
-        member
+        message
           ? html`<section aria-labelledby="h-message"><h2 id="h-message">Message</h2>
         <form id="message-form" class="row-form">
           <div class="field"><label for="message-to">To</label>
@@ -65,7 +78,7 @@ export function roomBody({ roomId, member }: { roomId: string; member: boolean }
       <section aria-labelledby="h-verdicts"><h2 id="h-verdicts">Verdicts</h2><ul id="verdicts" class="list"></ul></section>
       <section aria-labelledby="h-handoffs"><h2 id="h-handoffs">Handoffs</h2><ul id="handoffs" class="list"></ul>
       ${
-        member
+        handoff
           ? html`<details class="panel"><summary>Hand over work</summary>
           <form id="handoff-form" class="stack-form">
             <div class="field"><label for="handoff-to">To (an agent id, or any)</label>
@@ -156,6 +169,23 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
     <div class="table-wrap"><table id="invites"><caption class="sr">Live invites of the chosen room</caption>
       <thead><tr><th scope="col">Invite</th><th scope="col">For</th><th scope="col">Expires</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
       <tbody></tbody></table></div>
+  </section>
+  <section aria-labelledby="h-roles" class="card">
+    <h2 id="h-roles">Roles</h2>
+    <p class="muted">A viewer reads and watches; a member also posts messages, hands work over and forks; an approver
+      also decides approvals and takes the wheel. Operators are approvers everywhere. A room that names nobody makes
+      every person an approver; once it names someone, people not named are viewers, or take the role of <code>*</code>.</p>
+    <form id="roles-form" class="row-form">
+      <div class="field"><label for="roles-room">Room</label>
+        <select id="roles-room" name="room" required></select></div>
+      <div class="field"><label for="roles-person">Person's id, or * for everyone not named</label>
+        <input id="roles-person" name="person" required pattern="[*]|[A-Za-z0-9_.@\\-]{1,64}" placeholder="e.g. alice" spellcheck="false" autocomplete="off"></div>
+      <div class="field"><label for="roles-role">Role</label>
+        <select id="roles-role" name="role"><option value="viewer">viewer</option><option value="member">member</option><option value="approver">approver</option></select></div>
+      <button type="submit">Set role</button>
+    </form>
+    <p id="roles-summary" class="meta" role="status"></p>
+    <ul id="roles" class="stack plain" aria-label="Roles in the chosen room"></ul>
   </section>
   <section aria-labelledby="h-connect" class="card">
     <h2 id="h-connect">Connect an agent</h2>

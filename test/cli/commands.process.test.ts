@@ -64,6 +64,7 @@ const COMMANDS = [
   "approvals",
   "approve",
   "reject",
+  "roles",
   "handoff",
   "handoffs",
   "fork",

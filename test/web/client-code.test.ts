@@ -9,10 +9,12 @@ import { dirname, join, relative, resolve } from "node:path";
 const SRC = resolve(import.meta.dir, "../../src");
 const CLIENT = join(SRC, "web", "client");
 /** The protocol modules the pages may share with the server: record shapes and constants only. */
+// protocol/roles.ts: the pages offer only what the person's role allows, by the rule the server applies.
 const SHARED = [
   "protocol/records.ts",
   "protocol/people.ts",
   "protocol/claims.ts",
+  "protocol/roles.ts",
   // The timeline's one formatter, shared with roomctl watch: pure functions over event records.
   "protocol/timeline.ts",
   "protocol/timeline-parts.ts",

@@ -9,6 +9,8 @@ import { agentIdSchema, roomIdSchema } from "../../protocol/ids.ts";
 import { PEOPLE_LIMITS } from "../../protocol/people.ts";
 import { FIELDS } from "../../protocol/record-fields.ts";
 import { roomHint } from "../../protocol/records.ts";
+import { approversSchema } from "../../protocol/role-schemas.ts";
+import { approverNames } from "../../protocol/roles.ts";
 import { contextId, otherAgentId, recordId, taskId } from "../schemas.ts";
 import { defineTool, type Profile } from "../tool.ts";
 
@@ -44,9 +46,14 @@ export const compactPeopleTools = [
         .max(PEOPLE_LIMITS.expiresMaxSeconds)
         .optional()
         .describe("Default 3600."),
+      approvers: approversSchema
+        .optional()
+        .describe("Only these people decide (ids); default: any approver."),
       id: recordId("approval").optional().describe("An approval you asked for: read it."),
     }),
     effect: "write",
+    // Reading a decision (id) is a read: a viewer may.
+    personAct: (a) => (a.id !== undefined ? undefined : "tools"),
     acting: ["agentId"],
     events: ["approval_requested"],
     errors: ["Approval not found: <id>"],
@@ -55,7 +62,12 @@ export const compactPeopleTools = [
       if (a.id !== undefined) {
         only(
           "read an approval",
-          { action: a.action, details: a.details, expiresInSeconds: a.expiresInSeconds },
+          {
+            action: a.action,
+            details: a.details,
+            expiresInSeconds: a.expiresInSeconds,
+            approvers: a.approvers,
+          },
           [],
         );
         return call.store.getApproval(call.readScope, a.id);
@@ -65,6 +77,7 @@ export const compactPeopleTools = [
         requestedBy: a.agentId,
         action: a.action,
         details: a.details ?? {},
+        ...(a.approvers !== undefined ? { approvers: approverNames(a.approvers) } : {}),
         expiresInMs: (a.expiresInSeconds ?? PEOPLE_LIMITS.expiresDefaultSeconds) * 1000,
       });
     },

@@ -6,6 +6,8 @@ import { z } from "zod";
 import { RoomError } from "../../protocol/errors.ts";
 import { APPROVAL_STATUSES, HANDOFF_STATUSES, PEOPLE_LIMITS, VERDICTS } from "../../protocol/people.ts";
 import { FIELDS } from "../../protocol/record-fields.ts";
+import { approversSchema } from "../../protocol/role-schemas.ts";
+import { approverNames } from "../../protocol/roles.ts";
 import { actingAgentId, contextId, otherAgentId, recordId, roomId, taskId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 
@@ -23,6 +25,7 @@ const approvalShape = z.object({
   action: z.string(),
   details: z.record(z.string(), z.unknown()),
   requestedBy: z.string(),
+  approvers: z.array(z.string()).optional(),
   status: z.enum(APPROVAL_STATUSES),
   decidedBy: z.string().optional(),
   note: z.string().optional(),
@@ -84,6 +87,7 @@ export const peopleTools = [
     input: z.strictObject({ roomId, agentId: actingAgentId }),
     output: driverShape,
     effect: "write",
+    personAct: "drive",
     idempotent: true,
     acting: ["agentId"],
     events: ["driver_changed"],
@@ -143,6 +147,11 @@ export const peopleTools = [
         .max(PEOPLE_LIMITS.expiresMaxSeconds)
         .optional()
         .describe("60-86400; default 3600."),
+      approvers: approversSchema
+        .optional()
+        .describe(
+          "Only these people may decide it (their ids, e.g. ['alice']), when it needs particular people; default: any approver of the room.",
+        ),
     }),
     output: approvalShape,
     effect: "write",
@@ -158,6 +167,7 @@ export const peopleTools = [
         requestedBy: a.agentId,
         action: a.action,
         details: a.details ?? {},
+        ...(a.approvers !== undefined ? { approvers: approverNames(a.approvers) } : {}),
         expiresInMs: (a.expiresInSeconds ?? PEOPLE_LIMITS.expiresDefaultSeconds) * 1000,
       }),
   }),

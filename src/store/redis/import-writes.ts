@@ -92,6 +92,7 @@ const approvalJson = (a: RoomSnapshot["approvals"][number]): string => {
     id: rest.id,
     action: rest.action,
     requestedBy: rest.requestedBy,
+    ...(rest.approvers === undefined ? {} : { approvers: rest.approvers }),
     status: rest.status,
     ...(rest.decidedBy === undefined ? {} : { decidedBy: rest.decidedBy }),
     ...(rest.note === undefined ? {} : { note: rest.note }),

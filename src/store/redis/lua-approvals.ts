@@ -18,12 +18,13 @@ export const REQUEST_APPROVAL = script({
     action: arg.text, // what it asks to do
     details: arg.jsonText<JsonObject>(), // details, spliced verbatim
     ttl: arg.number, // lifetime in ms
+    approvers: arg.maybeJson<string[]>(), // the people who alone decide it, none for any approver
   },
   reply: returns<StoredApproval>(),
   body: `${PEOPLE_HELPERS}
 if not OWNED and not CLAIM_OK then return CLAIM end
 local a = { id = "apr-" .. num(W("HINCRBY", K_META, "approval_n", 1)), action = action, requestedBy = by,
-  status = "pending", created_at = NOW_ISO, expiresMs = NOW + ttl, expires_at = R.iso(NOW + ttl) }
+  approvers = approvers, status = "pending", created_at = NOW_ISO, expiresMs = NOW + ttl, expires_at = R.iso(NOW + ttl) }
 W("HSET", K_APPROVALS, a.id, P.approval(a, details, true))
 append_event("approval_requested", by, "all", '{"approval":' .. P.approval(a, details, false) .. '}')
 commit()

@@ -123,7 +123,8 @@ end
 -- verbatim, so a decision rewrites the record without re-encoding what the agent sent.
 function P.approval(a, details, stored)
   local out = '{"id":' .. str(a.id) .. ',"action":' .. str(a.action) .. ',"requestedBy":' .. str(a.requestedBy)
-    .. ',"status":' .. str(a.status)
+  if val(a.approvers) then out = out .. ',"approvers":' .. strs(a.approvers) end
+  out = out .. ',"status":' .. str(a.status)
   if val(a.decidedBy) then out = out .. ',"decidedBy":' .. str(a.decidedBy) end
   if val(a.note) then out = out .. ',"note":' .. str(a.note) end
   out = out .. ',"created_at":' .. str(a.created_at)

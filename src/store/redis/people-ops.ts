@@ -68,6 +68,7 @@ export function peopleOps(call: Call): PeopleOps {
         action: input.action,
         details: input.details,
         ttl: input.expiresInMs,
+        approvers: input.approvers,
       };
       const { value, now } = await call(scope, "REQUEST_APPROVAL", args);
       return toApproval(value, now);

@@ -5,6 +5,7 @@
  */
 import type { Presence } from "../../protocol/records.ts";
 import { ApiError, api, bindSignOut, toSignIn } from "./api.ts";
+import { loadRoles } from "./dashboard-roles.ts";
 import { byId, el, refreshTimes, replace, showError, time } from "./dom.ts";
 import { labelCells } from "./tables.ts";
 
@@ -154,13 +155,14 @@ function drawRooms(): void {
 
 /** The room pickers of the invite and connect panels. */
 function fillRoomChoices(): void {
-  for (const id of ["invite-room", "connect-room"]) {
+  for (const id of ["invite-room", "connect-room", "roles-room"]) {
     const select = byId<HTMLSelectElement>(id);
     const chosen = select.value;
     replace(select, ...[...rooms.keys()].sort().map((r) => el("option", { attrs: { value: r } }, r)));
     if (rooms.has(chosen)) select.value = chosen;
   }
   void loadInvites();
+  void act(loadRoles);
 }
 
 async function loadRooms(): Promise<void> {

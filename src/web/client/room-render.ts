@@ -3,6 +3,8 @@
  * pending approvals, the task board, who is here, locks and file claims, context, verdicts, handoffs and timeline
  * entries. Controls for members call the actions the page passes in.
  */
+import { TASK_STATUSES } from "../../protocol/records.ts";
+import { type Act, mayAct } from "../../protocol/roles.ts";
 import { type Child, el, json, time } from "./dom.ts";
 import type { Event, View, Viewer } from "./room-types.ts";
 
@@ -45,6 +47,23 @@ function agentSelect(key: string, label: string, agents: string[]): HTMLElement 
   return field(label, select);
 }
 
+/** Whether the signed-in person's role lets them do `act` here (the server checks again). */
+const may = (viewer: Viewer, act: Act): boolean =>
+  viewer.member && viewer.me !== "" && viewer.role !== undefined && mayAct(viewer.role, act);
+
+/** What a person who is not an approver here may do, said once on the driver's banner (nothing for approvers). */
+function roleNote(viewer: Viewer): Child {
+  const { role } = viewer;
+  if (!viewer.member || role === undefined || role === "approver") return null;
+  return el(
+    "p",
+    { class: "meta role-note" },
+    role === "viewer"
+      ? "You are a viewer in this room: you read and watch."
+      : "You are a member in this room: you post messages, hand work over and fork; approvers decide and drive.",
+  );
+}
+
 export function driverParts(view: View, viewer: Viewer, actions: Actions): Child[] {
   const driver = view.info.driver;
   const mine = driver.holder !== null && driver.holder === viewer.me;
@@ -58,7 +77,8 @@ export function driverParts(view: View, viewer: Viewer, actions: Actions): Child
         ` · epoch ${driver.epoch}`,
       )
     : el("p", { class: "driver-text" }, "Nobody drives this room", ` · epoch ${driver.epoch}`);
-  if (!viewer.member || viewer.me === "") return [text];
+  // A holder whose role changed still releases the wheel; taking it needs the approver role.
+  if (!mine && !may(viewer, "drive")) return [text, roleNote(viewer)];
   const controls: Child[] = [];
   if (mine) {
     controls.push(
@@ -93,7 +113,7 @@ export function driverParts(view: View, viewer: Viewer, actions: Actions): Child
     );
   }
   const parts: Child[] = [text, el("div", { class: "controls" }, ...controls)];
-  if (mine) {
+  if (mine && may(viewer, "drive")) {
     const agents = agentsOf(view);
     const steer = el(
       "form",
@@ -162,9 +182,10 @@ export function approvalParts(view: View, viewer: Viewer, actions: Actions): Chi
         time(a.created_at),
         " · expires ",
         time(a.expires_at),
+        a.approvers ? ` · for ${a.approvers.join(", ")} to decide` : "",
       ),
       a.details !== undefined ? el("details", null, el("summary", null, "Details"), json(a.details)) : null,
-      viewer.member && viewer.me !== ""
+      may(viewer, "decide") && (a.approvers === undefined || a.approvers.includes(viewer.me))
         ? el(
             "div",
             { class: "row-form" },
@@ -330,7 +351,7 @@ export function handoffParts(view: View, viewer: Viewer, actions: Actions): Chil
         time(h.created_at),
       ),
       h.note ? el("p", { class: "prose" }, h.note) : null,
-      viewer.member && viewer.me !== "" && h.offeredBy === viewer.me
+      may(viewer, "handoff") && h.offeredBy === viewer.me
         ? el(
             "button",
             {

@@ -5,6 +5,7 @@
  * a few per second at most). Nothing polls: without a change, the page makes no request. Members' controls post
  * to the people's routes under /rooms/:roomId/ with the session's CSRF token.
  */
+import { ROLES, type Role } from "../../protocol/roles.ts";
 import { ApiError, api, bindSignOut, toSignIn } from "./api.ts";
 import { byId, el, refreshTimes, replace, showError } from "./dom.ts";
 import { boardParts } from "./room-board.ts";
@@ -32,6 +33,7 @@ const viewer: Viewer = {
   member: data.member === "1",
   me: data.me ?? "",
   operator: data.operator === "1",
+  ...((ROLES as readonly string[]).includes(data.role ?? "") ? { role: data.role as Role } : {}),
   fork: data.fork === "1",
 };
 const base = `/rooms/${encodeURIComponent(viewer.roomId)}`;

@@ -145,9 +145,15 @@ for (const make of E2E_STORES) {
       await Promise.all(servers.map((s) => s.stop()));
     });
 
-    test("a process SIGKILLed with retries queued loses none: a process started afterwards delivers them", async () => {
-      await crashTest(backing, false);
-    });
+    // Once per body of the outbox: SQLite and PostgreSQL (one SQL body, two locking models) and Redis (the Lua
+    // scripts Redis Cluster and Upstash run too, over transports the conformance suite and the three-process test
+    // below cover on each of them).
+    test.skipIf(backing.name === "redis-cluster" || backing.name === "upstash")(
+      "a process SIGKILLed with retries queued loses none: a process started afterwards delivers them",
+      async () => {
+        await crashTest(backing, false);
+      },
+    );
 
     // The claims of a send in flight are held for the lease (30 s): shown once, on a network store.
     test.skipIf(backing.name !== "redis")(

@@ -19,8 +19,10 @@ const TEAM = {
   teamId: `wh-${crypto.randomUUID().slice(0, 8)}`,
   secret: `webhook-processes-${crypto.randomUUID()}`,
 };
+// Exactly-once delivery across processes is tested, not speed: store calls get 20 s (docs/testing.md).
 const ENV = {
   API_KEYS: `${TEAM.teamId}:${TEAM.secret}`,
+  STORE_TIMEOUT_MS: "20000",
   RATE_LIMIT_PER_MINUTE: "1000000",
   WEBHOOK_SIGNING_KEY: "processes-webhook-signing-key-0123456789",
   WEBHOOK_ALLOW_HTTP: "true",

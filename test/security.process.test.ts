@@ -143,7 +143,7 @@ describe("first run", () => {
       "mcpServers",
       "[mcp_servers.roomd]",
       "httpUrl",
-      "get_my_summary",
+      "Start every session with `summary`",
     ]) {
       expect(out).toContain(needle);
     }

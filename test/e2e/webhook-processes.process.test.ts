@@ -19,8 +19,10 @@ const TEAM = {
   teamId: `wh-${crypto.randomUUID().slice(0, 8)}`,
   secret: `webhook-processes-${crypto.randomUUID()}`,
 };
+// Exactly-once delivery across processes is tested, not speed: store calls get 20 s (docs/testing.md).
 const ENV = {
   API_KEYS: `${TEAM.teamId}:${TEAM.secret}`,
+  STORE_TIMEOUT_MS: "20000",
   RATE_LIMIT_PER_MINUTE: "1000000",
   WEBHOOK_SIGNING_KEY: "processes-webhook-signing-key-0123456789",
   WEBHOOK_ALLOW_HTTP: "true",
@@ -145,9 +147,15 @@ for (const make of E2E_STORES) {
       await Promise.all(servers.map((s) => s.stop()));
     });
 
-    test("a process SIGKILLed with retries queued loses none: a process started afterwards delivers them", async () => {
-      await crashTest(backing, false);
-    });
+    // Once per body of the outbox: SQLite and PostgreSQL (one SQL body, two locking models) and Redis (the Lua
+    // scripts Redis Cluster and Upstash run too, over transports the conformance suite and the three-process test
+    // below cover on each of them).
+    test.skipIf(backing.name === "redis-cluster" || backing.name === "upstash")(
+      "a process SIGKILLed with retries queued loses none: a process started afterwards delivers them",
+      async () => {
+        await crashTest(backing, false);
+      },
+    );
 
     // The claims of a send in flight are held for the lease (30 s): shown once, on a network store.
     test.skipIf(backing.name !== "redis")(

@@ -150,8 +150,8 @@ test("two runs with one seed write identical JSON", async () => {
   const dirs = [mkdtempSync(join(tmpdir(), "roomd-eval-a-")), mkdtempSync(join(tmpdir(), "roomd-eval-b-"))];
   try {
     const args = ["--quick", "--seed", "7", "--scenario", "S2,S4,S6", "--arm", "room,chat,room-poll"];
-    const runs = [];
-    for (const out of dirs) runs.push(await evalRun([...args, "--out", out]));
+    // Side by side: the runs share nothing but the seed (each its own roomd, store and clock).
+    const runs = await Promise.all(dirs.map((out) => evalRun([...args, "--out", out])));
     expect(runs.map((r) => r.code)).toEqual([0, 0]);
     expect(runs[0]?.stdout).toBe(runs[1]?.stdout as string);
     const files = readdirSync(dirs[0] as string).filter((f) => !f.startsWith("latency"));

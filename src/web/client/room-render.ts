@@ -3,7 +3,6 @@
  * pending approvals, the task board, who is here, locks and file claims, context, verdicts, handoffs and timeline
  * entries. Controls for members call the actions the page passes in.
  */
-import { TASK_STATUSES } from "../../protocol/records.ts";
 import { type Act, mayAct } from "../../protocol/roles.ts";
 import { type Child, el, json, time } from "./dom.ts";
 import type { Event, View, Viewer } from "./room-types.ts";

@@ -10,9 +10,9 @@ import { PEOPLE_LIMITS } from "../../protocol/people.ts";
 import { FIELDS } from "../../protocol/record-fields.ts";
 import { roomHint } from "../../protocol/records.ts";
 import { approversSchema } from "../../protocol/role-schemas.ts";
-import { approverNames } from "../../protocol/roles.ts";
 import { contextId, otherAgentId, recordId, taskId } from "../schemas.ts";
 import { defineTool, type Profile } from "../tool.ts";
+import { requestApproval } from "./people.ts";
 
 const COMPACT: readonly Profile[] = ["compact"];
 const room = roomIdSchema.describe("Room; default: X-Roomd-Room header or your invite's room.");
@@ -73,13 +73,7 @@ export const compactPeopleTools = [
         return call.store.getApproval(call.readScope, a.id);
       }
       if (a.action === undefined) throw invalid("action: required to ask (or id, to read a decision)");
-      return call.store.requestApproval(call.scope, {
-        requestedBy: a.agentId,
-        action: a.action,
-        details: a.details ?? {},
-        ...(a.approvers !== undefined ? { approvers: approverNames(a.approvers) } : {}),
-        expiresInMs: (a.expiresInSeconds ?? PEOPLE_LIMITS.expiresDefaultSeconds) * 1000,
-      });
+      return requestApproval(call, a.agentId, { ...a, action: a.action });
     },
   }),
   defineTool({

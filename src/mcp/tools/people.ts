@@ -9,7 +9,7 @@ import { FIELDS } from "../../protocol/record-fields.ts";
 import { approversSchema } from "../../protocol/role-schemas.ts";
 import { approverNames } from "../../protocol/roles.ts";
 import { actingAgentId, contextId, otherAgentId, recordId, roomId, taskId } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool, type RoomToolCall } from "../tool.ts";
 
 const iso = z.string().describe("ISO 8601 time");
 
@@ -76,6 +76,25 @@ const HELD = "The room is driven by <holder> (epoch <n>): claim_driver succeeds 
 const STALE = "Stale driver epoch <n>; the driver is now <holder> at epoch <m>";
 const NOT_DRIVER = "Only the driver (<holder>) can release the wheel";
 const HANDOFF_CLOSED = "Handoff <id> was <accepted|declined|cancelled> by <who>";
+
+/** What request_approval and the compact `ask` take to ask for an approval. */
+interface ApprovalAsk {
+  action: string;
+  details?: Record<string, unknown>;
+  approvers?: string[];
+  expiresInSeconds?: number;
+}
+
+/** The approval write of request_approval and the compact `ask`: the arguments as the store takes them. */
+export function requestApproval(call: RoomToolCall, agentId: string, a: ApprovalAsk) {
+  return call.store.requestApproval(call.scope, {
+    requestedBy: agentId,
+    action: a.action,
+    details: a.details ?? {},
+    ...(a.approvers !== undefined ? { approvers: approverNames(a.approvers) } : {}),
+    expiresInMs: (a.expiresInSeconds ?? PEOPLE_LIMITS.expiresDefaultSeconds) * 1000,
+  });
+}
 
 export const peopleTools = [
   defineTool({
@@ -162,14 +181,7 @@ export const peopleTools = [
       action: "run the database migration",
       details: { migration: "0042" },
     }),
-    handler: (a, call) =>
-      call.store.requestApproval(call.scope, {
-        requestedBy: a.agentId,
-        action: a.action,
-        details: a.details ?? {},
-        ...(a.approvers !== undefined ? { approvers: approverNames(a.approvers) } : {}),
-        expiresInMs: (a.expiresInSeconds ?? PEOPLE_LIMITS.expiresDefaultSeconds) * 1000,
-      }),
+    handler: (a, call) => requestApproval(call, a.agentId, a),
   }),
   defineTool({
     name: "get_approval",

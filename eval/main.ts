@@ -9,9 +9,11 @@
  * only rewrites them from the saved results of such a run.
  * With one profile and S1,S2 on the room arm it is the agent-economy measure: the total tokens are printed last.
  */
+
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { PRINTED_PROFILE } from "../src/clients.ts";
 import { PROFILES, type Profile } from "../src/mcp/tool.ts";
 import { ARMS, type Arm } from "./harness/arms.ts";
 import type { RunResult } from "./harness/metrics.ts";
@@ -64,7 +66,7 @@ export async function main(argv: string[]): Promise<number> {
       store: { type: "string", default: "sqlite" },
       scenario: { type: "string" },
       arm: { type: "string" },
-      profile: { type: "string", default: "full" },
+      profile: { type: "string", default: PRINTED_PROFILE },
       out: { type: "string" },
       docs: { type: "boolean" },
       "no-docs": { type: "boolean" },
@@ -96,7 +98,7 @@ export async function main(argv: string[]): Promise<number> {
         const result = await runScenario(h, id, arm);
         process.stderr.write(`${id} ${arm}: ${Math.round(performance.now() - began)} ms\n`);
         results.push(result);
-        const suffix = profile === "full" ? "" : `-${profile}`;
+        const suffix = profile === PRINTED_PROFILE ? "" : `-${profile}`;
         writeFileSync(
           join(out, `${id}-${arm}-${seed}${suffix}.json`),
           `${JSON.stringify(result, null, 2)}\n`,
@@ -113,7 +115,7 @@ export async function main(argv: string[]): Promise<number> {
     if (profiles) writeFileSync(join(out, `profiles-${seed}.json`), `${JSON.stringify(profiles, null, 2)}\n`);
     const seconds = Math.round((performance.now() - started) / 1000);
     if (docs && profiles) {
-      const command = `bun run eval${quick ? " --quick" : ""}${seed !== 1 ? ` --seed ${seed}` : ""}${store !== "sqlite" ? ` --store ${store}` : ""}`;
+      const command = `bun run eval${quick ? " --quick" : ""}${profile !== PRINTED_PROFILE ? ` --profile ${profile}` : ""}${seed !== 1 ? ` --seed ${seed}` : ""}${store !== "sqlite" ? ` --store ${store}` : ""}`;
       const run: RunMeta = { command, seconds, store };
       writeFileSync(join(out, `run-${seed}.json`), `${JSON.stringify(run, null, 2)}\n`);
       await renderEvaluation({ root: ROOT, results, profiles, latency, ...run });

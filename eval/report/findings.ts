@@ -16,7 +16,7 @@ export function findings(results: RunResult[]): string[] {
   if (room && chat) {
     const t = room.metrics.tokens;
     out.push(
-      `S2 (mid-stream change): the \`room\` arm spent ${k(room.metrics.coordination.tokensPerTask)} tokens per task, \`chat\` ${k(chat.metrics.coordination.tokensPerTask)}; ${share(t.context, t.total)} of the room's tokens are the \`full\` profile's tool list and instructions, read once per session (chat agents are booked four tools). Both finished against the latest contract (${room.metrics.handoffCorrectness === 1 ? "100%" : room.metrics.handoffCorrectness}, ${chat.metrics.handoffCorrectness === 1 ? "100%" : chat.metrics.handoffCorrectness}): a scripted chat agent never misreads a restated contract.`,
+      `S2 (mid-stream change): the \`room\` arm spent ${k(room.metrics.coordination.tokensPerTask)} tokens per task, \`chat\` ${k(chat.metrics.coordination.tokensPerTask)}; ${share(t.context, t.total)} of the room's tokens are the \`${room.profile}\` profile's tool list and instructions, read once per session (chat agents are booked four tools). Both finished against the latest contract (${room.metrics.handoffCorrectness === 1 ? "100%" : room.metrics.handoffCorrectness}, ${chat.metrics.handoffCorrectness === 1 ? "100%" : chat.metrics.handoffCorrectness}): a scripted chat agent never misreads a restated contract.`,
     );
   }
   const noClaims = get(results, "S3", "room-no-claims");

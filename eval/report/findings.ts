@@ -48,7 +48,7 @@ export function findings(results: RunResult[]): string[] {
   const newcomer = (arm: string) => get(results, "S5", arm)?.metrics.coldStart.meanTokens;
   if (newcomer("room") !== undefined && newcomer("chat") !== undefined)
     out.push(
-      `S5 (cold start): the newcomer read ${k(newcomer("room") as number)} tokens to recover in \`room\` (tool list included), ${k(newcomer("chat") as number)} replaying the channel in \`chat\`, ${k((newcomer("room-no-context") ?? 0) as number)} walking the log in \`room-no-context\`. A replay grows with the room's history; \`get_my_summary\` returns at most 20 events whatever the history.`,
+      `S5 (cold start): the newcomer read ${k(newcomer("room") as number)} tokens to recover in \`room\` (tool list included), ${k(newcomer("chat") as number)} replaying the channel in \`chat\`, ${k((newcomer("room-no-context") ?? 0) as number)} walking the log in \`room-no-context\`. A replay grows with the room's history; the session-start summary (\`summary\`; \`get_my_summary\` in \`full\`) returns at most 20 events whatever the history.`,
     );
   const push = get(results, "S6", "room")?.metrics.staleness;
   const poll = get(results, "S6", "room-poll");

@@ -7,7 +7,7 @@
  */
 
 import { SSE_HEADERS } from "./modern/results.ts";
-import type { McpRequestDeps } from "./request-deps.ts";
+import { type McpRequestDeps, surfaceCallOf } from "./request-deps.ts";
 import { lone } from "./splice.ts";
 import { notifyStream } from "./subscriptions/notify-stream.ts";
 import { parseRoomUri } from "./surface/room-uris.ts";
@@ -43,17 +43,7 @@ export async function streamedSubscribe(
   const uri = params?.uri;
   if (typeof uri !== "string")
     return errorFrame(id, new McpFailure(-32602, "Invalid params: params.uri: required, a string"));
-  const call: SurfaceCall = {
-    catalog: deps.catalog,
-    store: deps.store,
-    live: deps.live,
-    principal: deps.principal,
-    requestId: deps.requestId,
-    logger: deps.logger,
-    signal: request.signal,
-    clientCapabilities: {},
-    ...(deps.context ? { context: deps.context } : {}),
-  };
+  const call: SurfaceCall = surfaceCallOf(deps, request.signal);
   try {
     const room = await deps.features.watchable?.(call, uri);
     const resource = parseRoomUri(uri);

@@ -10,7 +10,7 @@ import { ErrorCode, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonText } from "../protocol/json-text.ts";
 import { routeAsks } from "./legacy-asks.ts";
-import { CAPABILITIES, INSTRUCTIONS, type McpRequestDeps } from "./request-deps.ts";
+import { CAPABILITIES, INSTRUCTIONS, type McpRequestDeps, surfaceCallOf } from "./request-deps.ts";
 import { installGuards } from "./sdk-guards.ts";
 import { negotiate } from "./server.ts";
 import { SERVER_INFO } from "./server-info.ts";
@@ -85,17 +85,7 @@ export async function handleLegacy(
   const loneCall = json && lone(body, "tools/call");
   // A tool call's answer, serialised once by the call path: spliced into the response for both of its places.
   let answer: { text: JsonText; structured: boolean } | undefined;
-  const surface = (): SurfaceCall => ({
-    catalog: deps.catalog,
-    store: deps.store,
-    live: deps.live,
-    principal: deps.principal,
-    requestId: deps.requestId,
-    logger: deps.logger,
-    signal: request.signal,
-    clientCapabilities: {},
-    ...(deps.context ? { context: deps.context } : {}),
-  });
+  const surface = (): SurfaceCall => surfaceCallOf(deps, request.signal);
   server.fallbackRequestHandler = async (req, extra) => {
     if (req.method === "tools/list") {
       return { tools: (splice ? LISTING_MARKER : deps.catalog.listing(deps.profile)) as never };

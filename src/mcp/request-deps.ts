@@ -1,5 +1,5 @@
 /** What answering one MCP request needs, in either era. */
-import type { Features } from "./surface/types.ts";
+import type { Features, SurfaceCall } from "./surface/types.ts";
 import type { Profile } from "./tool.ts";
 import type { ToolRunDeps } from "./tool-run.ts";
 
@@ -20,6 +20,28 @@ export interface McpRequestDeps extends ToolRunDeps {
   streams: SlotTaker;
   /** Keep-alive interval of subscription streams (tests shorten it). */
   keepAliveMs?: number;
+}
+
+/**
+ * The resources', prompts' and completions' view of a request (surface/types.ts SurfaceCall): the request's deps,
+ * its abort signal, and what the client declared it can do (the 2025 era declares nothing per request).
+ */
+export function surfaceCallOf(
+  deps: McpRequestDeps,
+  signal: AbortSignal,
+  clientCapabilities: Record<string, unknown> = {},
+): SurfaceCall {
+  return {
+    catalog: deps.catalog,
+    store: deps.store,
+    live: deps.live,
+    principal: deps.principal,
+    requestId: deps.requestId,
+    logger: deps.logger,
+    signal,
+    clientCapabilities,
+    ...(deps.context ? { context: deps.context } : {}),
+  };
 }
 
 /** What the server tells a client about its tools, per profile (legacy `instructions`, modern server/discover). */

@@ -5,7 +5,7 @@
  * unknown ones answer 404 with -32601. Nothing is built per request that does not depend on the request.
  */
 import { MODERN_VERSION, SUPPORTED_VERSIONS } from "../eras.ts";
-import { CAPABILITIES, INSTRUCTIONS, type McpRequestDeps } from "../request-deps.ts";
+import { CAPABILITIES, INSTRUCTIONS, type McpRequestDeps, surfaceCallOf } from "../request-deps.ts";
 import { negotiate } from "../server.ts";
 import { answerSurface, SURFACE_METHODS } from "../surface/methods.ts";
 import { McpFailure, type SurfaceCall } from "../surface/types.ts";
@@ -44,15 +44,7 @@ function discoverText(profile: keyof typeof INSTRUCTIONS): string {
 
 export function surfaceCall(deps: McpRequestDeps, request: ModernRequest, signal: AbortSignal): SurfaceCall {
   return {
-    catalog: deps.catalog,
-    store: deps.store,
-    live: deps.live,
-    principal: deps.principal,
-    requestId: deps.requestId,
-    logger: deps.logger,
-    signal,
-    clientCapabilities: request.clientCapabilities,
-    ...(deps.context ? { context: deps.context } : {}),
+    ...surfaceCallOf(deps, signal, request.clientCapabilities),
     ...(request.params.inputResponses !== undefined ? { inputResponses: request.params.inputResponses } : {}),
     ...(request.params.requestState !== undefined ? { requestState: request.params.requestState } : {}),
   };

@@ -12,7 +12,7 @@ import { roomHint } from "../../protocol/records.ts";
 import { approversSchema } from "../../protocol/role-schemas.ts";
 import { contextId, otherAgentId, recordId, taskId } from "../schemas.ts";
 import { defineTool, type Profile } from "../tool.ts";
-import { requestApproval } from "./people.ts";
+import { approvalExpiry, requestApproval } from "./people.ts";
 
 const COMPACT: readonly Profile[] = ["compact"];
 const room = roomIdSchema.describe("Room; default: X-Roomd-Room header or your invite's room.");
@@ -39,13 +39,7 @@ export const compactPeopleTools = [
       agentId: me,
       action: FIELDS.approvalAction.optional().describe("What you want to do, one line."),
       details: FIELDS.approvalDetails.optional().describe("What a person needs to decide (JSON object)."),
-      expiresInSeconds: z
-        .number()
-        .int()
-        .min(PEOPLE_LIMITS.expiresMinSeconds)
-        .max(PEOPLE_LIMITS.expiresMaxSeconds)
-        .optional()
-        .describe("Default 3600."),
+      expiresInSeconds: approvalExpiry.optional().describe("Default 3600."),
       approvers: approversSchema
         .optional()
         .describe("Only these people decide (ids); default: any approver."),

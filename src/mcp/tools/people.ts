@@ -77,6 +77,13 @@ const STALE = "Stale driver epoch <n>; the driver is now <holder> at epoch <m>";
 const NOT_DRIVER = "Only the driver (<holder>) can release the wheel";
 const HANDOFF_CLOSED = "Handoff <id> was <accepted|declined|cancelled> by <who>";
 
+/** How long an asked approval stays open, in seconds (request_approval and the compact `ask`). */
+export const approvalExpiry = z
+  .number()
+  .int()
+  .min(PEOPLE_LIMITS.expiresMinSeconds)
+  .max(PEOPLE_LIMITS.expiresMaxSeconds);
+
 /** What request_approval and the compact `ask` take to ask for an approval. */
 interface ApprovalAsk {
   action: string;
@@ -159,13 +166,7 @@ export const peopleTools = [
       details: FIELDS.approvalDetails
         .optional()
         .describe("Anything a person needs to decide, as a JSON object (at most 16 KB)."),
-      expiresInSeconds: z
-        .number()
-        .int()
-        .min(PEOPLE_LIMITS.expiresMinSeconds)
-        .max(PEOPLE_LIMITS.expiresMaxSeconds)
-        .optional()
-        .describe("60-86400; default 3600."),
+      expiresInSeconds: approvalExpiry.optional().describe("60-86400; default 3600."),
       approvers: approversSchema
         .optional()
         .describe(

@@ -159,30 +159,34 @@ for (const make of E2E_STORES) {
 
     test("R2-8 a stream on another process ends when its room is deleted, whoever makes the room again", async () => {
       const admin = httpClient(a.url);
-      for (const again of [null, TEAM_A, TEAM_B] as const) {
-        const roomId = newRoomId();
-        for (let i = 0; i < 3; i++) await post(onA, roomId);
-        const reader = await stream(b, roomId);
-        expect(reader.status).toBe(200);
-        // Past the one-second coalescing of signals: the writer's presence signal is sent before the deletion.
-        await Bun.sleep(1100);
-        expect((await admin.del(`/admin/rooms/${roomId}`, TEAM_A.secret)).status).toBe(200);
-        const seen = reader.messages.length;
-        if (again !== null) {
-          // The room made again at once: a signal and events of its new life must not reach the old stream.
-          const owner = again === TEAM_A ? onA : await connect(a.url, TEAM_B.secret);
-          await owner.call("heartbeat", { roomId, agentId: "newcomer", statusText: "here" });
-          await owner.call("set_shared_var", { roomId, key: "k", value: "v", agentId: "newcomer" });
-          await post(owner, roomId, { type: "reborn" });
-          if (owner !== onA) await owner.close();
-        }
-        await reader.until((r) => r.ended, 5000);
-        expect({ again: again?.teamId ?? "nobody", after: reader.messages.slice(seen) }).toEqual({
-          again: again?.teamId ?? "nobody",
-          after: [],
-        });
-        reader.close();
-      }
+      // The three cases side by side: each waits out the coalescing of signals below.
+      const cases = [null, TEAM_A, TEAM_B] as const;
+      await Promise.all(
+        cases.map(async (again) => {
+          const roomId = newRoomId();
+          for (let i = 0; i < 3; i++) await post(onA, roomId);
+          const reader = await stream(b, roomId);
+          expect(reader.status).toBe(200);
+          // Past the one-second coalescing of signals: the writer's presence signal is sent before the deletion.
+          await Bun.sleep(1100);
+          expect((await admin.del(`/admin/rooms/${roomId}`, TEAM_A.secret)).status).toBe(200);
+          const seen = reader.messages.length;
+          if (again !== null) {
+            // The room made again at once: a signal and events of its new life must not reach the old stream.
+            const owner = again === TEAM_A ? onA : await connect(a.url, TEAM_B.secret);
+            await owner.call("heartbeat", { roomId, agentId: "newcomer", statusText: "here" });
+            await owner.call("set_shared_var", { roomId, key: "k", value: "v", agentId: "newcomer" });
+            await post(owner, roomId, { type: "reborn" });
+            if (owner !== onA) await owner.close();
+          }
+          await reader.until((r) => r.ended, 5000);
+          expect({ again: again?.teamId ?? "nobody", after: reader.messages.slice(seen) }).toEqual({
+            again: again?.teamId ?? "nobody",
+            after: [],
+          });
+          reader.close();
+        }),
+      );
     });
 
     test("wait_for_events with types and an idempotencyKey consumes what it returns, once; a retry replays it", async () => {

@@ -8,7 +8,7 @@
  *   arrives exactly as often as the receiver's answers require, and each (event, attempt) is logged once;
  * - 410 Gone disables a webhook and the room gets webhook_disabled, whichever process delivered.
  */
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { httpClient } from "../support/http.ts";
 import { type SpawnedServer, spawnServer } from "../support/server.ts";
 import { E2E_STORES, type E2eStore, newRoomId } from "../support/stores.ts";
@@ -29,8 +29,10 @@ const ENV = {
   WEBHOOK_ALLOW_PRIVATE: "true",
 };
 
+// The stores' tests run side by side (most of their time is the retry schedule's and the lease's waiting), so a
+// receiver lives until the file ends rather than being stopped after each test.
 const receivers = receiverPool();
-afterEach(() => receivers.stopAll());
+afterAll(() => receivers.stopAll());
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -139,114 +141,130 @@ async function crashTest(backing: E2eStore, inFlight: boolean): Promise<void> {
   }
 }
 
-for (const make of E2E_STORES) {
-  const backing = make();
-  describe(`webhooks across roomd processes (${backing.name})`, () => {
-    const servers: SpawnedServer[] = [];
-    afterAll(async () => {
-      await Promise.all(servers.map((s) => s.stop()));
-    });
+/**
+ * Most of these tests' time is waiting (the retry schedule, a lease), so tests on stores of their own run side by
+ * side. Every roomd process on a store delivers for every room of it, so two tests on one store would deliver each
+ * other's events: each test gets a store of its own where the backing can make one (a new SQLite file, a new
+ * PostgreSQL database), Redis Cluster has one test, and the in-flight crash test on Redis runs beside those; the
+ * other tests on the shared redis-server (Redis and Upstash) then run one at a time.
+ */
+const OWN_STORE = new Set(["sqlite", "postgres", "redis-cluster"]);
+const backings = E2E_STORES.map((make) => ({ make, name: make().name })).sort(
+  (a, b) => Number(!OWN_STORE.has(a.name)) - Number(!OWN_STORE.has(b.name)),
+);
+
+for (const { make, name } of backings) {
+  const alongside = OWN_STORE.has(name) ? test.concurrent : test;
+  describe(`webhooks across roomd processes (${name})`, () => {
+    // The claims of a send in flight are held for the lease (30 s): shown once, on a network store. First in its
+    // group, so that it waits out the lease beside the tests of the stores above.
+    if (name === "redis")
+      test.concurrent("a process SIGKILLed in the middle of sends: another sends them again once their claims' leases run out", async () => {
+        await crashTest(make(), true);
+      }, 80_000);
 
     // Once per body of the outbox: SQLite and PostgreSQL (one SQL body, two locking models) and Redis (the Lua
     // scripts Redis Cluster and Upstash run too, over transports the conformance suite and the three-process test
     // below cover on each of them).
-    test.skipIf(backing.name === "redis-cluster" || backing.name === "upstash")(
-      "a process SIGKILLed with retries queued loses none: a process started afterwards delivers them",
-      async () => {
-        await crashTest(backing, false);
-      },
-    );
-
-    // The claims of a send in flight are held for the lease (30 s): shown once, on a network store.
-    test.skipIf(backing.name !== "redis")(
-      "a process SIGKILLed in the middle of sends: another sends them again once their claims' leases run out",
-      async () => {
-        await crashTest(backing, true);
-      },
-      80_000,
-    );
-
-    test("3 processes, 2 webhooks, 60 events: no attempt is sent twice, none is missing; 410 disables", async () => {
-      const env = { ...ENV, ...(await backing.env()) };
-      servers.push(...(await Promise.all([spawnServer(env), spawnServer(env), spawnServer(env)])));
-      const urls = servers.map((s) => s.url);
-      // The first attempt of every fourth event fails; everything else is answered 200. Each answer takes 100 ms,
-      // so one process's slots for the room (8) fill up and the others claim side by side with it.
-      const answers = new Map<string, number[]>();
-      const receiver = receivers.start({
-        respond: async (request) => {
-          const id = request.headers.get("webhook-id") ?? "";
-          const seen = answers.get(id) ?? [];
-          const status = seen.length === 0 && seqOf(id) % 4 === 0 ? 500 : 200;
-          answers.set(id, [...seen, status]);
-          await Bun.sleep(100);
-          return new Response(null, { status });
-        },
-      });
-      const gone = receivers.start({ respond: () => new Response(null, { status: 410 }) });
-      const roomId = newRoomId();
-      const goneRoom = newRoomId();
-      const http = httpClient(urls[0] as string);
-      await http.post("/admin/rooms", TEAM.secret, { roomId });
-      await http.post("/admin/rooms", TEAM.secret, { roomId: goneRoom });
-      const hooks = [
-        await registerWebhook(urls[1] as string, roomId, `http://127.0.0.1:${receiver.port}/a`),
-        await registerWebhook(urls[2] as string, roomId, `http://127.0.0.1:${receiver.port}/b`),
-      ];
-      const goneHook = await registerWebhook(urls[0] as string, goneRoom, `http://127.0.0.1:${gone.port}/`);
-      const started = performance.now();
-      await Promise.all([postEvents(urls, roomId, 60, 6), postEvents(urls, goneRoom, 1)]);
-      const expected = new Map<string, number[]>();
-      for (let seq = 1; seq <= 60; seq++) {
-        for (const webhookId of hooks)
-          expected.set(`${roomId}.${seq}.${webhookId}`, seq % 4 === 0 ? [500, 200] : [200]);
-      }
-      await until(
-        () => [...expected.keys()].every((id) => answers.get(id)?.includes(200)),
-        "every event delivered to both webhooks",
-        30_000,
-      );
-      const ms = Math.round(performance.now() - started);
-      await Bun.sleep(1500); // a duplicate would arrive by now
-      expect(new Map([...answers].sort())).toEqual(new Map([...expected].sort()));
-      for (const webhookId of hooks) {
-        const log = await deliveries(urls[2] as string, roomId, webhookId);
-        const attempts = log.map((d) => `${d.eventSeq}:${d.attempt}`);
-        expect(new Set(attempts).size).toBe(attempts.length);
-        expect(log).toHaveLength(75);
-        expect(log.filter((d) => d.outcome === "delivered")).toHaveLength(60);
-        expect(log.filter((d) => d.outcome === "failed").map((d) => d.eventSeq % 4)).toEqual(
-          Array(15).fill(0),
-        );
-      }
-      // 410: the webhook is disabled at once, the room is told so, and later events are not sent.
-      await until(
+    if (name !== "redis-cluster" && name !== "upstash")
+      alongside(
+        "a process SIGKILLed with retries queued loses none: a process started afterwards delivers them",
         async () => {
-          const [listed] = (await http.get(`/admin/rooms/${goneRoom}/webhooks`, TEAM.secret)).body.webhooks;
-          return listed?.status === "disabled";
+          await crashTest(make(), false);
         },
-        "the 410 webhook to be disabled",
-        10_000,
       );
-      await postEvents(urls, goneRoom, 3);
-      await Bun.sleep(1500);
-      expect(gone.requests).toHaveLength(1);
-      const events = await http.tool(TEAM.secret, "read_events", { roomId: goneRoom });
-      expect(events.text).toContain(`"type":"webhook_disabled"`);
-      expect(events.text).toContain(`"webhookId":"${goneHook}"`);
-      // The work was shared: the 30 failed first attempts were made (and logged) by more than one process.
-      const failedBy = servers.map(
-        (s) =>
-          s
-            .output()
-            .split("\n")
-            .filter((l) => l.includes('"msg":"webhook attempt failed"') && l.includes(roomId)).length,
-      );
-      expect(failedBy.reduce((a, b) => a + b, 0)).toBe(30);
-      expect(failedBy.filter((n) => n > 0).length).toBeGreaterThan(1);
-      console.log(
-        `[webhooks ${backing.name}] 3 processes: 120 deliveries + 30 retries received once each, all delivered after ${ms} ms; failed first attempts per process ${JSON.stringify(failedBy)}`,
-      );
-    });
+
+    alongside(
+      "3 processes, 2 webhooks, 60 events: no attempt is sent twice, none is missing; 410 disables",
+      async () => {
+        const env = { ...ENV, ...(await make().env()) };
+        const servers = await Promise.all([spawnServer(env), spawnServer(env), spawnServer(env)]);
+        try {
+          await threeProcesses(name, servers);
+        } finally {
+          await Promise.all(servers.map((s) => s.stop()));
+        }
+      },
+    );
   });
+}
+
+/** The three-process test's body on `servers` (three roomd processes on one store of its own). */
+async function threeProcesses(name: string, servers: SpawnedServer[]): Promise<void> {
+  const urls = servers.map((s) => s.url);
+  // The first attempt of every fourth event fails; everything else is answered 200. Each answer takes 100 ms,
+  // so one process's slots for the room (8) fill up and the others claim side by side with it.
+  const answers = new Map<string, number[]>();
+  const receiver = receivers.start({
+    respond: async (request) => {
+      const id = request.headers.get("webhook-id") ?? "";
+      const seen = answers.get(id) ?? [];
+      const status = seen.length === 0 && seqOf(id) % 4 === 0 ? 500 : 200;
+      answers.set(id, [...seen, status]);
+      await Bun.sleep(100);
+      return new Response(null, { status });
+    },
+  });
+  const gone = receivers.start({ respond: () => new Response(null, { status: 410 }) });
+  const roomId = newRoomId();
+  const goneRoom = newRoomId();
+  const http = httpClient(urls[0] as string);
+  await http.post("/admin/rooms", TEAM.secret, { roomId });
+  await http.post("/admin/rooms", TEAM.secret, { roomId: goneRoom });
+  const hooks = [
+    await registerWebhook(urls[1] as string, roomId, `http://127.0.0.1:${receiver.port}/a`),
+    await registerWebhook(urls[2] as string, roomId, `http://127.0.0.1:${receiver.port}/b`),
+  ];
+  const goneHook = await registerWebhook(urls[0] as string, goneRoom, `http://127.0.0.1:${gone.port}/`);
+  const started = performance.now();
+  await Promise.all([postEvents(urls, roomId, 60, 6), postEvents(urls, goneRoom, 1)]);
+  const expected = new Map<string, number[]>();
+  for (let seq = 1; seq <= 60; seq++) {
+    for (const webhookId of hooks)
+      expected.set(`${roomId}.${seq}.${webhookId}`, seq % 4 === 0 ? [500, 200] : [200]);
+  }
+  await until(
+    () => [...expected.keys()].every((id) => answers.get(id)?.includes(200)),
+    "every event delivered to both webhooks",
+    60_000, // the stores' tests run side by side: loss is tested, not speed
+  );
+  const ms = Math.round(performance.now() - started);
+  await Bun.sleep(1500); // a duplicate would arrive by now
+  expect(new Map([...answers].sort())).toEqual(new Map([...expected].sort()));
+  for (const webhookId of hooks) {
+    const log = await deliveries(urls[2] as string, roomId, webhookId);
+    const attempts = log.map((d) => `${d.eventSeq}:${d.attempt}`);
+    expect(new Set(attempts).size).toBe(attempts.length);
+    expect(log).toHaveLength(75);
+    expect(log.filter((d) => d.outcome === "delivered")).toHaveLength(60);
+    expect(log.filter((d) => d.outcome === "failed").map((d) => d.eventSeq % 4)).toEqual(Array(15).fill(0));
+  }
+  // 410: the webhook is disabled at once, the room is told so, and later events are not sent.
+  await until(
+    async () => {
+      const [listed] = (await http.get(`/admin/rooms/${goneRoom}/webhooks`, TEAM.secret)).body.webhooks;
+      return listed?.status === "disabled";
+    },
+    "the 410 webhook to be disabled",
+    10_000,
+  );
+  await postEvents(urls, goneRoom, 3);
+  await Bun.sleep(1500);
+  expect(gone.requests).toHaveLength(1);
+  const events = await http.tool(TEAM.secret, "read_events", { roomId: goneRoom });
+  expect(events.text).toContain(`"type":"webhook_disabled"`);
+  expect(events.text).toContain(`"webhookId":"${goneHook}"`);
+  // The work was shared: the 30 failed first attempts were made (and logged) by more than one process.
+  const failedBy = servers.map(
+    (s) =>
+      s
+        .output()
+        .split("\n")
+        .filter((l) => l.includes('"msg":"webhook attempt failed"') && l.includes(roomId)).length,
+  );
+  expect(failedBy.reduce((a, b) => a + b, 0)).toBe(30);
+  expect(failedBy.filter((n) => n > 0).length).toBeGreaterThan(1);
+  console.log(
+    `[webhooks ${name}] 3 processes: 120 deliveries + 30 retries received once each, all delivered after ${ms} ms; failed first attempts per process ${JSON.stringify(failedBy)}`,
+  );
 }

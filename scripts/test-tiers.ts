@@ -3,8 +3,33 @@
  * with the lines printed just before it (its error), so that the last screen of a long run — all a CI log may keep —
  * says what failed and why (docs/testing.md). The process tier runs even when the fast tier failed, so one run shows
  * every failure; the exit code is 1 when either failed. Arguments after `--` go to both `bun test` runs.
+ *
+ * The servers every test file shares (redis-server, the Redis Cluster, PostgreSQL) are started here, once for both
+ * tiers, and handed to the test processes in ROOMD_TEST_SHARED (test/support/shared-servers.ts); their watchdogs
+ * stop them if this process dies.
  */
-export {};
+import { sharedPostgres } from "../test/support/postgres.ts";
+import { stopSharedServers } from "../test/support/processes.ts";
+import { sharedRedisCluster } from "../test/support/redis-cluster.ts";
+import { sharedRedis } from "../test/support/redis-server.ts";
+import { SHARED_ENV, type SharedServers } from "../test/support/shared-servers.ts";
+
+const serversStarted = performance.now();
+const [redis, postgres, cluster] = await Promise.all([sharedRedis(), sharedPostgres(), sharedRedisCluster()]);
+const shared: SharedServers = {
+  redis: { url: redis.url, port: redis.port },
+  postgres: { url: postgres.url, port: postgres.port },
+  cluster: { url: cluster.url, ports: cluster.ports, nodeTimeoutMs: cluster.nodeTimeoutMs },
+};
+console.log(
+  `shared servers for both tiers: redis-server, Redis Cluster and PostgreSQL ready in ${((performance.now() - serversStarted) / 1000).toFixed(1)} s`,
+);
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, async () => {
+    await stopSharedServers();
+    process.exit(130);
+  });
+}
 
 const tiers = [
   { name: "fast", script: "test:fast" },
@@ -42,6 +67,7 @@ const results: { name: string; code: number; seconds: number; failures: Map<stri
 for (const tier of tiers) {
   const started = performance.now();
   const proc = Bun.spawn(["bun", "run", tier.script, ...process.argv.slice(2)], {
+    env: { ...process.env, [SHARED_ENV]: JSON.stringify(shared) },
     stdin: "inherit",
     stdout: "pipe",
     stderr: "pipe",
@@ -66,4 +92,5 @@ for (const r of results) {
     `${r.name} tier: ${r.code === 0 ? "passed" : `failed (exit ${r.code})`} in ${r.seconds.toFixed(1)} s`,
   );
 }
+await stopSharedServers();
 process.exit(results.every((r) => r.code === 0) ? 0 : 1);

@@ -8,6 +8,9 @@ import { type Cidr, parseCidr } from "./protocol/cidr.ts";
 import { TEAM_ID } from "./protocol/ids.ts";
 import { HUMAN_ID } from "./protocol/principal.ts";
 
+/** The person who holds the first-run operator key when OPERATOR_NAME is not set (docs/people.md). */
+export const DEFAULT_OPERATOR_NAME = "local";
+
 export interface StaticKey {
   teamId: string;
   secret: string;
@@ -84,6 +87,11 @@ export type Config = StoreConfig & {
   apiKeys: StaticKey[];
   /** Operator keys. */
   operatorKeys: StaticKey[];
+  /**
+   * The person who holds the first-run operator key (OPERATOR_NAME; "local" unless set): the name people and
+   * agents see on what that key does in rooms.
+   */
+  operatorName: string;
   /** Requests per team per minute. */
   rateLimitPerMinute: number;
   /** Allow requests when the limiter's store is unreachable. */
@@ -356,6 +364,13 @@ const envSchema = z.object({
   EVENT_RETENTION_DAYS: intIn(0, 36_500, 0),
   EVENT_RETENTION_MAX: intIn(0, 1_000_000_000, 0),
   ROOM_TTL_DAYS: intIn(0, 36_500, 30),
+  OPERATOR_NAME: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v.trim() === "" || HUMAN_ID.test(v.trim()), {
+      error: "must be 1-64 characters A-Z, a-z, 0-9, _ . @ and - (a person id, e.g. ada)",
+    })
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim())),
   ARCHIVE_DIR: z
     .string()
     .optional()
@@ -485,6 +500,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       port: e.PORT,
       apiKeys: e.API_KEYS,
       operatorKeys: e.OPERATOR_KEYS,
+      operatorName: e.OPERATOR_NAME ?? DEFAULT_OPERATOR_NAME,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
       rateLimitFailOpen: e.RATE_LIMIT_FAIL_OPEN,
       roomSummary: e.ROOM_SUMMARY ?? "public",

@@ -4,7 +4,7 @@ import { basename, dirname, resolve } from "node:path";
 import { ensureLocalKey, storeHoldsOperatorKey } from "./access/first-run.ts";
 import { appDeps, createApp } from "./app.ts";
 import { connectBlock } from "./clients.ts";
-import { type Config, ConfigError, loadConfig, noKeysError } from "./config.ts";
+import { type Config, ConfigError, DEFAULT_OPERATOR_NAME, loadConfig, noKeysError } from "./config.ts";
 import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
 import { createWebhookWorker } from "./live/webhooks/worker.ts";
 import { createLogger, describeError, type Logger } from "./log.ts";
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     );
   } else if (firstRun) {
     const url = browsableUrl(config.host, server.port ?? config.port);
-    const operator = `An operator key for team "local" was created and saved to ${firstRun.path} (mode 0600). It is yours, for\nminting your agents' keys; it is shown only this once:\n\n  ${firstRun.secret}\n`;
+    const operator = `An operator key for team "local" was created and saved to ${firstRun.path} (mode 0600). It is yours, for\nminting your agents' keys; it is shown only this once:\n\n  ${firstRun.secret}\n\nIn rooms you are the person "${config.operatorName}"${config.operatorName === DEFAULT_OPERATOR_NAME ? " (set OPERATOR_NAME=<your name> to be named yourself)" : ""}.\n`;
     const roomId = suggestedRoomId();
     const connect = connectBlock({
       url,

@@ -89,6 +89,16 @@ describe("loadConfig", () => {
       expect(() => loadConfig({ HOST: host }), host).toThrow(/HOST: must be an IP address or a hostname/);
   });
 
+  test("OPERATOR_NAME names the first-run person: local unless set, a person id or a named error", () => {
+    expect(loadConfig({}).operatorName).toBe("local");
+    expect(loadConfig({ OPERATOR_NAME: "" }).operatorName).toBe("local");
+    expect(loadConfig({ OPERATOR_NAME: " ada.l@example " }).operatorName).toBe("ada.l@example");
+    for (const name of ["two words", "x".repeat(65), "ada:lovelace"])
+      expect(() => loadConfig({ OPERATOR_NAME: name }), name).toThrow(
+        /OPERATOR_NAME: must be 1-64 characters/,
+      );
+  });
+
   test("ALLOWED_ORIGINS takes full origins, normalised as browsers send them", () => {
     expect(loadConfig({}).allowedOrigins).toEqual([]);
     expect(

@@ -11,8 +11,6 @@ import type { RoomStore } from "../store/types.ts";
 import { digestHex, hintOf, newKeyId, newKeySecret, teamOfKey } from "./secrets.ts";
 
 export const LOCAL_TEAM = "local";
-/** The person the first-run key belongs to (docs/people.md#people-and-agents). */
-export const LOCAL_HUMAN = "local";
 
 export interface FirstRunKey {
   secret: string;

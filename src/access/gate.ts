@@ -13,7 +13,6 @@ import type { RateDecision, RateRequest } from "../store/access-types.ts";
 import type { SessionCredential } from "../store/session-types.ts";
 import type { RoomStore } from "../store/types.ts";
 import { sha256 } from "./digest.ts";
-import { LOCAL_HUMAN } from "./first-run.ts";
 import type { KeyRing } from "./keyring.ts";
 import { roomOfInvite, teamOfKey } from "./secrets.ts";
 
@@ -31,7 +30,7 @@ const WINDOW_MS = 60_000;
 export interface GateOptions {
   keys: KeyRing;
   store: RoomStore;
-  config: Pick<Config, "rateLimitPerMinute" | "rateLimitFailOpen">;
+  config: Pick<Config, "rateLimitPerMinute" | "rateLimitFailOpen" | "operatorName">;
 }
 
 export interface Gate {
@@ -82,8 +81,8 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
       if (shape.team) {
         const { key, rate: decision } = await store.resolveKey(shape.team, digest.toString("hex"), rate);
         if (!key) return { ok: false, status: 401 };
-        // A human dynamic key names its person; the first-run (operator-kind) key is the person "local".
-        const humanId = key.humanId ?? (key.kind === "operator" ? LOCAL_HUMAN : undefined);
+        // A human dynamic key names its person; the first-run (operator-kind) key is OPERATOR_NAME ("local").
+        const humanId = key.humanId ?? (key.kind === "operator" ? config.operatorName : undefined);
         const principal: Principal = {
           teamId: key.teamId,
           kind: key.kind === "operator" ? "operator" : "dynamic",

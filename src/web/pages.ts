@@ -31,6 +31,7 @@ export function wantsHtml(accept: string | undefined): boolean {
 const personOf = (who: SignedIn) => ({
   humanId: who.principal.humanId as string,
   teamId: who.principal.teamId,
+  operator: who.principal.kind === "operator",
 });
 
 export function pageRoutes(deps: WebDeps & { publicGate: PublicGate }): Hono {

@@ -117,6 +117,14 @@ for (const make of E2E_STORES) {
         if (expected.kind !== "invite")
           expect((await http.get("/admin/me", key)).body).toMatchObject(expected);
       }
+      // OPERATOR_NAME names the person of a key kept without one (the first-run key): the same key, renamed.
+      const named = startInProcess(store, undefined, { OPERATOR_NAME: "ada" }, () => clock);
+      try {
+        const who = await httpClient(named.url).get("/admin/me", firstRunSecret);
+        expect(who.body).toMatchObject({ kind: "operator", type: "human", humanId: "ada" });
+      } finally {
+        await named.stop();
+      }
     });
 
     test("only people mint keys and invites for people; bad kinds are refused and nothing is created", async () => {

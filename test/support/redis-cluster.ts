@@ -27,6 +27,7 @@ import {
   viewsAgree,
   waitUntil,
 } from "./redis-cluster-ops.ts";
+import { attachedServers, refusedOnShared } from "./shared-servers.ts";
 
 export type { ClusterView, Migration, RedisCluster } from "./redis-cluster-ops.ts";
 export { redisCommand } from "./redis-cluster-ops.ts";
@@ -210,9 +211,31 @@ let shared: Promise<RedisCluster> | undefined;
 
 /**
  * One cluster shared by every test file of this process that only reads and writes (never kills or reshards),
- * stopped after the last file.
+ * stopped after the last file; under `bun run test`, the run's own (test/support/shared-servers.ts).
  */
 export function sharedRedisCluster(): Promise<RedisCluster> {
+  const given = attachedServers()?.cluster;
+  if (!shared && given) {
+    const refuse = (what: string) => refusedOnShared("Redis Cluster", what);
+    const alive = () => given.ports;
+    shared = Promise.resolve({
+      ...given,
+      alive,
+      settled: () =>
+        waitUntil("the cluster to settle", async () => {
+          const views = await Promise.all(alive().map((p) => clusterView(p)));
+          return views.every((v) => v.ok) && viewsAgree(views, alive());
+        }),
+      ownerOf: (slot) => ownerOf(alive(), slot),
+      primaries: () => primaries(alive()),
+      killPrimaryOf: refuse("killed"),
+      restartNode: refuse("restarted"),
+      migrateSlot: refuse("resharded"),
+      migrateRoom: refuse("resharded"),
+      kill: refuse("killed"),
+      stop: async () => {},
+    });
+  }
   if (!shared) {
     const started = startRedisCluster();
     shared = started;

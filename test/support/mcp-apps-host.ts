@@ -1,13 +1,13 @@
 /**
  * A fake MCP Apps host, written from the ext-apps specification (2026-01-26), for the room board's browser test. A
- * web host, so it works as the specification asks of one:
+ * web host, so it works as the ext-apps specification asks of one:
  *
  * - the host page (origin http://127.0.0.1:<port>) is the MCP client: it lists roomd's tools, reads the `ui://`
  *   resource a tool's `_meta.ui.resourceUri` names, calls the tool, and proxies the view's `tools/call` and
  *   `resources/read` to roomd — refusing a tool whose `_meta.ui.visibility` leaves out "app". Its MCP requests go
  *   through this server (`POST /rpc`), which adds the person's key, as a real host's backend would;
  * - the sandbox proxy (origin http://localhost:<port>: another origin) is served with the restrictive default CSP
- *   of the specification, tells the host `ui/notifications/sandbox-proxy-ready`, takes the view's HTML from
+ *   of the ext-apps specification, tells the host `ui/notifications/sandbox-proxy-ready`, takes the view's HTML from
  *   `ui/notifications/sandbox-resource-ready`, renders it in an inner iframe (srcdoc, the same CSP as a meta tag
  *   at its top) and passes every other message between host and view;
  * - the host answers `ui/initialize` with its capabilities and context, and once the view says
@@ -17,7 +17,7 @@
  */
 import { freePort } from "./redis-server.ts";
 
-/** The specification's default CSP for a view that declares no `ui.csp`. */
+/** The ext-apps specification's default CSP for a view that declares no `ui.csp`. */
 export const DEFAULT_CSP =
   "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none'; object-src 'none'; base-uri 'self'";
 

@@ -1,6 +1,6 @@
 /**
  * The room board as an MCP App, in chromium, inside a fake MCP Apps host written from the ext-apps specification
- * (test/support/mcp-apps-host.ts: a sandbox proxy on another origin with the specification's default CSP, the
+ * (test/support/mcp-apps-host.ts: a sandbox proxy on another origin with the ext-apps default CSP, the
  * JSON-RPC-over-postMessage protocol, the view's tool calls proxied to roomd with a person's key). The host renders
  * the board from a real show_room_board result; a change made through MCP on another roomd process shows within
  * 3 s (the board's poll, held open on the change feed); an approval decided, a message sent and work handed over

@@ -160,7 +160,7 @@ describe("show_room_board and the poll", () => {
     expect(board.tasks[1].lease_expires_at).toEqual(expect.any(String));
     expect(board.events[0].seq).toBe(board.seq);
     const text = result.content[0].text as string;
-    expect(text).toContain(`Room ${roomId} at event #${board.seq}, nobody drives.`);
+    expect(text).toContain(`Room ${roomId} at event #${board.seq}: 2 tasks, 0 done; nobody drives.`);
     expect(text).toContain(`${secondId} “Build the cart” — in progress · backend · lease until`);
     expect(text).toContain("“deploy api” asked by backend");
     // An agent's key reads the board too, as nobody in particular.

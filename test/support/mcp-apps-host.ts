@@ -25,7 +25,7 @@ const HOST_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><t
 <body><h1>Conversation</h1><div id="frame"></div><script src="/host.js"></script></body></html>`;
 
 const SANDBOX_PAGE = `<!doctype html><html><head><meta charset="utf-8"></head>
-<body style="margin:0"><script src="/sandbox.js"></script></body></html>`;
+<body style="margin:0;height:100vh"><script src="/sandbox.js"></script></body></html>`;
 
 const SANDBOX_JS = `
 const CSP = ${JSON.stringify(DEFAULT_CSP)};
@@ -37,7 +37,7 @@ window.addEventListener("message", (event) => {
     if (message.method === "ui/notifications/sandbox-resource-ready") {
       inner = document.createElement("iframe");
       inner.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms");
-      inner.style.cssText = "border:0;width:100%;height:100vh";
+      inner.style.cssText = "border:0;width:100%;height:100%;display:block";
       const meta = '<meta http-equiv="Content-Security-Policy" content="' + CSP + '">';
       inner.srcdoc = message.params.html.replace(/<head>/i, "<head>" + meta);
       document.body.appendChild(inner);

@@ -37,9 +37,9 @@ export function boardText(board: Board): string {
     : "nobody drives";
   const omitted = Object.entries(board.omitted ?? {}).map(([list, n]) => `${n} ${list}`);
   return [
-    `Room ${board.roomId} at event #${board.seq}, ${wheel}.`,
+    `Room ${board.roomId} at event #${board.seq}: ${board.tasks.length} tasks, ${done.size} done; ${wheel}.`,
     ...part(
-      `Open tasks (${done.size} done)`,
+      "Open tasks",
       open.map((t) => taskLine(t, done)),
       "none",
     ),

@@ -31,8 +31,10 @@ export function applyHostContext(context: Params): void {
 export function watchSize(bridge: Bridge): void {
   let last = "";
   const report = () => {
-    const root = document.documentElement;
-    const size = { width: Math.ceil(root.scrollWidth), height: Math.ceil(root.scrollHeight) };
+    // The body's own box: the document's scroll height never falls below the frame's, so a board that shrinks
+    // would keep the height it once had.
+    const box = document.body.getBoundingClientRect();
+    const size = { width: Math.ceil(box.width), height: Math.ceil(box.height) };
     const key = `${size.width}x${size.height}`;
     if (key === last) return;
     last = key;

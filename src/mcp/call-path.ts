@@ -2,8 +2,8 @@
  * The one call path every tools/call takes, driven by the tool's declarations (tool.ts):
  * look up → well-formed Unicode → bound identity filled in → schema → identity enforced → room scope (invites
  * confined, the actor for presence, the idempotency key) → people only (tools for people's acts) → the person's
- * role → handler → result (structuredContent, replayed) or an
- * error written for the model. Handlers only do their own work.
+ * role → handler → result (structuredContent, replayed) or an error written for the model. Handlers only do their
+ * own work.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { LiveRooms } from "../live/hub.ts";

@@ -72,7 +72,6 @@ export interface RequestIO {
   requestState?: unknown;
 }
 
-/** A room tool's handler also receives the room scope the call path built (team, claim right, actor, idempotency). */
 /**
  * What a tool says to an MCP Apps host (the `io.modelcontextprotocol/ui` extension; docs/people.md, "The room
  * board in chat clients"): the `ui://` resource its results are rendered with, and who may call it — the model and
@@ -84,6 +83,7 @@ export interface ToolUi {
   visibility?: readonly ("model" | "app")[];
 }
 
+/** A room tool's handler also receives the room scope the call path built (team, claim right, actor, idempotency). */
 export interface RoomToolCall extends ToolCall {
   scope: RoomScope;
   /**

@@ -1,8 +1,9 @@
 /**
  * `bun bench/fork.ts [--events 10000] [--store sqlite,redis]`: how long forking a room takes (the contract:
  * a 10,000-event room forks in under 2 s on SQLite, docs/people.md#forks). Builds a room through the store — tasks
- * added and updated, context written and revised (with and without consumers), messages and noise — then forks it at
- * its head and at its middle, three times each, and prints the median and worst time per fork.
+ * added and updated, context written and revised (with and without consumers), people's records (approvals asked
+ * and decided, handoffs, verdicts), the wheel taken, messages and noise — then forks it at its head and at its
+ * middle, three times each, and prints the median and worst time per fork.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,6 +20,43 @@ const { values } = parseArgs({
   },
 });
 const target = Number(values.events);
+
+/** One of people's acts, in turn: an approval asked, then decided; a handoff offered; a verdict. */
+async function people(store: RoomStore, scope: RoomScope, n: number): Promise<void> {
+  if (n === 0) await store.takeDriver(scope, { holder: "human:alice", kind: "human" });
+  const turn = n % 4;
+  if (turn === 0)
+    await store.requestApproval(scope, {
+      requestedBy: "backend",
+      action: `deploy ${n}`,
+      details: { n },
+      expiresInMs: 3_600_000,
+    });
+  else if (turn === 1)
+    await store.decideApproval(scope, {
+      id: `apr-${(n + 3) / 4}`,
+      decidedBy: "human:alice",
+      decision: "approve",
+    });
+  else if (turn === 2)
+    await store.offerHandoff(scope, {
+      from: "backend",
+      to: "any",
+      taskIds: [],
+      contextIds: [],
+      note: `handoff ${n}`,
+      offeredBy: "backend",
+      agentOffer: true,
+    });
+  else
+    await store.recordVerdict(scope, {
+      by: "reviewer",
+      verdict: "pass",
+      summary: `ok ${n}`,
+      details: "",
+      ref: null,
+    });
+}
 
 async function build(store: RoomStore, scope: RoomScope): Promise<number> {
   let head = 0;
@@ -68,6 +106,8 @@ async function build(store: RoomStore, scope: RoomScope): Promise<number> {
         to: "backend",
         payload: { text: `message ${i}` },
       });
+    } else if (i % 50 === 9) {
+      await people(store, scope, Math.floor(i / 50));
     } else {
       await store.postEvent(scope, {
         type: "progress",
@@ -89,7 +129,6 @@ async function timeFork(store: RoomStore, scope: RoomScope, atSeq: number | unde
       newRoomId: `fork-${crypto.randomUUID().slice(0, 12)}`,
       atSeq,
       by: "human:alice",
-      driver: "human:alice",
     });
     times.push(performance.now() - started);
   }

@@ -68,9 +68,9 @@ export interface ForkSetup {
  * posted, the instant of the event after atSeq, every context entry with its payload, history and version heads,
  * and the room's small values. A room whose log retention trimmed is forked only at its head, from its current
  * state: then also trimmed (the last seq trimmed), tasks, taskN, ctxN, planCreated, planUpdated, reviews,
- * approvals (as stored), handoffs, verdicts and wheel {holder, epoch, since}. Reads only. Replies {ok: {head, atSeq, nextMs,
- * events: [event…], idx: ["<ms> <to>"…], posted: [seq…], ctx: [{m, p, h, s}…], values: [field, value, …],
- * trimmed?…}} or {err: "denied" | "forkPastHead" | "forkTrimmed"}.
+ * approvals (as stored), handoffs, verdicts and wheel {holder, epoch, since}. Reads only. Replies {ok: {head,
+ * atSeq, nextMs, events: [event…], idx: ["<ms> <to>"…], posted: [seq…], ctx: [{m, p, h, s}…], values: [field,
+ * value, …], trimmed?…}} or {err: "denied" | "forkPastHead" | "forkTrimmed"}.
  */
 export const FORK_SOURCE = script({
   args: {

@@ -48,7 +48,7 @@ test("a leased task is released as its expiry releases it: at the fork's making,
 });
 
 test("a pending approval keeps the lifetime it had left at the seq; decided and run-out ones stay as they were", () => {
-  // Requested at the seq itself: its whole hour, from the fork's making.
+  // An hour left at the seq's moment (requested just before it): that hour, from the fork's making.
   expect(approvalInFork(approval(STAND + 60 * MIN), STAND, NOW).expires_at).toBe(iso(NOW + 60 * MIN));
   expect(approvalInFork(approval(STAND + 5 * MIN), STAND, NOW)).toEqual(approval(NOW + 5 * MIN));
   // At the head (the seq's moment is the fork's): unchanged.

@@ -9,8 +9,8 @@
  * - **The wheel**: nobody drives a fork. A wheel held at the seq is released (epoch + 1, since the fork's making);
  *   its epoch never falls below one its log names.
  * - **Approvals**: one pending at the seq stays pending with the lifetime it had left then, counted from the
- *   fork's making (a fork at `approval_requested` has the whole lifetime to decide it); one whose expiry had passed
- *   by then stays expired.
+ *   fork's making (a fork at `approval_requested` has nearly all of it when the next event came soon after; a fork
+ *   at the head keeps `expires_at`); one whose expiry had passed by then stays expired.
  *
  * "At the seq" is the last moment the source's head was it: just before its next event (`standMs`, that event's
  * time), or the fork's making (`nowMs`) when forking at the head.

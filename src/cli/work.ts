@@ -103,8 +103,10 @@ export const fork: Command = {
   help: `usage: roomctl fork <room> [--at SEQ] [--as NEW-ID] [--json]
 
 Makes a new room of your team from the events with seq ≤ SEQ (default: all of them),
-with the plan and context as they stood then. A person who forks drives the fork. The
-source room is unchanged. Without --as the new room gets a generated id.
+with the plan, context, approvals, handoffs, reviews and verdicts as they stood then.
+Leases, locks, file claims and the wheel are released: nobody drives the fork until
+someone takes the wheel. The source room is unchanged. Without --as the new room gets a
+generated id.
 
 example:
   roomctl fork my-project --at 120 --as my-project-retry`,

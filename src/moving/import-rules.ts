@@ -12,7 +12,7 @@
  */
 import { PEOPLE_EVENT_TYPES } from "../protocol/event-types.ts";
 import type { StateLine } from "../protocol/export-format.ts";
-import { serialOf } from "../protocol/fork-rebuild.ts";
+import { serialOf } from "../protocol/fork-records.ts";
 import { COUNTER_MAX } from "../protocol/limits.ts";
 import { findCycle, planErrors } from "../protocol/plan-rules.ts";
 import { isPersonName } from "../protocol/principal.ts";
@@ -104,7 +104,7 @@ const TAKEN: Record<string, boolean> = { taken: true, taken_from_agent: true, fo
  * Checks events in log order against who drives: a people-only event must come from a person, a change of driver
  * from the one it names, a steer or an interrupt from the holder of the wheel. The holder is known from the last
  * driver_changed of the file; before the first one (its history trimmed, or never driven) and after room_forked (a
- * fork sets its driver without an event) only the sender's kind is checked.
+ * fork made by an earlier roomd gave its wheel to the forker without an event) only the sender's kind is checked.
  */
 export function createLogRules() {
   let holder: string | null | undefined;

@@ -30,8 +30,8 @@ import { planSteps } from "./task-log.ts";
 /** What a driver reads for the analytics, in one atomic step. */
 export interface AnalyticsLog {
   /**
-   * The whole log, oldest first. Payloads may be left out ({}) except for agent_left and events whose type starts
-   * with task_ or context_, which the analytics read.
+   * The whole log, oldest first. Payloads may be left out ({}) except for agent_left, room_forked and events whose
+   * type starts with task_ or context_, which the analytics read.
    */
   events: RoomEvent[];
   /** Seqs of the events agents posted (post_event, reply_to_event): they never change the plan. */

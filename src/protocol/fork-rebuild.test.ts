@@ -1,11 +1,5 @@
 import { expect, test } from "bun:test";
-import {
-  type ContextVersionAt,
-  contextAt,
-  type RebuildEvent,
-  rebuildPlan,
-  rebuildRecords,
-} from "./fork-rebuild.ts";
+import { type ContextVersionAt, contextAt, type RebuildEvent, rebuildPlan } from "./fork-rebuild.ts";
 import type { Task } from "./records.ts";
 
 const task = (id: string, extra: Partial<Task> = {}): Task => ({
@@ -28,7 +22,7 @@ const ev = (seq: number, type: string, payload: Record<string, unknown>): Rebuil
   payload,
 });
 
-test("the plan replays whole tasks in creation order, keeping fields it does not know; leases are not copied", () => {
+test("the plan replays whole tasks in creation order, keeping fields it does not know and the lease the log left", () => {
   const plan = rebuildPlan([
     ev(1, "task_added", { task: task("task-1") }),
     ev(2, "chatter", { task: "not a task" }),
@@ -46,14 +40,9 @@ test("the plan replays whole tasks in creation order, keeping fields it does not
     ["task-1", "in_progress", "a", 2],
     ["task-2", "pending", null, 1],
   ]);
-  expect(plan.tasks[0]?.lease_expires_at).toBeUndefined();
+  expect(plan.tasks[0]?.lease_expires_at).toBe("2026-01-01T00:10:00.000Z");
   expect((plan.tasks[1] as unknown as Record<string, unknown>).later_field).toBe(7);
-  expect(plan).toMatchObject({
-    taskN: 2,
-    createdMs: 1000,
-    updatedMs: 4000,
-    byStatus: { pending: 1, in_progress: 1, done: 0, blocked: 0 },
-  });
+  expect(plan).toMatchObject({ taskN: 2, createdMs: 1000, updatedMs: 4000 });
 });
 
 test("deletions, lease expiries and departures that carry only ids are honoured; ids stay reserved", () => {
@@ -81,7 +70,24 @@ test("deletions, lease expiries and departures that carry only ids are honoured;
   ]);
   expect(plan.taskN).toBe(3);
   expect(plan.deletedContexts).toEqual(["ctx-4"]);
-  expect(plan.byStatus).toEqual({ pending: 2, in_progress: 0, done: 0, blocked: 0 });
+});
+
+test("a fork's room_forked sets the tasks it released, so a fork of a fork replays to the same plan", () => {
+  const leased = task("task-1", {
+    status: "in_progress",
+    owner: "a",
+    version: 2,
+    lease_expires_at: "2026-01-01T00:10:00.000Z",
+  });
+  const released = task("task-1", { version: 3, updated_at: "2026-01-01T00:05:00.000Z" });
+  const plan = rebuildPlan([
+    ev(1, "task_added", { task: task("task-1") }),
+    ev(2, "task_claimed", { task: leased }),
+    ev(3, "room_forked", { from: { roomId: "r", seq: 2 }, released: [released, "not a task"] }),
+    ev(4, "room_forked", { from: { roomId: "r2", seq: 3 } }),
+  ]);
+  expect(plan.tasks).toEqual([released]);
+  expect(plan.updatedMs).toBe(3000);
 });
 
 test("events agents posted change nothing, whatever they carry", () => {
@@ -98,26 +104,6 @@ test("events agents posted change nothing, whatever they carry", () => {
   ]);
   expect(plan.tasks).toEqual([task("task-1")]);
   expect(plan.deletedContexts).toEqual([]);
-  const records = rebuildRecords([posted(6, "review_requested", { review: { id: "rev-4" } })]);
-  expect(records).toEqual({ reviews: [], floors: { handoff: 0, approval: 0, verdict: 0, review: 0 } });
-});
-
-test("reviews as they stood, and the highest id of each record a fork does not copy", () => {
-  const review = (id: string, status: string) => ({ id, status, requester: "a", reviewer: "b" });
-  const records = rebuildRecords([
-    ev(1, "review_requested", { review: review("rev-1", "pending") }),
-    ev(2, "handoff_offered", { handoff: { id: "hof-3" } }),
-    ev(3, "review_requested", { review: review("rev-2", "pending") }),
-    ev(4, "review_decided", { review: review("rev-1", "approved") }),
-    ev(5, "approval_requested", { approval: { id: "apr-2" } }),
-    ev(6, "verdict_recorded", { verdict: { id: "vrd-5" } }),
-    ev(7, "handoff_offered", { handoff: "not a handoff" }),
-  ]);
-  expect(records.reviews.map((r) => [r.id, r.status])).toEqual([
-    ["rev-1", "approved"],
-    ["rev-2", "pending"],
-  ]);
-  expect(records.floors).toEqual({ handoff: 3, approval: 2, verdict: 5, review: 2 });
 });
 
 const version = (v: string, ts: string) => ({

@@ -10,6 +10,7 @@
  *   no owner, version + 1, updated_at = the lease's end (protocol/leases.ts effectiveTask).
  * - `agent_left` {tasks} returns each listed task to pending with no owner, version + 1, updated_at = the event's
  *   time: what leave_room did to them in the same step.
+ * - `room_forked` {released} sets each whole task listed: the leases a fork let go of (fork-release.ts).
  * Events posted by agents (post_event, reply_to_event) never change the plan, whatever they carry.
  */
 import { effectiveTask } from "./leases.ts";
@@ -39,8 +40,8 @@ export function wholeTask(value: unknown): Task | null {
 
 const text = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
-/** A task its holder no longer has: pending, no owner, no lease, version + 1. */
-function released(task: Task, at: string): Task {
+/** A task its holder no longer has: pending, no owner, no lease, version + 1 (a departure, a fork's release). */
+export function releasedTask(task: Task, at: string): Task {
   const { lease_expires_at: _lease, ...rest } = task;
   return { ...rest, status: "pending", owner: null, version: task.version + 1, updated_at: at };
 }
@@ -57,7 +58,14 @@ export function planSteps(event: LoggedEvent, current: (id: string) => Task | un
     const ids = Array.isArray(payload.tasks) ? payload.tasks : [];
     return ids.flatMap((id): PlanStep[] => {
       const task = typeof id === "string" ? current(id) : undefined;
-      return task ? [{ set: released(task, iso(event.ts)) }] : [];
+      return task ? [{ set: releasedTask(task, iso(event.ts)) }] : [];
+    });
+  }
+  if (event.type === "room_forked") {
+    const list = Array.isArray(payload.released) ? payload.released : [];
+    return list.flatMap((value): PlanStep[] => {
+      const task = wholeTask(value);
+      return task ? [{ set: task }] : [];
     });
   }
   if (!event.type.startsWith("task_")) return [];
@@ -69,7 +77,7 @@ export function planSteps(event: LoggedEvent, current: (id: string) => Task | un
     if (!task) return [];
     // As reads showed it once the lease ran out (updated_at = the lease's end); with no lease known, at the event.
     const end = task.lease_expires_at;
-    if (end === undefined) return [{ set: released(task, iso(event.ts)) }];
+    if (end === undefined) return [{ set: releasedTask(task, iso(event.ts)) }];
     return [{ set: effectiveTask(task, Date.parse(end)) }];
   }
   return [];

@@ -98,11 +98,13 @@ const OTHER_SENTENCES: Record<string, Build> = {
     ]),
   room_forked: (e, p) => {
     const from = obj(p.from);
+    const released = (Array.isArray(p.released) ? p.released : []).flatMap((t) => str(obj(t)?.id) ?? []);
     return has(str(from?.roomId), (room) => [
       { who: e.from },
       " forked this room from ",
       { code: room },
       ...(has(int(from?.seq), (seq) => [` at event #${seq}`]) ?? []),
+      ...(released.length > 0 ? [", releasing the leases on ", ...listed(released)] : []),
     ]);
   },
   webhook_disabled: (_e, p) =>

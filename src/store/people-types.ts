@@ -88,8 +88,6 @@ export interface ForkInput {
   atSeq?: number;
   /** Who forks: the room_forked event's from. */
   by: string;
-  /** A person who forked gets the fork's wheel (epoch 1). */
-  driver?: string;
 }
 
 export type { BridgeHook };
@@ -183,11 +181,13 @@ export interface PeopleStore<RoomScope> {
   // ── forks and the room's description ──────────────────────────────────────────────────────────────────
   /**
    * A new room, owned by scope.teamId, from the prefix seq ≤ atSeq of scope.roomId's log: those events with
-   * their seq, ids and payloads (read receipts not kept), the plan and every context entry as they stood when the
-   * log's head was atSeq (each entry at the version it had then, its earlier versions as history), the driver
-   * when one is given, and then its next event `room_forked` {from: {roomId, seq}}. Not copied: locks, presence,
-   * cursors, shared variables, approvals, handoffs, verdicts, invites. The source is unchanged. The fork counts
-   * towards the team's room limit.
+   * their seq, ids and payloads (read receipts not kept), and the plan, every context entry (at the version it had
+   * then, its earlier versions as history), reviews, approvals, handoffs and verdicts as they stood when the log's
+   * head was atSeq (ids unchanged), settled as protocol/fork-release.ts says: a leased task released (pending,
+   * unowned, version + 1), nobody at the wheel (its epoch kept, + 1 when it was held), a pending approval with the
+   * lifetime it had left. Then its next event `room_forked` {from: {roomId, seq}, released?: Task[]}. Not copied:
+   * locks, file claims, presence, cursors, shared variables, invites, webhooks. The source is unchanged. The fork
+   * counts towards the team's room limit.
    */
   forkRoom(scope: RoomScope, input: ForkInput): Promise<{ roomId: string; forkedFrom: ForkedFrom }>;
   /** Counts, times, driver and origin of the team's room; an empty description (exists false) when unowned. */

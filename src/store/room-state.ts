@@ -93,7 +93,9 @@ export const ROOM_STATE = {
     tables: [],
     parts: ["leases", "holdings"],
     moved: { lines: ["task"] },
-    forked: { not: "a lease is held by an agent of the source: the fork's task is in progress, unleased" },
+    forked: {
+      not: "a lease is held by an agent of the source: the fork's task is released (pending, unowned) as at its expiry",
+    },
   },
   context: {
     what: "context entries with their history and the log head each version became current at",
@@ -229,28 +231,29 @@ export const ROOM_STATE = {
     tables: ["drivers"],
     parts: [],
     moved: { lines: ["room"] },
-    forked: "new",
+    // Nobody drives a fork; its epoch is rebuilt from the log (+ 1 when the wheel was held), so it never goes back.
+    forked: "rebuilt",
   },
   approvals: {
     what: "approval requests and people's decisions",
     tables: ["approvals"],
     parts: ["approvals"],
     moved: { lines: ["approval"] },
-    forked: { not: "decided for the source; the fork's ids continue after those its log names" },
+    forked: "rebuilt",
   },
   handoffs: {
     what: "handoffs of tasks and context between agents",
     tables: ["handoffs"],
     parts: ["handoffs"],
     moved: { lines: ["handoff"] },
-    forked: { not: "made in the source; the fork's ids continue after those its log names" },
+    forked: "rebuilt",
   },
   verdicts: {
     what: "people's verdicts",
     tables: ["verdicts"],
     parts: ["verdicts"],
     moved: { lines: ["verdict"] },
-    forked: { not: "given in the source; the fork's ids continue after those its log names" },
+    forked: "rebuilt",
   },
   signals: {
     what: "SQLite: a counter per room and kind of signal, so processes sharing the file notice changes (Redis: meta)",

@@ -462,7 +462,7 @@ for (const make of E2E_STORES) {
       expect(statuses).toEqual(["accepted", "cancelled", "declined"]);
     });
 
-    test("forks: a person forks at a seq and drives the fork; the fork shows where it came from; invites cannot fork", async () => {
+    test("forks: a person forks at a seq and nobody drives the fork until they take the wheel; the fork shows where it came from; invites cannot fork", async () => {
       const roomId = await room();
       await http.tool(keys.plain, "add_task", { roomId, title: "a" });
       await http.tool(keys.plain, "add_task", { roomId, title: "b" });
@@ -476,8 +476,8 @@ for (const make of E2E_STORES) {
       });
       const fork = `${roomId}-fork`;
       expect((await http.get(`/rooms/${fork}/driver`, keys.bot)).body).toMatchObject({
-        holder: "human:alice",
-        epoch: 1,
+        holder: null,
+        epoch: 0,
       });
       const plan = JSON.parse((await http.tool(keys.plain, "read_plan", { roomId: fork })).text);
       expect(plan.tasks.map((t: { title: string }) => t.title)).toEqual(["a"]);
@@ -493,7 +493,10 @@ for (const make of E2E_STORES) {
         from: "human:alice",
         payload: { from: { roomId, seq: 1 } },
       });
-      // An unbound agent key forks (it is a team key); nobody drives that fork. A key bound to an agent cannot
+      // The person who forked takes the fork's wheel, as anyone allowed to drive would.
+      const take = await http.post(`/rooms/${fork}/driver`, keys.alice, { action: "take" });
+      expect([take.status, take.body.holder, take.body.epoch]).toEqual([200, "human:alice", 1]);
+      // An unbound agent key forks too (it is a team key). A key bound to an agent cannot
       // make rooms, here as on POST /admin/rooms.
       const byAgent = await http.post(`/rooms/${roomId}/fork`, keys.plain, {});
       expect(byAgent.status).toBe(201);

@@ -108,7 +108,14 @@ for (const make of E2E_STORES) {
       expect([decided.status, decided.body.decidedBy]).toEqual([200, "human:alice"]);
       const fork = await http.post(`/rooms/${roomId}/fork`, keys.alice, { newRoomId: `${roomId}-f` });
       expect(fork.status).toBe(201);
-      expect((await http.get(`/rooms/${roomId}-f/driver`, keys.alice)).body.holder).toBe("human:alice");
+      // Nobody drives a fork (bob's wheel is released there, epoch + 1); the approver takes it.
+      const { epoch } = (await http.get(`/rooms/${roomId}/driver`, keys.alice)).body;
+      expect((await http.get(`/rooms/${roomId}-f/driver`, keys.alice)).body).toMatchObject({
+        holder: null,
+        epoch: epoch + 1,
+      });
+      const take = await http.post(`/rooms/${roomId}-f/driver`, keys.alice, { action: "take" });
+      expect([take.status, take.body.holder, take.body.epoch]).toEqual([200, "human:alice", epoch + 2]);
     });
 
     test("setting roles: people only, approvers only, never taking the approver role from oneself", async () => {
@@ -216,7 +223,7 @@ for (const make of E2E_STORES) {
       expect(
         (await http.tool(keys.bob, "post_event", { roomId, from: "b2", type: "note", payload: {} })).isError,
       ).toBe(false);
-      // The fork copies the roles; its wheel stays free, since the member may not drive there either.
+      // The fork copies the roles; its wheel is free, and the member may not take it there either.
       const fork = await http.post(`/rooms/${roomId}/fork`, keys.bob, { newRoomId: `${roomId}-f` });
       expect(fork.status).toBe(201);
       expect((await http.get(`/rooms/${roomId}-f/driver`, keys.bob)).body.holder).toBeNull();

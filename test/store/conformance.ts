@@ -18,6 +18,7 @@ import { contextTests } from "./conformance/context.ts";
 import { deletionTests } from "./conformance/deletions.ts";
 import { consumeTests, eventTests } from "./conformance/events.ts";
 import { feedTests } from "./conformance/feed.ts";
+import { forkRecordTests } from "./conformance/fork-records.ts";
 import {
   createTestClock,
   expectRoomError,
@@ -162,6 +163,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("people: the bridge", () => bridgeTests(suite));
     describe("people: room info", () => roomInfoTests(suite));
     describe("people: forks", () => forkTests(suite));
+    describe("people: forks hold people's records and release live holdings", () => forkRecordTests(suite));
     describe("together: handoffs, leases, deletions, the plan lock", () => handoffLeaseTests(suite));
     describe("together: analytics, summary, presence and the wheel", () => togetherLogTests(suite));
     describe("together: forks and everything they copy or not", () => togetherForkTests(suite));

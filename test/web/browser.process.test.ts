@@ -285,16 +285,23 @@ for (const make of STORES) {
       expect(await page.textContent("#fork-what")).toContain("up to event #1");
       await page.click("#fork-cancel");
       await page.waitForSelector("#fork-dialog:not([open])", { state: "hidden" });
+      // Forked at the event where the person took the wheel: the fork's wheel is free all the same.
+      await page.click('#driver button:text-is("Take the wheel")');
+      await page.waitForSelector('#driver .driver-text:has-text("You drive this room")');
+      const taken = await page.waitForSelector('[id^="evt-"]:has-text("took the wheel")');
+      const at = ((await taken.getAttribute("id")) ?? "").slice("evt-".length);
       const forkId = `${roomId}-fork`;
-      await page.click("#evt-1 .fork");
+      await page.click(`#evt-${at} .fork`);
       await page.fill("#fork-name", forkId);
       await Promise.all([
         page.waitForURL((url) => url.pathname === `/room/${forkId}`),
         page.click("#fork-confirm"),
       ]);
       await page.waitForSelector('#forked:has-text("Forked from")');
-      expect(await page.textContent("#forked")).toBe(`Forked from ${roomId} at event #1`);
+      expect(await page.textContent("#forked")).toBe(`Forked from ${roomId} at event #${at}`);
       await page.waitForSelector('#board h4:text-is("First task")');
+      // Nobody drives a fork, the person who made it included: they take the wheel there.
+      await page.waitForSelector('#driver .driver-text:has-text("Nobody drives this room")');
       await clean(watched);
     });
 

@@ -27,6 +27,15 @@ const short = (e: EventLike) => sentence({ ...e, payload: undefined });
 const SAMPLES: EventLike[] = [
   { type: "room_forked", from: "human:ann", to: "all", payload: { from: { roomId: "shop", seq: 41 } } },
   {
+    type: "room_forked",
+    from: "human:ann",
+    to: "all",
+    payload: {
+      from: { roomId: "shop", seq: 41 },
+      released: [{ id: "task-3", title: "Docs", status: "pending", owner: null, version: 3 }],
+    },
+  },
+  {
     type: "webhook_disabled",
     from: "system",
     to: "all",
@@ -136,6 +145,7 @@ describe("the timeline's sentences", () => {
     ]);
     expect(SAMPLES.map(sentence)).toEqual([
       "ann forked this room from `shop` at event #41",
+      "ann forked this room from `shop` at event #41, releasing the leases on task-3",
       "webhook `wh_1` was turned off: it failed 8 times in a row",
       "backend ran `Edit` on src/cart.ts (failed)",
       "bob's claim on `src/**` ran out",

@@ -1,6 +1,6 @@
 /**
  * POST /rooms/:roomId/fork (docs/people.md#forks): a new room from a prefix of this one's log, owned by the caller's
- * team and driven by the person who forked it. Invites cannot fork: the new room would be out of their reach.
+ * team, with nobody at its wheel. Invites cannot fork: the new room would be out of their reach.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -41,13 +41,10 @@ export function forkRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     const body = await parseBody(c, forkBody);
     const role = await roleIn(deps.store, scope, principal);
     if (role !== undefined && !mayAct(role, "fork")) throw roleRefusal(scope.roomId, "fork", role);
-    // The fork copies the roles: its wheel goes to the person who forked only when they may drive there.
-    const driver = role !== undefined && mayAct(role, "drive") ? person : undefined;
     const made = await deps.store.forkRoom(scope, {
       newRoomId: body.newRoomId ?? shortId(12),
       ...(body.atSeq !== undefined ? { atSeq: body.atSeq } : {}),
       by: person ?? principal.boundAgentId ?? "system",
-      ...(driver !== undefined ? { driver } : {}),
     });
     return c.json(made, 201);
   });

@@ -1,61 +1,57 @@
 /**
  * forkRoom on Redis (docs/people.md, Forks): one script reads the source's log prefix and context (an atomic snapshot),
- * the plan, reviews and context at atSeq are rebuilt here (protocol/fork-rebuild.ts, as on SQLite), and the new
- * room is written by FORK_WRITE in parts of at most PART_BYTES — one part for most rooms — with the posted marks of
- * its events and the search index the writes would have built. The source and the fork live in different slots, so
- * on a Redis Cluster no single script could do both.
+ * the plan, people's records, the wheel and context at atSeq are rebuilt and settled here (protocol/fork-rebuild.ts,
+ * fork-records.ts, fork-release.ts, as on SQLite), and the new room is written by FORK_WRITE in parts of at most
+ * PART_BYTES — one part for most rooms — with the posted marks of its events and the search index the writes would
+ * have built. The source and the fork live in different slots, so on a Redis Cluster no single script could do both.
  */
 import { randomUUID } from "node:crypto";
 import {
   type ContextVersionAt,
   contextAt,
-  type IdFloors,
   type RebuildEvent,
   rebuildPlan,
-  rebuildRecords,
-  serialOf,
 } from "../../protocol/fork-rebuild.ts";
+import { heldFloors, type RebuiltRecords, rebuildRecords, serialOf } from "../../protocol/fork-records.ts";
+import { roomForkedPayload, settleFork } from "../../protocol/fork-release.ts";
 import { type ForkedFrom, peopleErrors } from "../../protocol/people.ts";
-import type { ContextEntry, Review, RoomEvent } from "../../protocol/records.ts";
+import type { ContextEntry, RoomEvent } from "../../protocol/records.ts";
 import { travelling, type ValuePieces } from "../../protocol/room-values.ts";
 import { contextFields, eventFields, fieldTerms, taskFields } from "../../protocol/search.ts";
+import type { Clock } from "../../protocol/time.ts";
 import type { PeopleStore } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Call } from "./call.ts";
-import { entryJson, historyVersion } from "./import-writes.ts";
+import { approvalJson, entryJson, historyVersion } from "./import-writes.ts";
 import type { ForkSetup, Snapshot } from "./lua-fork.ts";
 import { ScriptRefusal } from "./run.ts";
 import { valuePairs } from "./value-ops.ts";
 
 type Version = Omit<ContextEntry, "id" | "type">;
 
-/** A trimmed room's plan at its head: its tasks as they are (the log cannot replay them), its own counters. */
-function currentPlan(snap: Snapshot) {
-  const tasks = (snap.tasks ?? []).sort((a, b) => serialOf(a.id) - serialOf(b.id));
-  const byStatus = { pending: 0, in_progress: 0, done: 0, blocked: 0 };
-  for (const task of tasks) byStatus[task.status] += 1;
+const bySerial = <T extends { id: string }>(list: readonly T[] | undefined): T[] =>
+  [...(list ?? [])].sort((a, b) => serialOf(a.id) - serialOf(b.id));
+
+/**
+ * A trimmed room at its head: its tasks, records and wheel as they are (the log cannot replay them), its own
+ * counters.
+ */
+function currentState(snap: Snapshot) {
   const ms = (value: string | null | undefined) => (value ? Date.parse(value) : null);
-  return {
-    tasks,
+  const plan = {
+    tasks: bySerial(snap.tasks),
     taskN: snap.taskN ?? 0,
-    byStatus,
     createdMs: ms(snap.planCreated),
     updatedMs: ms(snap.planUpdated),
     deletedContexts: [] as string[],
   };
-}
-
-/** A trimmed room's reviews and id floors come from its records: the events that named them may be gone. */
-function currentRecords(snap: Snapshot, floors: IdFloors): { reviews: Review[]; floors: IdFloors } {
-  const reviews = [...(snap.reviews ?? [])].sort((a, b) => serialOf(a.id) - serialOf(b.id));
-  const raised = { ...floors };
-  for (const review of reviews) raised.review = Math.max(raised.review, serialOf(review.id));
-  const kinds: Record<string, keyof IdFloors> = { hof: "handoff", apr: "approval", vrd: "verdict" };
-  for (const id of snap.recordIds ?? []) {
-    const kind = kinds[id.split("-")[0] ?? ""];
-    if (kind) raised[kind] = Math.max(raised[kind], serialOf(id));
-  }
-  return { reviews, floors: raised };
+  const records: Omit<RebuiltRecords, "floors" | "wheel"> = {
+    reviews: bySerial(snap.reviews),
+    approvals: bySerial(snap.approvals).map(({ expiresMs: _ms, ...approval }) => approval),
+    handoffs: bySerial(snap.handoffs),
+    verdicts: bySerial(snap.verdicts),
+  };
+  return { plan, records, wheel: snap.wheel ?? { holder: null, epoch: 0, since: null } };
 }
 
 /** ARGV of one context entry in FORK_WRITE's last part. */
@@ -79,6 +75,7 @@ export function forkOps(
   call: Call,
   deleteRoom: (scope: { roomId: string; teamId: string }) => Promise<void>,
   pieces: ValuePieces,
+  clock: Clock,
 ): Pick<PeopleStore<RoomScope>, "forkRoom"> {
   return {
     async forkRoom(scope, input) {
@@ -92,9 +89,16 @@ export function forkOps(
         payload: e.payload,
         posted: posted.has(e.seq),
       }));
-      const plan = snap.trimmed ? currentPlan(snap) : rebuildPlan(log);
       const rebuilt = rebuildRecords(log);
-      const { reviews, floors } = snap.trimmed ? currentRecords(snap, rebuilt.floors) : rebuilt;
+      const { plan, records, wheel } = snap.trimmed
+        ? currentState(snap)
+        : { plan: rebuildPlan(log), records: rebuilt, wheel: rebuilt.wheel };
+      // The moment the fork stands for: just before the event after atSeq, or now when forking at the head.
+      const now = clock();
+      const settled = settleFork({ ...plan, approvals: records.approvals, wheel }, snap.nextMs ?? now, now);
+      const held = { ...records, approvals: settled.approvals };
+      // Ids continue after the records it holds and every id its log names.
+      const floors = heldFloors(rebuilt.floors, held);
 
       // Context as it stood: each entry's versions, the heads aligned to the end of the list.
       const deleted = new Set(plan.deletedContexts);
@@ -132,13 +136,14 @@ export function forkOps(
         taskN: plan.taskN,
         ctxN,
         ctxSeq: entries.length / ENTRY_ARGS,
-        pending: plan.byStatus.pending,
-        inProgress: plan.byStatus.in_progress,
-        done: plan.byStatus.done,
-        blocked: plan.byStatus.blocked,
+        pending: settled.byStatus.pending,
+        inProgress: settled.byStatus.in_progress,
+        done: settled.byStatus.done,
+        blocked: settled.byStatus.blocked,
         planCreated: plan.createdMs === null ? null : new Date(plan.createdMs).toISOString(),
-        planUpdated: plan.updatedMs === null ? null : new Date(plan.updatedMs).toISOString(),
-        driver: input.driver ?? null,
+        planUpdated: settled.updatedMs === null ? null : new Date(settled.updatedMs).toISOString(),
+        driverEpoch: settled.driver.epoch,
+        driverSince: settled.driver.since,
         by: input.by,
         handoffN: floors.handoff,
         approvalN: floors.approval,
@@ -146,13 +151,19 @@ export function forkOps(
         reviewN: floors.review,
         trimmed: snap.trimmed ?? 0,
       };
+      const people = [
+        ...held.reviews.map((r) => ["reviews", r.id, JSON.stringify(r)]),
+        ...held.approvals.map((a) => ["approvals", a.id, approvalJson(a)]),
+        ...held.handoffs.map((h) => ["handoffs", h.id, JSON.stringify(h)]),
+        ...held.verdicts.map((v) => ["verdicts", v.id, JSON.stringify(v)]),
+      ];
       const finish = [
-        String(plan.tasks.length),
-        ...plan.tasks.flatMap((t) => [t.id, JSON.stringify(t), JSON.stringify(fieldTerms(taskFields(t)))]),
+        String(settled.tasks.length),
+        ...settled.tasks.flatMap((t) => [t.id, JSON.stringify(t), JSON.stringify(fieldTerms(taskFields(t)))]),
         String(entries.length / ENTRY_ARGS),
         ...entries,
-        String(reviews.length),
-        ...reviews.flatMap((r) => [r.id, JSON.stringify(r)]),
+        String(people.length),
+        ...people.flat(),
         // Small values are not in the log: the kinds declared to fork are copied as they are now.
         ...valuePairs(snap.values, travelling(pieces, "forked")),
       ];
@@ -186,6 +197,7 @@ export function forkOps(
           last,
           setup,
           forked: forkedFrom,
+          payload: last ? roomForkedPayload(forkedFrom, settled.released) : undefined,
           events: events.length / 3,
           records: last ? [...events, ...finish] : events,
         };

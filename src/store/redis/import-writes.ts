@@ -5,7 +5,7 @@
  * keys — that IMPORT_WRITE applies in parts. Events are turned into writes as they are read, so a long log is never
  * all in memory.
  */
-import { noFloors, raiseFloor } from "../../protocol/fork-rebuild.ts";
+import { noFloors, raiseFloor } from "../../protocol/fork-records.ts";
 import { MAILBOX_TYPES } from "../../protocol/people.ts";
 import type { ContextEntry, RoomEvent, Task } from "../../protocol/records.ts";
 import { type ValuePieces, valueText } from "../../protocol/room-values.ts";
@@ -85,8 +85,8 @@ const eventJson = (e: RoomEvent): string =>
     ...(e.deleted === undefined ? {} : { deleted: e.deleted }),
   });
 
-/** lua-people-helpers.ts P.approval(…, stored): expiresMs, then the details last. */
-const approvalJson = (a: RoomSnapshot["approvals"][number]): string => {
+/** lua-people-helpers.ts P.approval(…, stored): expiresMs, then the details last (an import's, a fork's). */
+export const approvalJson = (a: RoomSnapshot["approvals"][number]): string => {
   const { details, ...rest } = a;
   return JSON.stringify({
     id: rest.id,

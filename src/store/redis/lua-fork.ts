@@ -4,8 +4,10 @@
  * one script when the log is small, or a few in a row for a long log (fork-ops.ts cuts them by size). The first
  * claims the new room and marks it with a token; the others continue only while the token is there.
  */
-import type { ForkedFrom } from "../../protocol/people.ts";
+import type { WheelAt } from "../../protocol/fork-records.ts";
+import type { ForkedFrom, Handoff, Verdict } from "../../protocol/people.ts";
 import type { ContextEntry, JsonObject, Review, RoomEvent, Task } from "../../protocol/records.ts";
+import type { StoredApproval } from "./lua-approvals.ts";
 import { arg, returns, script } from "./script-decl.ts";
 
 type Version = Omit<ContextEntry, "id" | "type">;
@@ -31,8 +33,10 @@ export interface Snapshot {
   planCreated?: string | null;
   planUpdated?: string | null;
   reviews?: Review[];
-  /** Ids of the source's handoffs, approvals and verdicts. */
-  recordIds?: string[];
+  approvals?: StoredApproval[];
+  handoffs?: Handoff[];
+  verdicts?: Verdict[];
+  wheel?: WheelAt;
 }
 
 /** The new room's counters and origin, repeated in every part of FORK_WRITE (scalars only). */
@@ -47,7 +51,9 @@ export interface ForkSetup {
   blocked: number;
   planCreated: string | null;
   planUpdated: string | null;
-  driver: string | null;
+  /** The fork's wheel: nobody holds it; its epoch (0: never driven, nothing written) and since. */
+  driverEpoch: number;
+  driverSince: string | null;
   by: string;
   handoffN: number;
   approvalN: number;
@@ -61,10 +67,10 @@ export interface ForkSetup {
  * forkSource: the prefix seq ≤ atSeq of the log, each event with its index entry and the seqs of those agents
  * posted, the instant of the event after atSeq, every context entry with its payload, history and version heads,
  * and the room's small values. A room whose log retention trimmed is forked only at its head, from its current
- * state: then also trimmed (the last seq trimmed), tasks, taskN, ctxN, planCreated, planUpdated, reviews and
- * recordIds (the ids of its handoffs, approvals and verdicts). Reads only. Replies {ok: {head, atSeq, nextMs,
- * events: [event…], idx: ["<ms> <to>"…], posted: [seq…], ctx: [{m, p, h, s}…], values: [field, value, …],
- * trimmed?…}} or {err: "denied" | "forkPastHead" | "forkTrimmed"}.
+ * state: then also trimmed (the last seq trimmed), tasks, taskN, ctxN, planCreated, planUpdated, reviews,
+ * approvals (as stored), handoffs, verdicts and wheel {holder, epoch, since}. Reads only. Replies {ok: {head,
+ * atSeq, nextMs, events: [event…], idx: ["<ms> <to>"…], posted: [seq…], ctx: [{m, p, h, s}…], values: [field,
+ * value, …], trimmed?…}} or {err: "denied" | "forkPastHead" | "forkTrimmed"}.
  */
 export const FORK_SOURCE = script({
   args: {
@@ -118,15 +124,15 @@ local function pairs_of(key)
 end
 local plan = ""
 if trimmed > 0 then
-  local m = redis.call("HMGET", K_META, "task_n", "ctx_n", "plan_created_at", "plan_updated_at")
-  local ids = {}
-  for _, key in ipairs({ K_HANDOFFS, K_APPROVALS, K_VERDICTS }) do
-    for _, id in ipairs(redis.call("HKEYS", key)) do ids[#ids + 1] = id end
-  end
-  plan = ',"trimmed":' .. num(trimmed) .. ',"tasks":[' .. table.concat(redis.call("HVALS", K_TASKS), ",")
-    .. '],"taskN":' .. num(tonumber(m[1]) or 0) .. ',"ctxN":' .. num(tonumber(m[2]) or 0) .. ',"planCreated":'
-    .. (m[3] and str(m[3]) or "null") .. ',"planUpdated":' .. (m[4] and str(m[4]) or "null")
-    .. ',"reviews":[' .. table.concat(redis.call("HVALS", K_REVIEWS), ",") .. '],"recordIds":' .. strs(ids)
+  local m = redis.call("HMGET", K_META, "task_n", "ctx_n", "plan_created_at", "plan_updated_at", "drv_holder",
+    "drv_epoch", "drv_since")
+  local function all_of(key) return "[" .. table.concat(redis.call("HVALS", key), ",") .. "]" end
+  plan = ',"trimmed":' .. num(trimmed) .. ',"tasks":' .. all_of(K_TASKS) .. ',"taskN":' .. num(tonumber(m[1]) or 0)
+    .. ',"ctxN":' .. num(tonumber(m[2]) or 0) .. ',"planCreated":' .. (m[3] and str(m[3]) or "null")
+    .. ',"planUpdated":' .. (m[4] and str(m[4]) or "null") .. ',"reviews":' .. all_of(K_REVIEWS) .. ',"approvals":'
+    .. all_of(K_APPROVALS) .. ',"handoffs":' .. all_of(K_HANDOFFS) .. ',"verdicts":' .. all_of(K_VERDICTS)
+    .. ',"wheel":{"holder":' .. (m[5] and str(m[5]) or "null") .. ',"epoch":' .. num(tonumber(m[6]) or 0)
+    .. ',"since":' .. (m[7] and str(m[7]) or "null") .. '}'
 end
 return ok('{"head":' .. num(head) .. ',"atSeq":' .. num(at_seq) .. ',"nextMs":' .. next_ms .. ',"events":['
   .. table.concat(evs, ",") .. '],"idx":[' .. table.concat(idx, ",") .. '],"posted":[' .. table.concat(posted, ",")
@@ -139,18 +145,20 @@ return ok('{"head":' .. num(head) .. ',"atSeq":' .. num(at_seq) .. ',"nextMs":' 
  * <type>", mark: "" when roomd appended it, "-" for a tombstone an agent posted, else the search terms of an event
  * an agent posted), then (last part) the number of tasks t and t triples (id, task JSON, search terms), the number
  * of entries c and c septets (id, entry JSON without payload, payload JSON, history JSON, version heads JSON, change
- * counter, search terms), the number of reviews r and r pairs (id, review JSON), the number of small values v and v
- * pairs (field, value JSON) of the part `values`.
- * The last part appends room_forked {from} and unmarks the room. Replies {ok: true} or {err: "forkTargetExists" |
- * "forkInterrupted"} (another team's room was refused by GUARD).
+ * counter, search terms), the number of people's records r and r triples (part: reviews, approvals, handoffs or
+ * verdicts; id; record JSON as its scripts store it), the number of small values v and v pairs (field, value JSON)
+ * of the part `values`.
+ * The last part sets the wheel's epoch (nobody holds it), appends room_forked with `payload` and unmarks the room.
+ * Replies {ok: true} or {err: "forkTargetExists" | "forkInterrupted"} (another team's room was refused by GUARD).
  */
 export const FORK_WRITE = script({
   args: {
     token: arg.text, // marks the room while it is being built
     first: arg.flag, // the first part: claims the room
-    last: arg.flag, // the last part: plan, context and reviews, then room_forked
+    last: arg.flag, // the last part: plan, context and people's records, then room_forked
     setup: arg.json<ForkSetup>(),
     forked: arg.jsonText<ForkedFrom>(), // the origin, spliced verbatim
+    payload: arg.maybeJsonText<JsonObject>(), // room_forked's payload, spliced verbatim (the last part's)
     events: arg.number, // the event triples `records` starts with
     records: arg.list(),
   },
@@ -209,11 +217,12 @@ for _ = 1, entries do
   IX.put(id, cjson.decode(ARGV[i + 6]))
   i = i + 7
 end
-local reviews = tonumber(ARGV[i])
+local records = tonumber(ARGV[i])
+local record_keys = { reviews = K_REVIEWS, approvals = K_APPROVALS, handoffs = K_HANDOFFS, verdicts = K_VERDICTS }
 i = i + 1
-for _ = 1, reviews do
-  W("HSET", K_REVIEWS, ARGV[i], ARGV[i + 1])
-  i = i + 2
+for _ = 1, records do
+  W("HSET", record_keys[ARGV[i]], ARGV[i + 1], ARGV[i + 2])
+  i = i + 3
 end
 local values = tonumber(ARGV[i])
 i = i + 1
@@ -221,10 +230,11 @@ for _ = 1, values do
   W("HSET", K_VALUES, ARGV[i], ARGV[i + 1])
   i = i + 2
 end
-if setup.driver ~= cjson.null then
-  W("HSET", K_META, "drv_holder", setup.driver, "drv_kind", "human", "drv_epoch", 1, "drv_since", NOW_ISO)
+if setup.driverEpoch > 0 then
+  W("HSET", K_META, "drv_epoch", setup.driverEpoch, "drv_since", setup.driverSince ~= cjson.null and setup.driverSince
+    or NOW_ISO)
 end
-append_event("room_forked", setup.by, "all", '{"from":' .. forked .. '}')
+append_event("room_forked", setup.by, "all", payload)
 redis.call("HDEL", K_META, "fork_building")
 return ok("true")
 `,

@@ -86,7 +86,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...toolOps(bridge),
     ...webhookOps(bridge, run, clock),
     ...peopleOps(call),
-    ...forkOps(call, admin.deleteRoom, pieces),
+    ...forkOps(call, admin.deleteRoom, pieces, clock),
     ...moveOps(bridge, options.client, admin.deleteRoom, pieces),
     ...sessionOps(run, clock),
     ping: () => runPing(run),

@@ -78,18 +78,22 @@ export function createApprovals({ sql, now, rooms }: SqlParts, events: Events) {
       const decided = decidedApproval(current, input, t);
       yield* rooms.claim(scope);
       yield* update.run(JSON.stringify(decided), room.room_id, decided.id);
-      yield* events.append(room.room_id, {
-        type: "approval_decided",
-        from: input.decidedBy,
-        to: current.requestedBy,
-        payload: {
-          approvalId: decided.id,
-          action: decided.action,
-          decision: input.decision,
-          decidedBy: input.decidedBy,
-          ...(input.note !== undefined ? { note: input.note } : {}),
+      yield* events.append(
+        room.room_id,
+        {
+          type: "approval_decided",
+          from: input.decidedBy,
+          to: current.requestedBy,
+          payload: {
+            approvalId: decided.id,
+            action: decided.action,
+            decision: input.decision,
+            decidedBy: input.decidedBy,
+            ...(input.note !== undefined ? { note: input.note } : {}),
+          },
         },
-      });
+        t, // decided_at: a fork reads it from this event
+      );
       return decided;
     },
   };

@@ -58,10 +58,6 @@ export function createDriver({ sql, now, rooms, changes }: SqlParts, events: Eve
 
   return {
     state,
-    /** Sets the driver of a room being built (a fork), without an event: the fork's own event says who forked it. */
-    *seed(roomId: string, holder: string): Op<void> {
-      yield* put.run(roomId, holder, "human", 1, now());
-    },
     /** leave_room: an agent holding the wheel lets it go (driver_changed, reason released). True when it held it. */
     *releaseHeld(roomId: string, agentId: string): Op<boolean> {
       const held = yield* state(roomId);
@@ -69,7 +65,7 @@ export function createDriver({ sql, now, rooms, changes }: SqlParts, events: Eve
       yield* change(roomId, held, { holder: null, kind: null }, "released", agentId);
       return true;
     },
-    /** Sets a room's driver state as it was (an import), without an event. */
+    /** Sets a room's driver state as it was (an import) or as a fork starts, without an event. */
     *seedState(roomId: string, d: DriverState): Op<void> {
       yield* put.run(roomId, d.holder, d.holderKind, d.epoch, d.since === null ? now() : Date.parse(d.since));
     },

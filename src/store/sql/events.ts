@@ -110,10 +110,13 @@ export function createEvents({ sql, now, rooms, changes, dialect }: SqlParts) {
     return seq;
   }
 
-  /** Appends an event to a claimed room; the seq is exactly the previous one + 1. */
-  function* append(roomId: string, input: NewEvent): Op<RoomEvent> {
+  /**
+   * Appends an event to a claimed room; the seq is exactly the previous one + 1. `at` (ms, default now): the instant
+   * of the write that appends it, when the record it closes carries that time too (a fork reads the time from it).
+   */
+  function* append(roomId: string, input: NewEvent, at?: number): Op<RoomEvent> {
     const seq = yield* rooms.next(roomId, "event_seq");
-    const ts = now();
+    const ts = at ?? now();
     const reply = input.replyToId ?? null;
     // Round-trip through JSON so the returned event equals what later reads return.
     const payload = JSON.stringify(input.payload ?? {});

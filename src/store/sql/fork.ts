@@ -1,11 +1,12 @@
 /**
  * Forks: a new room from the prefix seq ≤ atSeq of another's log, in one transaction that runs alone on both rooms.
  * Events are copied row for row (INSERT … SELECT, so 10,000 events cost milliseconds), with their posted mark and
- * tombstones. The plan and the reviews are rebuilt from the copied events (protocol/fork-rebuild.ts: task and
- * review events carry the whole record), and each context entry is taken at the version that was current when the
- * log's head was atSeq (versions record that head in at_seq). The fork's search index is built from what it holds,
- * as the writes would have built it (Search.putNew). A room whose log retention trimmed forks only at its head,
- * from its current plan and reviews.
+ * tombstones. The plan, people's records and the wheel are rebuilt from the copied events
+ * (protocol/fork-rebuild.ts, fork-records.ts) and settled as a fork holds them (fork-release.ts: leases and the
+ * wheel released, pending approvals with the time they had left), and each context entry is taken at the version
+ * that was current when the log's head was atSeq (versions record that head in at_seq). The fork's search index is
+ * built from what it holds, as the writes would have built it (Search.putNew). A room whose log retention trimmed
+ * forks only at its head, from its current plan, records and wheel.
  */
 import { errors } from "../../protocol/errors.ts";
 import {
@@ -13,20 +14,20 @@ import {
   checkForkPoint,
   contextAt,
   FORK_PLAN_TYPES,
-  forkFloors,
   type RebuildEvent,
   rebuildPlan,
-  rebuildRecords,
-  serialOf,
 } from "../../protocol/fork-rebuild.ts";
+import { forkFloors, heldFloors, rebuildRecords, serialOf } from "../../protocol/fork-records.ts";
+import { roomForkedPayload, settleFork } from "../../protocol/fork-release.ts";
 import type { ForkedFrom } from "../../protocol/people.ts";
 import { peopleErrors } from "../../protocol/people.ts";
-import { BROADCAST, type ContextEntry, type Review, type Task } from "../../protocol/records.ts";
+import { BROADCAST, type ContextEntry, type Task } from "../../protocol/records.ts";
 import { contextFields, eventFields, type SearchFields, taskFields } from "../../protocol/search.ts";
 import type { ForkInput } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Events } from "./events.ts";
+import { createForkPeople } from "./fork-people.ts";
 import type { Values } from "./room-values.ts";
 import type { RoomRow, SqlParts } from "./rooms.ts";
 import { type ContextRow, type EventRow, perDialect, toEvent } from "./rows.ts";
@@ -57,12 +58,13 @@ interface RoomCounts {
 }
 
 export function createFork(
-  { sql, rooms, dialect }: SqlParts,
+  { sql, now, rooms, dialect }: SqlParts,
   events: Events,
   driver: DriverOps,
   values: Values,
 ) {
   const { search } = dialect;
+  const people = createForkPeople(sql);
   const copyEvents = sql.query<unknown, [{ src: string; dst: string; at: number }]>(
     `INSERT INTO events (room_id, seq, type, from_agent, to_agent, ts, payload, reply_to, posted, deleted_by,
        deleted_at)
@@ -74,7 +76,7 @@ export function createFork(
      SELECT room_id, to_agent, count(*) FROM events WHERE room_id = ?1 GROUP BY room_id, to_agent`,
   );
   // Events that change the plan or remove context (whole tasks in payload.task, and the deletions, lease expiries
-  // and departures that carry ids), and those that create reviews, handoffs, approvals and verdicts. On PostgreSQL
+  // and departures that carry ids), and those people's records and the wheel are read from. On PostgreSQL
   // a text match finds every payload with a "task" object (and perhaps a few more, which the filter below drops):
   // its JSON operators refuse a payload holding an escaped U+0000.
   const candidates = sql.query<
@@ -93,19 +95,8 @@ export function createFork(
     `SELECT e.seq, e.type, e.from_agent, e.to_agent, e.ts, e.payload, e.reply_to, e.deleted_by, e.deleted_at,
        '[]' AS read_by FROM events e WHERE e.room_id = ? AND e.posted = 1 AND e.deleted_by IS NULL ORDER BY e.seq`,
   );
-  const insertReview = sql.query<unknown, [string, string, number, string]>(
-    "INSERT INTO reviews (room_id, id, n, json) VALUES (?, ?, ?, ?)",
-  );
   const currentTasks = sql.query<{ json: string }, [string]>(
     "SELECT json FROM tasks WHERE room_id = ? ORDER BY n",
-  );
-  const currentReviews = sql.query<{ json: string }, [string]>(
-    "SELECT json FROM reviews WHERE room_id = ? ORDER BY n",
-  );
-  const recordIds = sql.query<{ kind: string; id: string }, [string]>(
-    `SELECT 'handoff' AS kind, id FROM handoffs WHERE room_id = ?1
-     UNION ALL SELECT 'approval', id FROM approvals WHERE room_id = ?1
-     UNION ALL SELECT 'verdict', id FROM verdicts WHERE room_id = ?1`,
   );
   const tsAt = sql.query<{ ts: number }, [string, number]>(
     "SELECT ts FROM events WHERE room_id = ? AND seq = ?",
@@ -136,21 +127,21 @@ export function createFork(
   );
 
   /**
-   * The plan of a room whose log retention trimmed, at its head: the tasks as they are (the log no longer holds
-   * every task's history, so it cannot be replayed), with the room's own counters.
+   * The plan, records and wheel of a room whose log retention trimmed, at its head: as they are (the log no longer
+   * holds every record's history, so it cannot be replayed), with the room's own counters.
    */
-  function* currentPlan(source: RoomRow) {
+  function* currentState(source: RoomRow) {
     const tasks = (yield* currentTasks.all(source.room_id)).map((row) => JSON.parse(row.json) as Task);
-    const byStatus = { pending: 0, in_progress: 0, done: 0, blocked: 0 };
-    for (const task of tasks) byStatus[task.status] += 1;
-    return {
+    const plan = {
       tasks,
       taskN: source.task_n,
-      byStatus,
       createdMs: source.plan_created_at,
       updatedMs: source.plan_updated_at,
       deletedContexts: [] as string[],
     };
+    const records = yield* people.current(source.room_id);
+    const { holder, epoch, since } = yield* driver.state(source.room_id);
+    return { plan, records, wheel: { holder, epoch, since } };
   }
 
   return {
@@ -181,31 +172,25 @@ export function createFork(
           posted: row.posted === 1,
         }))
         .filter((e) => FORK_PLAN_TYPES.has(e.type) || isObject(e.payload.task));
-      const plan = trimmed ? yield* currentPlan(source) : rebuildPlan(log);
+      const rebuilt = rebuildRecords(log);
+      const { plan, records, wheel } = trimmed
+        ? yield* currentState(source)
+        : { plan: rebuildPlan(log), records: rebuilt, wheel: rebuilt.wheel };
+      // The instant the head moved past atSeq (versions written before at_seq was recorded are placed by it), and
+      // the moment the fork stands for: then, or now when forking at the head.
+      const nextTs = atSeq === head ? null : ((yield* tsAt.get(source.room_id, atSeq + 1))?.ts ?? null);
+      const t = now();
+      const settled = settleFork({ ...plan, approvals: records.approvals, wheel }, nextTs ?? t, t);
       // The fork's search documents, written in bulk once its records are in place.
       const docs: { id: string; fields: SearchFields }[] = [];
-      for (const [i, task] of plan.tasks.entries()) {
+      for (const [i, task] of settled.tasks.entries()) {
         yield* insertTask.run(dst, task.id, i + 1, task.owner, JSON.stringify(task));
         docs.push({ id: task.id, fields: taskFields(task) });
       }
-      const rebuilt = rebuildRecords(log);
-      const reviews: Review[] = trimmed
-        ? (yield* currentReviews.all(source.room_id)).map((row) => JSON.parse(row.json) as Review)
-        : rebuilt.reviews;
-      const floors = { ...rebuilt.floors };
-      if (trimmed) {
-        // The events that named the source's records may be trimmed: its records themselves give the floors.
-        for (const review of reviews) floors.review = Math.max(floors.review, serialOf(review.id));
-        for (const row of yield* recordIds.all(source.room_id)) {
-          const kind = row.kind as "handoff" | "approval" | "verdict";
-          floors[kind] = Math.max(floors[kind], serialOf(row.id));
-        }
-      }
-      for (const review of reviews)
-        yield* insertReview.run(dst, review.id, serialOf(review.id), JSON.stringify(review));
-
-      // The instant the head moved past atSeq: versions written before at_seq was recorded are placed by it.
-      const nextTs = atSeq === head ? null : ((yield* tsAt.get(source.room_id, atSeq + 1))?.ts ?? null);
+      const held = { ...records, approvals: settled.approvals };
+      yield* people.write(dst, held);
+      // Ids continue after the records it holds and every id its log names (rooms.id_floors).
+      const floors = heldFloors(rebuilt.floors, held);
       const earlier = new Map<string, ContextVersionAt[]>();
       for (const row of yield* history.all(source.room_id)) {
         const list = earlier.get(row.id) ?? [];
@@ -248,7 +233,7 @@ export function createFork(
       yield* search.putNew(dst, docs);
 
       const forkedFrom: ForkedFrom = { roomId: source.room_id, seq: atSeq };
-      const counts = plan.byStatus;
+      const counts = settled.byStatus;
       yield* setRoom.run({
         room: dst,
         task_n: plan.taskN,
@@ -261,20 +246,20 @@ export function createFork(
         b: counts.blocked,
         c: copied,
         created: plan.createdMs,
-        updated: plan.updatedMs,
+        updated: settled.updatedMs,
         from: JSON.stringify(forkedFrom),
         trimmed: source.trimmed_seq,
-        // Handoffs, approvals and verdicts are not copied: the fork's own start after every id its log names.
         floors: forkFloors(floors),
       });
       // Small values are not in the log: the kinds declared to fork are copied as they are now.
       yield* values.fill(dst, yield* values.forked(source.room_id), false);
-      if (input.driver !== undefined) yield* driver.seed(dst, input.driver);
+      // Nobody drives a fork; a room driven before keeps its epoch, so the fork's log never sees one go back.
+      if (settled.driver.epoch > 0) yield* driver.seedState(dst, settled.driver);
       yield* events.append(dst, {
         type: "room_forked",
         from: input.by,
         to: BROADCAST,
-        payload: { from: forkedFrom },
+        payload: roomForkedPayload(forkedFrom, settled.released),
       });
       return { roomId: dst, forkedFrom };
     },

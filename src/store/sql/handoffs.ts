@@ -133,16 +133,20 @@ export function createHandoffs(
         const moved = handedTask(previous, input.agentId, t);
         yield* leases.store(roomId, moved, null);
         yield* rooms.planChanged(roomId, t);
-        yield* events.append(roomId, {
-          type: "task_updated",
-          from: input.agentId,
-          to: BROADCAST,
-          payload: {
-            task: moved,
-            previousStatus: previous.status,
-            changes: { owner: input.agentId, note: `handoff ${handoff.id} from ${handoff.from}` },
+        yield* events.append(
+          roomId,
+          {
+            type: "task_updated",
+            from: input.agentId,
+            to: BROADCAST,
+            payload: {
+              task: moved,
+              previousStatus: previous.status,
+              changes: { owner: input.agentId, note: `handoff ${handoff.id} from ${handoff.from}` },
+            },
           },
-        });
+          t,
+        );
       }
       const accepted: Handoff = {
         ...handoff,
@@ -153,51 +157,66 @@ export function createHandoffs(
         updated_at: iso(t),
       };
       yield* close(roomId, accepted);
-      yield* events.append(roomId, {
-        type: "handoff_accepted",
-        from: input.agentId,
-        to: BROADCAST,
-        payload: { handoffId: handoff.id, from: handoff.from, by: input.agentId, moved: move, conflicts },
-      });
+      // One instant for the moves and the acceptance: a fork reads updated_at from this event.
+      yield* events.append(
+        roomId,
+        {
+          type: "handoff_accepted",
+          from: input.agentId,
+          to: BROADCAST,
+          payload: { handoffId: handoff.id, from: handoff.from, by: input.agentId, moved: move, conflicts },
+        },
+        t,
+      );
       return accepted;
     },
     *declineHandoff(scope: RoomScope, input: { id: string; agentId: string; reason: string }): Op<Handoff> {
       const handoff = yield* open(scope, input.id);
       checkHandoffDecline(handoff, input.agentId);
       yield* rooms.claim(scope);
+      const t = now();
       const declined: Handoff = {
         ...handoff,
         status: "declined",
         closedBy: input.agentId,
         reason: input.reason,
-        updated_at: iso(now()),
+        updated_at: iso(t),
       };
       yield* close(scope.roomId, declined);
-      yield* events.append(scope.roomId, {
-        type: "handoff_declined",
-        from: input.agentId,
-        to: handoff.from,
-        payload: { handoffId: handoff.id, by: input.agentId, reason: input.reason },
-      });
+      yield* events.append(
+        scope.roomId,
+        {
+          type: "handoff_declined",
+          from: input.agentId,
+          to: handoff.from,
+          payload: { handoffId: handoff.id, by: input.agentId, reason: input.reason },
+        },
+        t,
+      );
       return declined;
     },
     *cancelHandoff(scope: RoomScope, input: { id: string; by: string }): Op<Handoff> {
       const handoff = yield* open(scope, input.id);
       checkHandoffCancel(handoff, input.by);
       yield* rooms.claim(scope);
+      const t = now();
       const cancelled: Handoff = {
         ...handoff,
         status: "cancelled",
         closedBy: input.by,
-        updated_at: iso(now()),
+        updated_at: iso(t),
       };
       yield* close(scope.roomId, cancelled);
-      yield* events.append(scope.roomId, {
-        type: "handoff_cancelled",
-        from: input.by,
-        to: audience(handoff.to),
-        payload: { handoffId: handoff.id, by: input.by },
-      });
+      yield* events.append(
+        scope.roomId,
+        {
+          type: "handoff_cancelled",
+          from: input.by,
+          to: audience(handoff.to),
+          payload: { handoffId: handoff.id, by: input.by },
+        },
+        t,
+      );
       return cancelled;
     },
     *listHandoffs(scope: RoomScope, status?: HandoffStatus): Op<Handoff[]> {

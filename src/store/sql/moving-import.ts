@@ -3,7 +3,7 @@
  * Its events stream from the caller's file inside the write, IMPORT_BATCH at a time (Dialect.writeEvents: one
  * statement per batch on PostgreSQL, a statement per row on SQLite), with their search documents (Search.putNew).
  */
-import { forkFloors, noFloors, raiseFloor } from "../../protocol/fork-rebuild.ts";
+import { forkFloors, noFloors, raiseFloor } from "../../protocol/fork-records.ts";
 import { movingErrors } from "../../protocol/moving.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import { contextFields, eventFields, type SearchFields, taskFields } from "../../protocol/search.ts";

@@ -313,7 +313,7 @@ const actions: Actions = {
     dialog.dataset.seq = String(seq);
     replace(
       byId("fork-what"),
-      `A new room with this room's log up to event #${seq}, and its tasks and context as they stood then. You will drive it.`,
+      `A new room with this room's log up to event #${seq}, and its tasks, context, approvals and handoffs as they stood then. Leases and the wheel are released: nobody drives it until someone takes the wheel.`,
     );
     byId<HTMLInputElement>("fork-name").value = "";
     dialog.showModal();

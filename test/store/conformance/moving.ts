@@ -153,7 +153,7 @@ export function movingTests(suite: Suite): void {
           to: "bob",
           taskIds: [task.id],
           contextIds: [],
-          note: "",
+          note: "yours",
           offeredBy: "human:alice",
           agentOffer: false,
         })
@@ -169,7 +169,7 @@ export function movingTests(suite: Suite): void {
       ).id,
     });
     expect(await minted(scope)).toEqual({ approval: "apr-1", handoff: "hof-1", verdict: "vrd-1" });
-    // The fork holds none of those records, only the log naming them.
+    // The fork holds those records as its log left them; its copy continues after them, as the fork does.
     const fork = { roomId: `${scope.roomId}-fork`, teamId: scope.teamId };
     await suite.store.forkRoom(scope, { newRoomId: fork.roomId, by: "human:alice" });
     const file = await verified(await exportText(suite.store, fork, suite.clock.now()));

@@ -133,15 +133,11 @@ export function forkTests(suite: Suite): void {
     expect(await snapshot(suite.store, scope)).toEqual(source);
   });
 
-  test("the fork is a room of its own: default seq is the head, forkedFrom is shown, new ids never clash, a person drives it", async () => {
+  test("the fork is a room of its own: default seq is the head, forkedFrom is shown, new ids never clash, nobody drives it", async () => {
     const { scope } = await scriptedRoom(suite);
     const head = (await suite.store.roomInfo(scope)).eventCount;
     const roomId = newRoomId();
-    const made = await suite.second.forkRoom(scope, {
-      newRoomId: roomId,
-      by: "human:alice",
-      driver: "human:alice",
-    });
+    const made = await suite.second.forkRoom(scope, { newRoomId: roomId, by: "human:alice" });
     expect(made.forkedFrom).toEqual({ roomId: scope.roomId, seq: head });
     const fork = { roomId, teamId: scope.teamId };
     const info = await suite.store.roomInfo(fork);
@@ -153,7 +149,7 @@ export function forkTests(suite: Suite): void {
       contextCount: 3,
       eventCount: head + 1,
       agentCount: 0,
-      driver: { holder: "human:alice", holderKind: "human", epoch: 1 },
+      driver: { holder: null, holderKind: null, epoch: 0, since: null },
     });
     expect((await suite.store.roomSummary(roomId))?.forkedFrom).toEqual({ roomId: scope.roomId, seq: head });
     expect((await suite.store.roomSummary(scope.roomId))?.forkedFrom).toBeUndefined();
@@ -169,12 +165,24 @@ export function forkTests(suite: Suite): void {
         })
       ).id,
     ).toBe("ctx-4");
-    // Not copied: locks, variables, presence, approvals.
+    // Not copied: locks, variables, presence. The handoff is, as it stood.
     expect(await suite.store.listLocks(fork)).toEqual([]);
     expect(await suite.store.listVars(fork)).toEqual({});
-    expect(await suite.store.listHandoffs(fork)).toEqual([]);
-    // Driven by the forker: a steer at epoch 1 lands.
-    await suite.store.driverAct(fork, { type: "steer", by: "human:alice", epoch: 1, to: "bot", text: "go" });
+    expect(await suite.store.listHandoffs(fork)).toEqual(await suite.store.listHandoffs(scope));
+    // Nobody drives it: a steer is refused until someone takes the wheel.
+    await expectRoomError(
+      suite.store.driverAct(fork, { type: "steer", by: "human:alice", epoch: 0, to: "bot", text: "go" }),
+      "forbidden",
+      "Only the driver can steer; nobody drives this room: take the wheel first",
+    );
+    const wheel = await suite.store.takeDriver(fork, { holder: "human:alice", kind: "human" });
+    await suite.store.driverAct(fork, {
+      type: "steer",
+      by: "human:alice",
+      epoch: wheel.epoch,
+      to: "bot",
+      text: "go",
+    });
     // Writing the fork leaves the source alone.
     expect((await suite.store.readPlan(scope)).tasks.map((t) => t.title)).toEqual([
       "design",

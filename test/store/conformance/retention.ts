@@ -13,7 +13,7 @@ import {
   TRIM_PER_APPEND,
 } from "../../../src/store/move-types.ts";
 import type { RoomScope, RoomStore } from "../../../src/store/types.ts";
-import { allEvents, expectRoomError, newScope, newTask, type Suite } from "./harness.ts";
+import { agentOffer, allEvents, expectRoomError, newScope, newTask, type Suite } from "./harness.ts";
 
 const DAY = 86_400_000;
 
@@ -254,6 +254,42 @@ export function retentionTests(suite: Suite): void {
     expect(events[0]?.type).toBe("room_forked");
     // New ids continue after the source's.
     expect((await store.addTask(fork, newTask("third"))).id).toBe("task-3");
+  });
+
+  test("a fork of a trimmed room holds its people's records as they are and releases its holdings", async () => {
+    const store = await retaining({ maxEvents: 3 });
+    const scope = newScope();
+    await store.addTask(scope, newTask("build"));
+    await store.claimTask(
+      { ...scope, actor: "alice" },
+      { taskId: "task-1", agentId: "alice", leaseMs: 60_000 },
+    );
+    const approval = await store.requestApproval(scope, {
+      requestedBy: "bot",
+      action: "deploy",
+      details: { env: "prod" },
+      expiresInMs: 3_600_000,
+    });
+    await store.offerHandoff(scope, agentOffer("alice", "bob", ["task-1"]));
+    await store.recordVerdict(scope, { by: "r", verdict: "pass", summary: "ok", details: "", ref: null });
+    const wheel = await store.takeDriver(scope, { holder: "human:ann", kind: "human" });
+    for (let i = 0; i < 4; i++) await post(store, scope);
+    // The events that made those records are trimmed: the fork takes the records themselves.
+    expect((await store.readEvents(scope, { limit: 100 })).trimmedBefore).toBeGreaterThan(6);
+    const fork = { ...scope, roomId: `${scope.roomId}-f` };
+    await store.forkRoom(scope, { newRoomId: fork.roomId, by: "human:ann" });
+    expect(await store.listApprovals(fork)).toEqual([approval]);
+    expect(await store.listHandoffs(fork)).toEqual(await store.listHandoffs(scope));
+    expect(await store.listVerdicts(fork)).toEqual(await store.listVerdicts(scope));
+    expect(await store.getTask(fork, "task-1")).toMatchObject({ status: "pending", owner: null });
+    expect(await store.getDriver(fork)).toMatchObject({ holder: null, epoch: wheel.epoch + 1 });
+    const next = await store.requestApproval(fork, {
+      requestedBy: "bot",
+      action: "x",
+      details: {},
+      expiresInMs: 60_000,
+    });
+    expect(next.id).toBe("apr-2");
   });
 
   test("without retention nothing is trimmed", async () => {

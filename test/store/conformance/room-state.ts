@@ -181,7 +181,7 @@ export function roomStateTests(suite: Suite): void {
     const scope = newScope();
     await fillEveryPiece(suite.store, suite.clock, scope);
     const fork = { roomId: `${scope.roomId}-fork`, teamId: scope.teamId };
-    await suite.second.forkRoom(scope, { newRoomId: fork.roomId, by: "human:ann", driver: "human:ann" });
+    await suite.second.forkRoom(scope, { newRoomId: fork.roomId, by: "human:ann" });
     expect(travelProblems(await holdings(fork.roomId), "forked", driver())).toEqual([]);
   });
 }

@@ -1,8 +1,8 @@
 /**
  * Forks together with the rest (docs/people.md "Forks"): a fork at a seq must read like the room built by writes
  * read when its head was that seq — plan, context, search, reviews, analytics, task counts — except what a fork
- * does not copy (leases, claims, cursors, presence, webhooks, approvals, handoffs, verdicts); its posted events stay
- * deletable and tombstones stay tombstones; the ids it mints never repeat one its log names.
+ * releases or does not copy (leases, claims, cursors, presence, webhooks); its posted events stay deletable and
+ * tombstones stay tombstones; the ids it mints never repeat one it holds or its log names.
  */
 import { expect, test } from "bun:test";
 import { computeAnalytics, type RoomAnalytics } from "../../../src/protocol/analytics.ts";
@@ -26,7 +26,34 @@ const QUERIES = ["login", "users", "flaky test", "deploy", "retry"];
 const FORKER = "human:fork";
 const as = (scope: RoomScope, actor: string): RoomScope => ({ ...scope, actor });
 const newRoomId = () => `f-${crypto.randomUUID().slice(0, 10)}`;
-const unleased = (tasks: Task[]) => tasks.map(({ lease_expires_at: _lease, ...task }) => task);
+
+type Observed = Awaited<ReturnType<typeof observed>>;
+
+/**
+ * What a fork at a seq shows of the room recorded there: a leased task released as its expiry releases it — at the
+ * lease's end when it ran out by the seq's moment (`standMs`, the next event's time), else at the fork's making.
+ */
+function asForked(state: Observed, standMs: number, madeMs: number): Observed {
+  const tasks = state.plan.tasks.map((task): Task => {
+    const { lease_expires_at: end, ...rest } = task;
+    if (end === undefined) return task;
+    const at = Date.parse(end) <= standMs ? end : iso(madeMs);
+    return { ...rest, status: "pending", owner: null, version: task.version + 1, updated_at: at };
+  });
+  const byStatus = { pending: 0, in_progress: 0, done: 0, blocked: 0 };
+  for (const task of tasks) byStatus[task.status] += 1;
+  const changed = tasks.filter((t, i) => t !== state.plan.tasks[i]).map((t) => t.updated_at);
+  const updated = [state.plan.updated_at, ...changed]
+    .filter((t): t is string => t !== null)
+    .sort()
+    .at(-1);
+  return {
+    ...state,
+    plan: { ...state.plan, tasks, updated_at: updated ?? null },
+    counts: { ...state.counts, tasksByStatus: byStatus },
+    analytics: { ...state.analytics, tasksByStatus: byStatus },
+  };
+}
 
 async function searchAll(store: RoomStore, scope: RoomScope): Promise<SearchHit[][]> {
   return Promise.all(
@@ -44,7 +71,7 @@ async function observed(store: RoomStore, scope: RoomScope) {
     store.analyticsLog(scope),
   ]);
   return {
-    plan: { ...plan, project: "", tasks: unleased(plan.tasks) },
+    plan: { ...plan, project: "" },
     context,
     reviews,
     counts: { taskCount: info.taskCount, tasksByStatus: info.tasksByStatus, contextCount: info.contextCount },
@@ -65,7 +92,7 @@ export function togetherForkTests(suite: Suite): void {
   test("a fork at every recorded seq reads like the room did then: plan, context, search, reviews, analytics, counts", async () => {
     const { store, clock } = suite;
     const scope = await claimedRoom(store);
-    const recorded = new Map<number, Awaited<ReturnType<typeof observed>>>();
+    const recorded = new Map<number, Observed>();
     const step = async (action: () => Promise<unknown>) => {
       clock.advance(1000);
       await action();
@@ -175,7 +202,10 @@ export function togetherForkTests(suite: Suite): void {
         .map((hit) => hit.type),
     );
     expect([...found].sort()).toEqual(["context", "event", "task"]);
-    for (const [seq, expected] of recorded) {
+    const events = await allEvents(store, scope);
+    clock.advance(1000);
+    const made = clock.now();
+    for (const [seq, recordedThen] of recorded) {
       const roomId = newRoomId();
       await (seq % 2 === 0 ? store : suite.second).forkRoom(scope, {
         newRoomId: roomId,
@@ -184,8 +214,12 @@ export function togetherForkTests(suite: Suite): void {
       });
       const fork = { roomId, teamId: scope.teamId };
       const got = await observed(store, fork);
+      const standMs = seq === events.length ? made : Date.parse(events[seq]?.timestamp ?? "");
+      const expected = asForked(recordedThen, standMs, made);
       expect({ ...got, analytics: withoutForkEvent(got.analytics) }, `fork at ${seq}`).toEqual(expected);
     }
+    // Some forks released a lease (the comparison above is not only of unleased plans).
+    expect([...recorded.values()].some((r) => r.plan.tasks.some((t) => t.lease_expires_at))).toBe(true);
   });
 
   test("tombstones stay tombstones, posted events stay deletable by their author, roomd's own stay undeletable", async () => {
@@ -235,7 +269,7 @@ export function togetherForkTests(suite: Suite): void {
     ).toEqual([kept.id]);
   });
 
-  test("a leased task is copied in progress and owned, without a lease; claims, cursors and webhooks are not copied", async () => {
+  test("a leased task is released in the fork, as its expiry would; claims, cursors and webhooks are not copied", async () => {
     const { store, clock } = suite;
     const scope = await claimedRoom(store);
     const task = await store.addTask(scope, newTask("build"));
@@ -259,11 +293,18 @@ export function togetherForkTests(suite: Suite): void {
     const fork = { roomId: newRoomId(), teamId: scope.teamId };
     await store.forkRoom(scope, { newRoomId: fork.roomId, by: FORKER });
     const { lease_expires_at: _lease, ...held } = claimed;
-    expect(await store.getTask(fork, task.id)).toEqual(held);
-    expect((await store.roomInfo(fork)).tasksByStatus).toMatchObject({ in_progress: 1, pending: 0 });
-    // No lease to run out: long after the source's lease, the fork's task is still alice's.
+    const released: Task = {
+      ...held,
+      status: "pending",
+      owner: null,
+      version: held.version + 1,
+      updated_at: iso(clock.now()),
+    };
+    expect(await store.getTask(fork, task.id)).toEqual(released);
+    expect((await store.roomInfo(fork)).tasksByStatus).toMatchObject({ in_progress: 0, pending: 1 });
+    // Nothing runs out later: long after the source's lease, the fork's task is as the fork released it.
     clock.advance(120_000);
-    expect(await suite.second.getTask(fork, task.id)).toEqual(held);
+    expect(await suite.second.getTask(fork, task.id)).toEqual(released);
     expect((await store.getTask(scope, task.id)).owner).toBeNull();
     await store.addTask(fork, newTask("more"));
     expect((await allEvents(store, fork)).map((e) => e.type)).not.toContain("task_lease_expired");
@@ -275,7 +316,7 @@ export function togetherForkTests(suite: Suite): void {
     });
     expect(again).toMatchObject({
       owner: "alice",
-      version: held.version,
+      version: released.version + 1,
       lease_expires_at: iso(clock.now() + 60_000),
     });
     expect(await store.listClaims(fork, {})).toEqual([]);
@@ -286,7 +327,7 @@ export function togetherForkTests(suite: Suite): void {
     expect(batch.events[0]?.seq).toBe(1);
   });
 
-  test("ids a fork mints never repeat one its log names: reviews are copied, handoffs, approvals and verdicts continue after the log's", async () => {
+  test("ids a fork mints never repeat one it holds: reviews, handoffs, approvals and verdicts are copied, its own continue after them", async () => {
     const { store } = suite;
     const scope = await claimedRoom(store);
     const task = await store.addTask(scope, newTask("t"));
@@ -313,6 +354,10 @@ export function togetherForkTests(suite: Suite): void {
     const fork = { roomId: newRoomId(), teamId: scope.teamId };
     await store.forkRoom(scope, { newRoomId: fork.roomId, by: FORKER });
     expect(await suite.second.listReviews(fork, {})).toEqual(reviews);
+    // Forked at the head: every record as it is in the source, expiries included.
+    expect(await suite.second.listHandoffs(fork)).toEqual(await store.listHandoffs(scope));
+    expect(await store.listApprovals(fork)).toEqual(await store.listApprovals(scope));
+    expect(await store.listVerdicts(fork)).toEqual(await store.listVerdicts(scope));
     // A pending review the fork's log announces can be decided in the fork.
     expect(
       (await store.decideReview(fork, { reviewId: "rev-1", agentId: "b", status: "approved" })).status,
@@ -321,9 +366,6 @@ export function togetherForkTests(suite: Suite): void {
     expect(
       (await store.requestReview(fork, { requester: "a", reviewer: "b", subject: "s3", details: "" })).id,
     ).toBe("rev-3");
-    expect(await store.listHandoffs(fork)).toEqual([]);
-    expect(await store.listApprovals(fork)).toEqual([]);
-    expect(await store.listVerdicts(fork)).toEqual([]);
     const handoff = await suite.second.offerHandoff(fork, agentOffer("a", "b", []));
     expect(handoff.id).toBe("hof-3");
     const approval = await store.requestApproval(fork, {

@@ -223,7 +223,7 @@ export function togetherMailTests(suite: Suite): void {
     });
     await store.driverAct(scope, { type: "interrupt", by: "human:alice", epoch: 1, to: "bot", text: "stop" });
     const fork = { roomId: `f-${crypto.randomUUID().slice(0, 10)}`, teamId: scope.teamId };
-    await store.forkRoom(scope, { newRoomId: fork.roomId, by: "human:alice", driver: "human:alice" });
+    await store.forkRoom(scope, { newRoomId: fork.roomId, by: "human:alice" });
     const start = await suite.second.bridge(fork, { agentId: "bot", hook: "SessionStart" });
     expect(start.messages).toEqual([]);
     expect((await store.bridge(fork, { agentId: "bot", hook: "PreToolUse" })).interrupt).toBeUndefined();
@@ -236,7 +236,16 @@ export function togetherMailTests(suite: Suite): void {
       to: "bot",
       payload: { text: "new" },
     });
-    await store.driverAct(fork, { type: "steer", by: "human:alice", epoch: 1, to: "bot", text: "new" });
+    // Nobody drives the fork: alice takes its wheel, past the epoch the source's log ended at (1, released: 2).
+    const wheel = await store.takeDriver(fork, { holder: "human:alice", kind: "human" });
+    expect(wheel.epoch).toBe(3);
+    await store.driverAct(fork, {
+      type: "steer",
+      by: "human:alice",
+      epoch: wheel.epoch,
+      to: "bot",
+      text: "new",
+    });
     expect((await store.bridge(fork, { agentId: "bot", hook: "Stop" })).messages.map((m) => m.text)).toEqual([
       "new",
     ]);

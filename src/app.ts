@@ -1,6 +1,6 @@
 /**
  * createApp(deps): the Hono application. Middleware order: request id → Origin check (every route but
- * /health) → body cap (64 KB; /mcp brings its own 512 KB, the room import IMPORT_MAX_BYTES) → routes (each route group brings its own
+ * the probes /health, /livez, /readyz) → body cap (64 KB; /mcp brings its own 512 KB, the room import IMPORT_MAX_BYTES) → routes (each route group brings its own
  * authentication and rate limiting) → one onError that logs with the request id and answers generically.
  */
 import { Hono } from "hono";
@@ -13,7 +13,7 @@ import { adminRoutes } from "./http/admin/index.ts";
 import { createFailureLimiter, type FailureLimiter } from "./http/auth-failures.ts";
 import { MAX_ROUTE_BODY_BYTES, routeBodyLimit } from "./http/body-limit.ts";
 import { roomErrorResponse } from "./http/errors.ts";
-import { healthRoutes } from "./http/health.ts";
+import { healthRoutes, PROBE_ROUTES } from "./http/health.ts";
 import { mcpRoutes } from "./http/mcp-route.ts";
 import { countRateLimited, countStoreRequests, httpMetrics } from "./http/metrics/instrument.ts";
 import { createRoomdMetrics, type RoomdMetrics } from "./http/metrics/roomd-metrics.ts";
@@ -59,6 +59,7 @@ export interface AppDeps {
     | "webhooksPerRoom"
     | "importMaxBytes"
     | "cookieSecure"
+    | "storeTimeoutMs"
   >;
   /** The process's live rooms: streams and waiters share one hub per room. */
   live: LiveRooms;
@@ -82,13 +83,13 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   app.use(requestId());
   // Every route a browser could reach, present and future, unless listed as open.
   app.use(
-    originCheck({ host: deps.config.host, allowedOrigins: deps.config.allowedOrigins, open: ["/health"] }),
+    originCheck({ host: deps.config.host, allowedOrigins: deps.config.allowedOrigins, open: PROBE_ROUTES }),
   );
   // The room import brings its own cap (IMPORT_MAX_BYTES), enforced as its body streams in.
   app.use(
     routeBodyLimit({ maxSize: MAX_ROUTE_BODY_BYTES, except: ["/mcp", /^\/admin\/rooms\/[^/]+\/import$/] }),
   );
-  app.route("/", healthRoutes(deps.store));
+  app.route("/", healthRoutes(deps.store, { timeoutMs: deps.config.storeTimeoutMs }));
   // MCP is for agents and their keys: no cookie authenticates it.
   app.route("/", mcpRoutes({ ...deps, sessions: null, onToolCall: deps.metrics.toolCall }));
   app.route("/", metricsRoutes(deps));

@@ -1,8 +1,12 @@
-/** Entry: loadConfig(env) → openStore(config) → createApp(deps) → Bun.serve. */
+/**
+ * Entry: loadConfig(env) → openStore(config) → createApp(deps) → Bun.serve. Also the compiled `roomd` executable's
+ * entry, whose other commands (healthcheck, --version, --help) are in commands.ts.
+ */
 import { basename } from "node:path";
 import { ensureLocalKey } from "./access/first-run.ts";
 import { appDeps, createApp } from "./app.ts";
 import { connectBlock } from "./clients.ts";
+import { healthcheck, parseCommand, USAGE, VERSION } from "./commands.ts";
 import { type Config, ConfigError, loadConfig } from "./config.ts";
 import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
 import { createWebhookWorker } from "./live/webhooks/worker.ts";
@@ -38,6 +42,14 @@ function webhookSigningKey(config: Config): string | undefined {
 }
 
 async function main(): Promise<void> {
+  const command = parseCommand(process.argv.slice(2));
+  if (typeof command === "object") {
+    process.stderr.write(command.error);
+    process.exit(2);
+  }
+  if (command === "version") return void process.stdout.write(`roomd ${VERSION}\n`);
+  if (command === "help") return void process.stdout.write(USAGE);
+  if (command === "healthcheck") process.exit(await healthcheck(loadConfig(process.env)));
   const loaded = loadConfig(process.env);
   const logger = createLogger(loaded.logLevel);
   const signingKey = webhookSigningKey(loaded);

@@ -1,3 +1,4 @@
+#!/usr/bin/env bun
 /**
  * Entry: loadConfig(env) → openStore(config) → createApp(deps) → Bun.serve. Also the compiled `roomd` executable's
  * entry, whose other commands (healthcheck, --version, --help) are in commands.ts.

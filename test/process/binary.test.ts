@@ -18,9 +18,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { spawn } from "bun";
 import { freePort } from "../support/redis-server.ts";
-import { checkServes, printedKey, type StartedRoomd, startRoomdCommand } from "../support/shipped.ts";
+import { checkServes, printedKey, run, type StartedRoomd, startRoomdCommand } from "../support/shipped.ts";
 
 const ROOT = resolve(import.meta.dir, "..", "..");
 
@@ -28,22 +27,6 @@ let scratch: string;
 let alone: string;
 let env: Record<string, string>;
 let roomd: StartedRoomd;
-
-/** Runs a command to its end; its exit code and output. */
-async function run(command: string[], options: { cwd: string; env: Record<string, string>; stdin?: string }) {
-  const proc = spawn(command, {
-    cwd: options.cwd,
-    env: options.env,
-    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-  ]);
-  return { code: await proc.exited, stdout, stderr };
-}
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), "roomd-binary-"));

@@ -61,6 +61,41 @@ export async function startRoomdCommand(
   };
 }
 
+export interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end (no shell), with `stdin` as its input when given; the environment is this one's unless given. */
+export async function run(
+  command: string[],
+  options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
+): Promise<Ran> {
+  const proc = spawn(command, {
+    cwd: options.cwd,
+    env: options.env ?? (process.env as Record<string, string>),
+    stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ]);
+  return { code: await proc.exited, stdout, stderr };
+}
+
+/** Like run, but a failure throws with what the command printed; its stdout otherwise. */
+export async function must(command: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  const ran = await run(command, options);
+  if (ran.code !== 0) {
+    const tail = (text: string) => text.slice(-3000);
+    throw new Error(`${command.join(" ")} exited ${ran.code}:\n${tail(ran.stdout)}\n${tail(ran.stderr)}`);
+  }
+  return ran.stdout;
+}
+
 /** The operator key a first run prints ("…shown only this once:\n\n  <key>"). */
 export function printedKey(output: string): string {
   const match = /shown only this once:\s+(rk_local_\S+)/.exec(output);

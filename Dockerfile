@@ -1,7 +1,7 @@
 # roomd: one stateless process; state lives in the embedded SQLite file (volume /data), Redis or PostgreSQL.
 # Two stages: the first compiles the self-contained executables (`bun run build`: Bun's runtime, roomd and its
-# dependencies, the pages' assets); the image holds only them, on Debian slim, run by an unprivileged user. No Bun,
-# no node_modules, no sources, no dev dependencies and no source maps reach it.
+# dependencies, the pages' assets); the image holds only `roomd`, on Debian slim, run by an unprivileged user. No
+# Bun, no node_modules, no sources, no dev dependencies and no source maps reach it.
 FROM oven/bun:1.4.5-slim AS build
 WORKDIR /src
 COPY package.json bun.lock ./
@@ -16,7 +16,8 @@ FROM debian:bookworm-slim
 RUN groupadd --gid 1000 roomd \
   && useradd --uid 1000 --gid roomd --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin roomd \
   && mkdir -p /data && chown roomd:roomd /data && chmod 0700 /data
-COPY --from=build /src/dist/roomd /src/dist/roomctl /usr/local/bin/
+# roomctl stays out: each executable carries Bun's runtime (~100 MB), and roomctl belongs on people's machines.
+COPY --from=build /src/dist/roomd /usr/local/bin/roomd
 USER roomd
 # Inside a container, loopback is unreachable from the published port: bind every interface.
 ENV PORT=3000 HOST=0.0.0.0 SQLITE_PATH=/data/roomd.sqlite

@@ -1,6 +1,6 @@
 /**
  * `bun bench/cpu.ts [--store sqlite,redis] [--agents 16] [--calls 8000] [--tasks 100] [--log-levels info]
- * [--floor-calls 60000] [--workloads tools/list,get_shared_var,mixed] [--tries 3]`
+ * [--tracing off] [--floor-calls 60000] [--workloads tools/list,get_shared_var,mixed] [--tries 3]`
  * CPU per tool call against a floor, side by side in one run. The floor is a bare Hono JSON POST handler
  * (bench/floor-server.ts: read a JSON body, answer a small JSON object) under the same load generator, the same
  * agents and the same machine; it is measured first and last, and the ratios use the mean of the two. Then per
@@ -8,7 +8,8 @@
  * workload over plans of `--tasks` tasks (bench/load.ts planWorkload, plans that do not grow). CPU is the
  * process's user + system time from /proc, per call; on Redis also the redis-server main thread's CPU per call.
  * A phase during which other work took more than 10% of the machine is run again, up to `--tries` runs in all
- * (the cleanest is kept).
+ * (the cleanest is kept). `--tracing off,on` runs each store with tracing off (no OTLP endpoint: the default) and
+ * on (exporting every span to a receiver in this process that counts and drops them, sampling everything).
  */
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     calls: { type: "string", default: "8000" },
     tasks: { type: "string", default: "100" },
     "log-levels": { type: "string", default: "info" },
+    tracing: { type: "string", default: "off" },
     "floor-calls": { type: "string", default: "60000" },
     workloads: { type: "string", default: "tools/list,get_shared_var,mixed" },
     tries: { type: "string", default: "3" },
@@ -40,6 +42,7 @@ const floorCalls = Number(values["floor-calls"]);
 const list = (raw: string) => raw.split(",").filter(Boolean);
 const stores = list(values.store) as BenchStore[];
 const logLevels = list(values["log-levels"]);
+const tracingModes = list(values.tracing);
 const workloads = new Set(list(values.workloads));
 /** A phase during which other work took over 10% of the machine is run again, up to this many times in all. */
 const tries = Number(values.tries);
@@ -93,21 +96,38 @@ async function floorPhase(label: string): Promise<void> {
       tries,
     );
     floors.push(usPerCall(r));
-    rows.push(row("—", "", `bare Hono JSON POST (floor, ${label})`, r));
+    rows.push(rowOf("—", "", `bare Hono JSON POST (floor, ${label})`, r, "—"));
   } finally {
     await floor.stop();
   }
 }
 
-function row(
+/** Where a roomd with tracing on sends its spans: an OTLP/HTTP receiver that counts the spans and drops them. */
+let spansReceived = 0;
+const receiver = tracingModes.includes("on")
+  ? Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(req) {
+        const body = (await req.json()) as { resourceSpans?: { scopeSpans: { spans: unknown[] }[] }[] };
+        for (const r of body.resourceSpans ?? [])
+          for (const s of r.scopeSpans) spansReceived += s.spans.length;
+        return Response.json({});
+      },
+    })
+  : undefined;
+
+function rowOf(
   store: string,
   logLevel: string,
   workload: string,
   r: PhaseResult,
+  tracing = "off",
 ): Record<string, string | number> {
   return {
     store,
     LOG_LEVEL: logLevel,
+    tracing,
     workload,
     calls: r.calls,
     errors: r.errors,
@@ -121,8 +141,11 @@ function row(
   };
 }
 
-async function roomdPhases(store: BenchStore, logLevel: string): Promise<void> {
-  const target = await startTarget(store, { env: { LOG_LEVEL: logLevel } });
+async function roomdPhases(store: BenchStore, logLevel: string, tracing: string): Promise<void> {
+  const otel: Record<string, string> =
+    tracing === "on" ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver?.port}` } : {};
+  const target = await startTarget(store, { env: { LOG_LEVEL: logLevel, ...otel } });
+  const row = (level: string, workload: string, r: PhaseResult) => rowOf(store, level, workload, r, tracing);
   try {
     const url = target.server.url;
     const warm = await seedPlans(url, rooms, tasks);
@@ -131,9 +154,9 @@ async function roomdPhases(store: BenchStore, logLevel: string): Promise<void> {
     await runLoad({ url, secret: SECRET, agents, calls: 2000, next: planWorkload(warm, tasks) });
     const phase = (next: (agent: number, n: number) => Call) =>
       cleanestPhase(target, async () => ({ secret: SECRET, agents, calls, next }), tries);
-    if (workloads.has("tools/list")) rows.push(row(store, logLevel, "tools/list", await phase(toolsList)));
+    if (workloads.has("tools/list")) rows.push(row(logLevel, "tools/list", await phase(toolsList)));
     if (workloads.has("get_shared_var"))
-      rows.push(row(store, logLevel, "get_shared_var", await phase(sharedVarWorkload(warm))));
+      rows.push(row(logLevel, "get_shared_var", await phase(sharedVarWorkload(warm))));
     if (!workloads.has("mixed")) return;
     // Fresh plans per try: every try starts from the same room sizes and logs.
     const mixed = await cleanestPhase(
@@ -146,7 +169,7 @@ async function roomdPhases(store: BenchStore, logLevel: string): Promise<void> {
       }),
       tries,
     );
-    rows.push(row(store, logLevel, `mixed, ${tasks}-task plans`, mixed));
+    rows.push(row(logLevel, `mixed, ${tasks}-task plans`, mixed));
   } finally {
     await target.stop();
   }
@@ -154,8 +177,10 @@ async function roomdPhases(store: BenchStore, logLevel: string): Promise<void> {
 
 const loadBefore = loadavg()[0] ?? 0;
 await floorPhase("first");
-for (const store of stores) for (const level of logLevels) await roomdPhases(store, level);
+for (const store of stores)
+  for (const level of logLevels) for (const mode of tracingModes) await roomdPhases(store, level, mode);
 await floorPhase("last");
+await receiver?.stop(true);
 
 const floor = floors.reduce((a, b) => a + b, 0) / floors.length;
 for (const r of rows) {
@@ -165,6 +190,8 @@ for (const r of rows) {
 console.log(`agents=${agents} calls/phase=${calls} rooms=${rooms} tasks/room=${tasks} bun=${Bun.version}`);
 console.log(
   `machine: ${cpus().length} × ${cpus()[0]?.model}; 1-min load average before: ${loadBefore.toFixed(2)}; ` +
-    `floor = mean of ${floors.map((f) => f.toFixed(1)).join(" and ")} = ${floor.toFixed(1)} µs/request\n`,
+    `floor = mean of ${floors.map((f) => f.toFixed(1)).join(" and ")} = ${floor.toFixed(1)} µs/request` +
+    (receiver ? `; spans received with tracing on: ${spansReceived}` : "") +
+    "\n",
 );
 console.log(table(rows));

@@ -29,9 +29,11 @@ import { createStreamSlots, type StreamSlots } from "./http/stream-slots.ts";
 import { createLiveRooms, type LiveRooms } from "./live/hub.ts";
 import { describeError, type Logger } from "./log.ts";
 import { CATALOG, type Catalog } from "./mcp/catalog.ts";
+import type { McpTracer } from "./mcp/operations.ts";
 import { RoomError } from "./protocol/errors.ts";
 import type { Clock } from "./protocol/time.ts";
 import type { RoomStore } from "./store/types.ts";
+import type { Tracing } from "./telemetry/tracing.ts";
 import { webRoutes } from "./web/index.ts";
 
 export interface AppDeps {
@@ -75,6 +77,8 @@ export interface AppDeps {
   proxy?: Config["trustedProxy"];
   /** People's web sessions (docs/web.md): a session cookie authenticates every route but /mcp. */
   sessions: Sessions;
+  /** Spans per MCP request and notification, when tracing is on (telemetry/). */
+  mcpTracer?: McpTracer;
 }
 
 export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
@@ -91,7 +95,15 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   );
   app.route("/", healthRoutes(deps.store, { timeoutMs: deps.config.storeTimeoutMs }));
   // MCP is for agents and their keys: no cookie authenticates it.
-  app.route("/", mcpRoutes({ ...deps, sessions: null, onToolCall: deps.metrics.toolCall }));
+  app.route(
+    "/",
+    mcpRoutes({
+      ...deps,
+      sessions: null,
+      onToolCall: deps.metrics.toolCall,
+      onOperation: deps.metrics.mcpOperation,
+    }),
+  );
   app.route("/", metricsRoutes(deps));
   // Pages first: GET /room/:roomId answers browsers here and passes every other client on to the JSON summary.
   // One per-address budget for everything public about a room: page, JSON summary, view and stream.
@@ -124,6 +136,7 @@ export function appDeps(
   logger: Logger,
   now: Clock,
   extraOperatorKeys: Config["operatorKeys"] = [],
+  tracing?: Pick<Tracing, "mcp" | "store">,
 ): AppDeps {
   const operatorKeys = [...config.operatorKeys, ...extraOperatorKeys];
   const keys = createKeyRing({ operatorKeys, apiKeys: config.apiKeys });
@@ -134,7 +147,8 @@ export function appDeps(
     version: pkg.version,
     liveRooms: () => live?.rooms ?? 0,
   });
-  const counted = countStoreRequests(store, metrics);
+  // With tracing on, each operation asked of the store inside a traced request is a span (telemetry/store-spans.ts).
+  const counted = countStoreRequests(tracing ? tracing.store(store) : store, metrics);
   live = createLiveRooms(counted);
   const gate = countRateLimited(createGate({ keys, store: counted, config }), metrics);
   return {
@@ -155,5 +169,6 @@ export function appDeps(
       ...(config.trustedProxy ? [config.trustedProxy.teamId] : []),
     ]),
     proxy: config.trustedProxy,
+    ...(tracing ? { mcpTracer: tracing.mcp } : {}),
   };
 }

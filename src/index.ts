@@ -55,13 +55,17 @@ async function main(): Promise<void> {
   const logger = createLogger(loaded.logLevel);
   const signingKey = webhookSigningKey(loaded);
   const config: Config = signingKey ? { ...loaded, webhookSigningKey: signingKey } : loaded;
+  // Tracing first (only when configured: the SDK is not even loaded otherwise), so the store's round trips are seen.
+  const tracing = config.tracing
+    ? (await import("./telemetry/tracing.ts")).startTracing(config.tracing, { version: VERSION })
+    : undefined;
   const store = await openStore(config);
   // loadConfig refuses a shared store without keys, so a first run is always on the embedded store.
   const firstRun =
     config.store === "sqlite" && config.apiKeys.length === 0 && config.operatorKeys.length === 0
       ? await ensureLocalKey(config.sqlitePath, store, systemClock())
       : undefined;
-  const deps = appDeps(config, store, logger, systemClock);
+  const deps = appDeps(config, store, logger, systemClock, [], tracing);
   const app = createApp(deps);
   // wait_for_events holds a request up to 30 s without sending anything: the idle timeout must outlast it.
   const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, idleTimeout: 60 });
@@ -87,6 +91,7 @@ async function main(): Promise<void> {
     port: server.port,
     store: store.driver,
     webhooks: worker ? "on" : "off (set WEBHOOK_SIGNING_KEY)",
+    tracing: config.tracing ? { endpoint: new URL(config.tracing.url).origin } : "off",
     eventRetention:
       (config.eventRetentionDays ?? 0) > 0 || (config.eventRetentionMax ?? 0) > 0
         ? { days: config.eventRetentionDays ?? 0, maxEvents: config.eventRetentionMax ?? 0 }
@@ -115,6 +120,8 @@ async function main(): Promise<void> {
     // Sends in flight are recorded first; a process killed instead leaves them to its claims' leases.
     await worker?.stop();
     await store.close();
+    // The spans still queued are sent before the process goes.
+    await tracing?.shutdown().catch(() => {});
     process.exit(0);
   };
   process.on("SIGINT", shutdown);

@@ -9,6 +9,7 @@ import type { LiveRooms } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
 import type { CallContext, ToolOutcome } from "../mcp/call-path.ts";
 import type { Catalog } from "../mcp/catalog.ts";
+import type { McpTracer, OnOperation } from "../mcp/operations.ts";
 import { handleMcp, readBody, rpcError } from "../mcp/server.ts";
 import { PROFILES, type Profile } from "../mcp/tool.ts";
 import { errors } from "../protocol/errors.ts";
@@ -27,6 +28,10 @@ export interface McpRouteDeps extends AuthDeps {
   logger: Logger;
   /** Each tools/call's tool, outcome and seconds (the metrics). */
   onToolCall?: (tool: string, outcome: ToolOutcome, seconds: number) => void;
+  /** Each MCP request or notification, with how it ended and its seconds (the metrics). */
+  onOperation?: OnOperation;
+  /** Spans per MCP operation, when tracing is on. */
+  mcpTracer?: McpTracer;
 }
 
 /**
@@ -77,6 +82,8 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
         logger: deps.logger,
         requestId: c.get("requestId"),
         onToolCall: deps.onToolCall,
+        ...(deps.onOperation ? { onOperation: deps.onOperation } : {}),
+        ...(deps.mcpTracer ? { tracer: deps.mcpTracer } : {}),
         ...("failure" in admitted
           ? { rateLimited: errors.rateLimited(admitted.rate?.resetMs ?? 60_000).message }
           : {}),

@@ -15,6 +15,7 @@ import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
 import { type CallContext, callTool, type ToolOutcome, toolError } from "./call-path.ts";
 import type { Catalog } from "./catalog.ts";
+import { type McpTracer, type OnOperation, observeOperations } from "./operations.ts";
 import { invalidParams } from "./rpc-params.ts";
 import { installGuards } from "./sdk-guards.ts";
 import type { Profile } from "./tool.ts";
@@ -58,6 +59,10 @@ export interface McpRequestDeps {
   onToolCall?: (tool: string, outcome: ToolOutcome, seconds: number) => void;
   /** The caller's budget is spent: tool calls answer this refusal without running. */
   rateLimited?: string;
+  /** Called once per MCP request or notification (the mcp.server.operation.duration histogram). */
+  onOperation?: OnOperation;
+  /** Spans per MCP request or notification; absent while tracing is off (operations.ts). */
+  tracer?: McpTracer;
 }
 
 /**
@@ -291,6 +296,7 @@ export async function handleMcp(request: Request, body: unknown, deps: McpReques
     enableJsonResponse: json,
   });
   await server.connect(transport);
+  if (deps.onOperation || deps.tracer) observeOperations(transport, request.headers, deps);
   // The transport reads only headers (the body is given parsed); most clients already list both types.
   const given = request.headers.get("accept") ?? "";
   const forTransport =

@@ -5,6 +5,8 @@
 import type { StoreConfig } from "../config.ts";
 import { type Clock, systemClock } from "../protocol/time.ts";
 import type { EventRetention } from "./move-types.ts";
+import type { ScriptClient } from "./redis/client.ts";
+import { roundTrips } from "./round-trips.ts";
 import type { RoomStore } from "./types.ts";
 
 const DAY_MS = 86_400_000;
@@ -14,6 +16,14 @@ export function retentionOf(
   config: Pick<StoreConfig, "eventRetentionDays" | "eventRetentionMax">,
 ): EventRetention {
   return { maxEvents: config.eventRetentionMax ?? 0, maxAgeMs: (config.eventRetentionDays ?? 0) * DAY_MS };
+}
+
+/** The Redis client, observed when something watches round trips (store/round-trips.ts). */
+async function observed(client: ScriptClient): Promise<ScriptClient> {
+  const observe = roundTrips.observe;
+  if (!observe) return client;
+  const { observeScriptClient } = await import("./redis/observed-client.ts");
+  return observeScriptClient(client, observe);
 }
 
 export async function openStore(config: StoreConfig, now: Clock = systemClock): Promise<RoomStore> {
@@ -35,9 +45,11 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         "./redis/index.ts"
       );
       const options = { timeoutMs: config.storeTimeoutMs };
-      const client = config.redisCluster
-        ? createClusterScriptClient(config.redisUrl, options)
-        : createTcpScriptClient(config.redisUrl, options);
+      const client = await observed(
+        config.redisCluster
+          ? createClusterScriptClient(config.redisUrl, options)
+          : createTcpScriptClient(config.redisUrl, options),
+      );
       return createRedisStore({
         client,
         driver: "redis",
@@ -49,7 +61,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
     }
     case "upstash": {
       const { createRedisStore, createUpstashScriptClient } = await import("./redis/index.ts");
-      const client = createUpstashScriptClient(config.upstashUrl, config.upstashToken);
+      const client = await observed(createUpstashScriptClient(config.upstashUrl, config.upstashToken));
       return createRedisStore({
         client,
         driver: "upstash",

@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import type { Context } from "hono";
-import { PREBUILT } from "./prebuilt.ts";
+import { type BuiltSources, PREBUILT } from "./prebuilt.ts";
 
 const CLIENT = join(import.meta.dir, "client");
 /** One bundle per page; each imports what it needs from client/. */
@@ -27,9 +27,6 @@ export interface Assets {
   style: string;
   files: Map<string, Asset>;
 }
-
-/** The built pages as text, keyed by entry ("style" for the CSS): what a compiled binary carries. */
-export type BuiltSources = Record<Entry | "style", string>;
 
 const hashName = (body: Uint8Array, ext: string) =>
   `${new Bun.CryptoHasher("sha256").update(body).digest("hex").slice(0, 20)}.${ext}`;

@@ -111,9 +111,9 @@ function listDir(dir: string): string[] {
 async function buildFrom(tag: string, containerfile: string, files: Record<string, string>): Promise<void> {
   const context = join(CACHE, `context-${crypto.randomUUID().slice(0, 8)}`);
   mkdirSync(context, { recursive: true });
-  for (const [name, source] of Object.entries(files)) await must(["cp", "--", source, join(context, name)]);
-  writeFileSync(join(context, "Containerfile"), containerfile);
   try {
+    for (const [name, source] of Object.entries(files)) await must(["cp", "--", source, join(context, name)]);
+    writeFileSync(join(context, "Containerfile"), containerfile);
     await podman([
       "build",
       "--isolation=chroot",
@@ -135,7 +135,8 @@ async function buildFrom(tag: string, containerfile: string, files: Record<strin
 async function debianStandIn(name: string, suite: string): Promise<void> {
   const tar = join(CACHE, `debian-${suite}.tar`);
   if (!existsSync(tar)) {
-    const partial = `${tar}.partial`;
+    // mmdebstrap writes a tarball only to a name ending in .tar (anything else is taken for a directory).
+    const partial = join(CACHE, `debian-${suite}.partial.tar`);
     await must(["mmdebstrap", "--variant=minbase", suite, partial, debianMirror()]);
     renameSync(partial, tar);
   }

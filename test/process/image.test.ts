@@ -108,7 +108,8 @@ describe.skipIf(reason !== null)("the container image", () => {
     // vfs stores every layer whole: what the build left untagged would fill the disk run after run.
     await podman(["image", "prune", "--force"]).catch(() => {});
     console.log(`image timings (s): ${JSON.stringify(timings)}; cache: ${CACHE}`);
-  });
+    // Removing whole-filesystem layers from vfs storage takes a while.
+  }, 10 * MINUTES);
 
   test(
     "the unmodified Dockerfile builds on stand-ins of its bases",

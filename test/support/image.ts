@@ -118,6 +118,7 @@ async function buildFrom(tag: string, containerfile: string, files: Record<strin
       "build",
       "--isolation=chroot",
       "--pull=never",
+      "--layers=false",
       "--format",
       "docker",
       "-t",

@@ -33,6 +33,20 @@ const reason = cannotTest();
 if (reason && process.env.CI) throw new Error(`the image test must run in CI: ${reason}`);
 if (reason) console.warn(`test/process/image.test.ts skipped: ${reason}`);
 
+/** The one child process of `pid` (read from /proc: no procps needed). */
+function childOf(pid: number): number {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (new RegExp(`^PPid:\\s+${pid}$`, "m").test(readFileSync(`/proc/${entry}/status`, "utf8")))
+        return Number(entry);
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  throw new Error(`no child of ${pid}`);
+}
+
 interface ImageConfig {
   User?: string;
   Env?: string[];
@@ -194,9 +208,8 @@ describe.skipIf(reason !== null)("the container image", () => {
       });
 
       // The server is the namespace's first process, the child of unshare: its user is the image's.
-      const child = (await run(["pgrep", "-P", String(proc.pid)])).stdout.trim().split("\n")[0] as string;
-      serverPid = Number(child);
-      const status = readFileSync(`/proc/${child}/status`, "utf8");
+      serverPid = childOf(proc.pid);
+      const status = readFileSync(`/proc/${serverPid}/status`, "utf8");
       expect(/^Uid:\s+(\d+)/m.exec(status)?.[1]).toBe(String(uid));
 
       const key = printedKey(output);

@@ -89,16 +89,32 @@ export function dockerfileBases(dockerfile: string): string[] {
 
 const exists = async (image: string) => (await run([...PODMAN, "image", "exists", image])).code === 0;
 
-/** The Debian mirror apt uses here (deb822 or one-line sources), else Debian's own. */
-function debianMirror(): string {
+/**
+ * The Debian mirror apt uses here for `suite`: the first source (apt reads only `*.list` and `*.sources`) of type
+ * deb that serves the suite itself, else Debian's own.
+ */
+export function debianMirror(suite: string): string {
+  const dir = "/etc/apt/sources.list.d";
   const files = [
     "/etc/apt/sources.list",
-    ...listDir("/etc/apt/sources.list.d").map((f) => `/etc/apt/sources.list.d/${f}`),
+    ...listDir(dir)
+      .filter((f) => f.endsWith(".list") || f.endsWith(".sources"))
+      .map((f) => `${dir}/${f}`),
   ];
   for (const file of files) {
     const text = existsSync(file) ? readFileSync(file, "utf8") : "";
-    const uri = /^URIs:\s*(\S+)/m.exec(text)?.[1] ?? /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)/m.exec(text)?.[1];
-    if (uri && !uri.includes("security")) return uri;
+    // deb822 stanzas (Types / URIs / Suites), then one-line entries (deb [options] uri suite components).
+    for (const stanza of text.split(/\n\s*\n/)) {
+      const field = (name: string) =>
+        new RegExp(`^${name}:\\s*(.+)$`, "mi").exec(stanza)?.[1]?.trim().split(/\s+/) ?? [];
+      if (field("Types").includes("deb") && field("Suites").includes(suite) && field("URIs")[0]) {
+        return field("URIs")[0] as string;
+      }
+    }
+    for (const line of text.split("\n")) {
+      const match = /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)/.exec(line.trim());
+      if (match && match[2] === suite) return match[1] as string;
+    }
   }
   return "http://deb.debian.org/debian";
 }
@@ -138,7 +154,7 @@ async function debianStandIn(name: string, suite: string): Promise<void> {
   if (!existsSync(tar)) {
     // mmdebstrap writes a tarball only to a name ending in .tar (anything else is taken for a directory).
     const partial = join(CACHE, `debian-${suite}.partial.tar`);
-    await must(["mmdebstrap", "--variant=minbase", suite, partial, debianMirror()]);
+    await must(["mmdebstrap", "--variant=minbase", suite, partial, debianMirror(suite)]);
     renameSync(partial, tar);
   }
   await buildFrom(

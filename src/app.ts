@@ -1,7 +1,8 @@
 /**
- * createApp(deps): the Hono application. Middleware order: request id → Origin check (every route but
- * the probes /health, /livez, /readyz) → body cap (64 KB; /mcp brings its own 512 KB, the room import IMPORT_MAX_BYTES) → routes (each route group brings its own
- * authentication and rate limiting) → one onError that logs with the request id and answers generically.
+ * createApp(deps): the Hono application. Middleware order: request id → Origin check (every route but the probes
+ * /health, /livez, /readyz) → body cap (64 KB; /mcp brings its own 512 KB, the room import IMPORT_MAX_BYTES) →
+ * routes (each route group brings its own authentication and rate limiting) → one onError that logs with the
+ * request id and answers generically.
  */
 import { Hono } from "hono";
 import pkg from "../package.json" with { type: "json" };

@@ -1,15 +1,21 @@
 /**
- * `bun bench/cpu.ts [--store sqlite,redis] [--agents 16] [--calls 8000] [--tasks 100] [--log-levels info]
- * [--tracing off] [--floor-calls 60000] [--workloads tools/list,get_shared_var,mixed] [--tries 3]`
+ * `bun bench/cpu.ts [--store sqlite,redis] [--eras 2025,2026-07-28] [--servers roomd,sdk2,sdk2-mcpserver]
+ * [--agents 16] [--calls 8000] [--tasks 100] [--log-levels info] [--tracing off] [--floor-calls 60000]
+ * [--workloads tools/list,get_shared_var,mixed] [--tries 3]`
  * CPU per tool call against a floor, side by side in one run. The floor is a bare Hono JSON POST handler
  * (bench/floor-server.ts: read a JSON body, answer a small JSON object) under the same load generator, the same
- * agents and the same machine; it is measured first and last, and the ratios use the mean of the two. Then per
- * store (and per LOG_LEVEL given): one roomd process, `tools/list`, `get_shared_var` (the small call) and the mixed
- * workload over plans of `--tasks` tasks (bench/load.ts planWorkload, plans that do not grow). CPU is the
- * process's user + system time from /proc, per call; on Redis also the redis-server main thread's CPU per call.
- * A phase during which other work took more than 10% of the machine is run again, up to `--tries` runs in all
- * (the cleanest is kept). `--tracing off,on` runs each store with tracing off (no OTLP endpoint: the default) and
- * on (exporting every span to a receiver in this process that counts and drops them, sampling everything).
+ * agents and the same machine; it is measured first and last for each era (the era's request shape: the 2026-07-28
+ * envelope is a larger body and three more headers), and each era's ratios use the mean of its two. Then per store
+ * (and per LOG_LEVEL given): one process per server, all started together, then `tools/list`, `get_shared_var`
+ * (the small call) and the mixed workload over plans of `--tasks` tasks (bench/load.ts planWorkload, plans that do
+ * not grow), each workload measured in every era (bench/load.ts `Era`) on every server in turn. Servers
+ * (bench/server.ts BENCH_SERVERS): `roomd` (src/index.ts), and the benchmark-only variants whose MCP layer is
+ * `@modelcontextprotocol/server` 2.x over the same call path (bench/sdk2-server.ts): `sdk2` (a low-level Server
+ * per request) and `sdk2-mcpserver` (a McpServer per request with the tools registered). CPU is
+ * the process's user + system time from /proc, per call; on Redis also the redis-server main thread's CPU per
+ * call. A phase during which other work took more than 10% of the machine is run again, up to `--tries` runs in
+ * all (the cleanest is kept). `--tracing off,on` runs each store with tracing off (no OTLP endpoint: the default)
+ * and on (exporting every span to a receiver in this process that counts and drops them, sampling everything).
  */
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -17,9 +23,17 @@ import { parseArgs } from "node:util";
 import { spawn } from "bun";
 import { freePort } from "../test/support/redis-server.ts";
 import type { SpawnedServer } from "../test/support/server.ts";
-import { type Call, planWorkload, runLoad, sharedVarWorkload, toolsList } from "./load.ts";
+import { type Call, ERAS, type Era, planWorkload, runLoad, sharedVarWorkload, toolsList } from "./load.ts";
 import { cleanestPhase, type PhaseResult } from "./phase.ts";
-import { type BenchStore, SECRET, seedPlans, startTarget, table } from "./server.ts";
+import {
+  BENCH_SERVERS,
+  type BenchStore,
+  type BenchTarget,
+  SECRET,
+  seedPlans,
+  startTarget,
+  table,
+} from "./server.ts";
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +46,8 @@ const { values } = parseArgs({
     "floor-calls": { type: "string", default: "60000" },
     workloads: { type: "string", default: "tools/list,get_shared_var,mixed" },
     tries: { type: "string", default: "3" },
+    eras: { type: "string", default: ERAS.join(",") },
+    servers: { type: "string", default: "roomd" },
   },
 });
 const agents = Number(values.agents);
@@ -44,9 +60,16 @@ const stores = list(values.store) as BenchStore[];
 const logLevels = list(values["log-levels"]);
 const tracingModes = list(values.tracing);
 const workloads = new Set(list(values.workloads));
+const eras = list(values.eras) as Era[];
+for (const era of eras) if (!ERAS.includes(era)) throw new Error(`--eras: one of ${ERAS.join(", ")}`);
+
+const servers = list(values.servers);
+for (const name of servers)
+  if (!BENCH_SERVERS[name]) throw new Error(`--servers: one of ${Object.keys(BENCH_SERVERS).join(", ")}`);
 /** A phase during which other work took over 10% of the machine is run again, up to this many times in all. */
 const tries = Number(values.tries);
-const rooms = Math.max(1, agents / 4);
+const roomCount = Math.max(1, agents / 4);
+type NextCall = (agent: number, n: number) => Call;
 
 /** The floor's process, shaped like a roomd process so the same phase code measures it. */
 async function startFloor(): Promise<SpawnedServer> {
@@ -83,20 +106,21 @@ const floorCall = (_agent: number, n: number): Call => ({
 
 const usPerCall = (r: PhaseResult) => r.cpuMsPer1000; // ms per 1,000 calls = µs per call
 const rows: Record<string, string | number>[] = [];
-const floors: number[] = [];
+/** Each era's floor measurements (µs per request), first and last. */
+const floors = new Map<Era, number[]>();
 
-async function floorPhase(label: string): Promise<void> {
+async function floorPhase(label: string, era: Era): Promise<void> {
   const floor = await startFloor();
   try {
     const target = { servers: [floor] };
-    await runLoad({ url: floor.url, secret: SECRET, agents, calls: 5000, next: floorCall });
+    await runLoad({ url: floor.url, secret: SECRET, agents, calls: 5000, next: floorCall, era });
     const r = await cleanestPhase(
       target,
-      async () => ({ secret: SECRET, agents, calls: floorCalls, next: floorCall }),
+      async () => ({ secret: SECRET, agents, calls: floorCalls, next: floorCall, era }),
       tries,
     );
-    floors.push(usPerCall(r));
-    rows.push(rowOf("—", "", `bare Hono JSON POST (floor, ${label})`, r, "—"));
+    floors.set(era, [...(floors.get(era) ?? []), usPerCall(r)]);
+    rows.push(row("—", "", "—", "floor", era, `bare Hono JSON POST (floor, ${label})`, r));
   } finally {
     await floor.stop();
   }
@@ -117,17 +141,21 @@ const receiver = tracingModes.includes("on")
     })
   : undefined;
 
-function rowOf(
+function row(
   store: string,
   logLevel: string,
+  tracing: string,
+  server: string,
+  era: Era,
   workload: string,
   r: PhaseResult,
-  tracing = "off",
 ): Record<string, string | number> {
   return {
     store,
     LOG_LEVEL: logLevel,
     tracing,
+    server,
+    era,
     workload,
     calls: r.calls,
     errors: r.errors,
@@ -141,56 +169,89 @@ function rowOf(
   };
 }
 
-async function roomdPhases(store: BenchStore, logLevel: string, tracing: string): Promise<void> {
+/**
+ * One store and log level: every server's process started at once (each on a store of its own), then each
+ * workload measured in each era on one server after the other, so that the phases compared are measured minutes
+ * apart at most, under the same load of a shared machine (a server waiting its turn is idle).
+ */
+async function storePhases(store: BenchStore, logLevel: string, tracing: string): Promise<void> {
   const otel: Record<string, string> =
     tracing === "on" ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver?.port}` } : {};
-  const target = await startTarget(store, { env: { LOG_LEVEL: logLevel, ...otel } });
-  const row = (level: string, workload: string, r: PhaseResult) => rowOf(store, level, workload, r, tracing);
+  const targets = new Map<string, BenchTarget>();
   try {
-    const url = target.server.url;
-    const warm = await seedPlans(url, rooms, tasks);
-    await runLoad({ url, secret: SECRET, agents, calls: 2000, next: toolsList });
-    await runLoad({ url, secret: SECRET, agents, calls: 2000, next: sharedVarWorkload(warm) });
-    await runLoad({ url, secret: SECRET, agents, calls: 2000, next: planWorkload(warm, tasks) });
-    const phase = (next: (agent: number, n: number) => Call) =>
-      cleanestPhase(target, async () => ({ secret: SECRET, agents, calls, next }), tries);
-    if (workloads.has("tools/list")) rows.push(row(logLevel, "tools/list", await phase(toolsList)));
+    for (const server of servers) {
+      const { entry, env } = BENCH_SERVERS[server] ?? {};
+      const options = { env: { LOG_LEVEL: logLevel, ...otel, ...env }, ...(entry ? { entry } : {}) };
+      targets.set(server, await startTarget(store, options));
+    }
+    // Warm-up: every server in every era, on rooms the small call then reads.
+    const warm = new Map<string, string[]>();
+    for (const [server, target] of targets) {
+      const url = target.server.url;
+      const rooms = await seedPlans(url, roomCount, tasks);
+      warm.set(server, rooms);
+      for (const era of eras) {
+        await runLoad({ url, secret: SECRET, agents, calls: 2000, next: toolsList, era });
+        await runLoad({ url, secret: SECRET, agents, calls: 2000, next: sharedVarWorkload(rooms), era });
+        await runLoad({ url, secret: SECRET, agents, calls: 2000, next: planWorkload(rooms, tasks), era });
+      }
+    }
+    /** One workload in every era on every server in turn; `next` builds each try's calls. */
+    const each = async (workload: string, next: (rooms: string[], url: string) => Promise<NextCall>) => {
+      for (const era of eras) {
+        for (const [server, target] of targets) {
+          const url = target.server.url;
+          const prepare = async () => ({
+            secret: SECRET,
+            agents,
+            calls,
+            era,
+            next: await next(warm.get(server) ?? [], url),
+          });
+          rows.push(
+            row(store, logLevel, tracing, server, era, workload, await cleanestPhase(target, prepare, tries)),
+          );
+        }
+      }
+    };
+    if (workloads.has("tools/list")) await each("tools/list", async () => toolsList);
     if (workloads.has("get_shared_var"))
-      rows.push(row(logLevel, "get_shared_var", await phase(sharedVarWorkload(warm))));
-    if (!workloads.has("mixed")) return;
+      await each("get_shared_var", async (rooms) => sharedVarWorkload(rooms));
     // Fresh plans per try: every try starts from the same room sizes and logs.
-    const mixed = await cleanestPhase(
-      target,
-      async () => ({
-        secret: SECRET,
-        agents,
-        calls,
-        next: planWorkload(await seedPlans(url, rooms, tasks), tasks),
-      }),
-      tries,
-    );
-    rows.push(row(logLevel, `mixed, ${tasks}-task plans`, mixed));
+    if (workloads.has("mixed"))
+      await each(`mixed, ${tasks}-task plans`, async (_, url) =>
+        planWorkload(await seedPlans(url, roomCount, tasks), tasks),
+      );
   } finally {
-    await target.stop();
+    for (const target of targets.values()) await target.stop();
   }
 }
 
 const loadBefore = loadavg()[0] ?? 0;
-await floorPhase("first");
+for (const era of eras) await floorPhase("first", era);
 for (const store of stores)
-  for (const level of logLevels) for (const mode of tracingModes) await roomdPhases(store, level, mode);
-await floorPhase("last");
+  for (const level of logLevels) for (const mode of tracingModes) await storePhases(store, level, mode);
+for (const era of eras) await floorPhase("last", era);
 await receiver?.stop(true);
 
-const floor = floors.reduce((a, b) => a + b, 0) / floors.length;
+const floorOf = new Map<Era, number>();
+for (const [era, measured] of floors) floorOf.set(era, measured.reduce((a, b) => a + b, 0) / measured.length);
 for (const r of rows) {
   const us = r["CPU µs/call"] as number;
-  r["× floor"] = `${(us / floor).toFixed(1)}×`;
+  r["× floor"] = `${(us / (floorOf.get(r.era as Era) ?? Number.NaN)).toFixed(1)}×`;
 }
-console.log(`agents=${agents} calls/phase=${calls} rooms=${rooms} tasks/room=${tasks} bun=${Bun.version}`);
 console.log(
-  `machine: ${cpus().length} × ${cpus()[0]?.model}; 1-min load average before: ${loadBefore.toFixed(2)}; ` +
-    `floor = mean of ${floors.map((f) => f.toFixed(1)).join(" and ")} = ${floor.toFixed(1)} µs/request` +
+  `agents=${agents} calls/phase=${calls} rooms=${roomCount} tasks/room=${tasks} bun=${Bun.version}`,
+);
+const floorText = [...floors]
+  .map(
+    ([era, measured]) =>
+      `${era} floor = mean of ${measured.map((f) => f.toFixed(1)).join(" and ")} = ${floorOf.get(era)?.toFixed(1)} µs/request`,
+  )
+  .join("; ");
+console.log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model}; 1-min load average before: ${loadBefore.toFixed(2)}, ` +
+    `after: ${(loadavg()[0] ?? 0).toFixed(2)}; ${floorText}` +
     (receiver ? `; spans received with tracing on: ${spansReceived}` : "") +
     "\n",
 );

@@ -1,8 +1,8 @@
 /**
- * `bun bench/fork.ts [--events 10000] [--store sqlite,redis]`: how long forking a room takes (humans.md §5: a
- * 10,000-event room forks in under 2 s on SQLite). Builds a room through the store — tasks added and updated,
- * context written and revised (with and without consumers), messages and noise — then forks it at its head and at
- * its middle, three times each, and prints the median and worst time per fork.
+ * `bun bench/fork.ts [--events 10000] [--store sqlite,redis]`: how long forking a room takes (the contract:
+ * a 10,000-event room forks in under 2 s on SQLite, docs/people.md#forks). Builds a room through the store — tasks
+ * added and updated, context written and revised (with and without consumers), messages and noise — then forks it at
+ * its head and at its middle, three times each, and prints the median and worst time per fork.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

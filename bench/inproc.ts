@@ -1,6 +1,6 @@
 /**
- * `bun bench/inproc.ts [--store sqlite|redis] [--calls 20000] [--agents 16] [--tasks 100] [--rounds 3]
- * [--workloads get_shared_var,mixed,slots,slot<n>]`
+ * `bun bench/inproc.ts [--store sqlite|redis] [--era 2025|2026-07-28] [--calls 20000] [--agents 16] [--tasks 100]
+ * [--rounds 3] [--workloads get_shared_var,mixed,slots,slot<n>]`
  * roomd's CPU per tool call in one process, without the network: the app's `fetch` called directly by 16
  * concurrent agents (the same JSON-RPC requests bench/load.ts sends), CPU from `process.cpuUsage()` (which here
  * also counts the load generator's own request building, a few µs). `slots` measures each of the mixed
@@ -17,7 +17,7 @@ import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/log.ts";
 import { openStore } from "../src/store/index.ts";
 import { startRedisServer } from "../test/support/redis-server.ts";
-import { type Call, planWorkload, sharedVarWorkload } from "./load.ts";
+import { type Call, ERAS, type Era, planWorkload, rpcRequest, sharedVarWorkload } from "./load.ts";
 import { SECRET } from "./server.ts";
 
 const { values } = parseArgs({
@@ -28,8 +28,11 @@ const { values } = parseArgs({
     tasks: { type: "string", default: "100" },
     rounds: { type: "string", default: "3" },
     workloads: { type: "string", default: "get_shared_var,mixed,slots" },
+    era: { type: "string", default: "2025" },
   },
 });
+const era = values.era as Era;
+if (!ERAS.includes(era)) throw new Error(`--era: one of ${ERAS.join(", ")}`);
 const agents = Number(values.agents);
 const tasks = Number(values.tasks);
 const calls = Number(values.calls);
@@ -53,12 +56,13 @@ const headers = {
 };
 
 let failures = 0;
-async function send(call: Call, id: number): Promise<void> {
+async function send(call: Call, id: number, speaking: Era = era): Promise<void> {
+  const request = rpcRequest(speaking, id, call);
   const res = await app.fetch(
     new Request("http://127.0.0.1/mcp", {
       method: "POST",
-      headers,
-      body: JSON.stringify({ jsonrpc: "2.0", id, ...call }),
+      headers: { ...headers, ...request.headers },
+      body: request.body,
     }),
   );
   const body = (await res.json()) as { error?: unknown; result?: { isError?: boolean } };
@@ -88,7 +92,7 @@ async function seed(count: number): Promise<string[]> {
   const rooms = Array.from({ length: count }, (_, i) => `inp-${crypto.randomUUID().slice(0, 8)}-${i}`);
   for (const roomId of rooms) {
     const call = (name: string, args: Record<string, unknown>) =>
-      send({ method: "tools/call", params: { name, arguments: { roomId, ...args } } }, 0);
+      send({ method: "tools/call", params: { name, arguments: { roomId, ...args } } }, 0, "2025");
     await call("set_shared_var", { key: "port", value: "8080", agentId: "seed" });
     for (let t = 1; t <= tasks; t++) await call("add_task", { title: `seed task ${t}` });
   }
@@ -121,7 +125,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
 }
 const fmt = (xs: number[]) => xs.map((x) => x.toFixed(1).padStart(7)).join(" ");
 console.log(
-  `store=${values.store} agents=${agents} tasks=${tasks} failures=${failures} (µs CPU per call, by round)`,
+  `store=${values.store} era=${era} agents=${agents} tasks=${tasks} failures=${failures} (µs CPU per call, by round)`,
 );
 for (const [name, xs] of results) {
   const sorted = [...xs].sort((a, b) => a - b);

@@ -1,6 +1,7 @@
 /**
  * Load generator: N concurrent agents issuing raw JSON-RPC tools/call requests (stateless MCP needs no
- * initialize) against a running roomd, for a fixed number of calls. Reports throughput and latency percentiles.
+ * initialize) against a running roomd, for a fixed number of calls, in either era of MCP. Reports throughput and
+ * latency percentiles.
  */
 
 export interface LoadResult {
@@ -15,6 +16,44 @@ export interface LoadResult {
 
 export type Call = { method: string; params?: Record<string, unknown> };
 
+/**
+ * The MCP revision a load speaks. `2025`: the handshake era's requests as an already initialised stateless client
+ * sends them (no version header: the requests every earlier run of these benches sent). `2026-07-28`: the
+ * per-request envelope — `_meta` with the protocol version, client capabilities and client info, and the
+ * `MCP-Protocol-Version`, `Mcp-Method` and (tools/call) `Mcp-Name` headers the revision requires.
+ */
+export type Era = "2025" | "2026-07-28";
+export const ERAS: readonly Era[] = ["2025", "2026-07-28"];
+
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "roomd-bench", version: "1.0.0" },
+};
+
+/** The headers and body of one call in an era, beside the bearer and content headers every request carries. */
+export function rpcRequest(
+  era: Era,
+  id: number,
+  call: Call,
+): { headers: Record<string, string>; body: string } {
+  if (era === "2025") return { headers: {}, body: JSON.stringify({ jsonrpc: "2.0", id, ...call }) };
+  const name = call.method === "tools/call" ? call.params?.name : undefined;
+  return {
+    headers: {
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": call.method,
+      ...(typeof name === "string" ? { "Mcp-Name": name } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: call.method,
+      params: { ...call.params, _meta: ENVELOPE },
+    }),
+  };
+}
+
 export interface LoadOptions {
   /** A roomd base URL, or one per process: agents are spread over them round-robin (agent i → urls[i % n]). */
   url: string | string[];
@@ -24,6 +63,8 @@ export interface LoadOptions {
   calls: number;
   /** Next call for agent `agent` (0-based), its `n`-th. */
   next(agent: number, n: number): Call;
+  /** The MCP revision the requests speak (default `2025`). */
+  era?: Era;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -31,9 +72,21 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+/**
+ * The JSON-RPC answer of a response: its JSON body, or the last message of a one-request SSE stream (a server may
+ * answer a client that accepts both as a stream, as SDK 2.x's stateless 2025 fallback does).
+ */
+export async function answerOf(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!res.headers.get("content-type")?.startsWith("text/event-stream")) return JSON.parse(text);
+  const data = text.split("\n").filter((line) => line.startsWith("data:"));
+  return JSON.parse(data.at(-1)?.slice(5) ?? "null") ?? {};
+}
+
 /** Runs the load to completion; every agent waits for its answer before sending its next call. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const urls = typeof options.url === "string" ? [options.url] : options.url;
+  const era = options.era ?? "2025";
   const headers = {
     Authorization: `Bearer ${options.secret}`,
     "Content-Type": "application/json",
@@ -47,14 +100,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     Array.from({ length: options.agents }, async (_, agent) => {
       for (let n = 0; issued < options.calls; n++) {
         issued++;
-        const call = options.next(agent, n);
+        const request = rpcRequest(era, n, options.next(agent, n));
         const t0 = performance.now();
         const res = await fetch(`${urls[agent % urls.length]}/mcp`, {
           method: "POST",
-          headers,
-          body: JSON.stringify({ jsonrpc: "2.0", id: n, ...call }),
+          headers: { ...headers, ...request.headers },
+          body: request.body,
         });
-        const body = (await res.json()) as { error?: unknown; result?: { isError?: boolean } };
+        const body = (await answerOf(res)) as { error?: unknown; result?: { isError?: boolean } };
         latencies.push(performance.now() - t0);
         if (!res.ok || body.error || body.result?.isError) errors++;
       }
@@ -116,7 +169,7 @@ export function mixedWorkload(roomIds: string[]): (agent: number, n: number) => 
       case 16:
         return tool("get_unread_events", { roomId, agentId, limit: 20 });
       case 7:
-        return tool("heartbeat", { roomId, agentId, status: `step ${n}` });
+        return tool("heartbeat", { roomId, agentId, statusText: `step ${n}` });
       case 8:
         return tool("write_context", {
           roomId,
@@ -172,7 +225,7 @@ export function planWorkload(roomIds: string[], tasks: number): (agent: number, 
       case 15:
         return tool("get_unread_events", { roomId, agentId, limit: 20 });
       case 6:
-        return tool("heartbeat", { roomId, agentId, status: `step ${n}` });
+        return tool("heartbeat", { roomId, agentId, statusText: `step ${n}` });
       case 7:
         return tool("get_my_tasks", { roomId, agentId });
       case 8:

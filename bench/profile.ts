@@ -1,9 +1,9 @@
 /**
- * `bun bench/profile.ts [--store sqlite|redis] [--workload get_shared_var|mixed|tools/list] [--calls 20000]
- * [--agents 16] [--tasks 100] [--out /tmp/roomd-prof]`
- * One roomd process started with `bun --cpu-prof --cpu-prof-md`, warmed up, driven with one workload, then stopped:
- * Bun writes the profile (Chrome .cpuprofile and a grep-friendly markdown summary) to `--out` on exit. The bench
- * that says how much; this says where.
+ * `bun bench/profile.ts [--store sqlite|redis] [--era 2025|2026-07-28] [--server roomd|sdk2|sdk2-mcpserver]
+ * [--workload get_shared_var|mixed|tools/list] [--calls 20000] [--agents 16] [--tasks 100] [--out /tmp/roomd-prof]`
+ * One roomd process (or a benchmark variant of it: bench/server.ts BENCH_SERVERS) started with `bun --cpu-prof
+ * --cpu-prof-md`, warmed up, driven with one workload, then stopped: Bun writes the profile (Chrome .cpuprofile and
+ * a grep-friendly markdown summary) to `--out` on exit. The bench that says how much; this says where.
  */
 import { mkdirSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { spawn } from "bun";
 import { freePort, startRedisServer } from "../test/support/redis-server.ts";
-import { type Call, planWorkload, runLoad, sharedVarWorkload, toolsList } from "./load.ts";
-import { SECRET, seedPlans } from "./server.ts";
+import { type Call, ERAS, type Era, planWorkload, runLoad, sharedVarWorkload, toolsList } from "./load.ts";
+import { BENCH_SERVERS, SECRET, seedPlans } from "./server.ts";
 
 const { values } = parseArgs({
   options: {
@@ -22,8 +22,14 @@ const { values } = parseArgs({
     agents: { type: "string", default: "16" },
     tasks: { type: "string", default: "100" },
     out: { type: "string", default: join(tmpdir(), "roomd-prof") },
+    era: { type: "string", default: "2025" },
+    server: { type: "string", default: "roomd" },
   },
 });
+const served = BENCH_SERVERS[values.server];
+if (!served) throw new Error(`--server: one of ${Object.keys(BENCH_SERVERS).join(", ")}`);
+const era = values.era as Era;
+if (!ERAS.includes(era)) throw new Error(`--era: one of ${ERAS.join(", ")}`);
 const agents = Number(values.agents);
 const tasks = Number(values.tasks);
 mkdirSync(values.out, { recursive: true });
@@ -33,7 +39,8 @@ const storeEnv: Record<string, string> = redis
   ? { STORE: "redis", REDIS_URL: redis.url }
   : { STORE: "sqlite", SQLITE_PATH: join(mkdtempSync(join(tmpdir(), "roomd-prof-")), "roomd.sqlite") };
 const port = await freePort();
-const proc = spawn(["bun", "--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${values.out}`, "src/index.ts"], {
+const entry = served.entry ?? "src/index.ts";
+const proc = spawn(["bun", "--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${values.out}`, entry], {
   cwd: join(import.meta.dir, ".."),
   env: {
     PATH: process.env.PATH ?? "",
@@ -41,6 +48,7 @@ const proc = spawn(["bun", "--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${valu
     API_KEYS: `bench:${SECRET}`,
     RATE_LIMIT_PER_MINUTE: "1000000",
     ...storeEnv,
+    ...served.env,
   },
   stdout: "ignore",
   stderr: "ignore",
@@ -62,10 +70,10 @@ try {
   };
   const next = workloads[values.workload];
   if (!next) throw new Error(`--workload: one of ${Object.keys(workloads).join(", ")}`);
-  await runLoad({ url, secret: SECRET, agents, calls: 3000, next });
-  const result = await runLoad({ url, secret: SECRET, agents, calls: Number(values.calls), next });
+  await runLoad({ url, secret: SECRET, agents, calls: 3000, next, era });
+  const result = await runLoad({ url, secret: SECRET, agents, calls: Number(values.calls), next, era });
   console.log(
-    `${values.workload} on ${values.store}: ${result.calls} calls, ${Math.round(result.perSecond)}/s`,
+    `${values.workload} on ${values.store}, ${values.server} (${era}): ${result.calls} calls, ${Math.round(result.perSecond)}/s`,
   );
 } finally {
   proc.kill("SIGTERM");

@@ -1,6 +1,6 @@
 /**
  * The rate charge every request pays (CONSUME_RATE), as `redis-benchmark` sends it: the script's own team keys and
- * arguments exactly as the driver passes them (call.ts `team`: now, bucket, limit, window, count), one charge per
+ * arguments exactly as the driver passes them (call.ts `team`: now, then the script's declared arguments), one charge per
  * call at a fixed instant and a limit it never reaches. `checkedRateCharge` runs it once first and refuses an
  * error reply: redis-benchmark counts error replies as answered requests, so a stale argument list would be timed
  * as if it worked. `redisBenchmark` runs redis-benchmark itself, as the capacity benches do.
@@ -15,16 +15,9 @@ export async function checkedRateCharge(client: RedisClient, teamId: string): Pr
   const script = TEAM_SCRIPTS.CONSUME_RATE;
   await client.send("SCRIPT", ["LOAD", script.text]);
   const keys = scriptKeys(script, teamKeys(teamId), false);
-  const command = [
-    script.sha,
-    String(keys.length),
-    ...keys,
-    String(Date.now()),
-    "tools",
-    "1000000",
-    "60000",
-    "1",
-  ];
+  const argv = [String(Date.now())];
+  script.encode({ bucket: "tools", limit: 1_000_000, window: 60_000, n: 1 }, argv);
+  const command = [script.sha, String(keys.length), ...keys, ...argv];
   const reply = await client.send("EVALSHA", command);
   if (typeof reply !== "string" || !reply.startsWith('{"ok":'))
     throw new Error(`CONSUME_RATE did not charge: ${String(reply)}`);

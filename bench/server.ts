@@ -6,6 +6,7 @@ import { type PostgresServer, startPostgres } from "../test/support/postgres.ts"
 import { type RedisServer, startRedisServer } from "../test/support/redis-server.ts";
 import { type SpawnedServer, spawnServer } from "../test/support/server.ts";
 import { startUpstashFront, type UpstashFront } from "../test/support/upstash-front.ts";
+import { answerOf } from "./load.ts";
 import { type PgProbe, pgProbe } from "./pg-probe.ts";
 import { type RedisProbe, redisProbe } from "./probes.ts";
 
@@ -13,6 +14,17 @@ export const SECRET = "bench-secret-0123456789abcdef";
 
 export type BenchStore = "sqlite" | "redis" | "upstash" | "postgres";
 export const BENCH_STORES: BenchStore[] = ["sqlite", "redis", "upstash", "postgres"];
+
+/**
+ * The processes a benchmark can measure: roomd itself, and roomd with its MCP layer swapped for
+ * `@modelcontextprotocol/server` 2.x over the same call path (bench/sdk2-server.ts; a low-level Server, or the
+ * McpServer idiom, per request).
+ */
+export const BENCH_SERVERS: Record<string, { entry?: string; env?: Record<string, string> }> = {
+  roomd: {},
+  sdk2: { entry: "bench/sdk2-server.ts", env: { SDK2_STYLE: "server" } },
+  "sdk2-mcpserver": { entry: "bench/sdk2-server.ts", env: { SDK2_STYLE: "mcpserver" } },
+};
 
 export interface BenchTarget {
   store: BenchStore;
@@ -34,6 +46,8 @@ export interface TargetOptions {
   processes?: number;
   /** Extra roomd environment. */
   env?: Record<string, string>;
+  /** The entry file each process runs (default `src/index.ts`; bench/sdk2-server.ts is the SDK 2.x variant). */
+  entry?: string;
 }
 
 /**
@@ -71,7 +85,8 @@ export async function startTarget(store: BenchStore, options: TargetOptions = {}
     }
   }
   const servers: SpawnedServer[] = [];
-  for (let i = 0; i < (options.processes ?? 1); i++) servers.push(await spawnServer(env));
+  for (let i = 0; i < (options.processes ?? 1); i++)
+    servers.push(await spawnServer(env, options.entry ? { entry: options.entry } : {}));
   return {
     store,
     server: servers[0] as SpawnedServer,
@@ -165,7 +180,7 @@ export async function callTool<T = Record<string, unknown>>(
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
     ...(signal ? { signal } : {}),
   });
-  const body = (await res.json()) as {
+  const body = (await answerOf(res)) as {
     error?: { message?: string };
     result?: { isError?: boolean; structuredContent?: T; content?: { text?: string }[] };
   };

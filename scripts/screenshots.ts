@@ -103,9 +103,9 @@ try {
   });
   await call("claim_files", { agentId: "frontend-codex", paths: ["web/checkout/*.tsx"], reason: "form" });
   await call("acquire_lock", { resource: "db-migrations", agentId: "backend-claude", ttlSeconds: 300 });
-  await call("heartbeat", { agentId: "backend-claude", status: "writing the handler and its tests" });
-  await call("heartbeat", { agentId: "frontend-codex", status: "wiring the form to the API" });
-  await call("heartbeat", { agentId: "reviewer", status: "idle" });
+  await call("heartbeat", { agentId: "backend-claude", statusText: "writing the handler and its tests" });
+  await call("heartbeat", { agentId: "frontend-codex", statusText: "wiring the form to the API" });
+  await call("heartbeat", { agentId: "reviewer", statusText: "idle" });
   await call("post_event", {
     type: "build_passed",
     from: "backend-claude",

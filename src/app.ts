@@ -1,8 +1,8 @@
 /**
- * createApp(deps): the Hono application. Middleware order: request id → Origin check (every route but the probes
- * /health, /livez, /readyz) → body cap (64 KB; /mcp brings its own 512 KB, the room import IMPORT_MAX_BYTES) →
- * routes (each route group brings its own authentication and rate limiting) → one onError that logs with the
- * request id and answers generically.
+ * createApp(deps): the Hono application. Middleware order: request id → Host check (a malformed Host is a 400) →
+ * Origin check (every route but the probes /health, /livez, /readyz) → body cap (64 KB; /mcp brings its own
+ * 512 KB, the room import IMPORT_MAX_BYTES) → routes (each route group brings its own authentication and rate
+ * limiting) → one onError that logs with the request id and answers generically.
  */
 import { Hono } from "hono";
 import pkg from "../package.json" with { type: "json" };
@@ -15,6 +15,7 @@ import { createFailureLimiter, type FailureLimiter } from "./http/auth-failures.
 import { MAX_ROUTE_BODY_BYTES, routeBodyLimit } from "./http/body-limit.ts";
 import { roomErrorResponse } from "./http/errors.ts";
 import { healthRoutes, PROBE_ROUTES } from "./http/health.ts";
+import { hostCheck } from "./http/host-check.ts";
 import { mcpRoutes } from "./http/mcp-route.ts";
 import { countRateLimited, countStoreRequests, httpMetrics } from "./http/metrics/instrument.ts";
 import { createRoomdMetrics, type RoomdMetrics } from "./http/metrics/roomd-metrics.ts";
@@ -56,6 +57,8 @@ export interface AppDeps {
     | "summaryRateLimitPerMinute"
     | "streamsPerTeam"
     | "streamsPerProcess"
+    | "streamsPerInvite"
+    | "streamsPerAgent"
     | "webhookSigningKey"
     | "webhookAllowHttp"
     | "webhookAllowPrivate"
@@ -63,10 +66,11 @@ export interface AppDeps {
     | "importMaxBytes"
     | "cookieSecure"
     | "storeTimeoutMs"
+    | "conformanceFixtures"
   >;
   /** The process's live rooms: streams and waiters share one hub per room. */
   live: LiveRooms;
-  /** The process's count of open streams, every kind together (STREAMS_PER_PROCESS, STREAMS_PER_TEAM). */
+  /** The process's count of open streams, every kind together (STREAMS_PER_PROCESS, _TEAM, _INVITE, _AGENT). */
   streams: StreamSlots;
   /** Teams configured through the environment (provisioning them is a conflict). */
   staticTeams: ReadonlySet<string>;
@@ -86,6 +90,8 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   const app = new Hono<RequestIdEnv>();
   app.use(httpMetrics(deps.metrics));
   app.use(requestId());
+  // A Host that is not a host gives a URL nothing can parse: refused before anything reads it.
+  app.use(hostCheck());
   // Every route a browser could reach, present and future, unless listed as open.
   app.use(
     originCheck({ host: deps.config.host, allowedOrigins: deps.config.allowedOrigins, open: PROBE_ROUTES }),
@@ -103,6 +109,7 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
       sessions: null,
       onToolCall: deps.metrics.toolCall,
       onOperation: deps.metrics.mcpOperation,
+      conformanceFixtures: deps.config.conformanceFixtures === true,
     }),
   );
   app.route("/", metricsRoutes(deps));

@@ -5,6 +5,13 @@
  * expansion syntax its client documents. The files they go in can then be committed.
  */
 
+/**
+ * The tool profile roomd prints wherever it tells a person how to connect an agent (start banner, README,
+ * dashboard, roomctl): lean, and enough for every step of the printed instructions. `?profile=full` lists every
+ * tool (docs/profiles.md; test/instructions.test.ts holds it to its budget and to the instructions).
+ */
+export const PRINTED_PROFILE = "compact";
+
 /** The environment variable every snippet reads the agent's key from. */
 export const KEY_ENV = "ROOMD_KEY";
 
@@ -19,6 +26,12 @@ export interface ConnectInfo {
 }
 
 const AGENT_PLACEHOLDER = "<agent-id>";
+
+/**
+ * The MCP URL every snippet configures: the printed profile (lean, and enough for every step of the instructions);
+ * `?profile=full` lists every tool.
+ */
+export const mcpUrl = ({ url }: ConnectInfo): string => `${url}/mcp?profile=${PRINTED_PROFILE}`;
 const agentOf = (info: ConnectInfo) => info.agentId ?? AGENT_PLACEHOLDER;
 
 /** Mints one key bound to the agent, with the operator key; the answer's `secret` is the agent's ROOMD_KEY. */
@@ -32,50 +45,79 @@ export function keyExport(): string {
   return `export ${KEY_ENV}=<the "secret" from that answer>`;
 }
 
-/** Writes the project's .mcp.json (the same as claudeCodeJson); single quotes keep `${ROOMD_KEY}` unexpanded. */
-export function claudeCodeCommand({ url }: ConnectInfo): string {
-  return `claude mcp add --transport http roomd ${url}/mcp --scope project --header 'Authorization: Bearer \${${KEY_ENV}}'`;
+/** Writes the project's .mcp.json (the same as claudeCodeJson); the URL is quoted (a shell would glob its `?`), single quotes keep `${ROOMD_KEY}` unexpanded. */
+export function claudeCodeCommand(info: ConnectInfo): string {
+  return `claude mcp add --transport http roomd "${mcpUrl(info)}" --scope project --header 'Authorization: Bearer \${${KEY_ENV}}'`;
 }
 
 /** Claude Code expands `${VAR}` in the headers of .mcp.json. */
-export function claudeCodeJson({ url }: ConnectInfo): string {
+export function claudeCodeJson(info: ConnectInfo): string {
   const headers = { Authorization: `Bearer \${${KEY_ENV}}` };
-  return JSON.stringify({ mcpServers: { roomd: { type: "http", url: `${url}/mcp`, headers } } }, null, 2);
+  return JSON.stringify({ mcpServers: { roomd: { type: "http", url: mcpUrl(info), headers } } }, null, 2);
 }
 
 /** Cursor expands `${env:VAR}` in mcp.json (command, args, env, url and headers). */
-export function cursorJson({ url }: ConnectInfo): string {
+export function cursorJson(info: ConnectInfo): string {
   const headers = { Authorization: `Bearer \${env:${KEY_ENV}}` };
-  return JSON.stringify({ mcpServers: { roomd: { url: `${url}/mcp`, headers } } }, null, 2);
+  return JSON.stringify({ mcpServers: { roomd: { url: mcpUrl(info), headers } } }, null, 2);
 }
 
 /** Codex reads the bearer from the variable it names. */
-export function codexToml({ url }: ConnectInfo): string {
-  return `[mcp_servers.roomd]\nurl = ${JSON.stringify(`${url}/mcp`)}\nbearer_token_env_var = "${KEY_ENV}"`;
+export function codexToml(info: ConnectInfo): string {
+  return `[mcp_servers.roomd]\nurl = ${JSON.stringify(mcpUrl(info))}\nbearer_token_env_var = "${KEY_ENV}"`;
 }
 
 /** Gemini CLI expands `$VAR` and `${VAR}` in every string of settings.json. */
-export function geminiJson({ url }: ConnectInfo): string {
+export function geminiJson(info: ConnectInfo): string {
   const headers = { Authorization: `Bearer \${${KEY_ENV}}` };
-  return JSON.stringify({ mcpServers: { roomd: { httpUrl: `${url}/mcp`, headers } } }, null, 2);
+  return JSON.stringify({ mcpServers: { roomd: { httpUrl: mcpUrl(info), headers } } }, null, 2);
 }
 
-export function agentInstructions({ roomId, agentId }: ConnectInfo): string {
+/** The steps of the printed instructions in the printed profile (compact), each naming the tool it uses. */
+const COMPACT_STEPS = [
+  "- Start every session with `summary`: people's messages to you first, then your tasks, unread events, new context and who is online.",
+  "- Pick work with `plan` (`ready: true` lists what you can take now) and take it with `claim`: exactly one agent gets a task; if you are told another agent owns it, pick another. Your calls keep the task's lease alive; when you go silent the task returns to the plan.",
+  "- Before editing files, claim them with `files` (`action: claim`, paths or globs such as `src/auth/**`). On conflicts, edit something else or ask the holder; never edit files another agent holds. `action: release` when you are done with them; `action: check` before you commit.",
+  "- Report progress and finish a task with `update` (`status: done`, with a note). `lock` guards anything else shared for a while (acquire, release).",
+  "- Publish API contracts and decisions with `context_write`, listing the agents that depend on them in `consuming_agents`; read entries with `context_read`.",
+  "- Ask another agent for a change with a `change_request` entry (`context_write`), not an event.",
+  "- Between turns, call `wait`: it returns what arrived for you at once, or as soon as something comes. `post` tells others something (e.g. that you are blocked).",
+  "- People in the room come first: their messages lead `summary`; follow a steer from the room's driver.",
+  "- Before a step a person must approve (a deploy, a migration, deleting data), `ask` with the action, and go on only once it is approved.",
+  "- To hand your work to another agent, `handoff` with `action: offer`, the tasks and a note on where things stand; an offer made to you is taken with `action: accept`.",
+  "- When you stop, call `leave`: your tasks, file claims and locks go back at once.",
+];
+
+/** The same steps with the full profile's tools (for clients configured with `?profile=full`). */
+const FULL_STEPS = [
+  "- Start every session with `get_my_summary` (your tasks, unread events, new context, who is online).",
+  "- Pick work with `get_unblocked_tasks` and take it with `claim_task`: exactly one agent gets a task; if you are told another agent owns it, pick another. Your calls keep the task's lease alive (`renew_lease` when you have nothing else to call); when you go silent the task returns to the plan.",
+  "- Before editing files, claim them with `claim_files` (paths or globs such as `src/auth/**`). On conflicts, edit something else or ask the holder; never edit files another agent holds. `release_files` when you are done with them; `check_files` before you commit.",
+  "- Finish a task with `update_task` (status done, with a note).",
+  "- Publish API contracts and decisions with `write_context`, listing the agents that depend on them in `consuming_agents`.",
+  "- Ask another agent for a change with a `change_request` context entry (not an event).",
+  "- Send `heartbeat` about every 60 s while working; consume events with one `get_unread_events` call per turn. When you are waiting for someone, call `wait_for_events` instead of polling: it returns as soon as something arrives for you.",
+  "- People in the room come first: their messages lead `get_my_summary` (`messages`); follow a steer from the room's driver.",
+  "- Before a step a person must approve, `request_approval` and read the decision with `get_approval`.",
+  "- To hand your work to another agent, `offer_handoff`; an offer made to you is taken with `accept_handoff`.",
+  "- When you stop, call `leave_room`: the tasks you claimed with `claim_task`, your file claims and your locks go back at once.",
+];
+
+/**
+ * The instructions block for an agent's CLAUDE.md / AGENTS.md, naming the tools of the profile its snippet
+ * configures (the printed one unless told; test/instructions.test.ts checks every named tool is listed there).
+ */
+export function agentInstructions(
+  { roomId, agentId }: ConnectInfo,
+  profile: "compact" | "full" = PRINTED_PROFILE,
+): string {
   const identity = agentId
     ? `Your agentId: \`${agentId}\` (your roomd key, \`${KEY_ENV}\`, is bound to it); use it in every roomd call.`
     : `Your agentId: the one your roomd key (\`${KEY_ENV}\`) is bound to, such as \`backend-claude\`; use it in every roomd call.`;
   return [
     "## Coordination (roomd)",
     `- Room: \`${roomId}\`. ${identity}`,
-    "- Start every session with `get_my_summary` (your tasks, unread events, new context, who is online).",
-    "- Pick work with `get_unblocked_tasks` and take it with `claim_task`: exactly one agent gets a task; if you are told another agent owns it, pick another. Your calls keep the task's lease alive (`renew_lease` when you have nothing else to call); when you go silent the task returns to the plan.",
-    "- Before editing files, claim them with `claim_files` (paths or globs such as `src/auth/**`). On conflicts, edit something else or ask the holder; never edit files another agent holds. `release_files` when you are done with them; `check_files` before you commit.",
-    "- Finish a task with `update_task` (status done, with a note).",
-    "- Publish API contracts and decisions with `write_context`, listing the agents that depend on them in `consuming_agents`.",
-    "- Ask another agent for a change with a `change_request` context entry (not an event).",
-    "- Send `heartbeat` about every 60 s while working; consume events with one `get_unread_events` call per turn. When you are waiting for someone, call `wait_for_events` instead of polling: it returns as soon as something arrives for you.",
-    "- People in the room come first: their messages lead `get_my_summary` (`messages`); follow a steer from the room's driver.",
-    "- When you stop, call `leave_room`: the tasks you claimed with `claim_task`, your file claims and your locks go back at once.",
+    ...(profile === "compact" ? COMPACT_STEPS : FULL_STEPS),
   ].join("\n");
 }
 

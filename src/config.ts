@@ -2,11 +2,15 @@
  * The only reader of process.env. One zod schema turns the environment into a typed Config; every bad variable
  * is reported in one readable message that names it and never echoes a secret value.
  */
+import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { type Cidr, parseCidr } from "./protocol/cidr.ts";
 import { TEAM_ID } from "./protocol/ids.ts";
 import { HUMAN_ID } from "./protocol/principal.ts";
 import { type TracingSettings, tracingEnv, tracingSettings } from "./telemetry/settings.ts";
+
+/** The person who holds the first-run operator key when OPERATOR_NAME is not set (docs/people.md). */
+export const DEFAULT_OPERATOR_NAME = "local";
 
 export interface StaticKey {
   teamId: string;
@@ -15,7 +19,10 @@ export interface StaticKey {
   humanId?: string;
 }
 
-/** Single sign-on through an authenticating proxy (humans.md §1): who may assert whom. */
+/**
+ * Single sign-on through an authenticating proxy (docs/operations.md#single-sign-on-through-a-proxy): who may assert
+ * whom.
+ */
 export interface TrustedProxy {
   /** The request header carrying the person's id (TRUSTED_PROXY_HEADER), lowercase. */
   header: string;
@@ -65,6 +72,13 @@ export type StoreConfig = StoreSettings & {
   eventRetentionDays?: number;
   /** Most events a room keeps; older ones are trimmed by later appends (EVENT_RETENTION_MAX; 0 or absent: no max). */
   eventRetentionMax?: number;
+  /** Days an idle room lives past its last use (ROOM_TTL_DAYS; 0: for ever). Absent: 30. */
+  roomTtlDays?: number;
+  /**
+   * Where a room past its time is archived, as its verified export, before it is removed (ARCHIVE_DIR, an absolute
+   * path). With it the store never drops a room by itself: the archiver does, only once the file is written.
+   */
+  archiveDir?: string;
 };
 
 export type Config = StoreConfig & {
@@ -74,6 +88,11 @@ export type Config = StoreConfig & {
   apiKeys: StaticKey[];
   /** Operator keys. */
   operatorKeys: StaticKey[];
+  /**
+   * The person who holds the first-run operator key (OPERATOR_NAME; "local" unless set): the name people and
+   * agents see on what that key does in rooms.
+   */
+  operatorName: string;
   /** Requests per team per minute. */
   rateLimitPerMinute: number;
   /** Allow requests when the limiter's store is unreachable. */
@@ -94,6 +113,13 @@ export type Config = StoreConfig & {
   streamsPerTeam: number;
   /** Open SSE streams per process (STREAMS_PER_PROCESS). */
   streamsPerProcess: number;
+  /** Open SSE streams one invite may hold, per process, inside its team's (STREAMS_PER_INVITE). */
+  streamsPerInvite: number;
+  /**
+   * Open SSE streams the keys bound to one agent may hold together, per process, inside the team's
+   * (STREAMS_PER_AGENT).
+   */
+  streamsPerAgent: number;
   /**
    * Master key every webhook signing secret is derived from (WEBHOOK_SIGNING_KEY, at least 32 chars; the same in
    * every process of a deployment). Absent: the embedded store keeps one in a file, a shared store has no webhooks.
@@ -111,6 +137,11 @@ export type Config = StoreConfig & {
   importMaxBytes: number;
   /** Mark the session cookie Secure even on plain-http requests (COOKIE_SECURE; behind a TLS-terminating proxy). */
   cookieSecure: boolean;
+  /**
+   * CONFORMANCE_FIXTURES=1: serve `/mcp?profile=conformance`, the official MCP conformance suite's fixture tools,
+   * resources and prompts. For the suite's runs only (the start banner warns); never set it in production.
+   */
+  conformanceFixtures: boolean;
   /** Least severe log record written (LOG_LEVEL): debug, info (one line per tool call), warn or error. */
   logLevel: "debug" | "info" | "warn" | "error";
   /**
@@ -314,6 +345,8 @@ const envSchema = z.object({
   SUMMARY_RATE_LIMIT_PER_MINUTE: intIn(1, 1_000_000, 120),
   STREAMS_PER_TEAM: intIn(1, 1_000_000, 100),
   STREAMS_PER_PROCESS: intIn(1, 1_000_000, 5000),
+  STREAMS_PER_INVITE: intIn(1, 1_000_000, 10),
+  STREAMS_PER_AGENT: intIn(1, 1_000_000, 10),
   WEBHOOK_SIGNING_KEY: signingKey,
   WEBHOOK_ALLOW_HTTP: bool(false),
   WEBHOOK_ALLOW_PRIVATE: bool(false),
@@ -333,8 +366,24 @@ const envSchema = z.object({
   TRUSTED_PROXY_CIDRS: cidrList,
   EVENT_RETENTION_DAYS: intIn(0, 36_500, 0),
   EVENT_RETENTION_MAX: intIn(0, 1_000_000_000, 0),
+  ROOM_TTL_DAYS: intIn(0, 36_500, 30),
+  OPERATOR_NAME: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v.trim() === "" || HUMAN_ID.test(v.trim()), {
+      error: "must be 1-64 characters A-Z, a-z, 0-9, _ . @ and - (a person id, e.g. ada)",
+    })
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim())),
+  ARCHIVE_DIR: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v.trim() === "" || isAbsolute(v.trim()), {
+      error: "must be an absolute path, e.g. /var/lib/roomd/archive",
+    })
+    .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim())),
   IMPORT_MAX_BYTES: intIn(1024 * 1024, 16 * 1024 * 1024 * 1024, 256 * 1024 * 1024),
   COOKIE_SECURE: bool(false),
+  CONFORMANCE_FIXTURES: bool(false),
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .optional(),
@@ -358,6 +407,21 @@ export class ConfigError extends Error {
   override readonly name = "ConfigError";
 }
 
+/**
+ * The refusal of a shared store without keys: no API_KEYS or OPERATOR_KEYS in the environment, and no operator
+ * key in the store (first-run keys are made only on the embedded store), so nobody could ever sign in — or the
+ * store could not be asked (`unreadable`: why).
+ */
+export function noKeysError(store: string, unreadable?: string): ConfigError {
+  const why =
+    unreadable === undefined
+      ? "the store holds no operator key"
+      : `the store could not be read to look for an operator key (${unreadable})`;
+  return new ConfigError(
+    `Invalid configuration:\n  - API_KEYS or OPERATOR_KEYS: required with STORE=${store}: ${why} (first-run keys are made only on the embedded store; \`bun run migrate\` from a first-run deployment moves its key here)`,
+  );
+}
+
 type Env = Record<string, string | undefined>;
 const given = (v: string | undefined) => v !== undefined && v.trim() !== "";
 
@@ -378,12 +442,8 @@ function storeRules(env: Env): { store: StoreSettings["store"]; problems: string
           : "sqlite";
   const problems: string[] = [];
   if (store === "sqlite") return { store, problems };
-  // First-run keys exist only for the embedded store: a shared store needs configured keys.
-  if (!given(env.API_KEYS) && !given(env.OPERATOR_KEYS)) {
-    problems.push(
-      `API_KEYS or OPERATOR_KEYS: required with STORE=${store} (first-run keys exist only for the embedded store)`,
-    );
-  }
+  // Keys are not required here: a shared store that holds an operator key (moved by `bun run migrate` from a
+  // first-run deployment) is enough, and only the store can say so (index.ts asks it once it is open).
   if (store === "redis" && !given(env.REDIS_URL)) problems.push("REDIS_URL: required when STORE=redis");
   if (store === "upstash" && !given(env.UPSTASH_REDIS_REST_URL))
     problems.push("UPSTASH_REDIS_REST_URL: required when STORE=upstash");
@@ -456,6 +516,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       port: e.PORT,
       apiKeys: e.API_KEYS,
       operatorKeys: e.OPERATOR_KEYS,
+      operatorName: e.OPERATOR_NAME ?? DEFAULT_OPERATOR_NAME,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
       rateLimitFailOpen: e.RATE_LIMIT_FAIL_OPEN,
       roomSummary: e.ROOM_SUMMARY ?? "public",
@@ -463,6 +524,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       roomsPerTeam: e.ROOMS_PER_TEAM,
       eventRetentionDays: e.EVENT_RETENTION_DAYS,
       eventRetentionMax: e.EVENT_RETENTION_MAX,
+      roomTtlDays: e.ROOM_TTL_DAYS,
+      ...(e.ARCHIVE_DIR ? { archiveDir: e.ARCHIVE_DIR } : {}),
       keysPerTeam: e.KEYS_PER_TEAM,
       invitesPerRoom: e.INVITES_PER_ROOM,
       host: e.HOST,
@@ -470,7 +533,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       summaryRateLimitPerMinute: e.SUMMARY_RATE_LIMIT_PER_MINUTE,
       streamsPerTeam: e.STREAMS_PER_TEAM,
       streamsPerProcess: e.STREAMS_PER_PROCESS,
+      streamsPerInvite: e.STREAMS_PER_INVITE,
+      streamsPerAgent: e.STREAMS_PER_AGENT,
       cookieSecure: e.COOKIE_SECURE,
+      conformanceFixtures: e.CONFORMANCE_FIXTURES,
       ...(e.WEBHOOK_SIGNING_KEY ? { webhookSigningKey: e.WEBHOOK_SIGNING_KEY } : {}),
       webhookAllowHttp: e.WEBHOOK_ALLOW_HTTP,
       webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,

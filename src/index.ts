@@ -3,15 +3,18 @@
  * Entry: loadConfig(env) → openStore(config) → createApp(deps) → Bun.serve. Also the compiled `roomd` executable's
  * entry, whose other commands (healthcheck, --version, --help) are in commands.ts.
  */
-import { basename } from "node:path";
-import { ensureLocalKey } from "./access/first-run.ts";
+import { statSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import { ensureLocalKey, storeHoldsOperatorKey } from "./access/first-run.ts";
 import { appDeps, createApp } from "./app.ts";
 import { connectBlock } from "./clients.ts";
 import { healthcheck, parseCommand, USAGE, VERSION } from "./commands.ts";
-import { type Config, ConfigError, loadConfig } from "./config.ts";
+import { type Config, ConfigError, DEFAULT_OPERATOR_NAME, loadConfig, noKeysError } from "./config.ts";
 import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
 import { createWebhookWorker } from "./live/webhooks/worker.ts";
-import { createLogger, describeError } from "./log.ts";
+import { createLogger, describeError, type Logger } from "./log.ts";
+import { checkArchiveDir, createArchiver } from "./moving/archive.ts";
+import { roomLifetimeMs } from "./protocol/limits.ts";
 import { systemClock } from "./protocol/time.ts";
 import { openStore } from "./store/index.ts";
 import { assets } from "./web/assets.ts";
@@ -42,6 +45,22 @@ function webhookSigningKey(config: Config): string | undefined {
   return config.store === "sqlite" ? readOrCreateSigningKey(config.sqlitePath).key : undefined;
 }
 
+/**
+ * A data directory roomd did not make keeps its mode (it may be shared): when others may read or enter it, say so
+ * at start, with the command that fixes it. roomd makes its own 0700.
+ */
+function warnOpenDataDir(config: Config, logger: Logger): void {
+  if (config.store !== "sqlite" || config.sqlitePath === ":memory:") return;
+  const dir = dirname(resolve(config.sqlitePath));
+  const mode = statSync(dir, { throwIfNoEntry: false })?.mode;
+  if (mode === undefined || (mode & 0o077) === 0) return;
+  logger.log("warn", "the data directory is open to other users", {
+    dir,
+    mode: (mode & 0o777).toString(8),
+    fix: `chmod 700 ${shellQuote(dir)}`,
+  });
+}
+
 async function main(): Promise<void> {
   const command = parseCommand(process.argv.slice(2));
   if (typeof command === "object") {
@@ -59,14 +78,42 @@ async function main(): Promise<void> {
   const tracing = config.tracing
     ? (await import("./telemetry/tracing.ts")).startTracing(config.tracing, { version: VERSION })
     : undefined;
+  if (config.archiveDir !== undefined) {
+    try {
+      checkArchiveDir(config.archiveDir);
+    } catch (error) {
+      throw new ConfigError(
+        `Invalid configuration:\n  - ARCHIVE_DIR: ${config.archiveDir} cannot be written (${error instanceof Error ? error.message : String(error)})`,
+      );
+    }
+  }
   const store = await openStore(config);
-  // loadConfig refuses a shared store without keys, so a first run is always on the embedded store.
+  warnOpenDataDir(config, logger);
+  const noKeys = config.apiKeys.length === 0 && config.operatorKeys.length === 0;
+  // A shared store without keys in the environment needs an operator key of its own (moved there by `bun run
+  // migrate`); first-run keys are made only on the embedded store.
+  if (noKeys && config.store !== "sqlite") {
+    const held = await storeHoldsOperatorKey(store).catch((error: unknown) =>
+      error instanceof Error ? error.message : String(error),
+    );
+    if (held !== true) {
+      await store.close().catch(() => {});
+      throw noKeysError(config.store, held === false ? undefined : held);
+    }
+  }
   const firstRun =
-    config.store === "sqlite" && config.apiKeys.length === 0 && config.operatorKeys.length === 0
+    noKeys && config.store === "sqlite"
       ? await ensureLocalKey(config.sqlitePath, store, systemClock())
       : undefined;
   const deps = appDeps(config, store, logger, systemClock, [], tracing);
   const app = createApp(deps);
+  // Rooms past ROOM_TTL_DAYS are archived (ARCHIVE_DIR) before they go; the store keeps them until then.
+  const lifetimeMs = roomLifetimeMs(config.roomTtlDays);
+  const archiveDir = config.archiveDir;
+  const archiver =
+    archiveDir !== undefined && lifetimeMs > 0
+      ? createArchiver({ store: deps.store, dir: archiveDir, ttlMs: lifetimeMs, now: systemClock, logger })
+      : undefined;
   // wait_for_events holds a request up to 30 s without sending anything: the idle timeout must outlast it.
   const server = Bun.serve({ hostname: config.host, port: config.port, fetch: app.fetch, idleTimeout: 60 });
   // The outbox worker: delivers the webhooks of every room of the store, sharing the work with other processes.
@@ -82,6 +129,7 @@ async function main(): Promise<void> {
       })
     : undefined;
   worker?.start();
+  archiver?.start();
   // The pages' bundles are built on first use; start now so the first page is served at once.
   assets().catch((error: unknown) =>
     logger.log("error", "building the web pages failed", describeError(error)),
@@ -92,16 +140,32 @@ async function main(): Promise<void> {
     store: store.driver,
     webhooks: worker ? "on" : "off (set WEBHOOK_SIGNING_KEY)",
     tracing: config.tracing ? { endpoint: new URL(config.tracing.url).origin } : "off",
+    roomTtlDays: config.roomTtlDays ?? 30,
+    archive: archiveDir ?? "off",
     eventRetention:
       (config.eventRetentionDays ?? 0) > 0 || (config.eventRetentionMax ?? 0) > 0
         ? { days: config.eventRetentionDays ?? 0, maxEvents: config.eventRetentionMax ?? 0 }
         : "off",
   });
-  if (firstRun) {
+  if (config.conformanceFixtures) {
+    logger.log(
+      "warn",
+      "CONFORMANCE_FIXTURES is set: /mcp?profile=conformance serves the MCP conformance suite's fixtures; never set it in production",
+      {},
+    );
+    process.stderr.write(
+      "\nWARNING: CONFORMANCE_FIXTURES=1 — /mcp?profile=conformance serves test fixtures for the MCP conformance suite. Never set it in production.\n\n",
+    );
+  }
+  if (firstRun && !firstRun.created) {
+    // A restart: the key and the snippets were shown at the first start; say where they are, in one line.
     const url = browsableUrl(config.host, server.port ?? config.port);
-    const operator = firstRun.created
-      ? `An operator key for team "local" was created and saved to ${firstRun.path} (mode 0600). It is yours, for\nminting your agents' keys; it is shown only this once:\n\n  ${firstRun.secret}\n`
-      : `Using the operator key of team "local" saved in ${firstRun.path} (show it with: cat ${firstRun.path}).\n`;
+    process.stdout.write(
+      `roomd is running on ${url} (store: ${store.driver}); sign in with the key in ${firstRun.path}; agents' configuration: ${url}/dashboard, "Connect an agent"\n`,
+    );
+  } else if (firstRun) {
+    const url = browsableUrl(config.host, server.port ?? config.port);
+    const operator = `An operator key for team "local" was created and saved to ${firstRun.path} (mode 0600). It is yours, for\nminting your agents' keys; it is shown only this once:\n\n  ${firstRun.secret}\n\nIn rooms you are the person "${config.operatorName}"${config.operatorName === DEFAULT_OPERATOR_NAME ? " (set OPERATOR_NAME=<your name> to be named yourself)" : ""}.\n`;
     const roomId = suggestedRoomId();
     const connect = connectBlock({
       url,
@@ -119,6 +183,7 @@ async function main(): Promise<void> {
     await server.stop();
     // Sends in flight are recorded first; a process killed instead leaves them to its claims' leases.
     await worker?.stop();
+    await archiver?.stop();
     await store.close();
     // The spans still queued are sent before the process goes.
     await tracing?.shutdown().catch(() => {});

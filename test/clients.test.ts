@@ -1,6 +1,6 @@
 /**
- * One test per client snippet (revisions 21): each parses as its client reads it, points at the server, reads the
- * agent's key from ROOMD_KEY with the expansion syntax that client documents, and embeds no secret.
+ * One test per client snippet (docs/security.md#network-exposure): each parses as its client reads it, points at the
+ * server, reads the agent's key from ROOMD_KEY with the expansion syntax that client documents, and embeds no secret.
  */
 
 import { describe, expect, test } from "bun:test";
@@ -36,10 +36,10 @@ function embeddedSecrets(text: string): string[] {
 }
 
 describe("client configuration snippets", () => {
-  test(`revisions 21: Claude Code command keeps \${ROOMD_KEY} unexpanded for the project's .mcp.json`, () => {
+  test(`Claude Code command keeps \${ROOMD_KEY} unexpanded for the project's .mcp.json`, () => {
     const command = claudeCodeCommand(info);
     expect(command).toBe(
-      `claude mcp add --transport http roomd http://localhost:3000/mcp --scope project --header 'Authorization: Bearer \${ROOMD_KEY}'`,
+      `claude mcp add --transport http roomd "http://localhost:3000/mcp?profile=compact" --scope project --header 'Authorization: Bearer \${ROOMD_KEY}'`,
     );
     // The header argument is single-quoted, so the shell passes the reference through literally.
     const header = /--header '([^']*)'/.exec(command)?.[1];
@@ -47,13 +47,13 @@ describe("client configuration snippets", () => {
     expect(embeddedSecrets(command)).toEqual([]);
   });
 
-  test(`revisions 21: Claude Code .mcp.json reads the key with \${ROOMD_KEY}`, () => {
+  test(`Claude Code .mcp.json reads the key with \${ROOMD_KEY}`, () => {
     const text = claudeCodeJson(info);
     expect(JSON.parse(text)).toEqual({
       mcpServers: {
         roomd: {
           type: "http",
-          url: "http://localhost:3000/mcp",
+          url: "http://localhost:3000/mcp?profile=compact",
           headers: { Authorization: `Bearer \${ROOMD_KEY}` },
         },
       },
@@ -61,37 +61,43 @@ describe("client configuration snippets", () => {
     expect(embeddedSecrets(text)).toEqual([]);
   });
 
-  test(`revisions 21: Cursor mcp.json reads the key with \${env:ROOMD_KEY}`, () => {
+  test(`Cursor mcp.json reads the key with \${env:ROOMD_KEY}`, () => {
     const text = cursorJson(info);
     expect(JSON.parse(text)).toEqual({
       mcpServers: {
-        roomd: { url: "http://localhost:3000/mcp", headers: { Authorization: `Bearer \${env:ROOMD_KEY}` } },
+        roomd: {
+          url: "http://localhost:3000/mcp?profile=compact",
+          headers: { Authorization: `Bearer \${env:ROOMD_KEY}` },
+        },
       },
     });
     expect(embeddedSecrets(text)).toEqual([]);
   });
 
-  test("revisions 21: Codex config.toml names ROOMD_KEY in bearer_token_env_var", () => {
+  test("Codex config.toml names ROOMD_KEY in bearer_token_env_var", () => {
     const text = codexToml(info);
     const toml = Bun.TOML.parse(text) as Record<string, any>;
     expect(toml.mcp_servers.roomd).toEqual({
-      url: "http://localhost:3000/mcp",
+      url: "http://localhost:3000/mcp?profile=compact",
       bearer_token_env_var: "ROOMD_KEY",
     });
     expect(embeddedSecrets(text)).toEqual([]);
   });
 
-  test(`revisions 21: Gemini CLI settings.json reads the key with \${ROOMD_KEY}`, () => {
+  test(`Gemini CLI settings.json reads the key with \${ROOMD_KEY}`, () => {
     const text = geminiJson(info);
     expect(JSON.parse(text)).toEqual({
       mcpServers: {
-        roomd: { httpUrl: "http://localhost:3000/mcp", headers: { Authorization: `Bearer \${ROOMD_KEY}` } },
+        roomd: {
+          httpUrl: "http://localhost:3000/mcp?profile=compact",
+          headers: { Authorization: `Bearer \${ROOMD_KEY}` },
+        },
       },
     });
     expect(embeddedSecrets(text)).toEqual([]);
   });
 
-  test("revisions 21: each agent's key is minted bound to its agent id with the operator key, then exported", () => {
+  test("each agent's key is minted bound to its agent id with the operator key, then exported", () => {
     const command = mintKeyCommand({ ...info, agentId: "backend-claude" });
     expect(command).toBe(
       `curl -s -X POST http://localhost:3000/admin/keys -H "Authorization: Bearer $(cat 'data/operator.key')" -d '{"boundAgentId":"backend-claude"}'`,
@@ -105,7 +111,7 @@ describe("client configuration snippets", () => {
     expect(embeddedSecrets(command)).toEqual([]);
   });
 
-  test("revisions 21: the whole printed block embeds no secret and names the operator key as the person's", () => {
+  test("the whole printed block embeds no secret and names the operator key as the person's", () => {
     const block = connectBlock(info);
     expect(embeddedSecrets(block)).toEqual([]);
     expect(block).toContain("/admin/keys");
@@ -129,24 +135,28 @@ describe("client configuration snippets", () => {
     ]);
   });
 
-  test("agent instructions name the room and the working habits", () => {
+  test("agent instructions name the room and the working habits, with the printed profile's tools", () => {
     const text = agentInstructions(info);
     for (const needle of [
       "my-project",
       "ROOMD_KEY",
-      "get_my_summary",
-      "get_unblocked_tasks",
-      "claim_task",
-      "claim_files",
-      "release_files",
-      "check_files",
-      "leave_room",
-      "consuming_agents",
+      "`summary`",
+      "`plan`",
+      "`claim`",
+      "`files`",
+      "`update`",
+      "`context_write`",
+      "`consuming_agents`",
       "change_request",
-      "heartbeat",
-      "get_unread_events",
+      "`wait`",
+      "`ask`",
+      "`handoff`",
+      "`leave`",
     ]) {
       expect(text).toContain(needle);
     }
+    const full = agentInstructions(info, "full");
+    for (const needle of ["get_my_summary", "claim_task", "claim_files", "consuming_agents", "leave_room"])
+      expect(full).toContain(needle);
   });
 });

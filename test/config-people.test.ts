@@ -1,4 +1,7 @@
-/** People in the configuration (humans.md §1): operator keys name their person; the trusted proxy's settings. */
+/**
+ * People in the configuration (docs/people.md#people-and-agents): operator keys name their person; the trusted
+ * proxy's settings.
+ */
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../src/config.ts";
 

@@ -39,10 +39,13 @@ describe("loadConfig", () => {
       expect(() => loadConfig({ ...upstash, UPSTASH_POLL_MS: bad }), bad).toThrow(/UPSTASH_POLL_MS: /);
   });
 
-  test("a shared store without keys is refused in the same one message as everything else", () => {
-    expect(() => loadConfig({ REDIS_URL: "redis://127.0.0.1:6379", PORT: "x" })).toThrow(
-      /PORT: .*\n.*API_KEYS or OPERATOR_KEYS: required with STORE=redis/s,
-    );
+  test("a shared store without keys in the environment is configured (the store may hold an operator key)", () => {
+    expect(loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" })).toMatchObject({
+      store: "redis",
+      apiKeys: [],
+      operatorKeys: [],
+    });
+    expect(() => loadConfig({ REDIS_URL: "redis://127.0.0.1:6379", PORT: "x" })).toThrow(/PORT: /);
   });
 
   test("parses key lists", () => {
@@ -78,7 +81,7 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ STORE: "upstash" })).toThrow(/UPSTASH_REDIS_REST_TOKEN: required/);
   });
 
-  test("revisions 16: HOST defaults to loopback and takes an IP address or a hostname, nothing else", () => {
+  test("HOST defaults to loopback and takes an IP address or a hostname, nothing else", () => {
     expect(loadConfig({}).host).toBe("127.0.0.1");
     for (const host of ["0.0.0.0", "::", "::1", "10.0.0.5", "localhost", "roomd.internal"])
       expect(loadConfig({ HOST: host }).host).toBe(host);
@@ -86,7 +89,17 @@ describe("loadConfig", () => {
       expect(() => loadConfig({ HOST: host }), host).toThrow(/HOST: must be an IP address or a hostname/);
   });
 
-  test("revisions 17: ALLOWED_ORIGINS takes full origins, normalised as browsers send them", () => {
+  test("OPERATOR_NAME names the first-run person: local unless set, a person id or a named error", () => {
+    expect(loadConfig({}).operatorName).toBe("local");
+    expect(loadConfig({ OPERATOR_NAME: "" }).operatorName).toBe("local");
+    expect(loadConfig({ OPERATOR_NAME: " ada.l@example " }).operatorName).toBe("ada.l@example");
+    for (const name of ["two words", "x".repeat(65), "ada:lovelace"])
+      expect(() => loadConfig({ OPERATOR_NAME: name }), name).toThrow(
+        /OPERATOR_NAME: must be 1-64 characters/,
+      );
+  });
+
+  test("ALLOWED_ORIGINS takes full origins, normalised as browsers send them", () => {
     expect(loadConfig({}).allowedOrigins).toEqual([]);
     expect(
       loadConfig({ ALLOWED_ORIGINS: "https://App.Example.com, http://localhost:5173/,https://x.example:443" })
@@ -102,7 +115,7 @@ describe("loadConfig", () => {
     for (const n of [2, 3, 4, 5]) expect(message).toContain(`entry ${n} must`);
   });
 
-  test("revisions 18: SUMMARY_RATE_LIMIT_PER_MINUTE defaults to 120 and must be a positive integer", () => {
+  test("SUMMARY_RATE_LIMIT_PER_MINUTE defaults to 120 and must be a positive integer", () => {
     expect(loadConfig({}).summaryRateLimitPerMinute).toBe(120);
     expect(loadConfig({ SUMMARY_RATE_LIMIT_PER_MINUTE: "30" }).summaryRateLimitPerMinute).toBe(30);
     expect(() => loadConfig({ SUMMARY_RATE_LIMIT_PER_MINUTE: "0" })).toThrow(/SUMMARY_RATE_LIMIT_PER_MINUTE/);

@@ -1,10 +1,10 @@
 /**
- * A plain `bun install` on a fresh clone leaves the tree clean (revisions 22): the lockfile bun would write from
- * package.json is byte for byte the committed one. `bun install --frozen-lockfile` is not enough to prove it: it
- * accepts a lockfile whose recorded specifiers ("^4.13.19") differ from package.json ("4.13.19"), which a plain
- * install then rewrites. So the check re-resolves in a temporary copy with `--lockfile-only`, which needs nothing
- * but the lockfile when it is complete. It runs offline by construction: an empty package cache, a throwaway HOME
- * (no user .npmrc or registry override) and proxies pointing at a closed port, so a lockfile that does need the
+ * A plain `bun install` on a fresh clone leaves the tree clean (docs/security.md#network-exposure): the lockfile bun
+ * would write from package.json is byte for byte the committed one. `bun install --frozen-lockfile` is not enough to
+ * prove it: it accepts a lockfile whose recorded specifiers ("^4.13.19") differ from package.json ("4.13.19"), which
+ * a plain install then rewrites. So the check re-resolves in a temporary copy with `--lockfile-only`, which needs
+ * nothing but the lockfile when it is complete. It runs offline by construction: an empty package cache, a throwaway
+ * HOME (no user .npmrc or registry override) and proxies pointing at a closed port, so a lockfile that does need the
  * network fails fast instead of reaching out.
  */
 import { describe, expect, test } from "bun:test";
@@ -59,13 +59,13 @@ describe("lockfile", () => {
   const committed = readFileSync(join(ROOT, "bun.lock"), "utf8");
   const packageJson = readFileSync(join(ROOT, "package.json"), "utf8");
 
-  test("revisions 22: bun install on a fresh clone rewrites nothing (bun.lock matches package.json, offline)", async () => {
+  test("bun install on a fresh clone rewrites nothing (bun.lock matches package.json, offline)", async () => {
     const result = await relock(packageJson);
     expect(result.exitCode, result.output).toBe(0);
     expect(firstDifferences(committed, result.lock)).toEqual([]);
   });
 
-  test("revisions 22: the check notices drift (a range in package.json the lockfile does not record)", async () => {
+  test("the check notices drift (a range in package.json the lockfile does not record)", async () => {
     const drifted = packageJson.replace(/"hono": "([^"]+)"/, '"hono": "~$1"');
     expect(drifted).not.toBe(packageJson);
     const result = await relock(drifted);

@@ -1,6 +1,7 @@
 /**
- * Store round trips per tool on Redis, counted on a wrapped client through the real tool layer (defect 7: the
- * earlier server needed ~8 for a read and ~18 for update_task). Counts, not timings, so this is stable.
+ * Store round trips per tool on Redis, counted on a wrapped client through the real tool layer (the earlier
+ * roomd server needed ~8 for a read and ~18 for update_task;
+ * docs/benchmarks.md#store-round-trips-per-tool-call-redis). Counts, not timings, so this is stable.
  */
 import { expect, test } from "bun:test";
 import { measureRoundTrips } from "../bench/round-trips-measure.ts";

@@ -2,9 +2,9 @@
  * The gate every authenticated request passes: identify the bearer (in memory), then admit it with at most one
  * store round trip that both finds a dynamic key or invite and charges its rate-limit window.
  *
- * Order (spec access.md §1): operator keys, static keys (both from the environment, digests compared in constant
- * time), dynamic keys (`rk_<team>_…`), invites (`ri_<room>_…`). A bearer of no known shape is refused without
- * store work.
+ * Order (docs/security.md#principals): operator keys, static keys (both from the environment, digests compared in
+ * constant time), dynamic keys (`rk_<team>_…`), invites (`ri_<room>_…`). A bearer of no known shape is refused
+ * without store work.
  */
 import type { Config } from "../config.ts";
 import { RoomError } from "../protocol/errors.ts";
@@ -13,7 +13,6 @@ import type { RateDecision, RateRequest } from "../store/access-types.ts";
 import type { SessionCredential } from "../store/session-types.ts";
 import type { RoomStore } from "../store/types.ts";
 import { sha256 } from "./digest.ts";
-import { LOCAL_HUMAN } from "./first-run.ts";
 import type { KeyRing } from "./keyring.ts";
 import { roomOfInvite, teamOfKey } from "./secrets.ts";
 
@@ -31,14 +30,14 @@ const WINDOW_MS = 60_000;
 export interface GateOptions {
   keys: KeyRing;
   store: RoomStore;
-  config: Pick<Config, "rateLimitPerMinute" | "rateLimitFailOpen">;
+  config: Pick<Config, "rateLimitPerMinute" | "rateLimitFailOpen" | "operatorName">;
 }
 
 export interface Gate {
   (secret: string | null, bucket: Bucket): Promise<Admission>;
   /**
-   * A person the trusted proxy vouched for (humans.md §1): no key to find, only the team's rate window to charge
-   * (failing open like env keys when the limiter's store is down and RATE_LIMIT_FAIL_OPEN allows).
+   * A person the trusted proxy vouched for (docs/people.md#people-and-agents): no key to find, only the team's rate
+   * window to charge (failing open like env keys when the limiter's store is down and RATE_LIMIT_FAIL_OPEN allows).
    */
   person(teamId: string, humanId: string, bucket: Bucket): Promise<Admission>;
   /** True for an env key (operator or static): checked in memory, no store work. */
@@ -82,8 +81,8 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
       if (shape.team) {
         const { key, rate: decision } = await store.resolveKey(shape.team, digest.toString("hex"), rate);
         if (!key) return { ok: false, status: 401 };
-        // A human dynamic key names its person; the first-run (operator-kind) key is the person "local".
-        const humanId = key.humanId ?? (key.kind === "operator" ? LOCAL_HUMAN : undefined);
+        // A human dynamic key names its person; the first-run (operator-kind) key is OPERATOR_NAME ("local").
+        const humanId = key.humanId ?? (key.kind === "operator" ? config.operatorName : undefined);
         const principal: Principal = {
           teamId: key.teamId,
           kind: key.kind === "operator" ? "operator" : "dynamic",

@@ -30,7 +30,7 @@ export function createKeyRing(
   const entries: Entry[] = [
     ...keys.operatorKeys.map((k) => ({
       digest: sha256(k.secret),
-      // Operator keys are people's keys (humans.md §1): OPERATOR_KEYS=teamId:secret[:humanId].
+      // Operator keys are people's keys (docs/people.md#people-and-agents): OPERATOR_KEYS=teamId:secret[:humanId].
       principal: { teamId: k.teamId, kind: "operator" as const, humanId: k.humanId ?? "operator" },
     })),
     ...keys.apiKeys.map((k) => ({

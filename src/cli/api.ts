@@ -18,6 +18,7 @@ export interface Api {
   url: string;
   get<T = unknown>(path: string): Promise<T>;
   post<T = unknown>(path: string, body?: unknown): Promise<T>;
+  put<T = unknown>(path: string, body: unknown): Promise<T>;
   del<T = unknown>(path: string): Promise<T>;
   /** One MCP tool call; resolves to its result (structuredContent, or the parsed text). */
   tool<T = unknown>(name: string, args: Record<string, unknown>): Promise<T>;
@@ -100,6 +101,7 @@ export function createApi(credentials: Credentials): Api {
     url,
     get: (path) => request("GET", path) as Promise<never>,
     post: (path, body = {}) => request("POST", path, body) as Promise<never>,
+    put: (path, body) => request("PUT", path, body) as Promise<never>,
     del: (path) => request("DELETE", path) as Promise<never>,
     async tool(name, args) {
       const answer = (await request("POST", "/mcp", {

@@ -44,7 +44,11 @@ example:
         { head: "CREATED", get: (a) => when(a.created_at) },
         {
           head: "DECIDED BY",
-          get: (a) => a.decidedBy ?? (a.status === "pending" ? `expires ${when(a.expires_at)}` : ""),
+          get: (a) =>
+            a.decidedBy ??
+            (a.status === "pending"
+              ? `${a.approvers ? `for ${a.approvers.join(", ")}, ` : ""}expires ${when(a.expires_at)}`
+              : ""),
         },
         { head: "ACTION", get: (a) => a.action, max: 80 },
       ],

@@ -5,6 +5,10 @@
  * - PreToolUse: `hookSpecificOutput.permissionDecision: "deny"` with `permissionDecisionReason` (shown to the agent);
  * - Stop: top-level `decision: "block"` with `reason` (the agent goes on with it).
  * Nothing to say → null: the hook prints nothing, exits 0, and the agent continues as if no hook ran.
+ *
+ * Everything of the room in an answer (messages, steers, an interrupt's reason, task titles, names) is quoted
+ * (quoted(), name()), and each answer says so: a person's text cannot start a line of its own, so it cannot pass
+ * itself off as another person's message or as the bridge's own words.
  */
 
 import type { BridgeHook } from "../protocol/people.ts";
@@ -31,16 +35,37 @@ export interface HookContext {
   agentId: string;
 }
 
-const listOf = (messages: Message[]) => messages.map((m) => `- ${m.from}: ${m.text}`).join("\n");
+/** Line and paragraph separators, C1 controls (NEL among them) and bidirectional controls: escaped by quoted(). */
+const UNSAFE = /[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Room text as the agent is shown it: a JSON string literal on one line. JSON escapes quotes, backslashes and C0
+ * controls (CR, LF, VT, FF among them); DEL, the C1 controls (NEL), U+2028, U+2029 and the bidirectional
+ * controls are escaped too, so nothing inside can break the line, end the quotes, or reorder what follows.
+ */
+export function quoted(text: string): string {
+  return JSON.stringify(text).replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** A name from the room (a sender, a driver, a task id) as is when it is a plain id, else quoted. */
+const name = (value: string) => (/^[A-Za-z0-9_.:@-]{1,100}$/.test(value) ? value : quoted(value));
+
+/** What an answer carrying several pieces of room text says of them. */
+const ROOM_CONTENT = "room content: each quoted text is a JSON string holding exactly what its author wrote";
+/** What an answer carrying one piece of room text says of it. */
+const AS_WRITTEN = "quoted as a JSON string, exactly as written";
+
+const listOf = (messages: Message[]) =>
+  messages.map((m) => `- ${name(m.from)}: ${quoted(m.text)}`).join("\n");
 
 function sessionDigest(answer: BridgeAnswer, ctx: HookContext): string {
   const tasks = answer.digest?.myTasks ?? [];
   const lines = [
-    `You are ${ctx.agentId} in roomd room ${ctx.roomId}.`,
-    `Driver: ${answer.driver?.holder ? `${answer.driver.holder} (epoch ${answer.driver.epoch})` : "nobody"}.`,
+    `You are ${name(ctx.agentId)} in roomd room ${name(ctx.roomId)}. Below, ${ROOM_CONTENT}.`,
+    `Driver: ${answer.driver?.holder ? `${name(answer.driver.holder)} (epoch ${answer.driver.epoch})` : "nobody"}.`,
     tasks.length === 0
       ? "Your tasks: none."
-      : `Your tasks: ${tasks.map((t) => `${t.id} "${t.title}" (${t.status})`).join("; ")}.`,
+      : `Your tasks: ${tasks.map((t) => `${name(t.id)} ${quoted(t.title)} (${name(t.status)})`).join("; ")}.`,
     `Unread room events: ${answer.digest?.unread ?? 0}${(answer.digest?.unread ?? 0) > 0 ? " (get_my_summary reads them)" : ""}.`,
   ];
   const messages = answer.messages ?? [];
@@ -69,7 +94,7 @@ export function hookAnswer(
         hookSpecificOutput: {
           hookEventName: "PreToolUse",
           permissionDecision: "deny",
-          permissionDecisionReason: `Interrupted by ${answer.interrupt.by}: ${answer.interrupt.reason}`,
+          permissionDecisionReason: `Interrupted by ${name(answer.interrupt.by)}; the reason, ${AS_WRITTEN}: ${quoted(answer.interrupt.reason)}`,
         },
       };
     case "PostToolUse": {
@@ -77,17 +102,22 @@ export function hookAnswer(
       if (steers.length === 0) return null;
       return context(
         "PostToolUse",
-        steers.map((s) => `Steer from ${s.by} (the room's driver): ${s.text}`).join("\n"),
+        steers
+          .map((s) => `Steer from ${name(s.by)} (the room's driver), ${AS_WRITTEN}: ${quoted(s.text)}`)
+          .join("\n"),
       );
     }
     case "UserPromptSubmit":
       if (messages.length === 0) return null;
-      return context("UserPromptSubmit", `Messages from people in room ${ctx.roomId}:\n${listOf(messages)}`);
+      return context(
+        "UserPromptSubmit",
+        `Messages from people in room ${name(ctx.roomId)} (${ROOM_CONTENT}):\n${listOf(messages)}`,
+      );
     case "Stop":
       if (messages.length === 0) return null;
       return {
         decision: "block",
-        reason: `People in room ${ctx.roomId} wrote to you; go on with their messages:\n${listOf(messages)}`,
+        reason: `People in room ${name(ctx.roomId)} wrote to you; go on with their messages (${ROOM_CONTENT}):\n${listOf(messages)}`,
       };
   }
 }

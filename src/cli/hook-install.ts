@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import { BRIDGE_HOOKS } from "../protocol/people.ts";
 
 /** Seconds Claude Code waits for a hook command; the bridge itself gives up after 1.5 s. */
-const TIMEOUT_SECONDS = 5;
+export const TIMEOUT_SECONDS = 5;
 
 type HookEntry = { matcher?: string; hooks: { type: string; command: string; timeout?: number }[] };
 type Settings = { hooks?: Record<string, HookEntry[]> } & Record<string, unknown>;

@@ -1,14 +1,18 @@
 /**
- * `roomctl hook <event>`: the room bridge inside an agent's Claude Code hooks (spec: a running agent joins the
- * room). Reads the hook's JSON from stdin, makes one request to roomd with the agent's own key (ROOMD_URL,
- * ROOMD_KEY, ROOMD_ROOM, ROOMD_AGENT), and prints the answer in Claude Code's hook protocol (hook-answers.ts).
- * It never holds an agent up: whatever goes wrong — roomd down or slow, bad input, a missing variable — it prints
- * nothing and exits 0 within DEADLINE_MS, so the agent continues. Only a delivered interrupt stops a step.
+ * `roomctl hook <event>`: the room bridge inside an agent's Claude Code hooks: a running agent joins the room
+ * (docs/claude-code-bridge.md). Reads the hook's JSON from stdin, makes one request to roomd with the agent's own key
+ * (ROOMD_URL, ROOMD_KEY, ROOMD_ROOM, ROOMD_AGENT), and prints the answer in Claude Code's hook protocol
+ * (hook-answers.ts). It never holds an agent up: whatever goes wrong — roomd down or slow, bad input, a missing
+ * variable — it prints nothing and exits 0 within DEADLINE_MS, so the agent continues. Only a delivered interrupt
+ * stops a step.
  */
 import { BRIDGE_HOOKS, type BridgeHook } from "../protocol/people.ts";
 import { type BridgeAnswer, hookAnswer, stepOf } from "./hook-answers.ts";
 
-/** The whole hook, stdin to answer, never takes longer than this (the spec's bound is 2 s). */
+/**
+ * The whole hook, stdin to answer, never takes longer than this (the bound is 2 s:
+ * docs/claude-code-bridge.md#when-roomd-is-slow-or-down).
+ */
 export const DEADLINE_MS = 1500;
 /** The request to roomd gets what is left of the deadline, at most this. */
 const REQUEST_MS = 1200;

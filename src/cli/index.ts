@@ -27,6 +27,7 @@ const SECTIONS: [string, Record<string, Loader>][] = [
     {
       rooms: async () => (await import("./rooms.ts")).rooms,
       watch: async () => (await import("./watch.ts")).watch,
+      report: async () => (await import("./report.ts")).report,
     },
   ],
   [
@@ -46,6 +47,7 @@ const SECTIONS: [string, Record<string, Loader>][] = [
       approvals: async () => (await import("./approvals.ts")).approvals,
       approve: async () => (await import("./approvals.ts")).approve,
       reject: async () => (await import("./approvals.ts")).reject,
+      roles: async () => (await import("./roles.ts")).roles,
       handoff: async () => (await import("./work.ts")).handoff,
       handoffs: async () => (await import("./work.ts")).handoffs,
       fork: async () => (await import("./work.ts")).fork,

@@ -4,6 +4,7 @@
  * the file is never held in memory. Without a file they use stdout / stdin, so `roomctl export a | roomctl import
  * b` copies a room.
  */
+import { privateFile } from "../files.ts";
 import { answerFailure, USER_AGENT } from "./api.ts";
 import { resolveCredentials } from "./credentials.ts";
 import { CliError, type Command, noMore, roomArg } from "./kit.ts";
@@ -31,6 +32,8 @@ examples:
     });
     if (!res.ok || !res.body) throw await answerFailure(res);
     const out = typeof values.out === "string" ? values.out : undefined;
+    // The room's whole content: the user's only, whatever the umask (made so before a byte is written).
+    if (out) privateFile(out, { truncate: true });
     const sink = out ? Bun.file(out).writer() : Bun.stdout.writer();
     let tail = "";
     const decoder = new TextDecoder();

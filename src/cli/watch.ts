@@ -7,12 +7,12 @@
  */
 import { AGENT_ID } from "../protocol/ids.ts";
 import type { RoomEvent } from "../protocol/records.ts";
+import { describeEvent, EVENT_KINDS, type EventKind, eventKind, lineText } from "../protocol/timeline.ts";
 import { type Api, answerFailure, createApi, networkReason, seg, USER_AGENT } from "./api.ts";
 import { resolveCredentials } from "./credentials.ts";
 import { CliError, type Command, int, list, noMore, roomArg, str, UsageError } from "./kit.ts";
 import { clean, cut, paint } from "./output.ts";
 import { readSse } from "./sse.ts";
-import { summarize } from "./summary.ts";
 
 /** First reconnect delay; it doubles per failed attempt up to MAX_DELAY_MS, ±20% at random. */
 const FIRST_DELAY_MS = 250;
@@ -21,6 +21,8 @@ const MAX_DELAY_MS = 10_000;
 const IDLE_MS = 45_000;
 /** A connection that lasted this long (or carried an event) counts as good: the next delay starts over. */
 const GOOD_MS = 5_000;
+/** Longest sentence printed; `--json` (or the room page) has the whole payload. */
+const LINE_MAX = 240;
 
 const delayFor = (attempt: number) =>
   Math.round(Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** attempt) * (0.8 + Math.random() * 0.4));
@@ -36,6 +38,7 @@ interface Options {
   roomId: string;
   agent?: string;
   types?: string[];
+  kinds?: EventKind[];
   json: boolean;
   signals: boolean;
 }
@@ -47,14 +50,15 @@ async function headOf(api: Api, roomId: string): Promise<number> {
 }
 
 function printEvent(event: RoomEvent, options: Options): void {
+  if (options.kinds && !options.kinds.includes(eventKind(event.type))) return;
   if (options.json) {
     process.stdout.write(`${JSON.stringify(event)}\n`);
     return;
   }
-  const who = `${clean(event.from)} → ${clean(event.to)}`;
-  const summary = event.deleted ? "(deleted)" : cut(clean(summarize(event.type, event.payload)), 100);
+  // The room page's own sentence (protocol/timeline.ts), cleaned of control characters for the terminal.
+  const sentence = cut(clean(lineText(describeEvent(event).parts)), LINE_MAX);
   process.stdout.write(
-    `${paint("dim", clock(event.timestamp))}  ${paint("dim", `#${event.seq}`)}  ${paint("cyan", clean(event.type))}  ${who}${summary ? `  ${summary}` : ""}\n`,
+    `${paint("dim", clock(event.timestamp))}  ${paint("dim", `#${event.seq}`)}  ${paint("cyan", clean(event.type))}  ${sentence}\n`,
   );
 }
 
@@ -77,7 +81,8 @@ export const watch: Command = {
   help: `usage: roomctl watch <room> [--after N] [--agent X] [--types a,b] [--json] [--signals]
 
 Prints each event of the room's log as it is appended, one line each:
-  time  #seq  type  from → to  short payload
+  time  #seq  type  what happened, in the room page's words
+  e.g. 12:04:31  #18  steer  alice steered frontend: use the v2 endpoint
 and signals (state outside the log changed: presence, locks, vars, claims, driver).
 Runs until interrupted (Ctrl-C). When the connection drops or roomd restarts it
 reconnects (after 0.25 s, doubling up to 10 s) and resumes exactly after the last
@@ -88,6 +93,9 @@ options:
                 without it, start with the next new event
   --agent X     only events addressed to X or to all
   --types a,b   only events of these types
+  --kind k,…    only events of these kinds: work (plan, context, files, handoffs,
+                reviews), talk (messages, agents' own types), people (the wheel,
+                steers, approvals), system (steps, leaving, expiries, forks)
   --json        one event per line as JSON (NDJSON), exactly as the stream sends it;
                 signals are left out unless --signals
   --signals     with --json, also print signals as {"signal": kind, "time": iso}
@@ -99,6 +107,7 @@ examples:
     after: { type: "string" },
     agent: { type: "string" },
     types: { type: "string", multiple: true },
+    kind: { type: "string", multiple: true },
     json: { type: "boolean" },
     signals: { type: "boolean" },
   },
@@ -110,10 +119,15 @@ examples:
     if (agent !== undefined && !AGENT_ID.test(agent))
       throw new UsageError("--agent must be 1-64 chars of A-Z, a-z, 0-9, _ . : -");
     const types = list(values, "types");
+    const kinds = list(values, "kind");
+    const unknown = kinds?.find((k) => !(EVENT_KINDS as readonly string[]).includes(k));
+    if (unknown !== undefined)
+      throw new UsageError(`--kind must be among ${EVENT_KINDS.join(", ")} (got ${unknown})`);
     const options: Options = {
       roomId,
       ...(agent !== undefined ? { agent } : {}),
       ...(types && types.length > 0 ? { types } : {}),
+      ...(kinds && kinds.length > 0 ? { kinds: kinds as EventKind[] } : {}),
       json: values.json === true,
       signals: values.signals === true,
     };

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { addressKey, createAddressLimiter } from "./address-limit.ts";
 
 describe("address limiter", () => {
-  test("revisions 18: a fixed one-minute window per address, reset by the injected clock", () => {
+  test("a fixed one-minute window per address, reset by the injected clock", () => {
     let clock = 0;
     const limiter = createAddressLimiter({ limit: 3, now: () => clock });
     const take = (a: string) => limiter.take(a);

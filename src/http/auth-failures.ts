@@ -1,9 +1,9 @@
 /**
  * Repeated authentication failures from one client are limited in memory, before any hashing or store work: a
- * guessing client is turned away cheaply (spec access.md §1). Per process, by design: it protects this process's CPU
- * and the store, not a global budget. A client is counted as the request limiter counts it (addressKey: an IPv6
- * client by its /64, which one host usually holds whole and could otherwise rotate through), and memory is bounded
- * the same way (past `maxTracked` clients the oldest window is forgotten).
+ * guessing client is turned away cheaply (docs/security.md#principals). Per process, by design: it protects this
+ * process's CPU and the store, not a global budget. A client is counted as the request limiter counts it (addressKey:
+ * an IPv6 client by its /64, which one host usually holds whole and could otherwise rotate through), and memory is
+ * bounded the same way (past `maxTracked` clients the oldest window is forgotten).
  */
 import type { Clock } from "../protocol/time.ts";
 import { createAddressWindows } from "./address-limit.ts";

@@ -65,7 +65,7 @@ export interface AuthDeps {
   sessions?: Sessions | null;
 }
 
-type Checked =
+export type Checked =
   | { principal: Principal; rate?: RateDecision }
   | { failure: Response; limited?: Principal; rate?: RateDecision };
 

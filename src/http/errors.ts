@@ -1,5 +1,5 @@
 /**
- * Route errors: one mapping from domain errors to HTTP statuses (spec protocol.md §5), used by the app's one
+ * Route errors: one mapping from domain errors to HTTP statuses (docs/http.md#conventions), used by the app's one
  * onError. Routes throw RoomErrors; anything else is a bug, logged with the request id and answered generically.
  */
 import type { Context } from "hono";
@@ -24,7 +24,10 @@ export function roomErrorResponse(c: Context, error: RoomError): Response {
   return c.json({ error: error.message }, STATUS[error.kind]);
 }
 
-/** The route's JSON body checked against its schema; a missing body reads as {}. Throws RoomError("invalid"). */
+/**
+ * The route's JSON body checked against its schema; a missing body reads as {}. Throws RoomError("invalid"); an
+ * unknown field names the closest valid one.
+ */
 export async function parseBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
   const text = await c.req.text();
   let raw: unknown = {};
@@ -42,6 +45,6 @@ export async function parseBody<S extends z.ZodType>(c: Context, schema: S): Pro
       `Invalid arguments: ${bad.path}: contains invalid Unicode (a lone surrogate)`,
     );
   const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new RoomError("invalid", describeIssues(parsed.error.issues));
+  if (!parsed.success) throw new RoomError("invalid", describeIssues(parsed.error.issues, schema));
   return parsed.data;
 }

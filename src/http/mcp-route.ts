@@ -1,22 +1,36 @@
 /**
- * POST /mcp: size-capped, authenticated, rate-limited, stateless MCP. GET and DELETE are refused: there are no
- * sessions. Tool calls spend the team's "tools" budget (over it, the tool answers "Rate limit exceeded");
- * initialize, tools/list and other cheap methods spend the higher "meta" ceiling (over it, HTTP 429).
+ * POST /mcp: size-capped, authenticated, rate-limited, stateless MCP in both eras — the 2025 revisions (initialize
+ * handshake, the SDK's transport, src/mcp/legacy.ts) and 2026-07-28 (per-request metadata, src/mcp/modern/),
+ * told apart per request (src/mcp/eras.ts). GET and DELETE are refused: there are no sessions. Each message is one
+ * unit: tool calls spend the team's "tools" budget (over it, the tool answers "Rate limit exceeded"); every other
+ * method spends the higher "meta" ceiling (over it, HTTP 429). Batches are capped and refused where the protocol
+ * revision has none (readBody). Profiles, the X-Roomd-Room / X-Roomd-Agent headers, bound keys, idempotency and
+ * rate limits are the same in both eras.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { Bucket } from "../access/gate.ts";
 import type { LiveRooms } from "../live/hub.ts";
 import type { Logger } from "../log.ts";
 import type { CallContext, ToolOutcome } from "../mcp/call-path.ts";
 import type { Catalog } from "../mcp/catalog.ts";
+import { serving } from "../mcp/conformance/index.ts";
+import { eraOf } from "../mcp/eras.ts";
+import { handleLegacy } from "../mcp/legacy.ts";
+import { deliverAnswers, onlyResponses } from "../mcp/legacy-asks.ts";
+import { isStreamedSubscribe, streamedSubscribe } from "../mcp/legacy-subscribe.ts";
+import { handleModern } from "../mcp/modern/handle.ts";
 import type { McpTracer, OnOperation } from "../mcp/operations.ts";
-import { handleMcp, readBody, rpcError } from "../mcp/server.ts";
+import type { McpRequestDeps } from "../mcp/request-deps.ts";
+import { legacyParamsRefusal, readBody, rpcError } from "../mcp/server.ts";
+import { ROOM_FEATURES } from "../mcp/surface/methods.ts";
 import { PROFILES, type Profile } from "../mcp/tool.ts";
 import { errors } from "../protocol/errors.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { RoomStore } from "../store/types.ts";
-import { type AuthDeps, checkBearer, rateHeaders } from "./auth.ts";
+import { type AuthDeps, type Checked, checkBearer, rateHeaders } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
+import { type StreamSlots, streamOwnerOf, untimed } from "./stream-slots.ts";
 
 /** Largest accepted JSON-RPC body: a 64 KB payload plus its envelope, with room to spare. */
 export const MAX_BODY_BYTES = 512 * 1024;
@@ -32,16 +46,44 @@ export interface McpRouteDeps extends AuthDeps {
   onOperation?: OnOperation;
   /** Spans per MCP operation, when tracing is on. */
   mcpTracer?: McpTracer;
+  /** Subscription streams count with every other stream of the process and team. */
+  streams: StreamSlots;
+  /** CONFORMANCE_FIXTURES: the `conformance` profile exists (the official suite's fixtures). */
+  conformanceFixtures?: boolean;
+  /** Keep-alive interval of subscription streams (15 s; tests shorten it). */
+  keepAliveMs?: number;
 }
 
 /**
  * The room and agent a request names in headers (X-Roomd-Room, X-Roomd-Agent): used by tool calls that leave
  * them out. An empty header counts as absent; a malformed one is refused by the argument's own validation.
  */
-function callContext(headers: Headers): CallContext {
+export function callContext(headers: Headers): CallContext {
   const roomId = headers.get("x-roomd-room")?.trim();
   const agentId = headers.get("x-roomd-agent")?.trim();
   return { ...(roomId ? { roomId } : {}), ...(agentId ? { agentId } : {}) };
+}
+
+/**
+ * One unit per message: every message but the tool call on the meta budget (a refusal there refuses the whole
+ * request with 429), then the tool call, if any, on the tools budget — last, so the answer's RateLimit headers are
+ * the tools budget's whenever a tool call was sent. A single message is one admission, as on every route.
+ */
+async function admitMessages(
+  c: Context,
+  deps: McpRouteDeps,
+  parsed: { messages: number; toolCalls: number },
+): Promise<Checked & { bucket: Bucket }> {
+  const buckets: Bucket[] = Array.from({ length: parsed.messages - parsed.toolCalls }, () => "meta");
+  if (parsed.toolCalls > 0) buckets.push("tools");
+  let admitted: Checked | undefined;
+  let bucket: Bucket = "meta";
+  for (const next of buckets) {
+    bucket = next;
+    admitted = await checkBearer(c, deps, bucket);
+    if ("failure" in admitted) break;
+  }
+  return { ...(admitted as Checked), bucket };
 }
 
 export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
@@ -53,28 +95,36 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
       onError: () => rpcError(413, -32600, `Request body too large (max ${MAX_BODY_BYTES} bytes)`),
     }),
     async (c) => {
-      const profile = (c.req.query("profile") ?? "full") as Profile;
-      if (!PROFILES.includes(profile)) {
+      const asked = c.req.query("profile") ?? "full";
+      const fixtures = asked === "conformance" && deps.conformanceFixtures === true;
+      if (!fixtures && !PROFILES.includes(asked as Profile)) {
         return rpcError(400, -32600, `Unknown profile: use ?profile=${PROFILES.join(" | ")}`);
       }
       const parsed = await readBody(c.req.raw);
       if ("error" in parsed) return parsed.error;
-      // One unit per tool call: a batch carrying several would be charged as one, so it is refused.
+      const era = eraOf(c.req.header("mcp-protocol-version") ?? null, parsed.body);
+      const refusal = era === "legacy" ? legacyParamsRefusal(parsed.body) : null;
+      if (refusal) return refusal;
+      // A tool call over the tools budget is answered inside the batch as a tool error: with several in one
+      // batch, which of them to refuse would be arbitrary, so a batch carries at most one.
       if (parsed.toolCalls > 1)
         return rpcError(400, -32600, "Invalid Request: send one tools/call per request");
-      const bucket = parsed.toolCalls === 1 ? "tools" : "meta";
-      const admitted = await checkBearer(c, deps, bucket);
+      const admitted = await admitMessages(c, deps, parsed);
       let principal: Principal;
       if ("failure" in admitted) {
         // Over the tools budget, inside MCP the refusal is a tool error the model can read.
-        if (bucket !== "tools" || !admitted.limited) return admitted.failure;
+        if (admitted.bucket !== "tools" || !admitted.limited) return admitted.failure;
         principal = admitted.limited;
       } else {
         principal = admitted.principal;
       }
-      const response = await handleMcp(c.req.raw, parsed.body, {
-        catalog: deps.catalog,
-        profile,
+      const served = fixtures
+        ? serving()
+        : { catalog: deps.catalog, profile: asked as Profile, features: ROOM_FEATURES };
+      const mcp: McpRequestDeps = {
+        catalog: served.catalog,
+        profile: served.profile,
+        features: served.features,
         context: callContext(c.req.raw.headers),
         store: deps.store,
         live: deps.live,
@@ -84,10 +134,28 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
         onToolCall: deps.onToolCall,
         ...(deps.onOperation ? { onOperation: deps.onOperation } : {}),
         ...(deps.mcpTracer ? { tracer: deps.mcpTracer } : {}),
+        streams: { take: () => deps.streams.take(streamOwnerOf(principal)) },
+        ...(deps.keepAliveMs !== undefined ? { keepAliveMs: deps.keepAliveMs } : {}),
         ...("failure" in admitted
           ? { rateLimited: errors.rateLimited(admitted.rate?.resetMs ?? 60_000).message }
           : {}),
-      });
+      };
+      let response: Response;
+      if (era === "modern") response = await handleModern(c.req.raw, parsed.body, mcp);
+      else if (onlyResponses(parsed.body)) {
+        // A client answering what roomd asked it on a tool call's stream (legacy-asks.ts).
+        deliverAnswers(parsed.body, principal);
+        response = new Response(null, { status: 202 });
+      } else if (isStreamedSubscribe(c.req.raw, parsed.body)) {
+        response = await streamedSubscribe(c.req.raw, parsed.body, mcp);
+      } else {
+        response = await handleLegacy(c.req.raw, parsed.body, mcp, {
+          stream: "streams" in served && served.streams(c.req.raw, parsed.body),
+          logging: fixtures,
+        });
+      }
+      // Streams (subscriptions, tool calls that send notifications) are long-lived by design.
+      if (response.headers.get("content-type")?.startsWith("text/event-stream")) untimed(c);
       for (const [name, value] of Object.entries(rateHeaders(admitted.rate)))
         response.headers.set(name, value);
       return response;

@@ -1,7 +1,7 @@
 /**
- * GET /rooms/:roomId/stream — a room's log as Server-Sent Events (spec live.md §2): bearer (any key that may read
- * the room), `after` / `Last-Event-ID` resume, `agentId` and `types` filters, limits per team and per process.
- * Streams end when the client goes, and all of them at shutdown (LiveRooms.close).
+ * GET /rooms/:roomId/stream — a room's log as Server-Sent Events (docs/http.md#get-roomsroomidstream): bearer (any
+ * key that may read the room), `after` / `Last-Event-ID` resume, `agentId` and `types` filters, limits per team and
+ * per process. Streams end when the client goes, and all of them at shutdown (LiveRooms.close).
  */
 import type { Context } from "hono";
 import { Hono } from "hono";
@@ -13,7 +13,7 @@ import { LIMITS } from "../protocol/limits.ts";
 import { hasControl } from "../protocol/validation.ts";
 import { type AuthDeps, checkBearer } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
-import { eventStream, type StreamSlots, tooManyStreams } from "./stream-slots.ts";
+import { eventStream, type StreamSlots, streamOwnerOf, tooManyStreams } from "./stream-slots.ts";
 
 export interface StreamRouteDeps extends AuthDeps {
   live: LiveRooms;
@@ -77,7 +77,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
         throw new RoomError("forbidden", `This key is bound to agent ${bound}`);
       agent = bound;
     }
-    const slot = deps.streams.take(principal.teamId);
+    const slot = deps.streams.take(streamOwnerOf(principal));
     if ("refused" in slot) return tooManyStreams(slot.refused);
     const release = slot.release;
     // Joining reads the room once: another team's room is denied, an unknown one reads the same (404).

@@ -22,7 +22,13 @@ export function publicEvent(event: RoomEvent): object {
   return header;
 }
 
-export async function readRoomView(store: RoomStore, scope: RoomScope, member: boolean) {
+/**
+ * Everything the room page shows, read for `given`'s team (a member, or the owner on behalf of a public viewer),
+ * as someone looking on: no read records a use of the room.
+ */
+export async function readRoomView(store: RoomStore, given: RoomScope, member: boolean) {
+  // Someone looking at the room (a member's page or the public one) is not using it: nothing is recorded.
+  const scope: RoomScope = { ...given, observe: true };
   const [info, plan, state, locks, context, approvals, verdicts, handoffs, events] = await Promise.all([
     store.roomInfo(scope),
     store.readPlan(scope),

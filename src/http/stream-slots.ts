@@ -1,39 +1,89 @@
 /**
  * One count of the long-lived streams a roomd process holds — members' room streams, public room streams and
  * dashboard streams alike — against STREAMS_PER_PROCESS, and of each team's (members' and dashboards')
- * against STREAMS_PER_TEAM. Public streams belong to no team: they count against the process only (and against
- * their own per-address limit, room-watch.ts).
+ * against STREAMS_PER_TEAM. Inside the team's, an invite's streams count against STREAMS_PER_INVITE and those of
+ * the keys bound to one agent against STREAMS_PER_AGENT, so a guest or one agent cannot take every place of the
+ * team and lock its own keys and dashboard out. Public streams belong to no team: they count against the process
+ * only (and against their own per-address limit, room-watch.ts). Counted in this process: each process of a
+ * deployment has the same limits.
  */
 
 import type { Context } from "hono";
+import type { Principal } from "../protocol/principal.ts";
 
-export type SlotRefusal = "STREAMS_PER_PROCESS" | "STREAMS_PER_TEAM";
+export type SlotRefusal =
+  | "STREAMS_PER_PROCESS"
+  | "STREAMS_PER_TEAM"
+  | "STREAMS_PER_INVITE"
+  | "STREAMS_PER_AGENT";
+
+/** Whose stream it is: a team's, and within it an invite's or a bound agent's own budget (streamOwnerOf). */
+export interface StreamOwner {
+  teamId: string;
+  holder?: { budget: "STREAMS_PER_INVITE" | "STREAMS_PER_AGENT"; id: string };
+}
 
 export interface StreamSlots {
-  /** A slot for one stream (of `teamId`, or public), or which limit refused it. release() is idempotent. */
-  take(teamId?: string): { release(): void } | { refused: SlotRefusal };
+  /**
+   * A slot for one stream (of `owner`, or public when absent), or which limit refused it. release() is
+   * idempotent.
+   */
+  take(owner?: StreamOwner): { release(): void } | { refused: SlotRefusal };
   /** Streams open in this process now (metrics, tests). */
   readonly open: number;
 }
 
+/**
+ * The stream owner a principal is: an invite holds its own budget (by its token), a key bound to an agent the
+ * agent's (every key bound to that agent together); any other key, a person or the proxy only the team's.
+ */
+export function streamOwnerOf(principal: Principal): StreamOwner {
+  const { teamId } = principal;
+  if (principal.kind === "invite" && principal.keyId !== undefined)
+    return { teamId, holder: { budget: "STREAMS_PER_INVITE", id: `invite:${principal.keyId}` } };
+  if (principal.boundAgentId !== undefined)
+    return { teamId, holder: { budget: "STREAMS_PER_AGENT", id: `agent:${principal.boundAgentId}` } };
+  return { teamId };
+}
+
+/** Adds `by` to `key`'s count, dropping the entry at zero. */
+function add(counts: Map<string, number>, key: string, by: 1 | -1): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n <= 0) counts.delete(key);
+  else counts.set(key, n);
+}
+
 export function createStreamSlots(
-  limits: { streamsPerTeam: number; streamsPerProcess: number },
+  limits: {
+    streamsPerTeam: number;
+    streamsPerProcess: number;
+    streamsPerInvite: number;
+    streamsPerAgent: number;
+  },
   /** Told +1 and -1 as streams open and close (the open-streams gauge). */
   changed: (delta: 1 | -1) => void = () => {},
 ): StreamSlots {
   const perTeam = new Map<string, number>();
+  // Keyed by team and holder: an invite token or agent id names a holder only within its team.
+  const perHolder = new Map<string, number>();
+  const budget = { STREAMS_PER_INVITE: limits.streamsPerInvite, STREAMS_PER_AGENT: limits.streamsPerAgent };
   let open = 0;
   return {
     get open() {
       return open;
     },
-    take(teamId) {
+    take(owner) {
       if (open >= limits.streamsPerProcess) return { refused: "STREAMS_PER_PROCESS" };
-      if (teamId !== undefined && (perTeam.get(teamId) ?? 0) >= limits.streamsPerTeam)
+      const holder = owner?.holder;
+      const holderKey = holder ? `${owner.teamId}\n${holder.id}` : undefined;
+      if (holder && holderKey && (perHolder.get(holderKey) ?? 0) >= budget[holder.budget])
+        return { refused: holder.budget };
+      if (owner !== undefined && (perTeam.get(owner.teamId) ?? 0) >= limits.streamsPerTeam)
         return { refused: "STREAMS_PER_TEAM" };
       open++;
       changed(1);
-      if (teamId !== undefined) perTeam.set(teamId, (perTeam.get(teamId) ?? 0) + 1);
+      if (owner !== undefined) add(perTeam, owner.teamId, 1);
+      if (holderKey !== undefined) add(perHolder, holderKey, 1);
       let held = true;
       return {
         release() {
@@ -41,10 +91,8 @@ export function createStreamSlots(
           held = false;
           open--;
           changed(-1);
-          if (teamId === undefined) return;
-          const n = (perTeam.get(teamId) ?? 1) - 1;
-          if (n <= 0) perTeam.delete(teamId);
-          else perTeam.set(teamId, n);
+          if (owner !== undefined) add(perTeam, owner.teamId, -1);
+          if (holderKey !== undefined) add(perHolder, holderKey, -1);
         },
       };
     },

@@ -13,7 +13,7 @@ const view = (roomId: string, taskCount: number) =>
   }) as unknown as RoomSummaryView;
 
 describe("summary cache", () => {
-  test("revisions 18: concurrent misses share one read; entries live ttlMs; viewers are kept apart", async () => {
+  test("concurrent misses share one read; entries live ttlMs; viewers are kept apart", async () => {
     let clock = 0;
     const reads: string[] = [];
     const cache = createSummaryCache(

@@ -4,8 +4,11 @@
  * per watcher), reads new events once for everyone into a bounded cache, and wakes its watchers; a watcher that
  * falls behind the cache reads the store itself, by seq, so memory stays bounded whatever a slow client does.
  * Signals (presence, locks, …) are passed on coalesced to at most one per second per room and kind; the hub adds
- * the one no write reports, an agent going offline.
+ * the one no write reports, an agent going offline. A room that is deleted ends its hub: every watcher is told
+ * (RoomGone) and the hub closes before anything of the room's next life — made again by the same team or another
+ * — can reach it.
  */
+import { RoomError } from "../protocol/errors.ts";
 import { LIMITS } from "../protocol/limits.ts";
 import type { RoomEvent } from "../protocol/records.ts";
 import type { RoomChange, RoomScope, RoomStore, SignalKind } from "../store/types.ts";
@@ -29,8 +32,19 @@ const SIGNAL_EVERY_MS = 1000;
 /** The offline signal waits this much past the moment, so a reader then sees the agent offline. */
 const OFFLINE_SLACK_MS = 50;
 
+/** What a watcher is told when its room was deleted (perhaps made again since): nothing it followed goes on. */
+export class RoomGone extends Error {
+  constructor() {
+    super("the room was deleted");
+    this.name = "RoomGone";
+  }
+}
+
 export interface Watcher {
-  /** The log grew (or a read failed: `error` is set and the watcher should close). */
+  /**
+   * The log grew (or a read failed, or the room was deleted: `error` is set — RoomGone for a deletion — and the
+   * watcher should close).
+   */
   onEvents(error?: unknown): void;
   onSignal(kind: SignalKind): void;
 }
@@ -38,11 +52,6 @@ export interface Watcher {
 export interface RoomHub {
   /** Highest seq known to this process. */
   readonly head: number;
-  /**
-   * Grows each time the room's log is found reset (the room deleted, perhaps made again: seqs start over).
-   * A watcher that sees it change starts again from the log's beginning.
-   */
-  readonly resets: number;
   /** Up to `limit` events with seq > `after`, oldest first: from the cache when it holds them, else the store. */
   eventsAfter(after: number, limit: number): Promise<RoomEvent[]>;
   /** Stops watching for this watcher; the hub closes with its last watcher. */
@@ -81,8 +90,8 @@ interface Hub {
   closed: boolean;
   /** Estimated bytes of the cached events (their JSON), bounded by CACHE_BYTES. */
   cacheBytes: number;
-  /** How many times the room's log was found reset (deleted, perhaps made again) under this hub. */
-  resets: number;
+  /** The room has existed while this hub watched it: from then on, its absence means it was deleted. */
+  existed: boolean;
 }
 
 export function createLiveRooms(store: RoomStore, now: () => number = Date.now): LiveRooms {
@@ -101,7 +110,8 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
         }
         for (const watcher of hub.watchers) watcher.onEvents();
       } catch (error) {
-        for (const watcher of hub.watchers) watcher.onEvents(error);
+        if (error instanceof RoomGone) gone(hub);
+        else for (const watcher of hub.watchers) watcher.onEvents(error);
       } finally {
         hub.fetching = undefined;
       }
@@ -109,20 +119,27 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
     return hub.fetching;
   }
 
+  /** The room's log page after `last`; RoomGone when what it shows can only mean the room was deleted. */
+  async function readPage(hub: Hub, last: number) {
+    let page: Awaited<ReturnType<RoomStore["readLog"]>>;
+    try {
+      page = await store.readLog(hub.scope, last, READ_BATCH);
+    } catch (error) {
+      // The team's room is now another team's: it was deleted and made again by them.
+      if (hub.existed && error instanceof RoomError && error.kind === "denied") throw new RoomGone();
+      throw error;
+    }
+    // Gone, or a log shorter than this hub has seen (a new life starts again at seq 1): it was deleted.
+    if (hub.existed && (!page.exists || page.head < hub.head)) throw new RoomGone();
+    if (page.exists) hub.existed = true;
+    return page;
+  }
+
   /** Reads the log beyond the cache until the head this process knows of. */
   async function readAhead(hub: Hub): Promise<void> {
     for (;;) {
       const last = hub.cache.at(-1)?.seq ?? hub.head;
-      const page = await store.readLog(hub.scope, last, READ_BATCH);
-      if (page.head < hub.head) {
-        // The log is shorter than this hub has seen: the room was deleted (and perhaps made again). Forget it all
-        // and read the new log from its start; watchers see the head go down and start over (stream.ts, wait.ts).
-        hub.cache = [];
-        hub.cacheBytes = 0;
-        hub.head = page.head;
-        hub.resets += 1;
-        continue;
-      }
+      const page = await readPage(hub, last);
       hub.head = page.head;
       // The cache holds contiguous seqs; a page that does not continue it replaces it.
       if (page.events[0] && page.events[0].seq !== last + 1) {
@@ -187,9 +204,19 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
 
   function onChange(hub: Hub, change: RoomChange): void {
     if ("signal" in change) signal(hub, change.signal);
-    // seq 0: the room's log is gone (deleted, or a new life of the room begins): read it afresh.
-    else if ("resync" in change || change.seq === 0 || change.seq > (hub.cache.at(-1)?.seq ?? hub.head))
-      void refresh(hub);
+    // seq 0: the room was deleted (or a new life of it begins). The feed says so before anything of a next life,
+    // so the hub ends here, before a signal or event of the next owner can reach its watchers.
+    else if ("seq" in change && change.seq === 0) {
+      if (hub.existed) gone(hub);
+      else void refresh(hub);
+    } else if ("resync" in change || change.seq > (hub.cache.at(-1)?.seq ?? hub.head)) void refresh(hub);
+  }
+
+  /** The room was deleted: every watcher is told, and the hub closes (a later join starts a new one). */
+  function gone(hub: Hub): void {
+    if (hub.closed) return;
+    close(hub);
+    for (const watcher of [...hub.watchers]) watcher.onEvents(new RoomGone());
   }
 
   function close(hub: Hub): void {
@@ -220,7 +247,7 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
     async join(scope, watcher) {
       // The room's head as the store has it now (and proof the team may read it), before any hub is made.
       const first = await store.readLog(
-        { roomId: scope.roomId, teamId: scope.teamId },
+        { roomId: scope.roomId, teamId: scope.teamId, observe: true },
         Number.MAX_SAFE_INTEGER,
         1,
       );
@@ -233,7 +260,8 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
       }
       if (!hub) {
         const created: Hub = {
-          scope: { roomId: scope.roomId, teamId: scope.teamId },
+          // Watching is looking on: the hub's reads record no use of the room (its expiry stays).
+          scope: { roomId: scope.roomId, teamId: scope.teamId, observe: true },
           head: first.head,
           cache: [],
           watchers: new Set(),
@@ -241,7 +269,7 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
           stale: false,
           closed: false,
           cacheBytes: 0,
-          resets: 0,
+          existed: first.exists,
           lastSignal: new Map(),
           pendingSignal: new Map(),
         };
@@ -253,6 +281,7 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
         void scheduleOffline(created);
       }
       const joined = hub;
+      joined.existed ||= first.exists;
       joined.watchers.add(watcher);
       // The store is ahead of this process's hub (a change it has not heard of yet): read it now, for every
       // watcher — raising the head without reading would leave the others waiting for a change already seen.
@@ -262,9 +291,6 @@ export function createLiveRooms(store: RoomStore, now: () => number = Date.now):
         start: first.head,
         get head() {
           return joined.head;
-        },
-        get resets() {
-          return joined.resets;
         },
         async eventsAfter(after, limit) {
           const start = joined.cache[0]?.seq;

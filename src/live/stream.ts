@@ -1,8 +1,9 @@
 /**
- * One Server-Sent Events stream of a room's log (spec live.md §2). The stream is pulled: the runtime asks for
- * more only when the client has taken what was sent, and each pull reads by seq from the room's hub (its cache, or
- * the store for a client that fell behind it). So a slow client costs no memory beyond one batch, the switch from
- * replay to live can neither skip nor repeat an event, and a reconnect with Last-Event-ID resumes exactly after it.
+ * One Server-Sent Events stream of a room's log (docs/http.md#get-roomsroomidstream). The stream is pulled: the
+ * runtime asks for more only when the client has taken what was sent, and each pull reads by seq from the room's hub
+ * (its cache, or the store for a client that fell behind it). So a slow client costs no memory beyond one batch, the
+ * switch from replay to live can neither skip nor repeat an event, and a reconnect with Last-Event-ID resumes exactly
+ * after it.
  */
 import { errors } from "../protocol/errors.ts";
 import type { RoomEvent } from "../protocol/records.ts";
@@ -107,7 +108,6 @@ export async function openRoomStream(options: StreamOptions): Promise<ReadableSt
   // A seq beyond the room's last event (a log that was reset: the room deleted and made again, or a wrong id)
   // names no position in this log: the stream starts with the next new event, as without one.
   lastSeq = Math.min(options.after ?? joined.start, joined.start);
-  let resets = joined.resets;
 
   return new ReadableStream<Uint8Array>(
     {
@@ -132,11 +132,8 @@ export async function openRoomStream(options: StreamOptions): Promise<ReadableSt
 
   async function pump(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     while (!ended && hub) {
-      if (hub.resets !== resets) {
-        // The room's log was reset under the stream: its new events start again at seq 1, so send them all.
-        resets = hub.resets;
-        lastSeq = 0;
-      }
+      // A failed read, shutdown, or the room deleted (RoomGone): the stream ends. A deleted room's stream does not
+      // go on into whatever is made under its id next; the client reconnects and is told what the room is now.
       if (failed !== undefined) {
         end();
         controller.close();

@@ -12,7 +12,7 @@
  */
 import type { RoomEvent, UnreadBatch } from "../protocol/records.ts";
 import type { RoomScope, RoomStore } from "../store/types.ts";
-import type { LiveRooms, RoomHub, Watcher } from "./hub.ts";
+import { type LiveRooms, RoomGone, type RoomHub, type Watcher } from "./hub.ts";
 
 export interface WaitOptions {
   store: RoomStore;
@@ -72,8 +72,11 @@ export async function waitForEvents(options: WaitOptions): Promise<WaitResult> {
 
   let woken: (() => void) | undefined;
   let dirty = false;
+  // The room was deleted under the wait: nothing it waited for can come; it ends as if its time were up.
+  let gone = false;
   const watcher: Watcher = {
-    onEvents() {
+    onEvents(error) {
+      if (error instanceof RoomGone) gone = true;
       dirty = true;
       woken?.();
     },
@@ -88,7 +91,6 @@ export async function waitForEvents(options: WaitOptions): Promise<WaitResult> {
     hub = joined;
     // Events appended between the first look and the join are at or below the head the join read: look again.
     let checked = joined.start;
-    let resets = joined.resets;
     if (types === undefined) {
       const again = await consume();
       if (again.count > 0) return { ...again, timedOut: false };
@@ -96,13 +98,8 @@ export async function waitForEvents(options: WaitOptions): Promise<WaitResult> {
       const batch = await consume();
       if (batch.count > 0) return { ...batch, timedOut: false };
     }
-    while (!options.signal?.aborted) {
+    while (!options.signal?.aborted && !gone) {
       dirty = false;
-      // The log was reset under the wait (the room deleted and made again): look at it from its start.
-      if (hub.resets !== resets) {
-        resets = hub.resets;
-        checked = 0;
-      }
       // New events beyond what was checked: wake-worthy only if one is addressed to this agent (and wanted).
       while (checked < hub.head) {
         const events = await hub.eventsAfter(checked, SCAN);

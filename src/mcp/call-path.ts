@@ -9,10 +9,23 @@ import type { LiveRooms } from "../live/hub.ts";
 import { errors, RoomError, type RoomErrorKind, STORE_UNAVAILABLE } from "../protocol/errors.ts";
 import { type JsonText, jsonText } from "../protocol/json-text.ts";
 import type { Principal } from "../protocol/principal.ts";
-import { describeIssues, findIllFormed } from "../protocol/validation.ts";
+import { describeIssues, findIllFormed, unknownKey } from "../protocol/validation.ts";
+import { requireRole } from "../store/room-roles.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
-import { contextFields, isMutating, Noted, type RoomToolCall, type ToolDefinition } from "./tool.ts";
+import { McpFailure } from "./failure.ts";
+import { modelText, structuredOf } from "./model-text.ts";
+import { askedRoom, roomTypoHint } from "./room-typo.ts";
+import {
+  contextFields,
+  isMutating,
+  Noted,
+  publishedInput,
+  RawResult,
+  type RequestIO,
+  type RoomToolCall,
+  type ToolDefinition,
+} from "./tool.ts";
 
 /** What a request names besides its arguments: the X-Roomd-Room and X-Roomd-Agent headers. */
 export interface CallContext {
@@ -26,12 +39,20 @@ export interface CallDeps {
   principal: Principal;
   requestId: string;
   signal?: AbortSignal;
+  /** The MCP request around the call (progress, logging, client input). */
+  io?: RequestIO;
   /**
    * The request's room and agent, used when the arguments leave them out. The invite's room and the bound key's
    * agent stand in for missing headers; a header naming another room or agent than the invite or key is refused
    * exactly like such an argument (the key always wins).
    */
   context?: CallContext;
+  /**
+   * What the result's text content is: "json" (the JSON of the value; structuredContent when the tool declares an
+   * output) or "model" (model-text.ts: the value written for a model, and the exact value as structuredContent).
+   * Default "json"; the MCP layer sets it from the profile (tool.ts MODEL_FACING).
+   */
+  resultText?: "json" | "model";
 }
 
 /**
@@ -86,31 +107,6 @@ function requiredActingOf(tool: ToolDefinition): string[] {
   return fields;
 }
 
-/**
- * Tools name some things differently (the acting agent is `from` in post_event and `author` in write_context; a
- * context entry is `id` in the context tools): an unrecognized key that is another tool's name for one of this
- * tool's arguments gets a hint naming it.
- */
-function aliasHint(
-  tool: ToolDefinition,
-  issues: readonly { code: string; keys?: readonly string[] }[],
-): string {
-  const hints: string[] = [];
-  const acting = tool.acting[0];
-  for (const issue of issues) {
-    if (issue.code !== "unrecognized_keys") continue;
-    for (const key of issue.keys ?? []) {
-      if (["agentId", "from", "author"].includes(key) && acting !== undefined && acting !== key)
-        hints.push(`${tool.name} names the acting agent ${acting}`);
-      if (key === "contextId" && "id" in tool.input.shape)
-        hints.push(`${tool.name} names the context entry id`);
-      if (key === "consumers" && "consuming_agents" in tool.input.shape)
-        hints.push(`${tool.name} takes consuming_agents`);
-    }
-  }
-  return hints.length > 0 ? ` (${[...new Set(hints)].join("; ")})` : "";
-}
-
 /** JSON with sorted keys, so equal arguments give equal fingerprints whatever their key order. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
@@ -143,10 +139,7 @@ function prepare(tool: ToolDefinition, raw: unknown, deps: CallDeps) {
   fillFromContext(tool, given, deps);
   const parsed = tool.input.safeParse(given);
   if (!parsed.success)
-    throw new RoomError(
-      "invalid",
-      describeIssues(parsed.error.issues) + aliasHint(tool, parsed.error.issues),
-    );
+    throw new RoomError("invalid", describeIssues(parsed.error.issues, publishedInput(tool)));
   const { idempotencyKey, ...args } = parsed.data as Record<string, unknown> & { idempotencyKey?: string };
   // The room first: an invite's call on another room must read exactly like a missing room.
   const scope = tool.room ? roomScope(deps.principal, args.roomId as string) : undefined;
@@ -185,14 +178,18 @@ function fillFromContext(tool: ToolDefinition, given: Record<string, unknown>, d
   const fields = contextFields(tool);
   if (tool.context === "context") {
     const sent = fields.find((field) => field in given);
-    if (sent) throw new RoomError("invalid", `Invalid arguments: arguments: Unrecognized key: "${sent}"`);
+    if (sent) {
+      const known = Object.keys(publishedInput(tool).shape);
+      const where = "the room and agent come from the X-Roomd-Room and X-Roomd-Agent headers";
+      throw new RoomError("invalid", `Invalid arguments: arguments: ${unknownKey(sent, known)} (${where})`);
+    }
   }
   const room = deps.context?.roomId ?? deps.principal.allowedRoomId;
   const agent = deps.context?.agentId ?? deps.principal.boundAgentId;
   if (tool.room && room !== undefined) given.roomId ??= room;
   if (agent !== undefined) for (const field of requiredActingOf(tool)) given[field] ??= agent;
   // A bound key acts as its agent: an optional actor argument (add_task's agentId, …) is filled in too, so the
-  // call is attributed and judged as that agent rather than as "system" (protocol.md §5 Identity). Only the actor:
+  // call is attributed and judged as that agent rather than as "system" (docs/protocol.md#identity). Only the actor:
   // other acting arguments (update_task's owner) are choices — left out they change nothing, null unassigns.
   const bound = deps.principal.boundAgentId;
   const actor = tool.acting[0];
@@ -243,6 +240,9 @@ export async function callTool(
   try {
     const { args, agent, idempotency, scope } = prepare(tool, raw, deps);
     keyed = idempotency !== undefined;
+    // A person's key acts through tools as the agent it names: what it may write depends on its role in the room.
+    const act = typeof tool.personAct === "function" ? tool.personAct(args) : tool.personAct;
+    if (scope && act !== undefined) await requireRole(deps.store, scope, deps.principal, act);
     const call = {
       store: deps.store,
       live: deps.live,
@@ -250,12 +250,22 @@ export async function callTool(
       agent,
       requestId: deps.requestId,
       ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(deps.io ? { io: deps.io } : {}),
     };
     const readScope = scope ? { ...scope, idempotency: undefined } : undefined;
     const answered = await tool.handler(args as never, { ...call, scope, readScope } as RoomToolCall);
+    if (answered instanceof RawResult) return { result: answered.result as CallToolResult, outcome: "ok" };
     const value = answered instanceof Noted ? answered.value : answered;
     const replayed = scope?.idempotency?.replayed === true;
     const shaped = replayed && isObject(value) ? { ...value, replayed: true } : value;
+    if (deps.resultText === "model") {
+      const result: CallToolResult = {
+        content: [{ type: "text", text: modelText(shaped) }],
+        structuredContent: structuredOf(shaped),
+      };
+      if (answered instanceof Noted) result.content.push({ type: "text", text: modelText(answered.note) });
+      return { result, outcome: "ok" };
+    }
     // Serialised once: the text content, and what the response splices in for it and for structuredContent.
     const json = jsonText(shaped);
     const result: CallToolResult = { content: [{ type: "text", text: json?.raw as string }] };
@@ -263,12 +273,19 @@ export async function callTool(
     if (tool.output) result.structuredContent = shaped as Record<string, unknown>;
     return json && !(answered instanceof Noted) ? { result, outcome: "ok", json } : { result, outcome: "ok" };
   } catch (error) {
+    // A protocol-level refusal (a client capability the call needs, say) is the request's error, not the tool's.
+    if (error instanceof McpFailure) throw error;
     if (!(error instanceof RoomError)) {
       return {
         result: toolError(`Internal error (request ${deps.requestId}); retry, and report it if it persists`),
         outcome: "internal",
         unexpected: error,
       };
+    }
+    if (error.kind === "denied" && tool.room) {
+      const asked = askedRoom(raw, deps.context?.roomId, deps.principal);
+      const hint = await roomTypoHint(asked, deps.principal, deps.store);
+      return { result: toolError(error.message + hint), outcome: error.kind };
     }
     if (error.kind !== "store_unavailable") return { result: toolError(error.message), outcome: error.kind };
     const cause = error.cause instanceof Error ? error.cause.name : "unknown";

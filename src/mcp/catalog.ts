@@ -4,10 +4,12 @@
  * with a deliberately broken tool) through createCatalog.
  */
 import { z } from "zod";
+import { portable } from "./portable-schema.ts";
 import { PROFILES, type Profile, publishedInput, type ToolDefinition } from "./tool.ts";
 import { agentroomTools } from "./tools/agentroom.ts";
 import { claimTools } from "./tools/claims.ts";
 import { compactTools } from "./tools/compact.ts";
+import { compactPeopleTools } from "./tools/compact-people.ts";
 import { contextTools } from "./tools/context.ts";
 import { eventTools } from "./tools/events.ts";
 import { leaseTools } from "./tools/leases.ts";
@@ -46,26 +48,11 @@ export interface Catalog {
 }
 
 /**
- * `{}` (any value) as additionalProperties or propertyNames `{type: string}` add nothing a client can use, and
- * some clients warn on untyped schemas; they are dropped from the published JSON Schema.
+ * The published JSON Schema of a zod schema: zod's, rewritten the portable way (portable-schema.ts), which every
+ * profile's listing is checked against (schema-lint.ts).
  */
-function tidy(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(tidy);
-  if (node === null || typeof node !== "object") return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "$schema") continue;
-    if (key === "propertyNames") continue;
-    if (key === "additionalProperties" && value !== false && isEmpty(value)) continue;
-    out[key] = tidy(value);
-  }
-  return out;
-}
-const isEmpty = (value: unknown) =>
-  value !== null && typeof value === "object" && Object.keys(value as object).length === 0;
-
 export function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  return tidy(z.toJSONSchema(schema, { io, unrepresentable: "any" })) as Record<string, unknown>;
+  return portable(z.toJSONSchema(schema, { io, unrepresentable: "any" })) as Record<string, unknown>;
 }
 
 /** The tools/list entry of a tool. */
@@ -120,6 +107,7 @@ export const CATALOG: Catalog = createCatalog([
   ...claimTools,
   ...leaveTools,
   ...compactTools,
+  ...compactPeopleTools,
   ...agentroomTools,
   ...peopleTools,
   ...roomInfoTools,

@@ -1,9 +1,11 @@
 /**
- * Each MCP request or notification a request carries, from the moment the transport hands it to the server to the
- * moment its answer is sent: timed for the `mcp.server.operation.duration` histogram and, when tracing is on,
- * given a span (telemetry/mcp-spans.ts) inside which the SDK handles it — so the store spans of a tool call are its
- * children. Names and attributes follow OpenTelemetry's semantic conventions for MCP. Nothing here imports
- * OpenTelemetry: with tracing off, no tracer exists and an operation costs two clock reads and one observation.
+ * Each MCP request or notification a request carries, from the moment it is handed to the server to the moment
+ * its answer is ready: timed for the `mcp.server.operation.duration` histogram and, when tracing is on, given a
+ * span (telemetry/mcp-spans.ts) inside which it is handled — so the store spans of a tool call are its children.
+ * The 2025 era is watched on the SDK's transport (observeOperations); the 2026-07-28 era, answered without it,
+ * starts and ends its operation itself (modern/handle.ts, startOperation). Names and attributes follow
+ * OpenTelemetry's semantic conventions for MCP. Nothing here imports OpenTelemetry: with tracing off, no tracer
+ * exists and an operation costs two clock reads and one observation.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -28,6 +30,8 @@ export const MCP_METHODS = new Set([
   "notifications/cancelled",
   "notifications/progress",
   "notifications/roots/list_changed",
+  "server/discover",
+  "subscriptions/listen",
 ]);
 
 /** One MCP message as served: what its span and its metric are named and labelled by. */
@@ -96,7 +100,7 @@ function describe(message: Message, headers: Headers, catalog: Catalog): McpOper
 }
 
 /** A response's failure: its JSON-RPC error code, or `tool_error` for a tool's error result. */
-function failureOf(message: Message): OperationError | undefined {
+export function failureOf(message: Message): OperationError | undefined {
   if (typeof message.error === "object" && message.error !== null) {
     const { code, message: text } = message.error as { code?: unknown; message?: unknown };
     return { type: String(code ?? "_OTHER"), ...(typeof text === "string" ? { message: text } : {}) };
@@ -105,48 +109,70 @@ function failureOf(message: Message): OperationError | undefined {
   return result?.isError === true ? { type: "tool_error" } : undefined;
 }
 
-interface Ongoing {
-  operation: McpOperation;
-  started: number;
-  span?: OperationSpan;
+/** One operation being served; ending it more than once counts once. */
+export interface WatchedOperation {
+  /** Runs `fn` (the handling of the message) inside the operation's span, when it has one. */
+  run<T>(fn: () => T): T;
+  end(error?: OperationError): void;
+}
+
+/** What watching operations needs: the catalog (tool names), the tracer, the metric's observer. */
+export interface OperationWatch {
+  catalog: Catalog;
+  tracer?: McpTracer;
+  onOperation?: OnOperation;
 }
 
 /**
- * Watches the operations of one request on a connected transport: every message the transport hands to the server
- * (requests and notifications) starts one, and the response sent for a request ends it.
+ * Starts the operation of one message (a request or a notification), or nothing when neither metrics nor tracing
+ * watch: its span (when tracing is on) starts now and the metric's clock with it.
  */
-export function observeOperations(
-  transport: Transport,
+export function startOperation(
+  message: unknown,
   headers: Headers,
-  deps: { catalog: Catalog; tracer?: McpTracer; onOperation?: OnOperation },
-): void {
+  deps: OperationWatch,
+): WatchedOperation | undefined {
+  if (!deps.onOperation && !deps.tracer) return undefined;
+  const operation = describe(message as Message, headers, deps.catalog);
+  const started = performance.now();
+  const span = deps.tracer?.start(operation, headers);
+  let ended = false;
+  return {
+    run: (fn) => (span ? span.run(fn) : fn()),
+    end(error) {
+      if (ended) return;
+      ended = true;
+      span?.end(error);
+      deps.onOperation?.(operation, error, (performance.now() - started) / 1000);
+    },
+  };
+}
+
+/**
+ * Watches the operations of one request on a connected SDK transport (the 2025 era): every message the transport
+ * hands to the server (requests and notifications) starts one, and the response sent for a request ends it.
+ */
+export function observeOperations(transport: Transport, headers: Headers, deps: OperationWatch): void {
   const deliver = transport.onmessage;
   const send = transport.send.bind(transport);
-  const open = new Map<unknown, Ongoing>();
-  const finish = (ongoing: Ongoing, error: OperationError | undefined) => {
-    ongoing.span?.end(error);
-    deps.onOperation?.(ongoing.operation, error, (performance.now() - ongoing.started) / 1000);
-  };
+  const open = new Map<unknown, WatchedOperation>();
   transport.onmessage = (message, extra) => {
     const m = message as Message;
-    if (typeof m.method !== "string") return deliver?.(message, extra);
-    const operation = describe(m, headers, deps.catalog);
-    const ongoing: Ongoing = { operation, started: performance.now() };
-    if (deps.tracer) ongoing.span = deps.tracer.start(operation, headers);
+    const watched = typeof m.method === "string" ? startOperation(m, headers, deps) : undefined;
+    if (!watched) return deliver?.(message, extra);
     const isRequest = m.id !== undefined && m.id !== null;
-    if (isRequest) open.set(m.id, ongoing);
-    const handle = () => deliver?.(message, extra);
-    const result = ongoing.span ? ongoing.span.run(handle) : handle();
+    if (isRequest) open.set(m.id, watched);
+    const result = watched.run(() => deliver?.(message, extra));
     // A notification gets no answer: it is done once the server has taken it.
-    if (!isRequest) finish(ongoing, undefined);
+    if (!isRequest) watched.end();
     return result;
   };
   transport.send = (message: JSONRPCMessage, options) => {
     const m = message as Message;
-    if ((m.result !== undefined || m.error !== undefined) && open.has(m.id)) {
-      const ongoing = open.get(m.id) as Ongoing;
+    const watched = m.result !== undefined || m.error !== undefined ? open.get(m.id) : undefined;
+    if (watched) {
       open.delete(m.id);
-      finish(ongoing, failureOf(m));
+      watched.end(failureOf(m));
     }
     return send(message, options);
   };

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { ROOMD_EVENT_TYPES, reservedTypeMessage } from "../protocol/event-types.ts";
 import { agentIdSchema, roomIdSchema } from "../protocol/ids.ts";
+import { recordRef } from "../protocol/record-fields.ts";
 import { CONTEXT_TYPES, PRESENCE_STATUSES, TASK_STATUSES } from "../protocol/records.ts";
 import { jsonObject } from "../protocol/validation.ts";
 
@@ -20,9 +21,7 @@ export const actingAgentId = agentIdSchema.describe(
 export const otherAgentId = agentIdSchema;
 
 /** Record ids minted by roomd ("task-3", "ctx-2", "evt-17"), or any id of the same shape. */
-const RECORD_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
-export const recordId = (what: string) =>
-  z.string().regex(RECORD_ID, { error: `must be a ${what} id such as the ones roomd returns` });
+export const recordId = recordRef;
 
 export const taskId = recordId("task").describe(
   "Task id, as returned by add_task or read_plan (e.g. task-3).",
@@ -50,6 +49,20 @@ export const contextType = z.enum(CONTEXT_TYPES);
 
 const iso = z.string().describe("ISO 8601 time");
 const jsonValue = z.record(z.string(), z.unknown());
+
+/**
+ * Any JSON value, spelled out type by type: `z.any()` publishes `{}`, which clients flag as an unconstrained
+ * schema. Output schemas only (an input is always a JSON object of known fields). Typed `unknown`, as the values
+ * it describes are (a JSON Patch operation's value).
+ */
+export const anyJsonValue: z.ZodType<unknown> = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.record(z.string(), z.unknown()),
+  z.array(z.unknown()),
+  z.null(),
+]);
 
 export const taskShape = z.object({
   id: z.string(),

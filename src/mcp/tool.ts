@@ -8,11 +8,18 @@
 import { z } from "zod";
 import type { LiveRooms } from "../live/hub.ts";
 import type { Principal } from "../protocol/principal.ts";
+import type { Act } from "../protocol/roles.ts";
 import type { RoomScope, RoomStore } from "../store/types.ts";
 
 /** Tool lists a client can ask for (`?profile=` on the MCP URL). */
 export const PROFILES = ["full", "compact", "agentroom"] as const;
 export type Profile = (typeof PROFILES)[number];
+
+/**
+ * Profiles read by models rather than programs: their results' text is written for a model (model-text.ts) and the
+ * exact value travels as structuredContent. `full` keeps the JSON text that programs (roomctl, scripts) read.
+ */
+export const MODEL_FACING: ReadonlySet<Profile> = new Set<Profile>(["compact", "agentroom"]);
 
 /**
  * Where roomId and the acting agent come from (call-path.ts fills them from the request's context: the
@@ -42,6 +49,27 @@ export interface ToolCall {
   /** The acting agent after identity enforcement (the first declared acting argument), if the tool has one. */
   agent: string | undefined;
   requestId: string;
+  /** What the MCP request itself offers beyond its arguments (absent when the call does not come over MCP). */
+  io?: RequestIO;
+}
+
+/**
+ * The MCP request around a call: its progress token and log level, notifications related to it (sent only when
+ * the answer is a stream), what the client declared it can do, and the modern era's multi round-trip input.
+ */
+export interface RequestIO {
+  era: "legacy" | "modern";
+  clientCapabilities: Record<string, unknown>;
+  progressToken?: string | number;
+  /** The modern era's `_meta` log level: without it no `notifications/message` may be sent. */
+  logLevel?: string;
+  /** Sends a notification on the request's stream (dropped when the answer is not a stream). */
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
+  /** The 2025 era only: asks the client (a request on the answer's stream) and resolves with its result. */
+  ask?(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** The modern era's `inputResponses` and `requestState` of a retried request. */
+  inputResponses?: unknown;
+  requestState?: unknown;
 }
 
 /** A room tool's handler also receives the room scope the call path built (team, claim right, actor, idempotency). */
@@ -79,6 +107,12 @@ export interface ToolDefinition {
   /** Declared when the result is a JSON object; the result is returned as structuredContent too. */
   output?: z.ZodObject;
   effect: Effect;
+  /**
+   * What a person's call of the tool is among the acts roles govern (protocol/roles.ts), checked by the call path
+   * against their role in the room: `tools` (member) for every write unless declared; none for reads. A tool that
+   * reads or writes by its arguments names the act of the call it gets (none for a read).
+   */
+  personAct?: Act | ((args: Record<string, unknown>) => Act | undefined);
   /** True for tools that change nothing when called twice with the same arguments (MCP idempotentHint). */
   idempotent: boolean;
   /** Arguments naming the acting agent: a bound key forces them (and fills them in when required). */
@@ -113,10 +147,18 @@ export class Noted {
   ) {}
 }
 
+/**
+ * A handler's answer that is already a whole MCP tool result (content blocks of any type, isError, or a modern
+ * interim result): the call path returns it as it is instead of wrapping a JSON answer.
+ */
+export class RawResult {
+  constructor(readonly result: Record<string, unknown>) {}
+}
+
 const mutates = (effect: Effect) => effect !== "read";
 export const isMutating = (tool: Pick<ToolDefinition, "effect">): boolean => mutates(tool.effect);
 
-/** 1–128 chars of [A-Za-z0-9_.:-] (spec revisions §1.5). */
+/** 1–128 chars of [A-Za-z0-9_.:-] (docs/protocol.md#idempotency). */
 const idempotencyKeyShape = z
   .string()
   .regex(/^[A-Za-z0-9_.:-]{1,128}$/, { error: "must be 1-128 chars of A-Z, a-z, 0-9, _ . : -" });
@@ -136,6 +178,8 @@ interface Common<I extends z.ZodObject, O extends z.ZodObject | undefined> {
   input: I;
   output?: O;
   effect: Effect;
+  /** Default: "tools" for a write (a person needs the member role), none for a read. */
+  personAct?: Act | ((args: z.output<I>) => Act | undefined);
   /** Default: true for reads, false for writes. */
   idempotent?: boolean;
   acting?: readonly Keys<I>[];
@@ -189,6 +233,11 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
     input,
     ...(output ? { output } : {}),
     effect: spec.effect,
+    ...(spec.personAct !== undefined
+      ? { personAct: spec.personAct as ToolDefinition["personAct"] }
+      : writes
+        ? { personAct: "tools" as const }
+        : {}),
     idempotent: spec.idempotent ?? !writes,
     acting: spec.acting ?? [],
     filters: spec.filters ?? [],

@@ -19,6 +19,9 @@ import { iso } from "../protocol/time.ts";
 import type { LoggedEvent, RoomSnapshot } from "../store/move-types.ts";
 import type { RoomScope, RoomStore } from "../store/types.ts";
 
+/** A value line's value: JSON, as the store gave it. */
+type StateValue = Extract<StateLine, { kind: "value" }>["value"];
+
 /** Events read per exportLog call. */
 const PAGE = 200;
 
@@ -56,6 +59,8 @@ export function stateLines(s: RoomSnapshot): StateLine[] {
   for (const m of [...s.marks].sort(by((x) => `${x.agentId} ${x.type}`))) lines.push({ kind: "mark", ...m });
   for (const f of [...s.fences].sort(by((x) => x.resource))) lines.push({ kind: "fence", ...f });
   for (const c of [...s.claims].sort(by((x) => x.path))) lines.push({ kind: "claim", ...c });
+  for (const v of [...s.values].sort(by((x) => `${x.piece} ${x.key}`)))
+    lines.push({ kind: "value", piece: v.piece, key: v.key, value: v.value as StateValue });
   return lines;
 }
 

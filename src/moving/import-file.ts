@@ -1,14 +1,18 @@
 /**
  * Reading an export for import: the NDJSON is read as it streams in — bounded in bytes overall and per line —
- * every line is checked (JSON, shape, the hash chain, seqs without gaps, the end line's counts and hashes; records
- * that contradict themselves, the plan's rules and references: import-rules.ts), the state lines are gathered into a snapshot and the log is spooled to a temporary file. Nothing is written to any
- * store until the whole file has passed, so a bad file creates nothing; the store then reads the log back from
+ * every line is checked (JSON, well-formed text, shape with the live rules' sizes and numbers, the hash chain, seqs
+ * without gaps, the end line's counts and hashes; no more records of a kind than a live room holds; context payloads
+ * by their type's schema; records that contradict themselves, the plan's rules and references: import-rules.ts),
+ * the state lines are gathered into a snapshot and the log is spooled to a temporary file. Nothing is written to
+ * any store until the whole file has passed, so a bad file creates nothing; the store then reads the log back from
  * the spool (RoomImport.events), synchronously, so SQLite can write the room in one transaction.
  */
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { z } from "zod";
+import { PRIVATE_FILE_MODE } from "../files.ts";
+import { RoomError } from "../protocol/errors.ts";
 import {
   chainSeed,
   type EndLine,
@@ -17,14 +21,25 @@ import {
   endLineSchema,
   eventLineSchema,
   headerSchema,
+  LINES_PER_ROOM,
   MAX_LINE_BYTES,
   nextHash,
   type StateLine,
   stateLineSchema,
 } from "../protocol/export-format.ts";
-import { describeIssues } from "../protocol/validation.ts";
+import { validatePayload } from "../protocol/payloads.ts";
+import type { ContextType } from "../protocol/records.ts";
+import { pieceOf, VALUE_PIECES, type ValuePieces, valueErrors, valueText } from "../protocol/room-values.ts";
+import { describeIssues, findIllFormed } from "../protocol/validation.ts";
 import type { LoggedEvent, RoomImport, RoomSnapshot } from "../store/move-types.ts";
-import { createLogRules, eventActs, snapshotProblem, stateActs, stateProblem } from "./import-rules.ts";
+import {
+  createLogRules,
+  eventActs,
+  namedIdProblem,
+  snapshotProblem,
+  stateActs,
+  stateProblem,
+} from "./import-rules.ts";
 
 /** Why a file was refused: 400 (naming the first bad line) or 413 (too large). Nothing was created. */
 export class ImportRefused extends Error {
@@ -63,11 +78,21 @@ function parseLine<S extends z.ZodType>(schema: S, value: unknown, n: number): z
 
 const serial = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1));
 
+/** A context payload checked by its type's schema, as write_context and update_context check it. */
+function checkPayload(type: ContextType, payload: unknown, n: number): void {
+  try {
+    validatePayload(type, payload);
+  } catch (error) {
+    if (error instanceof RoomError) throw bad(n, error.message);
+    throw error;
+  }
+}
+
 /**
  * Collects state lines into a snapshot, checking what the chain cannot: duplicates, counters, and once every line
  * is in, the plan's rules and the references between records (import-rules.ts).
  */
-function createGatherer(header: ExportHeader) {
+function createGatherer(header: ExportHeader, pieces: ValuePieces) {
   let room: Extract<StateLine, { kind: "room" }> | undefined;
   const s: Omit<RoomSnapshot, "createdAt" | "plan" | "counters" | "driver"> = {
     forkedFrom: header.forkedFrom ?? null,
@@ -84,14 +109,20 @@ function createGatherer(header: ExportHeader) {
     marks: [],
     fences: [],
     claims: [],
+    values: [],
   };
+  // Values held per kind, against each kind's maxKeys.
+  const valueCount = new Map<string, number>();
   // Each record's line, by key ("task task-3"), so a problem found later names it.
   const seen = new Map<string, number>();
   const once = (key: string, n: number, what: string) => {
     if (seen.has(key)) throw bad(n, `${what} appears twice`);
     seen.set(key, n);
   };
-  const versions = new Map<string, { line: number; list: RoomSnapshot["contexts"][number]["history"] }>();
+  const versions = new Map<
+    string,
+    { line: number; list: RoomSnapshot["contexts"][number]["history"]; lines: number[] }
+  >();
   const atMostHead = (seq: number | null, n: number, what: string) => {
     if (seq !== null && seq > header.head)
       throw bad(n, `${what} ${seq} is past the log's head (${header.head})`);
@@ -109,14 +140,19 @@ function createGatherer(header: ExportHeader) {
           s.tasks.push({ task: line.task, leaseMs: line.leaseMs ?? null });
           return;
         case "context_version": {
-          const entry = versions.get(line.id) ?? { line: n, list: [] };
+          const entry = versions.get(line.id) ?? { line: n, list: [], lines: [] };
           entry.list.push({ version: line.version, atSeq: line.atSeq });
+          entry.lines.push(n);
           versions.set(line.id, entry);
           return;
         }
         case "context": {
           once(`context ${line.entry.id}`, n, `context entry ${line.entry.id}`);
-          const history = versions.get(line.entry.id)?.list ?? [];
+          checkPayload(line.entry.type, line.entry.payload, n);
+          const older = versions.get(line.entry.id);
+          for (const [i, v] of (older?.list ?? []).entries())
+            checkPayload(line.entry.type, v.version.payload, older?.lines[i] ?? n);
+          const history = older?.list ?? [];
           versions.delete(line.entry.id);
           s.contexts.push({ entry: line.entry, atSeq: line.atSeq, changedSeq: line.changedSeq, history });
           return;
@@ -159,6 +195,22 @@ function createGatherer(header: ExportHeader) {
           once(`claim ${line.path}`, n, `the claim on ${line.path}`);
           const { kind: _kind, ...claim } = line;
           s.claims.push(claim);
+          return;
+        }
+        case "value": {
+          once(`value ${line.piece} ${line.key}`, n, `the ${line.piece} value ${JSON.stringify(line.key)}`);
+          const decl = Object.hasOwn(pieces, line.piece) ? pieces[line.piece] : undefined;
+          if (decl?.moved !== true) throw bad(n, `${line.piece} is not a kind of room value an import takes`);
+          try {
+            valueText(pieces, line.piece, line.key, line.value);
+          } catch (error) {
+            if (error instanceof RoomError) throw bad(n, error.message);
+            throw error;
+          }
+          const held = (valueCount.get(line.piece) ?? 0) + 1;
+          if (held > decl.maxKeys) throw bad(n, valueErrors.limit(line.piece, decl.maxKeys).message);
+          valueCount.set(line.piece, held);
+          s.values.push({ piece: line.piece, key: line.key, value: line.value });
           return;
         }
       }
@@ -210,16 +262,18 @@ function* spooled(path: string): Generator<LoggedEvent> {
 }
 
 /**
- * Reads and verifies an export from `body`, refusing more than `maxBytes` in all. Resolves with the import to hand
+ * Reads and verifies an export from `body`, refusing more than `maxBytes` in all; its small values are checked
+ * against `pieces` (the kinds the store keeps). Resolves with the import to hand
  * to the store (its log spooled to a temporary file: call close()), or rejects with ImportRefused.
  */
 export async function readExport(
   body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
   maxBytes: number,
+  pieces: ValuePieces = VALUE_PIECES,
 ): Promise<VerifiedImport> {
   const dir = mkdtempSync(join(tmpdir(), "roomd-import-"));
   const spool = join(dir, "events.ndjson");
-  const fd = openSync(spool, "w");
+  const fd = openSync(spool, "w", PRIVATE_FILE_MODE);
   let closed = false;
   const close = () => {
     if (!closed) closeSync(fd);
@@ -263,12 +317,14 @@ export async function readExport(
     } catch (error) {
       throw bad(n, `not JSON (${error instanceof Error ? error.message : String(error)})`);
     }
+    const ill = findIllFormed(value);
+    if (ill) throw bad(n, `${ill.path}: contains invalid Unicode (a lone surrogate)`);
     if (!header) {
       header = parseLine(headerSchema, value, n);
       if (header.trimmedBefore !== undefined && header.trimmedBefore > header.head) {
         throw bad(n, `trimmedBefore (${header.trimmedBefore}) is past head (${header.head})`);
       }
-      gatherer = createGatherer(header);
+      gatherer = createGatherer(header, pieces);
       hash = chainSeed(header);
       nextSeq = header.trimmedBefore ?? 1;
       return;
@@ -297,7 +353,7 @@ export async function readExport(
         throw bad(n, `event seq ${line.event.seq} is past head (${header.head})`);
       hash = given;
       nextSeq++;
-      const problem = log.problem(line.event);
+      const problem = log.problem(line.event) ?? namedIdProblem(line.event, line.posted === true);
       if (problem) throw bad(n, problem);
       if (eventActs(line.event)) namesPeople = true;
       counts.event = (counts.event ?? 0) + 1;
@@ -314,10 +370,14 @@ export async function readExport(
     }
     if (snapshot) throw bad(n, "a state line after the log began");
     const line = parseLine(stateLineSchema, value, n);
+    const most = LINES_PER_ROOM[line.kind];
+    if (most && (counts[line.kind] ?? 0) >= most.max)
+      throw bad(n, `a room holds at most ${most.max} ${most.what}; this is one more`);
     const problem = stateProblem(line);
     if (problem) throw bad(n, problem);
     (gatherer as ReturnType<typeof createGatherer>).add(line, n);
-    if (stateActs(line)) namesPeople = true;
+    if (stateActs(line) || (line.kind === "value" && pieceOf(pieces, line.piece).people === true))
+      namesPeople = true;
     counts[line.kind] = (counts[line.kind] ?? 0) + 1;
     hash = nextHash(hash, line);
   };

@@ -6,13 +6,14 @@
  * - records that contradict themselves, refused whoever imports them: a decided approval without a person as its
  *   decider, a person's act sent by no person or a steer by someone not at the wheel, a driver whose kind and holder
  *   disagree;
- * - the plan's rules and the references between records, as a live room keeps them (plan-rules.ts; docs/protocol.md
- *   §7 on deletions).
+ * - the plan's rules and the references between records, as a live room keeps them (plan-rules.ts;
+ *   docs/protocol.md#deleting-a-task).
  * Each check returns the problem as text (or undefined); import-file.ts names the line.
  */
 import { PEOPLE_EVENT_TYPES } from "../protocol/event-types.ts";
 import type { StateLine } from "../protocol/export-format.ts";
 import { serialOf } from "../protocol/fork-rebuild.ts";
+import { COUNTER_MAX } from "../protocol/limits.ts";
 import { findCycle, planErrors } from "../protocol/plan-rules.ts";
 import { isPersonName } from "../protocol/principal.ts";
 import type { RoomEvent } from "../protocol/records.ts";
@@ -50,6 +51,30 @@ export function stateActs(line: StateLine): boolean {
 /** Whether an event is a person's act: sent or deleted by a person, or of a type only people (or the wheel) cause. */
 export const eventActs = (event: RoomEvent): boolean =>
   PEOPLE_EVENT_TYPES.has(event.type) || person(event.from) || person(event.deleted?.by);
+
+/** Ids roomd mints: a fork or an import of the room sets its counters from the numbers of those its log names. */
+const MINTED = /^(?:task|ctx|rev|apr|hof|vrd|evt)-(\d+)$/;
+
+/**
+ * A minted id past COUNTER_MAX named in the payload of an event roomd appended (not one an agent posted, whose
+ * payload is the agent's own text): the next ids of a fork or a copy of the room would follow it. The walk is
+ * iterative; the payload's size was bounded by its line's schema.
+ */
+export function namedIdProblem(event: RoomEvent, posted: boolean): string | undefined {
+  if (posted) return undefined;
+  const stack: unknown[] = [event.payload];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      const n = MINTED.exec(value)?.[1];
+      if (n !== undefined && Number(n) > COUNTER_MAX)
+        return `${event.id} (${event.type}) names ${value.slice(0, 40)}, whose number is past ${COUNTER_MAX} (2^39)`;
+    } else if (value !== null && typeof value === "object") {
+      stack.push(...Object.values(value));
+    }
+  }
+  return undefined;
+}
 
 /** A state line that contradicts itself, whoever imports it. */
 export function stateProblem(line: StateLine): string | undefined {
@@ -118,8 +143,8 @@ export interface SnapshotProblem {
 
 /**
  * The plan's rules and the references between records. A task, entry or record the file does not hold is one that
- * was deleted, as a live room allows (docs/protocol.md §7: `delete_task` with force leaves dependents naming the
- * task; reviews and handoffs keep naming deleted tasks and entries), so:
+ * was deleted, as a live room allows (docs/protocol.md#deleting-a-task: `delete_task` with force leaves dependents
+ * naming the task; reviews and handoffs keep naming deleted tasks and entries), so:
  * - a dependency, a review's task or a handoff's task names a task of the file or a deleted one — a `task-<n>` the
  *   room minted (n ≤ counters.tasks: every task ever added is counted, in forks too, since task_added is always
  *   logged);

@@ -10,6 +10,7 @@
  * to copy it.
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { privateFile } from "../files.ts";
 import { canonicalJson, sha256Hex } from "../protocol/canonical-json.ts";
 import type { NewInvite, NewKey } from "../store/access-types.ts";
 import type { RoomStore, WebhookRecord } from "../store/types.ts";
@@ -166,6 +167,8 @@ export function openJournal(path: string, pair: string) {
       if (entry.done) started.delete(entry.done);
     }
   } else {
+    // Room ids and team ids of the stores: the operator's only, whatever the umask.
+    privateFile(path);
     appendFileSync(path, `${JSON.stringify({ migration: id })}\n`);
   }
   const write = (entry: object) => appendFileSync(path, `${JSON.stringify(entry)}\n`);

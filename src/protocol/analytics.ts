@@ -3,7 +3,7 @@
  * after each change — plus the few facts the log does not hold: the current plan and context entries, and when
  * each context event was first delivered to each agent. One pure function, so every driver gives the same numbers.
  *
- * Definitions (also in docs/protocol.md §7):
+ * Definitions (also in docs/protocol.md#get_room_analytics):
  * - Who owned what comes from the log as protocol/task-log.ts reads it (the reading forks use too): task events
  *   carrying the whole task (task_updated — a handoff's moves included —, task_claimed, task_lease_expired), and
  *   agent_left returning the leaver's tasks; events posted by agents never count.

@@ -1,6 +1,14 @@
 /** The claim rules' pure parts: byte order (what SQLite and Lua compare by) and the concrete-path shortcut. */
 import { describe, expect, test } from "bun:test";
-import { byteOrder, checkPaths, type FileClaim, findConflicts, overlaps } from "./claims.ts";
+import {
+  byteOrder,
+  checkPaths,
+  type FileClaim,
+  fileClaimConflicts,
+  findConflicts,
+  overlaps,
+} from "./claims.ts";
+import { RoomError } from "./errors.ts";
 import { patternsOverlap } from "./paths.ts";
 
 const claim = (path: string, heldBy: string): FileClaim => ({
@@ -36,5 +44,18 @@ describe("claims", () => {
       { path: "docs/a.md", state: "held", heldBy: "b", pattern: "docs/*.md" },
       { path: "x", state: "free" },
     ]);
+  });
+
+  test("fileClaimConflicts: conflicts refuse the whole claim; the limit counts only paths not held yet", () => {
+    const live = [claim("src/a.ts", "a"), claim("src/b.ts", "a"), claim("docs/**", "b")];
+    expect(fileClaimConflicts(["docs/x.md", "src/c.ts"], "a", live, 3).map((c) => c.pattern)).toEqual([
+      "docs/**",
+    ]);
+    // Renewing what it holds fits at the limit; one new path past it is refused with the limit.
+    expect(fileClaimConflicts(["src/a.ts", "src/b.ts"], "a", live, 3)).toEqual([]);
+    expect(() => fileClaimConflicts(["src/a.ts", "src/c.ts"], "a", live, 3)).toThrow(RoomError);
+    expect(() => fileClaimConflicts(["src/c.ts"], "a", live, 3)).toThrow(/Claim limit reached/);
+    // Conflicts come before the limit: a refused claim says who holds the path.
+    expect(fileClaimConflicts(["docs/y.md", "x", "y"], "a", live, 3)).toHaveLength(1);
   });
 });

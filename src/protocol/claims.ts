@@ -1,8 +1,8 @@
 /**
  * File claims (claim_files, release_files, list_claims, check_files): the records and the rules every driver
- * applies to the room's live claims. The SQLite driver calls these functions; the Redis claim script carries the
- * same conflict rule in Lua (store/redis/lua-claims.ts) and the rest is computed here from the live claims it
- * returns, so the answers agree.
+ * applies to the room's live claims. The SQL bodies call these functions; the Redis claim script repeats the
+ * conflict and limit rule in Lua (store/redis/lua-claims.ts G.decide, which lua-rooms.test.ts runs beside
+ * fileClaimConflicts on generated cases) and the rest is computed here from the live claims it returns.
  *
  * - A claim is one normalised path or glob (paths.ts) held by one agent until its expiry. Claims of different
  *   agents never overlap while live: claim_files is all or nothing, and any overlap with another agent's live
@@ -128,4 +128,23 @@ export function checkPaths(
     const mine = over[0];
     return mine ? { path, state: "mine", pattern: mine.path } : { path, state: "free" };
   });
+}
+
+/**
+ * claim_files' refusals against the room's live claims (the caller's own included): the conflicts with other
+ * agents' claims (a non-empty list refuses the whole claim, nothing changes), else the room's claim limit counting
+ * only the paths the caller does not hold yet (claimErrors.limit). An empty list: the claim goes through.
+ */
+export function fileClaimConflicts(
+  paths: readonly string[],
+  agentId: string,
+  live: readonly FileClaim[],
+  maxClaims: number,
+): ClaimConflict[] {
+  const conflicts = findConflicts(paths, agentId, live);
+  if (conflicts.length > 0) return conflicts;
+  const held = new Set(live.filter((c) => c.heldBy === agentId).map((c) => c.path));
+  const fresh = paths.filter((p) => !held.has(p)).length;
+  if (live.length + fresh > maxClaims) throw claimErrors.limit(maxClaims);
+  return [];
 }

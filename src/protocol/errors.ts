@@ -30,8 +30,8 @@ export class RoomError extends Error {
  */
 /**
  * A store that answered, but wrongly: a Lua or SQL error, an undecodable reply, a broken record. It is a bug, not
- * an outage (revisions §1.4): the client gets "Internal error (request <id>)", the log gets the driver, the
- * operation and the message (never secrets), and /health is unaffected.
+ * an outage (docs/protocol.md#4-results-and-errors): the client gets "Internal error (request <id>)", the log gets
+ * the driver, the operation and the message (never secrets), and /health is unaffected.
  */
 export class StoreFault extends Error {
   override readonly name = "StoreFault";

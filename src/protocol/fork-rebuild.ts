@@ -1,13 +1,40 @@
 /**
- * Rebuilding a room's plan and context as they stood at a seq (humans.md §5), the one definition every driver's
- * fork uses. The plan comes from the log alone: every event that changes a task carries the whole task in
+ * Rebuilding a room's plan and context as they stood at a seq (docs/people.md#forks), the one definition every
+ * driver's fork uses. The plan comes from the log alone: every event that changes a task carries the whole task in
  * `payload.task` (task_added, task_updated, task_claimed, task_lease_expired, and any later task_ kind that follows
  * the rule); deletions and departures carry ids (`task_deleted` {taskId}, `agent_left` {tasks}, `context_deleted`
- * {contextId}); protocol/task-log.ts is the one reading of them. Events posted by agents never count. Context
- * entries come from their version history, each version placed at the log head it became current at.
+ * {contextId}); protocol/task-log.ts is the one reading of them. Events posted by agents never count. Context entries
+ * come from their version history, each version placed at the log head it became current at.
  */
+import { movingErrors } from "./moving.ts";
+import { peopleErrors } from "./people.ts";
 import type { ContextEntry, Review, Task, TaskStatus } from "./records.ts";
 import { type LoggedEvent, planSteps } from "./task-log.ts";
+
+/**
+ * Refuses forking a room (its log's head `head`, everything up to `trimmedSeq` trimmed by retention) at `atSeq`:
+ * past the head, or — once its log was trimmed, so it cannot be replayed — anywhere but at the head.
+ */
+export function checkForkPoint(atSeq: number, head: number, trimmedSeq: number): void {
+  if (atSeq > head) throw peopleErrors.forkPastHead(atSeq, head);
+  if (trimmedSeq > 0 && atSeq < head) throw movingErrors.forkTrimmed(atSeq, head, trimmedSeq + 1);
+}
+
+/**
+ * Events a fork's rebuild reads besides those carrying a whole task (payload.task): the deletions, lease expiries
+ * and departures that carry ids, and those that create reviews, handoffs, approvals and verdicts.
+ */
+export const FORK_PLAN_TYPES: ReadonlySet<string> = new Set([
+  "task_deleted",
+  "task_lease_expired",
+  "context_deleted",
+  "agent_left",
+  "review_requested",
+  "review_decided",
+  "handoff_offered",
+  "approval_requested",
+  "verdict_recorded",
+]);
 
 export interface RebuildEvent extends LoggedEvent {
   seq: number;

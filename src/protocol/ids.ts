@@ -1,8 +1,8 @@
 import { z } from "zod";
 
-/** 2–64 chars of [a-z0-9_-], starting with [a-z0-9], no "__" (spec §1). */
+/** 2–64 chars of [a-z0-9_-], starting with [a-z0-9], no "__" (docs/protocol.md#2-identifiers). */
 const ROOM_ID = /^[a-z0-9][a-z0-9_-]{1,63}$/;
-/** 1–64 chars of [A-Za-z0-9_.:-] (spec §1). */
+/** 1–64 chars of [A-Za-z0-9_.:-] (docs/protocol.md#2-identifiers). */
 export const AGENT_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 export function isRoomId(value: string): boolean {
@@ -24,7 +24,8 @@ export const roomIdSchema = z
 export const agentIdSchema = z
   .string()
   .regex(AGENT_ID, { error: "must be 1-64 chars of A-Z, a-z, 0-9, _ . : -" })
-  // humans.md §1: `human:<id>` names a person in events and records, so no agent may take that prefix.
+  // docs/people.md#people-and-agents: `human:<id>` names a person in events and records, so no agent may take that
+  // prefix.
   .refine((v) => !v.startsWith("human:"), {
     error: 'must not start with "human:" (that prefix names people)',
   });

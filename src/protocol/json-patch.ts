@@ -1,5 +1,5 @@
 /**
- * RFC 6902 JSON Patch between two versions of a JSON value (spec: diff_context), deep.
+ * RFC 6902 JSON Patch between two versions of a JSON value (diff_context, docs/protocol.md#context-history), deep.
  *
  * Algorithm (applied in order, every operation valid for the document the previous ones leave behind):
  * - equal primitives: nothing; different kinds, or different primitives: one `replace` at that path (at the

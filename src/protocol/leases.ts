@@ -1,6 +1,7 @@
 /**
- * Task leases (claim_task): the rules every driver applies, as pure functions the SQLite driver calls and the
- * Redis scripts mirror in Lua (lua-plan.ts; the conformance suite holds both to the same answers).
+ * Task leases (claim_task): the rules every driver applies, as pure functions the SQL bodies call (store/sql/) and
+ * the Redis scripts repeat in Lua (store/redis/lua-plan.ts; store/redis/lua-plan.test.ts runs both on the same
+ * generated cases and requires the same answers).
  *
  * - claim_task takes a pending task whose dependencies are all done, for the caller, with a lease: the task is
  *   in_progress, owned by the caller, version + 1, and carries `lease_expires_at`.
@@ -54,3 +55,13 @@ export const leaseErrors = {
       `Task ${id} is not leased to you (${owner === null ? "no owner" : `owner: ${owner}`}); claim it with claim_task`,
     ),
 };
+
+/** renew_lease naming a task (as reads show it: a lease that ran out is none): refused unless the caller holds it. */
+export function checkLeaseHolder(
+  task: Pick<Task, "id" | "owner" | "lease_expires_at">,
+  agentId: string,
+): void {
+  if (task.owner !== agentId || task.lease_expires_at === undefined) {
+    throw leaseErrors.notLeased(task.id, task.owner);
+  }
+}

@@ -1,4 +1,7 @@
-/** Size and time limits of the protocol (spec §3, §4). One place, so docs, schemas and stores agree. */
+/**
+ * Size and time limits of the protocol (docs/protocol.md#sizes-and-counts and the tools' reference). One place, so
+ * docs, schemas and stores agree.
+ */
 export const LIMITS = {
   titleMax: 200,
   descriptionMax: 8000,
@@ -6,9 +9,9 @@ export const LIMITS = {
   summaryMax: 4000,
   consumingAgentsMax: 50,
   payloadBytesMax: 64 * 1024,
-  /** Levels of nested arrays/objects in a JSON payload (revisions §1.2). */
+  /** Levels of nested arrays/objects in a JSON payload (docs/protocol.md#payloads). */
   payloadDepthMax: 32,
-  /** Values (scalars and containers) in one JSON payload (revisions §1.2). */
+  /** Values (scalars and containers) in one JSON payload (docs/protocol.md#payloads). */
   payloadValuesMax: 10_000,
   eventTypeMax: 64,
   readEventsDefault: 20,
@@ -25,18 +28,22 @@ export const LIMITS = {
   lockTtlMaxSeconds: 300,
   varKeyMax: 128,
   varValueMax: 4096,
+  /** Shared variables a room may hold, so list_shared_vars answers at most about 4 MB. */
+  varsPerRoom: 1000,
   dependsOnMax: 100,
+  /** A task's priority lies within ±priorityMax (lower runs first). */
+  priorityMax: 1_000_000,
   presenceOnlineMs: 120_000,
   /** Event headers on the room summary page. */
   summaryRecentEvents: 20,
   roomTtlMs: 30 * 24 * 60 * 60 * 1000,
-  /** How long the result of a write with an idempotencyKey is kept (revisions §1.5). */
+  /** How long the result of a write with an idempotencyKey is kept (docs/protocol.md#idempotency). */
   idempotencyKeepMs: 24 * 60 * 60 * 1000,
-  /** claim_task leases (work §1): renewed by any call of the owner in the room. */
+  /** claim_task leases (docs/protocol.md#task-leases): renewed by any call of the owner in the room. */
   leaseDefaultSeconds: 900,
   leaseMinSeconds: 30,
   leaseMaxSeconds: 3600,
-  /** claim_files (work §2). */
+  /** claim_files (docs/protocol.md#file-claims). */
   claimPathsMax: 100,
   claimTtlDefaultSeconds: 3600,
   claimTtlMinSeconds: 60,
@@ -48,5 +55,21 @@ export const LIMITS = {
   broadcastMax: 4000,
 } as const;
 
-/** Name of the resource that doubles as the advisory plan lock (spec §4). */
+/**
+ * How long an idle room lives past its last use, in ms, for ROOM_TTL_DAYS (absent: LIMITS.roomTtlMs, 30 days; 0:
+ * for ever, which is 0 here too).
+ */
+export const roomLifetimeMs = (days: number | undefined): number =>
+  days === undefined ? LIMITS.roomTtlMs : days * 24 * 60 * 60 * 1000;
+
+/** Name of the resource that doubles as the advisory plan lock (docs/protocol.md#locks). */
 export const PLAN_LOCK = "plan";
+
+/**
+ * The largest seq, head, counter, epoch, fence or minted id number (`task-<n>`) roomd accepts from outside (an
+ * import, a migration): 2^39 = 549,755,813,888. Far below 2^53, where a double stops counting by one, and below
+ * 10^12, where the Redis driver's log indexes (which write seqs as 12 digits to keep them in order) stop sorting:
+ * a room imported at the bound keeps counting for another 450 billion writes, more than any room will make (a live
+ * room gets here only by half a trillion writes).
+ */
+export const COUNTER_MAX = 2 ** 39;

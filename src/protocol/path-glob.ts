@@ -23,7 +23,8 @@
  * (memoised per distinct pair of segments), so a call costs O(len(a) × len(b)): a few million elementary
  * steps for two adversarial 512-character patterns (tens of milliseconds), microseconds for real ones.
  * The only inexactness: a common path longer than 512 characters still counts (two near-limit patterns such
- * as `<500 chars>*` and `*<500 chars>`), which errs on the conservative side, as the spec allows.
+ * as `<500 chars>*` and `*<500 chars>`), which errs on the conservative side
+ * (docs/protocol.md#file-claims).
  * For two literal paths this is string equality; for a literal and a glob it equals matchesPath.
  *
  * Lua 5.1 port (Redis), same results:

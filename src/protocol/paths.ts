@@ -1,6 +1,6 @@
 /**
- * File claim paths (spec: claim_files, list_claims, check_files): one normal form, and the glob rules used to
- * decide whether a claim covers a path or two claims conflict.
+ * File claim paths (claim_files, list_claims, check_files; docs/protocol.md#file-claims): one normal form, and the
+ * glob rules used to decide whether a claim covers a path or two claims conflict.
  *
  * Pattern language. A path is "/"-separated segments. In a segment, `*` matches any run of characters (not
  * "/"), `?` exactly one character (not "/"), everything else itself. A segment that is exactly `**` matches
@@ -9,7 +9,7 @@
  * There is no escape character: a file whose name contains `*`, `?`, `[` or `{` is claimed with `?` in place
  * of that character (a slightly wider claim, never a narrower one).
  *
- * Decisions where the spec is silent: `**` inside a segment (`a**b`, `***`) is refused rather than read as
+ * Decisions (docs/protocol.md#file-claims): `**` inside a segment (`a**b`, `***`) is refused rather than read as
  * `*`, because a writer of `a**b` most likely meant to cross directories and a silent `*` would under-claim;
  * consecutive `**` segments collapse to one (same language, one normal form); a lone `.` is refused (it names
  * the whole repository: send `**`); `~` is refused only at the start, `!` only as the first character of the

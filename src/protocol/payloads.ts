@@ -3,7 +3,10 @@ import { RoomError } from "./errors.ts";
 import type { ContextType } from "./records.ts";
 import { requiredOr } from "./validation.ts";
 
-/** Payload schemas per context type (spec §3). Extra fields are allowed: consumers rely on the named ones. */
+/**
+ * Payload schemas per context type (docs/protocol.md#context-payloads-per-type-extra-fields-allowed). Extra fields
+ * are allowed: consumers rely on the named ones.
+ */
 const endpoint = z.looseObject({
   method: z.enum(["GET", "POST", "PUT", "DELETE", "PATCH"]),
   path: z.string(),

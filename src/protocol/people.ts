@@ -1,5 +1,5 @@
 /**
- * Records of people in the room (spec humans.md): the driver, approvals, handoffs, verdicts, messages, forks, and
+ * Records of people in the room (docs/people.md): the driver, approvals, handoffs, verdicts, messages, forks, and
  * the refusals every driver answers with the same words. Field names are part of the wire contract.
  */
 import { RoomError } from "./errors.ts";
@@ -38,6 +38,8 @@ export interface Approval {
   action: string;
   details: JsonObject;
   requestedBy: string;
+  /** The people (`human:<id>`) who alone may decide it, when the requester named them (protocol/roles.ts). */
+  approvers?: string[];
   /** A pending approval past expires_at reads as expired (computed on every read, never stored). */
   status: ApprovalStatus;
   decidedBy?: string;
@@ -124,7 +126,7 @@ export interface RoomInfo {
 export const MAILBOX_TYPES = ["human_message", "steer", "interrupt"] as const;
 export type MailboxType = (typeof MAILBOX_TYPES)[number];
 
-/** Sizes of the records above (humans.md §2, §3). */
+/** Sizes of the records above (docs/protocol.md#sizes-and-counts). */
 export const PEOPLE_LIMITS = {
   messageMax: 8000,
   actionMax: 200,
@@ -218,6 +220,30 @@ export const peopleErrors = {
     ),
   peopleOnly: (action: string) => new RoomError("forbidden", `Only people can ${action}`),
 };
+
+/** The presence status a bridge hook leaves for its agent. */
+export const HOOK_STATUS: Record<BridgeHook, string> = {
+  SessionStart: "session started",
+  PreToolUse: "working",
+  PostToolUse: "working",
+  UserPromptSubmit: "working",
+  Stop: "idle",
+};
+
+/** room_info of a room that does not exist (or is not the caller's). */
+export const emptyRoomInfo = (roomId: string): RoomInfo => ({
+  roomId,
+  exists: false,
+  createdAt: null,
+  lastActivity: null,
+  taskCount: 0,
+  tasksByStatus: { pending: 0, in_progress: 0, done: 0, blocked: 0 },
+  contextCount: 0,
+  eventCount: 0,
+  agentCount: 0,
+  driver: NO_DRIVER,
+  forkedFrom: null,
+});
 
 /** A pending approval past its expiry reads as expired. */
 export function effectiveApproval(approval: Approval, now: number): Approval {

@@ -1,6 +1,7 @@
 /**
- * The plan's own rules (spec revisions §2), as pure functions every driver applies inside its atomic step (the
- * Redis scripts carry the same rules in Lua, lua-plan.ts; the conformance suite holds both to the same answers):
+ * The plan's own rules (docs/protocol.md#the-plans-rules), as pure functions every driver applies inside its atomic
+ * step (the Redis scripts carry the same rules in Lua, lua-plan.ts; the conformance suite holds both to the same
+ * answers):
  * - a dependency must name a task of the room, and dependencies must not form a cycle;
  * - a task moves to in_progress or done only when every dependency is done;
  * - a task owned by another agent changes only by its owner, or by anyone passing expectedVersion.

@@ -1,4 +1,4 @@
-/** Identity of a request (spec access.md §1; people: humans.md §1). */
+/** Identity of a request (docs/security.md#principals; people: docs/people.md#people-and-agents). */
 
 /** Who is calling: resolved by the HTTP layer before any tool or route runs. */
 export interface Principal {

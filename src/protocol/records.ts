@@ -1,4 +1,4 @@
-/** Record shapes of the Room Protocol (spec §3). Field names are part of the wire contract. */
+/** Record shapes of the Room Protocol (docs/protocol.md#3-records). Field names are part of the wire contract. */
 import { LIMITS } from "./limits.ts";
 import { iso } from "./time.ts";
 
@@ -143,7 +143,8 @@ export interface Summary {
   roomExists: boolean;
   /**
    * People's messages to this agent (or to all) it has not received yet, oldest first: they lead the summary,
-   * whatever the agent's backlog of other events (humans.md §2). They also come through the cursor like any event.
+   * whatever the agent's backlog of other events. They also come through the cursor like any event
+   * (docs/people.md#messages-steers-and-interrupts-reach-a-running-agent).
    */
   messages: HumanMessage[];
   myTasks: Task[];

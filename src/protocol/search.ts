@@ -15,6 +15,8 @@
  * scores are ordered by id.
  */
 
+import { RoomError } from "./errors.ts";
+
 export const SEARCH_KINDS = ["task", "context", "event"] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 
@@ -60,6 +62,16 @@ export const tokenize = (text: string): string[] => spans(text).map((s) => s.tok
 /** The distinct tokens of a query, in order of first appearance. */
 export function queryTerms(query: string): string[] {
   return [...new Set(tokenize(query))];
+}
+
+/** The terms of a query a search may run: at least one word, at most QUERY_TERMS_MAX (the tool and the page's route). */
+export function searchTerms(query: string): string[] {
+  const terms = queryTerms(query);
+  if (terms.length === 0)
+    throw new RoomError("invalid", "Invalid arguments: query: has no word to search for (letters or digits)");
+  if (terms.length > QUERY_TERMS_MAX)
+    throw new RoomError("invalid", `Invalid arguments: query: at most ${QUERY_TERMS_MAX} different words`);
+  return terms;
 }
 
 /** Token → occurrences, as a plain object with own properties only (tokens never contain "_" or "proto" tricks). */

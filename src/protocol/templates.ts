@@ -7,6 +7,7 @@ import { RoomError } from "./errors.ts";
 import { AGENT_ID } from "./ids.ts";
 import { validatePayload } from "./payloads.ts";
 import type { ContextType, JsonObject } from "./records.ts";
+import { toolErrors } from "./tool-errors.ts";
 import { line } from "./validation.ts";
 
 /** A task of a seed; depends_on holds indexes of earlier tasks of the same seed. */
@@ -216,4 +217,12 @@ export function buildSeed(template: Template, given: Record<string, string> = {}
   const seed = { template: template.name, ...template.build((name) => params[name] ?? "") };
   for (const entry of seed.contexts) validatePayload(entry.type, entry.payload);
   return seed;
+}
+
+/** Refuses filling a room that already has tasks, context entries or events: a template fills only an empty room. */
+export function checkSeedable(
+  roomId: string,
+  room: { tasks: number; contexts: number; events: number },
+): void {
+  if (room.tasks > 0 || room.contexts > 0 || room.events > 0) throw toolErrors.roomNotEmpty(roomId);
 }

@@ -47,6 +47,12 @@ export const toolErrors = {
     ),
   reviewDecided: (id: string, status: string, by: string, at: string) =>
     new RoomError("conflict", `Review ${id} was already ${status} by ${by} at ${at}`),
+  /** set_shared_var of a new variable in a room holding LIMITS.varsPerRoom of them. */
+  varLimit: (max: number) =>
+    new RoomError(
+      "limit",
+      `Variable limit reached: a room holds at most ${max} shared variables; set an existing one again, or keep larger facts in a context entry`,
+    ),
   selfReview: () =>
     new RoomError("invalid", "Invalid arguments: reviewer: a review needs another agent than the requester"),
 };

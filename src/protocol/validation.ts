@@ -1,9 +1,10 @@
 /**
- * Input rules shared by tools and routes (spec revisions §1, §4): readable validation messages, well-formed
- * Unicode, no control characters in one-line fields, and JSON payloads whose cost is bounded before anything
- * stores or re-reads them.
+ * Input rules shared by tools and routes: readable validation messages (docs/protocol.md#4-results-and-errors),
+ * well-formed Unicode, no control characters in one-line fields, and JSON payloads whose cost is bounded before
+ * anything stores or re-reads them (docs/protocol.md#sizes-and-counts).
  */
 import { z } from "zod";
+import { meantArgument, orList } from "./closest.ts";
 import { LIMITS } from "./limits.ts";
 
 /** zod says "Invalid input: expected string, received undefined" for a missing field; a model reads "required". */
@@ -15,11 +16,75 @@ const pathText = (path: readonly PropertyKey[]) =>
   path.length === 0 ? "arguments" : path.map(String).join(".");
 
 /**
- * One sentence a model can act on, naming each bad field by its path. A bad room id leads (spec: "Invalid
- * roomId: …"), since nothing else matters until the room is right.
+ * The keys an object schema takes at `path` (array items and optional, nullable or defaulted wrappers looked
+ * through), or undefined when no one object schema is found there.
  */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  const text = (issue: z.core.$ZodIssue) => requiredOr(issue.message);
+function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] | undefined {
+  let node: z.core.$ZodType | undefined = schema;
+  let rest = [...path];
+  for (let guard = 0; node !== undefined && guard < 64; guard++) {
+    const def = node._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+    if (def.type === "object") {
+      const shape = def.shape as Record<string, z.core.$ZodType>;
+      if (rest.length === 0) return Object.keys(shape);
+      node = shape[String(rest.shift())];
+    } else if (def.type === "array") {
+      if (rest.length === 0) return undefined;
+      rest = rest.slice(1);
+      node = def.element as z.core.$ZodType;
+    } else if ("innerType" in def) node = def.innerType as z.core.$ZodType;
+    else if (def.type === "pipe") node = def.in as z.core.$ZodType;
+    else return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * An unknown key, and what was meant: the closest valid name (`Unrecognized key "status" — did you mean
+ * "statusText"?`), else every valid name, so the caller never has to guess twice.
+ */
+function unrecognized(
+  issue: z.core.$ZodIssue,
+  issues: readonly z.core.$ZodIssue[],
+  schema: z.ZodType | undefined,
+): string {
+  const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
+  const valid = schema ? keysAt(schema, issue.path) : undefined;
+  if (!valid) return issue.message;
+  // A required key left out beside the unknown one is most likely what it meant.
+  const depth = issue.path.length;
+  const missing = issues
+    .filter((i) => i.path.length === depth + 1 && requiredOr(i.message) !== i.message)
+    .filter((i) => i.path.slice(0, depth).every((part, n) => part === issue.path[n]))
+    .map((i) => String(i.path[depth]));
+  const what = depth === 0 ? "arguments" : "keys";
+  return keys.map((key) => unknownKey(key, valid, what, missing)).join("; ");
+}
+
+/**
+ * `Unrecognized key "<key>" — did you mean "<closest>"?` (closestNames, preferring the required keys left out), or
+ * the valid names when none is close.
+ */
+export function unknownKey(
+  key: string,
+  valid: readonly string[],
+  what = "arguments",
+  missing: readonly string[] = [],
+): string {
+  const meant = meantArgument(key, valid, missing);
+  if (meant.length > 0) return `Unrecognized key ${JSON.stringify(key)} — did you mean ${orList(meant)}?`;
+  const names = valid.length === 0 ? `no ${what}` : `valid ${what}: ${valid.join(", ")}`;
+  return `Unrecognized key ${JSON.stringify(key)} — ${names}`;
+}
+
+/**
+ * One sentence a model can act on, naming each bad field by its path. A bad room id leads ("Invalid roomId: …",
+ * docs/protocol.md#2-identifiers), since nothing else matters until the room is right. Given the schema, an
+ * unknown key names the closest valid one (or lists them).
+ */
+export function describeIssues(issues: readonly z.core.$ZodIssue[], schema?: z.ZodType): string {
+  const text = (issue: z.core.$ZodIssue) =>
+    issue.code === "unrecognized_keys" ? unrecognized(issue, issues, schema) : requiredOr(issue.message);
   const room = issues.find((i) => i.path[0] === "roomId");
   const rest = issues
     .filter((i) => i !== room)

@@ -1,7 +1,8 @@
 /**
- * Webhooks in the domain: the shape of a webhook id, the limits every store and the worker share, and the event a
- * room gets when one of its webhooks is disabled. Delivery itself (signing, sending, the SSRF guard) lives in
- * live/webhooks/; the records are in store/types.ts.
+ * Webhooks in the domain: the shape of a webhook id, the limits every store and the worker share, which events a
+ * webhook takes, what one delivery attempt does to it, and the event a room gets when one of its webhooks is
+ * disabled. Delivery itself (signing, sending, the SSRF guard) lives in live/webhooks/; the records are in
+ * store/types.ts.
  */
 
 /** `wh_` + 16 chars of [0-9a-z]: no dot, so `<roomId>.<seq>.<webhookId>` (the webhook-id header) splits one way. */
@@ -24,6 +25,14 @@ export const WEBHOOK_LIMITS = {
    */
   leaseMs: 30_000,
 } as const;
+
+/**
+ * Whether a webhook filtering on `types` (none: every type) takes an event of `type`. The SQL stores apply it in
+ * the statement that fills the outbox (store/sql/events.ts); the Redis scripts in Lua (store/redis/lua-webhooks.ts
+ * WH.takes, which lua-webhooks.test.ts runs beside it on generated cases).
+ */
+export const webhookTakes = (types: readonly string[], type: string): boolean =>
+  types.length === 0 || types.includes(type);
 
 /** The event appended to a room when one of its webhooks is disabled (410 Gone, or too many dropped events). */
 export const WEBHOOK_DISABLED_EVENT = "webhook_disabled";
@@ -69,4 +78,43 @@ export function loggedOutcome(
 ): "delivered" | "failed" | "dropped" {
   if (outcome === "delivered") return "delivered";
   return outcome === "failed" && retryInMs !== null ? "failed" : "dropped";
+}
+
+/** What a store does with one reported attempt of a queued delivery (afterDelivery). */
+export interface DeliveryStep {
+  /** What the webhook's delivery log records for the attempt (loggedOutcome). */
+  logged: WebhookAttempt["outcome"];
+  /** For a failure with a try left: queue the event's next try this long from now. Absent: the delivery is over. */
+  retryInMs?: number;
+  /** The webhook's count of events dropped in a row after this attempt: 0 after a delivery, +1 for a drop. */
+  dropped: number;
+  /**
+   * Disable the webhook now, and why: it answered 410 Gone (which ends delivery at once and is not counted as a
+   * drop), or this drop is the WEBHOOK_LIMITS.disableAfterDropped-th in a row. A store applies it only to an
+   * active webhook.
+   */
+  disable?: WebhookDisabledReason;
+}
+
+/**
+ * The retry and disabling rule for one attempt: a delivery resets the dropped-in-a-row count; a failure with a
+ * try left (`retryInMs`, from the worker's schedule) is tried again; the last failure drops the event and counts
+ * it, and the disableAfterDropped-th drop in a row disables the webhook; 410 Gone drops the event and disables the
+ * webhook at once. Every store applies this rule: the SQL stores call it; the Redis RECORD_DELIVERY script repeats it
+ * in Lua (store/redis/lua-webhooks.ts WH.after), and store/redis/lua-webhooks.test.ts runs both on the same
+ * generated attempts and requires the same answers.
+ */
+export function afterDelivery(
+  outcome: "delivered" | "failed" | "gone",
+  retryInMs: number | null,
+  droppedInARow: number,
+): DeliveryStep {
+  const logged = loggedOutcome(outcome, retryInMs);
+  if (outcome === "delivered") return { logged, dropped: 0 };
+  if (outcome === "gone") return { logged, dropped: droppedInARow, disable: "gone" };
+  if (logged === "failed") return { logged, retryInMs: retryInMs as number, dropped: droppedInARow };
+  const dropped = droppedInARow + 1;
+  return dropped >= WEBHOOK_LIMITS.disableAfterDropped
+    ? { logged, dropped, disable: "failing" }
+    : { logged, dropped };
 }

@@ -1,8 +1,8 @@
 /**
- * The access half of the store contract (spec access.md): dynamic keys, invites, room administration, the room
- * summary and rate limiting. RoomStore extends it, so every driver implements it and the conformance suite
- * defines it. Like every store operation, each one is atomic; the combined auth + rate-limit operations cost one
- * store round trip.
+ * The access half of the store contract (docs/security.md, docs/http.md#admin): dynamic keys, invites, room
+ * administration, the room summary and rate limiting. RoomStore extends it, so every driver implements it and the
+ * conformance suite defines it. Like every store operation, each one is atomic; the combined auth + rate-limit
+ * operations cost one store round trip.
  *
  * Secrets never reach the store: callers pass SHA-256 digests as lowercase hex (64 chars).
  * Slot layout (Redis): team-level records live in the team's slot (`team:{<teamId>}:…`), invite records in the
@@ -22,7 +22,7 @@ export interface KeyRecord {
   createdAt: string;
   note?: string;
   boundAgentId?: string;
-  /** Set for a person's key (humans.md §1): who holds it. Never together with boundAgentId. */
+  /** Set for a person's key (docs/people.md#people-and-agents): who holds it. Never together with boundAgentId. */
   humanId?: string;
   /** "****" + the secret's last 4 chars. */
   hint: string;
@@ -43,7 +43,10 @@ export interface InviteRecord {
   expiresAt: string;
   /** Agent id the invite is bound to; absent means bound to `invite:<tokenId>`. */
   agentId?: string;
-  /** Set for a person's invite (humans.md §1): to watch the room and take part as `human:<humanId>`. */
+  /**
+   * Set for a person's invite (docs/people.md#people-and-agents): to watch the room and take part as
+   * `human:<humanId>`.
+   */
   humanId?: string;
   hint: string;
 }
@@ -95,7 +98,7 @@ export interface RoomSummaryView {
   contextCount: number;
   /** Newest first, at most 20, without payload and read_by. */
   recentEvents: Pick<RoomEvent, "id" | "seq" | "type" | "from" | "to" | "timestamp">[];
-  /** Present for a fork: the room and seq it was made from (humans.md §5). */
+  /** Present for a fork: the room and seq it was made from (docs/people.md#forks). */
   forkedFrom?: ForkedFrom;
 }
 
@@ -178,6 +181,13 @@ export interface AccessStore {
    * id. RoomError "denied" unless scope.teamId owns it.
    */
   deleteRoom(scope: { roomId: string; teamId: string }): Promise<void>;
+  /**
+   * The archiver's delete (ARCHIVE_DIR): deletes the room as deleteRoom does, in one atomic step, only when
+   * scope.teamId owns it and its last use (RoomListing.lastActivity, ms) is at or before `idleSince` — so a room
+   * used after it was archived is kept. True when it was deleted; false (changing nothing) otherwise, another
+   * team's room included. Never claims.
+   */
+  deleteIdleRoom(scope: { roomId: string; teamId: string }, idleSince: number): Promise<boolean>;
   /** Operator view of any room; null when the room is not owned by anyone. */
   roomStats(roomId: string): Promise<RoomStats | null>;
   /**
@@ -193,6 +203,12 @@ export interface AccessStore {
  */
 export interface StoreLimits {
   roomsPerTeam: number;
+  /**
+   * ms an idle room lives past its last use before the store drops it (ROOM_TTL_DAYS); 0: the store never drops a
+   * room by itself (ROOM_TTL_DAYS=0, or ARCHIVE_DIR set: then the archiver removes it, deleteIdleRoom). Default
+   * LIMITS.roomTtlMs (30 days).
+   */
+  roomTtlMs?: number;
 }
 
 export const DEFAULT_STORE_LIMITS: StoreLimits = { roomsPerTeam: 100 };

@@ -3,6 +3,8 @@
  * does not use.
  */
 import type { StoreConfig } from "../config.ts";
+import { roomLifetimeMs } from "../protocol/limits.ts";
+import { VALUE_PIECES, type ValuePieces } from "../protocol/room-values.ts";
 import { type Clock, systemClock } from "../protocol/time.ts";
 import type { EventRetention } from "./move-types.ts";
 import type { ScriptClient } from "./redis/client.ts";
@@ -10,6 +12,14 @@ import { roundTrips } from "./round-trips.ts";
 import type { RoomStore } from "./types.ts";
 
 const DAY_MS = 86_400_000;
+
+/**
+ * The lifetime the store itself enforces: the room's, unless an archive directory is set — then the store keeps
+ * every room and the archiver (moving/archive.ts) removes one only after writing its export (0: for ever).
+ */
+export function storeRoomTtlMs(config: Pick<StoreConfig, "roomTtlDays" | "archiveDir">): number {
+  return config.archiveDir === undefined ? roomLifetimeMs(config.roomTtlDays) : 0;
+}
 
 /** The retention every append applies, from EVENT_RETENTION_DAYS and EVENT_RETENTION_MAX (0: no bound). */
 export function retentionOf(
@@ -26,8 +36,16 @@ async function observed(client: ScriptClient): Promise<ScriptClient> {
   return observeScriptClient(client, observe);
 }
 
-export async function openStore(config: StoreConfig, now: Clock = systemClock): Promise<RoomStore> {
-  const limits = { roomsPerTeam: config.roomsPerTeam };
+/**
+ * The store `config` names. `values`: the kinds of small value it keeps (protocol/room-values.ts VALUE_PIECES;
+ * the conformance suite adds kinds of its own).
+ */
+export async function openStore(
+  config: StoreConfig,
+  now: Clock = systemClock,
+  values: ValuePieces = VALUE_PIECES,
+): Promise<RoomStore> {
+  const limits = { roomsPerTeam: config.roomsPerTeam, roomTtlMs: storeRoomTtlMs(config) };
   const retention = retentionOf(config);
   switch (config.store) {
     case "sqlite": {
@@ -38,6 +56,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         limits,
         busyTimeoutMs: config.storeTimeoutMs,
         retention,
+        values,
       });
     }
     case "redis": {
@@ -57,6 +76,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         timeoutMs: config.storeTimeoutMs,
         limits,
         retention,
+        values,
       });
     }
     case "upstash": {
@@ -70,6 +90,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         timeoutMs: config.storeTimeoutMs,
         limits,
         retention,
+        values,
       });
     }
     case "postgres": {
@@ -81,6 +102,7 @@ export async function openStore(config: StoreConfig, now: Clock = systemClock): 
         timeoutMs: config.storeTimeoutMs,
         poolSize: config.databasePoolSize,
         retention,
+        values,
       });
     }
   }

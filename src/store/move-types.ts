@@ -43,6 +43,13 @@ export interface SnapshotVersion {
   atSeq: number | null;
 }
 
+/** One of a room's small values (protocol/room-values.ts): its kind, its key and the value. */
+export interface RoomValue {
+  piece: string;
+  key: string;
+  value: unknown;
+}
+
 /** Everything a room holds besides its log, as of one instant (exportRoom). Times are ISO strings. */
 export interface RoomSnapshot {
   createdAt: string;
@@ -87,6 +94,8 @@ export interface RoomSnapshot {
     claimedAt: string;
     reason?: string;
   }[];
+  /** By kind, then key: the small values of the kinds declared to move (protocol/room-values.ts). */
+  values: RoomValue[];
 }
 
 /** One event of the log with what reads do not show: whether an agent posted it, and first context deliveries. */
@@ -111,10 +120,14 @@ export interface RoomImport {
 export interface MoveStore<RoomScope> {
   /**
    * The room's snapshot in one atomic read, or null when the scope's team does not own it (unowned or expired);
-   * another team's room is RoomError "denied". Never claims, never refreshes anything.
+   * another team's room is RoomError "denied". Never claims, never refreshes anything: like every read with
+   * RoomScope.observe, it records no use of the room (an export, or a migration reading it, moves nothing).
    */
   exportRoom(scope: RoomScope): Promise<RoomSnapshot | null>;
-  /** Up to `limit` (1–500) events with seq > after, oldest first, with what LoggedEvent adds. Reads only. */
+  /**
+   * Up to `limit` (1–500) events with seq > after, oldest first, with what LoggedEvent adds. Reads only, and records
+   * no use of the room (as exportRoom).
+   */
   exportLog(scope: RoomScope, after: number, limit: number): Promise<LoggedEvent[]>;
   /**
    * Writes a new room, owned by scope.teamId, exactly as the snapshot and log say: same ids, seqs, times,

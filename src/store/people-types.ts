@@ -1,5 +1,5 @@
 /**
- * The people half of the store contract (spec humans.md): the driver with its epoch fencing, approvals, handoffs,
+ * The people half of the store contract (docs/people.md): the driver with its epoch fencing, approvals, handoffs,
  * verdicts, forks, the room's description, and the bridge's one-call exchange. RoomStore extends it, so every
  * driver implements it and the conformance suite (test/store/conformance/people-*.ts) defines it. Like every store
  * operation each one is atomic, takes a RoomScope, and changes nothing when it throws.
@@ -7,6 +7,7 @@
  * The store does not know principals: callers (routes, tools) decide who may call what — only people decide
  * approvals, take the wheel or steer — and pass names as the events carry them (`human:<id>` or an agent id).
  */
+
 import type {
   Approval,
   ApprovalDecision,
@@ -21,6 +22,7 @@ import type {
   Verdict,
   VerdictValue,
 } from "../protocol/people.ts";
+import type { HandoffInput } from "../protocol/people-rules.ts";
 import type { JsonObject, RoomEvent, Task } from "../protocol/records.ts";
 
 export interface TakeDriver {
@@ -50,6 +52,8 @@ export interface NewApproval {
   requestedBy: string;
   action: string;
   details: JsonObject;
+  /** The people (`human:<id>`, each once) who alone may decide it; absent: any approver of the room. Kept as given. */
+  approvers?: string[];
   /** Lifetime in ms from now. */
   expiresInMs: number;
 }
@@ -61,19 +65,11 @@ export interface ApprovalDecisionInput {
   note?: string;
 }
 
-export interface NewHandoff {
-  from: string;
-  to: string;
-  taskIds: string[];
-  contextIds: string[];
-  note: string;
-  offeredBy: string;
-  /**
-   * True when `from` is an agent: then each listed task must be owned by `from` or by nobody
-   * (peopleErrors.taskNotYours otherwise). A person offers any task on behalf of the room.
-   */
-  agentOffer: boolean;
-}
+/**
+ * A handoff offer (protocol/people-rules.ts HandoffInput): with `agentOffer`, each listed task must be owned by
+ * `from` or by nobody (peopleErrors.taskNotYours otherwise); a person offers any task on behalf of the room.
+ */
+export type NewHandoff = HandoffInput;
 
 export interface NewVerdict {
   by: string;
@@ -84,7 +80,9 @@ export interface NewVerdict {
 }
 
 export interface ForkInput {
-  /** The fork's id: MUST NOT be a live room (peopleErrors.forkTargetExists for the team's own, denied for another's). */
+  /**
+   * The fork's id: MUST NOT be a live room (peopleErrors.forkTargetExists for the team's own, denied for another's).
+   */
   newRoomId: string;
   /** Default: the source's head. MUST NOT be past it (peopleErrors.forkPastHead). */
   atSeq?: number;

@@ -47,10 +47,10 @@ import type {
   RoomEvent,
   Summary,
   Task,
-  TaskStatus,
   UnreadBatch,
 } from "../protocol/records.ts";
 import type { SearchHit, SearchKind } from "../protocol/search.ts";
+import type { TaskChange } from "../protocol/task-rules.ts";
 import type { RoomSeed } from "../protocol/templates.ts";
 import type { WebhookAttempt } from "../protocol/webhooks.ts";
 import type { AccessStore } from "./access-types.ts";
@@ -78,11 +78,11 @@ export interface RoomScope {
   /**
    * The acting agent of the call. A successful operation on a room the team owns (after claiming it, for a write)
    * records this agent's presence (lastSeen = now, status text kept) in the same atomic step, so any call that
-   * names the agent keeps it online (revisions §3.10) — and renews the agent's live task leases and file claims
-   * (expiry = now + their own length), at no extra cost for an agent holding none.
+   * names the agent keeps it online (docs/protocol.md#presence) — and renews the agent's live task leases and file
+   * claims (expiry = now + their own length), at no extra cost for an agent holding none.
    */
   actor?: string;
-  /** Set by mutating calls that carry an idempotencyKey (revisions §1.5); see Idempotency. */
+  /** Set by mutating calls that carry an idempotencyKey (docs/protocol.md#idempotency); see Idempotency. */
   idempotency?: Idempotency;
 }
 
@@ -101,6 +101,13 @@ export interface Idempotency {
   replayed?: boolean;
 }
 
+/** writeValue's input: the kind, the key ("" for a kind of one value) and the value, or null to remove it. */
+export interface ValueWrite {
+  piece: string;
+  key: string;
+  value: unknown;
+}
+
 export interface NewTask {
   title: string;
   description: string;
@@ -110,20 +117,9 @@ export interface NewTask {
   agentId?: string;
 }
 
-export interface TaskUpdate {
+/** An update of one task: what it may change (protocol/task-rules.ts TaskChange), and which version it expects. */
+export interface TaskUpdate extends TaskChange {
   taskId: string;
-  status?: TaskStatus;
-  /** null unassigns. */
-  owner?: string | null;
-  title?: string;
-  description?: string;
-  /** Replaces the dependencies (same rules as addTask: known tasks, no cycle). */
-  depends_on?: string[];
-  /** null clears it. */
-  priority?: number | null;
-  /** Kept in the task_updated event only; never erases the description. */
-  note?: string;
-  agentId?: string;
   expectedVersion?: number;
 }
 
@@ -266,7 +262,7 @@ export interface UsableRoom {
   createdAt: string;
 }
 
-/** claim_task's input (work §1). */
+/** claim_task's input (docs/protocol.md#task-leases). */
 export interface TaskClaim {
   taskId: string;
   agentId: string;
@@ -276,7 +272,7 @@ export interface TaskClaim {
   expectedVersion?: number;
 }
 
-/** claim_files' input (work §2): paths already normalised (protocol/paths.ts) and distinct. */
+/** claim_files' input (docs/protocol.md#file-claims): paths already normalised (protocol/paths.ts) and distinct. */
 export interface FilesClaim {
   agentId: string;
   paths: string[];
@@ -317,6 +313,9 @@ export type SignalKind = (typeof SIGNAL_KINDS)[number];
 /**
  * A change in a room, as the change feed reports it: the log's new head, a signal, or `resync` — the feed has just
  * begun (or resumed) listening, so anything written before that may have gone unreported: read the log again.
+ * Seq 0 says the room was deleted (or a new life of it began): every driver MUST report a deletion so, made by
+ * any process, before any change of the room's next life (same team or another), so watchers of the old room end
+ * before they could see the new one.
  */
 export type RoomChange =
   | { roomId: string; seq: number }
@@ -415,7 +414,7 @@ export interface RecordedDelivery {
 }
 
 /**
- * Webhooks and their outbox (spec live §4). Admin operations take the room owner's scope: RoomError "denied"
+ * Webhooks and their outbox (docs/http.md#webhooks). Admin operations take the room owner's scope: RoomError "denied"
  * (ACCESS_DENIED) when another team owns the room or it is unowned; they never claim a room. The outbox
  * operations are the delivery worker's and act for no team.
  *
@@ -435,7 +434,10 @@ export interface WebhookStore {
   ): Promise<WebhookRecord>;
   /** The room's webhooks, oldest first. */
   listWebhooks(scope: { roomId: string; teamId: string }): Promise<WebhookRecord[]>;
-  /** Deletes the webhook and its log; its queued deliveries are never claimed again. False when there is no such webhook. */
+  /**
+   * Deletes the webhook and its log; its queued deliveries are never claimed again. False when there is no such
+   * webhook.
+   */
   deleteWebhook(scope: { roomId: string; teamId: string }, webhookId: string): Promise<boolean>;
   /** The webhook's last WEBHOOK_LIMITS.logSize attempts, newest first; null when the room has no such webhook. */
   webhookDeliveries(
@@ -581,10 +583,27 @@ export interface RoomStore
   listLocks(scope: RoomScope): Promise<LockInfo[]>;
 
   // ── shared variables ──────────────────────────────────────────────────────────────────────────────────
-  /** Sets the value (a string, kept byte for byte) and appends `shared_var_set` {key} from agentId. */
+  /**
+   * Sets the value (a string, kept byte for byte) and appends `shared_var_set` {key} from agentId. A new key in a
+   * room holding LIMITS.varsPerRoom variables is refused with toolErrors.varLimit, changing nothing; setting a key
+   * the room holds is always allowed.
+   */
   setVar(scope: RoomScope, key: string, value: string, agentId: string): Promise<void>;
   getVar(scope: RoomScope, key: string): Promise<string | null>;
   listVars(scope: RoomScope): Promise<Record<string, string>>;
+
+  // ── small values (protocol/room-values.ts) ────────────────────────────────────────────────────────────
+  /**
+   * Every value of kind `piece` the room holds, by key ({} for none, and for an unowned room). A kind the store's
+   * declaration does not hold → valueErrors.unknown.
+   */
+  readValues(scope: RoomScope, piece: string): Promise<Record<string, unknown>>;
+  /**
+   * Sets the value under `key` (checked against the kind's declaration: valueText), or removes it (value null). A
+   * new key past the kind's maxKeys → valueErrors.limit, changing nothing. Removing a value the room does not hold
+   * writes (and claims) nothing. Appends no event.
+   */
+  writeValue(scope: RoomScope, input: ValueWrite): Promise<void>;
 
   // ── the rest of the earlier server's tools (deletions, history, templates, reviews, search, analytics) ──
   /**
@@ -665,7 +684,7 @@ export interface RoomStore
    */
   renewLeases(scope: RoomScope, agentId: string, taskId?: string): Promise<Task[]>;
   /**
-   * leave_room: the agent's presence becomes "left" (until its next call), and its live leases (tasks back to
+   * leave_room: the agent's presence becomes "left" (until its next call) without a status text, and its live leases (tasks back to
    * pending, unowned, version + 1), file claims and locks are released, in one atomic step; events
    * `files_released` {paths} (when it held claims) and `agent_left` {agentId, tasks, paths, locks}. On a room the
    * team does not own it records nothing (roomExists false). The scope's actor is ignored: leaving is not a visit.

@@ -9,7 +9,7 @@
 import { Hono } from "hono";
 import { checkBearer } from "../http/auth.ts";
 import { eventStream, tooManyStreams } from "../http/stream-slots.ts";
-import type { Watcher } from "../live/hub.ts";
+import { RoomGone, type Watcher } from "../live/hub.ts";
 import { RoomError } from "../protocol/errors.ts";
 import type { WebDeps } from "./shared.ts";
 
@@ -33,7 +33,7 @@ export function dashboardStreamRoutes(deps: WebDeps): Hono {
       throw new RoomError("forbidden", "Only team keys and people can watch the team's rooms");
     const teamId = principal.teamId;
     // A dashboard's stream is one of the team's streams, and of the process's.
-    const slot = deps.streams.take(teamId);
+    const slot = deps.streams.take({ teamId });
     if ("refused" in slot) return tooManyStreams(slot.refused);
 
     const joined = new Map<string, () => void>();
@@ -65,10 +65,17 @@ export function dashboardStreamRoutes(deps: WebDeps): Hono {
       dirty.add(roomId);
       flushTimer ??= setTimeout(flush, 0);
     };
+    /** A watched room was deleted: it leaves the list, and the page is told the list changed. */
+    const dropped = (roomId: string) => {
+      joined.get(roomId)?.();
+      joined.delete(roomId);
+      send("event: rooms\ndata: {}\n\n");
+    };
     const watch = async (roomId: string) => {
       const watcher: Watcher = {
         // A failed read or shutdown ends the stream: EventSource comes back (to any process) and reads afresh.
-        onEvents: (error) => (error === undefined ? changed(roomId) : finish()),
+        onEvents: (error) =>
+          error === undefined ? changed(roomId) : error instanceof RoomGone ? dropped(roomId) : finish(),
         onSignal: () => changed(roomId),
       };
       try {

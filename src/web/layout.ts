@@ -33,7 +33,7 @@ export interface PageOptions {
   /** data-* attributes of <body>: what the page's script needs to know (room id, who is signed in). */
   data?: Record<string, string>;
   /** Who is signed in, shown in the header with a sign-out button. */
-  person?: { humanId: string; teamId: string };
+  person?: { humanId: string; teamId: string; operator: boolean };
   body: Html;
 }
 
@@ -62,7 +62,7 @@ ${options.csrf !== undefined ? html`<meta name="csrf-token" content="${options.c
     options.person
       ? html`<nav aria-label="Account">
     <a href="/dashboard">Dashboard</a>
-    <span class="who" title="team ${options.person.teamId}">${options.person.humanId}</span>
+    <span class="who" title="team ${options.person.teamId}">${options.person.humanId}${options.person.operator ? " (operator)" : ""}</span>
     <button type="button" id="sign-out" class="link">Sign out</button>
   </nav>`
       : html`<nav aria-label="Account"><a href="/login">Sign in</a></nav>`

@@ -4,8 +4,21 @@
  */
 import { html } from "hono/html";
 
-/** The live room view: everyone who may see the room gets the board and the rest; members get the controls. */
-export function roomBody({ roomId, member }: { roomId: string; member: boolean }) {
+/**
+ * The live room view: everyone who may see the room gets the board and the rest; members get the controls, the
+ * message and handoff forms only when their role lets them post (`message`) and hand over (`handoff`).
+ */
+export function roomBody({
+  roomId,
+  member,
+  message = member,
+  handoff = member,
+}: {
+  roomId: string;
+  member: boolean;
+  message?: boolean;
+  handoff?: boolean;
+}) {
   return html`<div class="room">
   <div class="room-head">
     <h1>Room <span class="room-id">${roomId}</span></h1>
@@ -20,7 +33,7 @@ export function roomBody({ roomId, member }: { roomId: string; member: boolean }
   <div class="columns">
     <div class="col-main">
       ${
-        member
+        message
           ? html`<section aria-labelledby="h-message"><h2 id="h-message">Message</h2>
         <form id="message-form" class="row-form">
           <div class="field"><label for="message-to">To</label>
@@ -33,6 +46,27 @@ export function roomBody({ roomId, member }: { roomId: string; member: boolean }
           : ""
       }
       <section aria-labelledby="h-timeline"><h2 id="h-timeline">Timeline</h2>
+        ${
+          member
+            ? html`<form id="search-form" class="row-form" role="search" aria-label="Search the room">
+          <div class="field wide"><label for="search-q">Search tasks, context and events</label>
+            <input id="search-q" name="q" type="search" required maxlength="500" placeholder="words to find" autocomplete="off"></div>
+          <button type="submit">Search</button>
+        </form>
+        <div id="search-results" class="search-results" aria-live="polite" hidden></div>`
+            : ""
+        }
+        <form id="timeline-filter" class="filters" aria-label="Filter the timeline">
+          <div class="field"><label for="filter-agent">Agent</label>
+            <select id="filter-agent" name="agent" data-key="filter-agent"><option value="">everyone</option></select></div>
+          <fieldset class="kinds"><legend>Show</legend>
+            <label><input type="checkbox" name="kind" value="work" checked> work</label>
+            <label><input type="checkbox" name="kind" value="talk" checked> talk</label>
+            <label><input type="checkbox" name="kind" value="people" checked> people</label>
+            <label><input type="checkbox" name="kind" value="system" checked> system</label>
+          </fieldset>
+        </form>
+        <p id="filter-note" class="muted" role="status" hidden></p>
         <ol id="timeline" class="timeline" reversed></ol>
         <button type="button" id="older" class="secondary" hidden>Show older events</button>
       </section>
@@ -44,15 +78,15 @@ export function roomBody({ roomId, member }: { roomId: string; member: boolean }
       <section aria-labelledby="h-verdicts"><h2 id="h-verdicts">Verdicts</h2><ul id="verdicts" class="list"></ul></section>
       <section aria-labelledby="h-handoffs"><h2 id="h-handoffs">Handoffs</h2><ul id="handoffs" class="list"></ul>
       ${
-        member
+        handoff
           ? html`<details class="panel"><summary>Hand over work</summary>
           <form id="handoff-form" class="stack-form">
             <div class="field"><label for="handoff-to">To (an agent id, or any)</label>
-              <input id="handoff-to" name="to" required pattern="[A-Za-z0-9_.:\\-]{1,64}" spellcheck="false" autocomplete="off"></div>
+              <input id="handoff-to" name="to" required pattern="[A-Za-z0-9_.:\\-]{1,64}" placeholder="an agent id, or any" spellcheck="false" autocomplete="off"></div>
             <div class="field"><label for="handoff-from">On behalf of (an agent id; empty for the room)</label>
               <input id="handoff-from" name="from" pattern="[A-Za-z0-9_.:\\-]{1,64}" spellcheck="false" autocomplete="off"></div>
             <div class="field"><label for="handoff-tasks">Tasks (ids, comma-separated)</label>
-              <input id="handoff-tasks" name="tasks" spellcheck="false" autocomplete="off"></div>
+              <input id="handoff-tasks" name="tasks" placeholder="task-3, task-4" spellcheck="false" autocomplete="off"></div>
             <div class="field"><label for="handoff-note">Note</label>
               <textarea id="handoff-note" name="note" rows="3" required maxlength="4000"></textarea></div>
             <button type="submit">Offer</button>
@@ -64,6 +98,20 @@ export function roomBody({ roomId, member }: { roomId: string; member: boolean }
     </div>
   </div>
 </div>
+${
+  member
+    ? html`<dialog id="fork-dialog" aria-labelledby="fork-title">
+  <h2 id="fork-title">Fork the room</h2>
+  <form id="fork-form" class="stack-form">
+    <p id="fork-what"></p>
+    <div class="field"><label for="fork-name">New room id (empty: generated)</label>
+      <input id="fork-name" name="newRoomId" pattern="[a-z0-9][a-z0-9_\\-]{1,63}" placeholder="my-project-retry" spellcheck="false" autocomplete="off"></div>
+    <div class="controls"><button type="submit" id="fork-confirm">Fork</button>
+      <button type="button" id="fork-cancel" class="secondary">Cancel</button></div>
+  </form>
+</dialog>`
+    : ""
+}
 <dialog id="context-dialog" aria-labelledby="context-title">
   <h2 id="context-title">Context</h2>
   <div id="context-body"></div>
@@ -81,11 +129,11 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
     <h2 id="h-rooms">Rooms</h2>
     <form id="room-form" class="row-form">
       <div class="field"><label for="new-room">New room id (empty: generated)</label>
-        <input id="new-room" name="roomId" pattern="[a-z0-9][a-z0-9_\\-]{1,63}" spellcheck="false" autocomplete="off"></div>
+        <input id="new-room" name="roomId" pattern="[a-z0-9][a-z0-9_\\-]{1,63}" placeholder="my-project" spellcheck="false" autocomplete="off"></div>
       <button type="submit">Create room</button>
     </form>
     <div class="table-wrap"><table id="rooms"><caption class="sr">The team's rooms</caption>
-      <thead><tr><th scope="col">Room</th><th scope="col">Agents online</th><th scope="col">Tasks</th><th scope="col">Last activity</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
+      <thead><tr><th scope="col">Room</th><th scope="col">Agents online</th><th scope="col">Tasks</th><th scope="col">Last activity</th><th scope="col">Expires</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
       <tbody></tbody></table></div>
   </section>
   <section aria-labelledby="h-keys" class="card">
@@ -94,9 +142,9 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
       <div class="field"><label for="key-kind">For</label>
         <select id="key-kind" name="kind"><option value="agent">an agent</option><option value="human">a person</option></select></div>
       <div class="field"><label for="key-id">Agent id / person's id</label>
-        <input id="key-id" name="id" required pattern="[A-Za-z0-9_.:@\\-]{1,64}" spellcheck="false" autocomplete="off"></div>
+        <input id="key-id" name="id" required pattern="[A-Za-z0-9_.:@\\-]{1,64}" placeholder="an agent id, or a person's name" spellcheck="false" autocomplete="off"></div>
       <div class="field"><label for="key-note">Note</label>
-        <input id="key-note" name="note" maxlength="200" autocomplete="off"></div>
+        <input id="key-note" name="note" maxlength="200" placeholder="what the key is for (optional)" autocomplete="off"></div>
       <button type="submit">Create key</button>
     </form>
     <div id="key-secret" class="secret" hidden></div>
@@ -112,7 +160,7 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
       <div class="field"><label for="invite-kind">For</label>
         <select id="invite-kind" name="kind"><option value="agent">an agent</option><option value="human">a person</option></select></div>
       <div class="field"><label for="invite-id">Agent id / person's id (optional for an agent)</label>
-        <input id="invite-id" name="id" pattern="[A-Za-z0-9_.:@\\-]{1,64}" spellcheck="false" autocomplete="off"></div>
+        <input id="invite-id" name="id" pattern="[A-Za-z0-9_.:@\\-]{1,64}" placeholder="an agent id, or a person's name" spellcheck="false" autocomplete="off"></div>
       <div class="field"><label for="invite-days">Days</label>
         <input id="invite-days" name="days" type="number" min="1" max="90" value="7"></div>
       <button type="submit">Create invite</button>
@@ -122,13 +170,30 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
       <thead><tr><th scope="col">Invite</th><th scope="col">For</th><th scope="col">Expires</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
       <tbody></tbody></table></div>
   </section>
+  <section aria-labelledby="h-roles" class="card">
+    <h2 id="h-roles">Roles</h2>
+    <p class="muted">A viewer reads and watches; a member also posts messages, hands work over and forks; an approver
+      also decides approvals and takes the wheel. Operators are approvers everywhere. A room that names nobody makes
+      every person an approver; once it names someone, people not named are viewers, or take the role of <code>*</code>.</p>
+    <form id="roles-form" class="row-form">
+      <div class="field"><label for="roles-room">Room</label>
+        <select id="roles-room" name="room" required></select></div>
+      <div class="field"><label for="roles-person">Person's id, or * for everyone not named</label>
+        <input id="roles-person" name="person" required pattern="[*]|[A-Za-z0-9_.@\\-]{1,64}" placeholder="e.g. alice" spellcheck="false" autocomplete="off"></div>
+      <div class="field"><label for="roles-role">Role</label>
+        <select id="roles-role" name="role"><option value="viewer">viewer</option><option value="member">member</option><option value="approver">approver</option></select></div>
+      <button type="submit">Set role</button>
+    </form>
+    <p id="roles-summary" class="meta" role="status"></p>
+    <ul id="roles" class="stack plain" aria-label="Roles in the chosen room"></ul>
+  </section>
   <section aria-labelledby="h-connect" class="card">
     <h2 id="h-connect">Connect an agent</h2>
     <form id="connect-form" class="row-form">
       <div class="field"><label for="connect-room">Room</label>
         <select id="connect-room" name="room" required></select></div>
       <div class="field"><label for="connect-agent">Agent id</label>
-        <input id="connect-agent" name="agent" required pattern="[A-Za-z0-9_.:\\-]{1,64}" value="backend-claude" spellcheck="false" autocomplete="off"></div>
+        <input id="connect-agent" name="agent" required pattern="[A-Za-z0-9_.:\\-]{1,64}" placeholder="the agent's id, e.g. backend" spellcheck="false" autocomplete="off"></div>
       <button type="submit">Show configuration</button>
     </form>
     <div id="connect-out" class="stack"></div>
@@ -139,9 +204,9 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
     <h2 id="h-teams">Teams</h2>
     <form id="team-form" class="row-form">
       <div class="field"><label for="team-id">New team id</label>
-        <input id="team-id" name="teamId" required pattern="[a-z0-9][a-z0-9\\-]{2,31}" spellcheck="false" autocomplete="off"></div>
+        <input id="team-id" name="teamId" required pattern="[a-z0-9][a-z0-9\\-]{2,31}" placeholder="3-32 of a-z, 0-9, -" spellcheck="false" autocomplete="off"></div>
       <div class="field"><label for="team-human">First key for (a person's id; empty: an agent key)</label>
-        <input id="team-human" name="humanId" pattern="[A-Za-z0-9_.@\\-]{1,64}" spellcheck="false" autocomplete="off"></div>
+        <input id="team-human" name="humanId" pattern="[A-Za-z0-9_.@\\-]{1,64}" placeholder="empty: an agent key" spellcheck="false" autocomplete="off"></div>
       <button type="submit">Provision team</button>
     </form>
     <div id="team-secret" class="secret" hidden></div>

@@ -9,6 +9,8 @@ import { Hono } from "hono";
 import { csrfToken } from "../access/sessions.ts";
 import type { PublicGate } from "../http/public-gate.ts";
 import { isRoomId } from "../protocol/ids.ts";
+import { type Act, mayAct, type Role } from "../protocol/roles.ts";
+import { roleIn } from "../store/room-roles.ts";
 import { assets } from "./assets.ts";
 import { messagePage, page, pageHeaders } from "./layout.ts";
 import { dashboardBody, roomBody } from "./page-bodies.ts";
@@ -29,6 +31,7 @@ export function wantsHtml(accept: string | undefined): boolean {
 const personOf = (who: SignedIn) => ({
   humanId: who.principal.humanId as string,
   teamId: who.principal.teamId,
+  operator: who.principal.kind === "operator",
 });
 
 export function pageRoutes(deps: WebDeps & { publicGate: PublicGate }): Hono {
@@ -64,15 +67,18 @@ export function pageRoutes(deps: WebDeps & { publicGate: PublicGate }): Hono {
     const roomId = c.req.param("roomId") ?? "";
     const who = await signedIn(c, deps);
     let member = false;
+    /** The person's role in the room (protocol/roles.ts): the page offers only what it allows. */
+    let role: Role | undefined;
     if (who && isRoomId(roomId)) {
       const { principal } = who;
       if (principal.allowedRoomId === undefined || principal.allowedRoomId === roomId) {
-        const info = await deps.store
-          .roomInfo({ roomId, teamId: principal.teamId, mayClaim: false })
-          .catch(() => null);
+        const scope = { roomId, teamId: principal.teamId, mayClaim: false };
+        const info = await deps.store.roomInfo(scope).catch(() => null);
         member = info?.exists === true;
+        if (member) role = await roleIn(deps.store, scope, principal);
       }
     }
+    const may = (act: Act) => role !== undefined && mayAct(role, act);
     if (!member) {
       if (deps.config.roomSummary !== "public") {
         if (!who)
@@ -96,10 +102,16 @@ export function pageRoutes(deps: WebDeps & { publicGate: PublicGate }): Hono {
           member: member ? "1" : "0",
           me: who?.principal.humanId ? `human:${who.principal.humanId}` : "",
           operator: who?.principal.kind === "operator" ? "1" : "0",
+          role: role ?? "",
           // A person's invite reaches this room only: it cannot fork it into a room of its own.
-          fork: member && who?.principal.kind !== "invite" ? "1" : "0",
+          fork: member && who?.principal.kind !== "invite" && may("fork") ? "1" : "0",
         },
-        body: roomBody({ roomId, member }),
+        body: roomBody({
+          roomId,
+          member,
+          message: member && may("message"),
+          handoff: member && may("handoff"),
+        }),
       }),
     );
   });

@@ -26,7 +26,7 @@ const typed = (node: Json) =>
   typeof node.type === "string" ||
   (Array.isArray(node.anyOf) && node.anyOf.every((b: Json) => typeof b.type === "string"));
 
-describe("schema lint (revisions 14)", () => {
+describe("schema lint (docs/architecture.md#the-tool-catalog)", () => {
   for (const tool of CATALOG.tools) {
     test(tool.name, () => {
       const problems: string[] = [];
@@ -41,7 +41,7 @@ describe("schema lint (revisions 14)", () => {
       const props = (input.properties ?? {}) as Record<string, Json>;
       for (const [name, prop] of Object.entries(props)) {
         if (!prop.description) problems.push(`${name}: no description`);
-        // revisions 14: only the acting agent is "your" agent id; addressees and filters say whose they are.
+        // Only the acting agent is "your" agent id; addressees and filters say whose they are.
         if (/^Your agent id/.test(prop.description ?? "") && !tool.acting.includes(name)) {
           problems.push(`${name}: described as your agent id but not an acting argument`);
         }

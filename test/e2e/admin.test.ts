@@ -1,4 +1,4 @@
-/** The admin API (spec access.md §4) over real HTTP on each store: statuses, limits, secrets shown once. */
+/** The admin API (docs/http.md#admin) over real HTTP on each store: statuses, limits, secrets shown once. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RoomStore } from "../../src/store/types.ts";
 import { httpClient } from "../support/http.ts";
@@ -37,7 +37,8 @@ for (const make of E2E_STORES) {
         kind: "static",
         type: "agent",
       });
-      // Operator keys are people's (humans.md §1): the person is "operator" unless OPERATOR_KEYS names one.
+      // Operator keys are people's (docs/people.md#people-and-agents): the person is "operator" unless OPERATOR_KEYS
+      // names one.
       expect((await http.get("/admin/me", OPERATOR.secret)).body).toEqual({
         teamId: "ops",
         kind: "operator",

@@ -54,7 +54,7 @@ for (const make of E2E_STORES) {
         test("an invite for another room is denied like a missing room, nothing changes", async () => {
           expect(await foreignInviteProblems(tool, env, newRoomId(), foreignInvite)).toEqual([]);
         });
-        test("revisions 9: a key bound to alice cannot act as another agent", async () => {
+        test("a key bound to alice cannot act as another agent", async () => {
           expect(await impersonationProblems(tool, env, newRoomId(), boundToAlice)).toEqual([]);
         });
         test("bad arguments: a clear error naming the field, nothing changes", async () => {

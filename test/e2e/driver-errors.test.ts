@@ -1,7 +1,8 @@
 /**
- * Revisions §1.4 through HTTP: a store that answers wrongly (here a broken task record) is a bug, not an outage —
- * the tool answers "Internal error (request <id>)", the log line carries that request id, the tool, the driver and
- * the message, and /health stays 200. Only an unreachable store is "Store unavailable" (test/e2e/outage.test.ts).
+ * docs/protocol.md#4-results-and-errors through HTTP: a store that answers wrongly (here a broken task record) is a
+ * bug, not an outage — the tool answers "Internal error (request <id>)", the log line carries that request id, the
+ * tool, the driver and the message, and /health stays 200. Only an unreachable store is "Store unavailable"
+ * (test/e2e/outage.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Logger } from "../../src/log.ts";
@@ -26,7 +27,7 @@ for (const make of E2E_STORES) {
       await store.close();
     });
 
-    test("revisions 4: Internal error with a request id, logged with tool and driver; /health stays 200", async () => {
+    test("Internal error with a request id, logged with tool and driver; /health stays 200", async () => {
       const http = httpClient(server.url);
       const roomId = newRoomId();
       const task = JSON.parse((await http.tool(TEAM_A.secret, "add_task", { roomId, title: "t" })).text);

@@ -1,4 +1,7 @@
-/** The whitepaper's canonical producer/consumer handoff (Figure 3), two agents, two MCP clients, each store. */
+/**
+ * The canonical producer/consumer handoff — a contract written, a change requested, the contract updated, each
+ * side consuming the other's events — between two agents on two MCP clients, on each store.
+ */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RoomStore } from "../../src/store/types.ts";
 import { connect, type RoomClient } from "../support/mcp-client.ts";
@@ -43,7 +46,7 @@ for (const make of E2E_STORES) {
       // Backend cursor starts after the plan set-up.
       await B("get_unread_events", { agentId: "backend" });
 
-      await B("heartbeat", { agentId: "backend", status: "designing auth API" });
+      await B("heartbeat", { agentId: "backend", statusText: "designing auth API" });
       expect((await B("acquire_lock", { resource: "plan", agentId: "backend" })).acquired).toBe(true);
       await B("update_task", {
         taskId: api.id,

@@ -30,10 +30,10 @@ test("an argument named as another tool names it gets a hint with this tool's na
     payload: {},
   });
   expect(post.text).toBe(
-    'Error: Invalid arguments: from: required (string); arguments: Unrecognized key: "agentId" (post_event names the acting agent from)',
+    'Error: Invalid arguments: from: required (string); arguments: Unrecognized key "agentId" — did you mean "from"?',
   );
   const diff = await http.tool(TEAM_A.secret, "diff_context", { roomId, contextId: "ctx-1" });
-  expect(diff.text).toContain("(diff_context names the context entry id)");
+  expect(diff.text).toContain('Unrecognized key "contextId" — did you mean "id"?');
   const write = await http.tool(TEAM_A.secret, "write_context", {
     roomId,
     agentId: "a",
@@ -41,7 +41,7 @@ test("an argument named as another tool names it gets a hint with this tool's na
     summary: "s",
     payload: { text: "t" },
   });
-  expect(write.text).toContain("(write_context names the acting agent author)");
+  expect(write.text).toContain('Unrecognized key "agentId" — did you mean "author"?');
 });
 
 test("an approval id given to approve says that people decide approvals", async () => {

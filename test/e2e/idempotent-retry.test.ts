@@ -1,8 +1,8 @@
 /**
- * Revisions §1.5 through HTTP, with the store really stalled mid-write: a write answered "Store unavailable" may
- * still have been applied (Redis paused with SIGSTOP runs the queued scripts when it resumes), so a retry with the
- * same idempotencyKey must return the first result and apply nothing twice. On SQLite a write held up by another
- * process's lock is rolled back; the retry applies it once, and a second retry is a replay.
+ * docs/protocol.md#idempotency through HTTP, with the store really stalled mid-write: a write answered "Store
+ * unavailable" may still have been applied (Redis paused with SIGSTOP runs the queued scripts when it resumes), so a
+ * retry with the same idempotencyKey must return the first result and apply nothing twice. On SQLite a write held up
+ * by another process's lock is rolled back; the retry applies it once, and a second retry is a replay.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync } from "node:fs";
@@ -19,7 +19,7 @@ const UNAVAILABLE =
   /^Error: Store unavailable, retry shortly \(the write may have been applied: retry with the same idempotencyKey/;
 type Json = Record<string, any>;
 
-describe("revisions 5: Redis paused mid-write, retries with the same key", () => {
+describe("Redis paused mid-write, retries with the same key", () => {
   let redis: RedisServer;
   let store: RoomStore;
   let server: RunningServer;
@@ -69,7 +69,7 @@ describe("revisions 5: Redis paused mid-write, retries with the same key", () =>
   });
 });
 
-describe("revisions 5: SQLite write lock held by another process, retries with the same key", () => {
+describe("SQLite write lock held by another process, retries with the same key", () => {
   const path = join(mkdtempSync(join(tmpdir(), "roomd-retry-")), "roomd.sqlite");
   let store: RoomStore;
   let server: RunningServer;

@@ -1,9 +1,9 @@
 /**
- * Input that must never hurt a room (revisions §1.1, §1.2, §4.13), on every store through real HTTP: lone
- * surrogates anywhere in the arguments and control characters in one-line fields are refused naming the field,
- * payloads nested too deeply or with too many values are refused before anything is stored, malformed JSON-RPC
- * params get a readable -32602 — and the room keeps working afterwards (the earlier failure: one lone surrogate
- * in depends_on broke every later read of the room on Redis).
+ * Input that must never hurt a room (docs/security.md#input-and-store-what-no-client-can-do-to-a-room), on every
+ * store through real HTTP: lone surrogates anywhere in the arguments and control characters in one-line fields are
+ * refused naming the field, payloads nested too deeply or with too many values are refused before anything is stored,
+ * malformed JSON-RPC params get a readable -32602 — and the room keeps working afterwards (the earlier failure: one
+ * lone surrogate in depends_on broke every later read of the room on Redis).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RoomStore } from "../../src/store/types.ts";
@@ -28,7 +28,7 @@ for (const make of E2E_STORES) {
       await store.close();
     });
 
-    test("revisions 1: a lone surrogate anywhere is refused naming the field, and the room keeps working", async () => {
+    test("a lone surrogate anywhere is refused naming the field, and the room keeps working", async () => {
       const roomId = newRoomId();
       const task = JSON.parse((await http.tool(TEAM_A.secret, "add_task", { roomId, title: "t" })).text);
       const before = await snapshot(env(), roomId);
@@ -42,7 +42,7 @@ for (const make of E2E_STORES) {
         ],
         ["post_event", { type: "x", from: "a", payload: { "bad\ud800key": 1 } }, "payload (a key)"],
         ["set_shared_var", { key: "k", value: "\udfff", agentId: "a" }, "value"],
-        ["heartbeat", { agentId: "a", status: "\ud800" }, "status"],
+        ["heartbeat", { agentId: "a", statusText: "\ud800" }, "statusText"],
       ];
       for (const [tool, args, field] of cases) {
         const answer = await http.tool(TEAM_A.secret, tool, { roomId, ...args });
@@ -54,7 +54,7 @@ for (const make of E2E_STORES) {
       expect((await http.get(`/room/${roomId}`)).status).toBe(200);
     });
 
-    test("revisions 1, 15: control characters are refused in one-line fields, kept in free text, stripped from status", async () => {
+    test("control characters are refused in one-line fields, kept in free text, stripped from status", async () => {
       const roomId = newRoomId();
       for (const [tool, args, field] of [
         ["add_task", { title: "a\u0007b" }, "title"],
@@ -76,12 +76,12 @@ for (const make of E2E_STORES) {
       const beat = await http.tool(TEAM_A.secret, "heartbeat", {
         roomId,
         agentId: "a",
-        status: "tab\there\u001b[0m",
+        statusText: "tab\there\u001b[0m",
       });
       expect(JSON.parse(beat.text).presence.statusText).toBe("tabhere[0m");
     });
 
-    test("revisions 2: a payload 32,000 levels deep or with 10,001 values is refused and stores nothing", async () => {
+    test("a payload 32,000 levels deep or with 10,001 values is refused and stores nothing", async () => {
       const roomId = newRoomId();
       await http.tool(TEAM_A.secret, "add_task", { roomId, title: "t" });
       const before = await snapshot(env(), roomId);
@@ -120,7 +120,7 @@ for (const make of E2E_STORES) {
       expect(accepted.isError).toBe(false);
     });
 
-    test("revisions 13: malformed JSON-RPC params get a readable -32602, never a validation dump", async () => {
+    test("malformed JSON-RPC params get a readable -32602, never a validation dump", async () => {
       for (const [params, text] of [
         [{ name: 5 }, "Invalid params: params.name: must be the tool's name, a string"],
         [

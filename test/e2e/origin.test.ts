@@ -1,7 +1,7 @@
 /**
- * DNS rebinding and cross-site protection (revisions 17): real HTTP requests with and without `Origin` against
- * /mcp, /admin, /room and routes not written yet; the server's own origin, ALLOWED_ORIGINS, `null`, a rebinding
- * Host, and forwarded headers that must not be trusted.
+ * DNS rebinding and cross-site protection (docs/http.md#conventions, Origin): real HTTP requests with and without
+ * `Origin` against /mcp, /admin, /room and routes not written yet; the server's own origin, ALLOWED_ORIGINS, `null`,
+ * a rebinding Host, and forwarded headers that must not be trusted.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { RoomStore } from "../../src/store/types.ts";
@@ -57,12 +57,12 @@ const routes = (origin?: Record<string, string>) => [
 ];
 
 describe("Origin check", () => {
-  test("revisions 17: requests without Origin (CLIs, agents) are unaffected", async () => {
+  test("requests without Origin (CLIs, agents) are unaffected", async () => {
     const answers = await Promise.all(routes());
     expect(answers.map((a) => a.status)).toEqual([200, 200, 201, 200, 200]);
   });
 
-  test("revisions 17: a foreign Origin gets 403 on /mcp, /admin and /room, before authentication", async () => {
+  test("a foreign Origin gets 403 on /mcp, /admin and /room, before authentication", async () => {
     const evil = "http://evil.example";
     const answers = await Promise.all(routes({ Origin: evil }));
     for (const answer of answers) {
@@ -83,7 +83,7 @@ describe("Origin check", () => {
     await stream.body?.cancel();
   });
 
-  test("revisions 17: the server's own origin and ALLOWED_ORIGINS are allowed; near misses and null are not", async () => {
+  test("the server's own origin and ALLOWED_ORIGINS are allowed; near misses and null are not", async () => {
     const own = server.url; // http://127.0.0.1:<port>
     const port = new URL(own).port;
     for (const origin of [
@@ -117,7 +117,7 @@ describe("Origin check", () => {
     }
   });
 
-  test("revisions 17: a DNS-rebinding page (attacker's name for 127.0.0.1) is refused on a loopback-bound server", async () => {
+  test("a DNS-rebinding page (attacker's name for 127.0.0.1) is refused on a loopback-bound server", async () => {
     const port = new URL(server.url).port;
     const rebinding = { Host: `attacker.example:${port}`, Origin: `http://attacker.example:${port}` };
     for (const answer of await Promise.all(routes(rebinding))) expect(answer.status).toBe(403);
@@ -142,7 +142,7 @@ describe("Origin check", () => {
     }
   });
 
-  test("revisions 17: X-Forwarded-Proto / X-Forwarded-Host are not trusted to name the server's origin", async () => {
+  test("X-Forwarded-Proto / X-Forwarded-Host are not trusted to name the server's origin", async () => {
     const answer = await send(
       "POST",
       "/mcp",
@@ -156,7 +156,7 @@ describe("Origin check", () => {
     expect(answer.status).toBe(403);
   });
 
-  test("revisions 17: GET /health stays open to any origin", async () => {
+  test("GET /health stays open to any origin", async () => {
     const res = await fetch(`${server.url}/health`, { headers: { Origin: "http://evil.example" } });
     expect(res.status).toBe(200);
     expect(((await res.json()) as Json).ok).toBe(true);

@@ -79,4 +79,4 @@ test("store down: bounded tool errors and 503 health; store back: both recover",
   expect(plan).toBeDefined();
   expect((await fetch(`${server.url}/health`)).status).toBe(200);
   // Not hung: with a 500 ms store timeout the whole test fits well inside its own 20 s limit.
-}, 20_000);
+});

@@ -1,5 +1,5 @@
 /**
- * People in the room through real HTTP (humans.md §1-5): which keys are people, who may do what on the
+ * People in the room through real HTTP (docs/people.md): which keys are people, who may do what on the
  * /rooms/:roomId routes, approvals only people decide (never an agent key, by any route or tool), messages
  * reaching the addressed agent first, handoffs, forks and verdicts, and bad input answered clearly with nothing
  * changed.
@@ -116,6 +116,14 @@ for (const make of E2E_STORES) {
         if (expected.type === "agent") expect(who.humanId).toBeUndefined();
         if (expected.kind !== "invite")
           expect((await http.get("/admin/me", key)).body).toMatchObject(expected);
+      }
+      // OPERATOR_NAME names the person of a key kept without one (the first-run key): the same key, renamed.
+      const named = startInProcess(store, undefined, { OPERATOR_NAME: "ada" }, () => clock);
+      try {
+        const who = await httpClient(named.url).get("/admin/me", firstRunSecret);
+        expect(who.body).toMatchObject({ kind: "operator", type: "human", humanId: "ada" });
+      } finally {
+        await named.stop();
       }
     });
 
@@ -570,7 +578,12 @@ for (const make of E2E_STORES) {
         ["messages", { to: "bot", text: "" }, /^Invalid arguments: text:/],
         ["messages", { to: "bot", text: "x".repeat(8001) }, /^Invalid arguments: text:/],
         ["messages", { to: "human:bob", text: "hi" }, /^Invalid arguments: to: must not start with "human:"/],
-        ["messages", { to: "bot", text: "hi", extra: 1 }, /Unrecognized key: "extra"/],
+        [
+          "messages",
+          { to: "bot", text: "hi", extra: 1 },
+          /Unrecognized key "extra" — valid arguments: to, text/,
+        ],
+        ["messages", { to: "bot", txt: "hi" }, /Unrecognized key "txt" — did you mean "text"\?/],
         ["messages", "{not json", /^Invalid JSON body$/],
         ["messages", { to: "bot", text: "ok\ud800" }, /^Invalid arguments: text: contains invalid Unicode/],
         ["driver", { action: "steal" }, /^Invalid arguments: action:/],

@@ -39,14 +39,13 @@ for (const make of E2E_STORES) {
       await store.close();
     });
 
-    test("each profile lists its tools: agentroom exactly five, compact at most ten, full every protocol tool", async () => {
+    test("each profile lists its tools: agentroom exactly five, compact its own, full every protocol tool", async () => {
       const names = async (profile: "full" | "compact" | "agentroom") =>
         (await (await open(server.url, TEAM_A.secret, "json", { profile })).client.listTools()).tools.map(
           (t) => t.name,
         );
       expect(await names("agentroom")).toEqual(AGENTROOM);
       const compact = await names("compact");
-      expect(compact.length).toBeLessThanOrEqual(10);
       expect(compact).toEqual(CATALOG.listing("compact").map((t) => t.name));
       const full = await names("full");
       expect(full).toEqual(CATALOG.listing("full").map((t) => t.name));
@@ -111,7 +110,7 @@ for (const make of E2E_STORES) {
       expect(await bob.call<Json>("room_claim", { path: "src/*.ts" })).toMatchObject({ claimed: true });
       // Room and agent are not arguments here.
       expect(errorText(await alice.raw("room_state", { roomId }))).toBe(
-        'Error: Invalid arguments: arguments: Unrecognized key: "roomId"',
+        'Error: Invalid arguments: arguments: Unrecognized key "roomId" — no arguments (the room and agent come from the X-Roomd-Room and X-Roomd-Agent headers)',
       );
       expect(errorText(await alice.raw("room_claim", { path: "../etc/passwd" }))).toStartWith(
         'Error: Invalid arguments: path: Invalid path "../etc/passwd": has a ".." segment',
@@ -134,7 +133,9 @@ for (const make of E2E_STORES) {
         profile: "agentroom",
         headers: { "X-Roomd-Room": other, "X-Roomd-Agent": "guest" },
       });
-      expect(errorText(await elsewhere.raw("room_state", {}))).toBe("Error: Room not found or access denied");
+      expect(errorText(await elsewhere.raw("room_state", {}))).toStartWith(
+        "Error: Room not found or access denied (",
+      );
       // Without headers, the invite gives its room (and its bound agent).
       const guest = await open(server.url, invite, "json", { profile: "agentroom" });
       expect(await guest.call<Json>("room_claim", { path: "docs/x.md" })).toMatchObject({ claimed: true });
@@ -147,7 +148,7 @@ for (const make of E2E_STORES) {
       );
     });
 
-    test("compact: roomId and agentId from the headers or the key; arguments still work; at most ten tools", async () => {
+    test("compact: roomId and agentId from the headers or the key; arguments still work", async () => {
       const roomId = newRoomId();
       const c = await open(server.url, TEAM_A.secret, "json", {
         profile: "compact",

@@ -1,6 +1,7 @@
 /**
- * Single sign-on through an authenticating proxy (humans.md §1): the identity header from an allowed peer makes a
- * person of the proxy's team; from any other peer it is ignored (the bearer, if any, decides).
+ * Single sign-on through an authenticating proxy (docs/operations.md#single-sign-on-through-a-proxy): the identity
+ * header from an allowed peer makes a person of the proxy's team; from any other peer it is ignored (the bearer, if
+ * any, decides).
  */
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

@@ -1,5 +1,5 @@
 /**
- * The public room summary under load (revisions 18, the route's part): a per-client-address limit
+ * The public room summary under load (docs/http.md#get-roomroomid): a per-client-address limit
  * (SUMMARY_RATE_LIMIT_PER_MINUTE) and an answer cached at most a second per (room, viewer), so a burst of
  * anonymous clients costs one store read. Store reads are counted through a wrapped store given to createApp.
  */
@@ -35,7 +35,7 @@ function counting(inner: RoomStore) {
 }
 
 describe("GET /room/:roomId under load", () => {
-  test("revisions 18: 130 requests from one address → exactly 120 answered, then 429 with Retry-After", async () => {
+  test("130 requests from one address → exactly 120 answered, then 429 with Retry-After", async () => {
     let clock = Date.now();
     const server = startInProcess(store, undefined, {}, () => clock);
     try {
@@ -65,7 +65,7 @@ describe("GET /room/:roomId under load", () => {
     }
   });
 
-  test("revisions 18: SUMMARY_RATE_LIMIT_PER_MINUTE sets the limit; private summaries spend the team's budget instead", async () => {
+  test("SUMMARY_RATE_LIMIT_PER_MINUTE sets the limit; private summaries spend the team's budget instead", async () => {
     const limited = startInProcess(store, undefined, { SUMMARY_RATE_LIMIT_PER_MINUTE: "5" });
     try {
       const http = httpClient(limited.url);
@@ -122,7 +122,7 @@ describe("GET /room/:roomId under load", () => {
     }
   });
 
-  test("revisions 18: a burst of 50 requests for one room reads the store at most twice; the cache lives ≤ 1 s", async () => {
+  test("a burst of 50 requests for one room reads the store at most twice; the cache lives ≤ 1 s", async () => {
     let clock = Date.now();
     const { store: wrapped, calls } = counting(store);
     const server = startInProcess(wrapped, undefined, {}, () => clock);
@@ -154,7 +154,7 @@ describe("GET /room/:roomId under load", () => {
     }
   });
 
-  test("revisions 18: private summaries are cached per team, never shown to another team", async () => {
+  test("private summaries are cached per team, never shown to another team", async () => {
     const frozen = Date.now();
     const { store: wrapped, calls } = counting(store);
     const server = startInProcess(wrapped, undefined, { ROOM_SUMMARY: "private" }, () => frozen);

@@ -72,7 +72,7 @@ for (const make of E2E_STORES) {
           priority: 1,
         });
         const docs = await c.call<Json>("add_task", { roomId, title: "Docs" });
-        // A dependency on a task that does not exist is refused (revisions 6).
+        // A dependency on a task that does not exist is refused (docs/protocol.md#the-plans-rules).
         const ghost = await c.raw("add_task", { roomId, title: "Ghost", depends_on: ["task-999"] });
         expect((ghost.content as Json[])[0]?.text).toStartWith("Error: Unknown task in depends_on: task-999");
         // UI waits for the API; priority 2 before none.
@@ -254,7 +254,8 @@ for (const make of E2E_STORES) {
 
       test("presence, locks and shared variables", async () => {
         const roomId = newRoomId();
-        // A heartbeat never creates a room (revisions 11): nothing recorded, and a hint about the room id.
+        // A heartbeat never creates a room (docs/protocol.md#ownership): nothing recorded, and a hint about the room
+        // id.
         const early = await c.call<Json>("heartbeat", { roomId, agentId: "a" });
         expect(early).toMatchObject({
           roomExists: false,
@@ -262,7 +263,7 @@ for (const make of E2E_STORES) {
         });
         expect(await c.call<Json[]>("get_presence", { roomId })).toEqual([]);
         await c.call("set_shared_var", { roomId, key: "created", value: "yes", agentId: "a" });
-        const beat = await c.call<Json>("heartbeat", { roomId, agentId: "a", status: "writing tests" });
+        const beat = await c.call<Json>("heartbeat", { roomId, agentId: "a", statusText: "writing tests" });
         expect(beat).toMatchObject({
           agentId: "a",
           presence: { status: "online", statusText: "writing tests" },
@@ -317,7 +318,7 @@ for (const make of E2E_STORES) {
         expect(event).toMatchObject({ type: "shared_var_set", from: "a", payload: { key: "port" } });
       });
 
-      test("the plan lock: holder writes, others fail fast (defect 2)", async () => {
+      test("the plan lock: holder writes, others fail fast", async () => {
         const roomId = newRoomId();
         const task = await c.call<Json>("add_task", { roomId, title: "t" });
         await c.call("acquire_lock", { roomId, resource: "plan", agentId: "backend" });

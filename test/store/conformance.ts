@@ -41,6 +41,7 @@ import { planLockTests, planTests } from "./conformance/plan.ts";
 import { planRuleTests } from "./conformance/plan-rules.ts";
 import { presenceTests, summaryTests } from "./conformance/presence.ts";
 import { retentionTests } from "./conformance/retention.ts";
+import { roomStateTests } from "./conformance/room-state.ts";
 import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
@@ -49,6 +50,7 @@ import { togetherForkTests } from "./conformance/together-forks.ts";
 import { handoffLeaseTests } from "./conformance/together-handoffs.ts";
 import { togetherLogTests, togetherMailTests, togetherWebhookTests } from "./conformance/together-log.ts";
 import { togetherSearchTests } from "./conformance/together-search.ts";
+import { TEST_VALUES, valueTests } from "./conformance/values.ts";
 import { varTests } from "./conformance/vars.ts";
 import { webhookTests } from "./conformance/webhooks.ts";
 
@@ -64,18 +66,20 @@ export function runConformance(name: string, factory: StoreFactory): void {
     const opened: RoomStore[] = [];
 
     beforeAll(async () => {
-      suite.store = await factory.open(suite.clock.now);
+      // Every instance keeps the suite's own kinds of small value too (conformance/values.ts).
+      const values = TEST_VALUES;
+      suite.store = await factory.open(suite.clock.now, { values });
       opened.push(suite.store);
       const limits = { roomsPerTeam: ROOMS_PER_TEAM };
-      suite.limited = await factory.open(suite.clock.now, { limits });
+      suite.limited = await factory.open(suite.clock.now, { limits, values });
       opened.push(suite.limited);
       if (factory.lacks?.secondInstance) {
         suite.second = suite.store;
         suite.limitedSecond = suite.limited;
       } else {
-        suite.second = await factory.openSecond(suite.clock.now);
+        suite.second = await factory.openSecond(suite.clock.now, { values });
         opened.push(suite.second);
-        suite.limitedSecond = await factory.openSecond(suite.clock.now, { limits });
+        suite.limitedSecond = await factory.openSecond(suite.clock.now, { limits, values });
         opened.push(suite.limitedSecond);
       }
     });
@@ -123,6 +127,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("presence", () => presenceTests(suite));
     describe("locks", () => lockTests(suite));
     describe("shared variables", () => varTests(suite));
+    describe("small values", () => valueTests(suite));
     describe("ownership", () => ownershipTests(suite));
     describe("isolation and fidelity", () => isolationTests(suite));
     describe("concurrency", () => concurrencyTests(suite));
@@ -167,5 +172,6 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("moving rooms: export and import", () => movingTests(suite));
     describe("web sessions", () => sessionTests(suite));
     describe("web: the teams list", () => teamListTests(suite));
+    describe("the declaration of room state", () => roomStateTests(suite));
   });
 }

@@ -1,7 +1,7 @@
 /**
- * Forks of rooms written before context versions recorded their log head (humans.md §5): such versions are placed
- * by their timestamp. A room is scripted, its recorded heads are then erased as an older roomd would have left them
- * (SQLite at_seq NULL, Redis without ctx_seqs), and forks at each seq must still show what was recorded there.
+ * Forks of rooms written before context versions recorded their log head (docs/people.md#forks): such versions are
+ * placed by their timestamp. A room is scripted, its recorded heads are then erased as an older roomd would have left
+ * them (SQLite at_seq NULL, Redis without ctx_seqs), and forks at each seq must still show what was recorded there.
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";

@@ -66,6 +66,7 @@ export function httpClient(base: string) {
   return {
     get: (path: string, secret?: string) => request("GET", path, secret),
     post: (path: string, secret?: string, body?: unknown) => request("POST", path, secret, body ?? {}),
+    put: (path: string, secret?: string, body?: unknown) => request("PUT", path, secret, body ?? {}),
     del: (path: string, secret?: string) => request("DELETE", path, secret),
     tool,
   };

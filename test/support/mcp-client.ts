@@ -49,12 +49,24 @@ export async function connect(
     raw,
     async call<T>(name: string, args: Record<string, unknown>): Promise<T> {
       const result = await raw(name, args);
-      const text = result.content[0]?.type === "text" ? result.content[0].text : "";
-      if (result.isError) throw new Error(text);
-      return JSON.parse(text) as T;
+      if (result.isError) throw new Error(errorText(result));
+      return resultValue(result) as T;
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * A successful result's value: structuredContent when present (on the model-facing profiles a list comes as
+ * `{items}`, model-text.ts structuredOf), else the JSON of the text (the full profile's text).
+ */
+export function resultValue(result: CallToolResult): unknown {
+  const structured = result.structuredContent;
+  if (structured === undefined) return JSON.parse(errorText(result));
+  const keys = Object.keys(structured);
+  return keys.length === 1 && keys[0] === "items" && Array.isArray(structured.items)
+    ? structured.items
+    : structured;
 }
 
 export function errorText(result: CallToolResult): string {

@@ -18,6 +18,7 @@ import {
   waitUntilReady,
 } from "./processes.ts";
 import { freePort } from "./redis-server.ts";
+import { attachedServers, refusedOnShared } from "./shared-servers.ts";
 
 export interface PostgresServer {
   /** postgres://roomd@127.0.0.1:<port>/postgres — trust authentication, loopback only. */
@@ -145,7 +146,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       `if ! kill -0 ${process.pid} 2>/dev/null; then rm -rf '${dir}'; fi`,
     ].join("\n");
     watched = await startWatched("PostgreSQL", watchdog);
-    await waitForPort(port, "PostgreSQL", 20_000);
+    await waitForPort(port, "PostgreSQL", 60_000);
     // The port opens before the server accepts queries: wait until one answers.
     await waitUntilReady(
       `PostgreSQL on 127.0.0.1:${port} answering SELECT 1`,
@@ -158,7 +159,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
           await sql.close();
         }
       },
-      { timeoutMs: 20_000, describeLast: () => readLog(dir) },
+      { timeoutMs: 60_000, describeLast: () => readLog(dir) },
     );
   };
   /** The postmaster's pid (the child of su when we are root), from its pid file. */
@@ -188,20 +189,10 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   };
   await launch();
   const url = `postgres://roomd@127.0.0.1:${port}/postgres`;
-  let databases = 0;
   return {
     url,
     port,
-    async createDatabase() {
-      const name = `roomd_${process.pid}_${++databases}`;
-      const admin = new SQL({ url, max: 1 });
-      try {
-        await admin.unsafe(`CREATE DATABASE ${name}`);
-      } finally {
-        await admin.close();
-      }
-      return `postgres://roomd@127.0.0.1:${port}/${name}`;
-    },
+    createDatabase: databaseMaker(url, port),
     async stop() {
       await kill("SIGINT");
       rmSync(dir, { recursive: true, force: true });
@@ -227,9 +218,43 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   };
 }
 
+/**
+ * Makes fresh databases on the server at `url`. Names are unique across the processes of a run sharing the server
+ * (a pid may come back later in a long run, so a random part too).
+ */
+function databaseMaker(url: string, port: number): () => Promise<string> {
+  const run = crypto.randomUUID().slice(0, 8);
+  let databases = 0;
+  return async () => {
+    const name = `roomd_${process.pid}_${run}_${++databases}`;
+    const admin = new SQL({ url, max: 1 });
+    try {
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+    } finally {
+      await admin.close();
+    }
+    return `postgres://roomd@127.0.0.1:${port}/${name}`;
+  };
+}
+
 let shared: Promise<PostgresServer> | undefined;
-/** One PostgreSQL server for every test file of this process, stopped after the last file. */
+/**
+ * One PostgreSQL server for every test file of this process, stopped after the last file; under `bun run test`, the
+ * run's own (test/support/shared-servers.ts).
+ */
 export function sharedPostgres(): Promise<PostgresServer> {
+  const given = attachedServers()?.postgres;
+  if (!shared && given) {
+    const refuse = (what: string) => refusedOnShared("PostgreSQL", what);
+    shared = Promise.resolve({
+      ...given,
+      createDatabase: databaseMaker(given.url, given.port),
+      stop: async () => {},
+      restart: refuse("restarted"),
+      halt: refuse("halted"),
+      start: refuse("started again"),
+    });
+  }
   if (!shared) {
     const started = startPostgres();
     shared = started;

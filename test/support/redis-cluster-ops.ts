@@ -21,10 +21,15 @@ export interface RedisCluster {
   /**
    * SIGKILLs the primary of `slot` (calling `onKilled` with Date.now() at once), then waits until its replica
    * serves the slot and the cluster is settled; `ms` is the time from the kill to that point.
+   * With `replicated`, the primary's writes are first paused until its replicas hold everything it acknowledged
+   * (CLIENT PAUSE WRITE, then their offsets reach its own): Redis replicates asynchronously, so a primary killed at
+   * a random instant may take writes it acknowledged a moment earlier with it (docs/operations.md) — Redis's
+   * guarantee, not roomd's to test. Calls arriving during the pause wait, and are in flight at the kill.
    */
   killPrimaryOf(
     slot: number,
     onKilled?: (at: number) => void,
+    options?: { replicated?: boolean },
   ): Promise<{ killed: number; promoted: number; ms: number }>;
   /** Starts a killed node again; waits until it has rejoined as a synced replica. */
   restartNode(port: number): Promise<void>;

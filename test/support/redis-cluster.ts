@@ -27,6 +27,7 @@ import {
   viewsAgree,
   waitUntil,
 } from "./redis-cluster-ops.ts";
+import { attachedServers, refusedOnShared } from "./shared-servers.ts";
 
 export type { ClusterView, Migration, RedisCluster } from "./redis-cluster-ops.ts";
 export { redisCommand } from "./redis-cluster-ops.ts";
@@ -105,6 +106,13 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     return links.every((info) => /master_link_status:up/.test(String(info)));
   };
 
+  /** A primary's INFO replication: every replica's acknowledged offset has reached the primary's own. */
+  const replicated = (info: string) => {
+    const own = Number(/master_repl_offset:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+    const offsets = [...info.matchAll(/^slave\d+:.*offset=(\d+)/gm)].map((m) => Number(m[1]));
+    return offsets.length > 0 && offsets.every((offset) => offset >= own);
+  };
+
   await Promise.all(ports.map(launch));
   const create = Bun.spawn(
     [
@@ -133,8 +141,16 @@ export async function startRedisCluster(options: ClusterOptions = {}): Promise<R
     settled: () => waitUntil("the cluster to settle", settled),
     ownerOf: (slot) => ownerOf(alive(), slot),
     primaries: () => primaries(alive()),
-    async killPrimaryOf(slot, onKilled) {
+    async killPrimaryOf(slot, onKilled, options = {}) {
       const { port: owner, replicas } = await shardOf(alive(), slot);
+      if (options.replicated) {
+        await redisCommand(owner, "CLIENT", ["PAUSE", String(nodeTimeoutMs * 10), "WRITE"]);
+        await waitUntil(
+          `the replicas of ${owner} to hold every write it acknowledged`,
+          async () => replicated(String(await redisCommand(owner, "INFO", ["replication"]))),
+          nodeTimeoutMs * 5,
+        );
+      }
       await kill(owner, onKilled);
       const killedAt = performance.now();
       let promoted = 0;
@@ -195,9 +211,31 @@ let shared: Promise<RedisCluster> | undefined;
 
 /**
  * One cluster shared by every test file of this process that only reads and writes (never kills or reshards),
- * stopped after the last file.
+ * stopped after the last file; under `bun run test`, the run's own (test/support/shared-servers.ts).
  */
 export function sharedRedisCluster(): Promise<RedisCluster> {
+  const given = attachedServers()?.cluster;
+  if (!shared && given) {
+    const refuse = (what: string) => refusedOnShared("Redis Cluster", what);
+    const alive = () => given.ports;
+    shared = Promise.resolve({
+      ...given,
+      alive,
+      settled: () =>
+        waitUntil("the cluster to settle", async () => {
+          const views = await Promise.all(alive().map((p) => clusterView(p)));
+          return views.every((v) => v.ok) && viewsAgree(views, alive());
+        }),
+      ownerOf: (slot) => ownerOf(alive(), slot),
+      primaries: () => primaries(alive()),
+      killPrimaryOf: refuse("killed"),
+      restartNode: refuse("restarted"),
+      migrateSlot: refuse("resharded"),
+      migrateRoom: refuse("resharded"),
+      kill: refuse("killed"),
+      stop: async () => {},
+    });
+  }
   if (!shared) {
     const started = startRedisCluster();
     shared = started;

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startWatched, stopWithTestProcess, waitForPort, watchdogScript } from "./processes.ts";
+import { attachedServers, refusedOnShared } from "./shared-servers.ts";
 
 export { waitForPort } from "./processes.ts";
 
@@ -79,6 +80,17 @@ let shared: Promise<RedisServer> | undefined;
 
 /** One redis-server shared by every test file of this process, stopped after the last file. */
 export function sharedRedis(): Promise<RedisServer> {
+  const given = attachedServers()?.redis;
+  if (!shared && given) {
+    const refuse = (what: string) => refusedOnShared("redis-server", what);
+    shared = Promise.resolve({
+      ...given,
+      stop: async () => {},
+      restart: refuse("restarted"),
+      pause: refuse("paused"),
+      resume: refuse("resumed"),
+    });
+  }
   if (!shared) {
     const started = startRedisServer();
     shared = started;

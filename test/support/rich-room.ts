@@ -186,7 +186,7 @@ export async function fillRoom(store: RoomStore, scope: RoomScope, tag = "alpha"
     verdict: "pass",
     summary: "tests pass",
     details: "all 12",
-    ref: "ci-1",
+    ref: "https://ci.example.com/runs/1",
   });
 
   await store.acquireLock(scope, "deploy", "alice", 30_000);

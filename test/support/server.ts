@@ -70,15 +70,17 @@ const ROOT = join(import.meta.dir, "..", "..");
 
 /**
  * Starts `bun src/index.ts` and waits until /health answers 200. `options.port` starts it on a given port (a
- * restart behind the same URL); a free one otherwise.
+ * restart behind the same URL); a free one otherwise. `options.entry` runs another entry file (relative to the
+ * repository) that serves the same routes, e.g. a benchmark's variant of the server.
  */
 export async function spawnServer(
   env: Record<string, string>,
-  options: { port?: number } = {},
+  options: { port?: number; entry?: string } = {},
 ): Promise<SpawnedServer> {
-  refuseWhileRegistering("roomd (bun src/index.ts)");
+  const entry = options.entry ?? "src/index.ts";
+  refuseWhileRegistering(`roomd (bun ${entry})`);
   const port = options.port ?? (await freePort());
-  const proc = spawn(["bun", "src/index.ts"], {
+  const proc = spawn(["bun", entry], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(port), ...env },
     stdout: "pipe",
@@ -99,7 +101,7 @@ export async function spawnServer(
       if (res.status !== 200) throw new Error(`GET /health answered ${res.status}`);
       return true;
     },
-    { timeoutMs: 15_000, exited: () => proc.exitCode, describeLast: () => `roomd printed:\n${text}` },
+    { timeoutMs: 60_000, exited: () => proc.exitCode, describeLast: () => `roomd printed:\n${text}` },
   ).catch(async (error) => {
     proc.kill("SIGKILL");
     await proc.exited;

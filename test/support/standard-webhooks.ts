@@ -1,7 +1,7 @@
 /**
- * A Standard Webhooks receiver's verifier, written from the specification alone (not from roomd's signer) so that
- * tests of signing and delivery check roomd against the standard rather than against itself. It uses WebCrypto
- * where roomd uses node:crypto, and parses everything itself:
+ * A Standard Webhooks receiver's verifier, written from the Standard Webhooks specification alone (not from roomd's
+ * signer) so that tests of signing and delivery check roomd against the standard rather than against itself. It
+ * uses WebCrypto where roomd uses node:crypto, and parses everything itself:
  * - the secret is `whsec_` + base64; the key is the decoded bytes after the prefix;
  * - the signed content is `<webhook-id>.<webhook-timestamp>.<raw body>`, HMAC-SHA256, base64;
  * - `webhook-signature` is a space-separated list of `<version>,<signature>`; only `v1` entries count, and one

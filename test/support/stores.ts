@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RedisClient, SQL } from "bun";
 import type { StoreSettings } from "../../src/config.ts";
+import type { ValuePieces } from "../../src/protocol/room-values.ts";
 import type { Clock } from "../../src/protocol/time.ts";
 import type { StoreLimits } from "../../src/store/access-types.ts";
 import { openStore } from "../../src/store/index.ts";
@@ -30,6 +31,12 @@ export interface OpenOptions {
   timeoutMs?: number;
   /** Event retention (EVENT_RETENTION_*); none unless given. */
   retention?: EventRetention;
+  /** ROOM_TTL_DAYS (30 unless given; 0: rooms live for ever). */
+  roomTtlDays?: number;
+  /** ARCHIVE_DIR: with it the store keeps every room (the archiver removes them). */
+  archiveDir?: string;
+  /** The kinds of small value the store keeps (protocol/room-values.ts VALUE_PIECES unless given). */
+  values?: ValuePieces;
 }
 
 export interface E2eStore {
@@ -65,8 +72,11 @@ export function openWith(settings: StoreSettings, options: OpenOptions = {}): Pr
       roomsPerTeam: options.limits?.roomsPerTeam ?? TEST_ROOMS_PER_TEAM,
       eventRetentionMax: options.retention?.maxEvents ?? 0,
       eventRetentionDays: (options.retention?.maxAgeMs ?? 0) / 86_400_000,
+      ...(options.roomTtlDays === undefined ? {} : { roomTtlDays: options.roomTtlDays }),
+      ...(options.archiveDir === undefined ? {} : { archiveDir: options.archiveDir }),
     },
     options.now ?? Date.now,
+    options.values,
   );
 }
 

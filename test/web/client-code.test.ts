@@ -9,7 +9,18 @@ import { dirname, join, relative, resolve } from "node:path";
 const SRC = resolve(import.meta.dir, "../../src");
 const CLIENT = join(SRC, "web", "client");
 /** The protocol modules the pages may share with the server: record shapes and constants only. */
-const SHARED = ["protocol/records.ts", "protocol/people.ts", "protocol/claims.ts"];
+// protocol/roles.ts: the pages offer only what the person's role allows, by the rule the server applies.
+const SHARED = [
+  "protocol/records.ts",
+  "protocol/people.ts",
+  "protocol/claims.ts",
+  "protocol/roles.ts",
+  // The timeline's one formatter, shared with roomctl watch: pure functions over event records.
+  "protocol/timeline.ts",
+  "protocol/timeline-parts.ts",
+  "protocol/timeline-sentences.ts",
+  "protocol/timeline-work.ts",
+];
 
 const files = readdirSync(CLIENT).filter((f) => f.endsWith(".ts"));
 
@@ -30,6 +41,19 @@ describe("the browser code", () => {
     }
     expect(files.length).toBeGreaterThan(4);
     expect(problems).toEqual([]);
+  });
+
+  test("the timeline's formatter stays pure: its modules import only each other", () => {
+    const timeline = SHARED.filter((m) => m.startsWith("protocol/timeline"));
+    for (const module of timeline) {
+      const text = readFileSync(join(SRC, module), "utf8");
+      for (const [, target] of text.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+["']([^"']+)["']/g)) {
+        const imported = relative(SRC, resolve(dirname(join(SRC, module)), target as string));
+        expect(`${module} → ${imported}`).toBe(
+          `${module} → ${timeline.includes(imported) ? imported : "a timeline module"}`,
+        );
+      }
+    }
   });
 
   test("never parses data as HTML", () => {

@@ -262,6 +262,18 @@ describe(`pages and their routes on ${make().name}`, () => {
     const older = await http.get(`/rooms/${roomId}/events?before=3&limit=5`, team.person);
     expect(older.body.events.map((e: { seq: number }) => e.seq)).toEqual([2, 1]);
     expect((await http.get(`/rooms/${roomId}/events?before=abc`, team.person)).status).toBe(400);
+    // The search box: the search tool's answer, over every kind or the ones asked for; bad input is a 400.
+    const found = await http.get(`/rooms/${roomId}/search?q=visible`, team.person);
+    expect(found.status).toBe(200);
+    expect(found.body.terms).toEqual(["visible"]);
+    expect(found.body.hits.map((h: { id: string }) => h.id).sort()).toEqual(["ctx-1", "task-1"]);
+    const events = await http.get(`/rooms/${roomId}/search?q=${SECRET_PAYLOAD}&types=event`, team.person);
+    expect(events.body.hits).toContainEqual(expect.objectContaining({ type: "event", id: "evt-2" }));
+    expect(events.body.hits.every((h: { type: string }) => h.type === "event")).toBe(true);
+    for (const query of ["", "q=", "q=%21%21", "q=a&types=task,nope", "q=a&limit=0", "q=a&limit=51"])
+      expect((await http.get(`/rooms/${roomId}/search?${query}`, team.person)).status).toBe(400);
+    expect((await http.get(`/rooms/${newRoomId()}/search?q=a`, team.person)).body.hits).toEqual([]);
+    expect((await fetch(`${base}/rooms/${roomId}/search?q=visible`)).status).toBe(401);
     const overview = await http.get("/admin/overview", team.person);
     expect(overview.body.rooms).toEqual([
       expect.objectContaining({
@@ -307,6 +319,27 @@ describe(`pages and their routes on ${make().name}`, () => {
     expect(message).toMatchObject({ event: "room" });
     expect(JSON.parse(message?.data ?? "{}")).toEqual({ roomId });
     expect((await fetch(`${base}/dashboard/stream`)).status).toBe(401);
+  });
+
+  test("R2-8 a room deleted under the dashboard stream leaves its list; the stream goes on for the others", async () => {
+    const http = httpClient(base);
+    const doomed = newRoomId();
+    expect((await http.post("/admin/rooms", team.person, { roomId: doomed })).status).toBe(201);
+    const sse = await openSse({ url: `${base}/dashboard/stream`, secret: team.person });
+    try {
+      await Bun.sleep(200);
+      const seen = sse.messages.length;
+      expect((await http.del(`/admin/rooms/${doomed}`, team.person)).status).toBe(200);
+      await sse.until((r) => r.messages.slice(seen).some((m) => m.event === "rooms"));
+      await Bun.sleep(1100);
+      await callTool(base, team.agents, "heartbeat", { roomId, agentId: "pinger" });
+      await sse.until((r) =>
+        r.messages.slice(seen).some((m) => m.event === "room" && m.data.includes(roomId)),
+      );
+      expect(sse.ended).toBe(false);
+    } finally {
+      sse.close();
+    }
   });
 
   test("ROOM_SUMMARY=private: no public view or stream; the page sends a signed-out person to sign in", async () => {

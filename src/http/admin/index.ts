@@ -5,6 +5,7 @@ import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
 import { importRoutes } from "./import.ts";
 import { keyRoutes } from "./keys.ts";
 import { overviewRoutes } from "./overview.ts";
+import { roleRoutes } from "./roles.ts";
 import { roomRoutes } from "./rooms.ts";
 import type { AdminDeps } from "./shared.ts";
 import { teamRoutes } from "./teams.ts";
@@ -38,6 +39,7 @@ export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
   });
   app.route("/", keyRoutes(deps));
   app.route("/", roomRoutes(deps));
+  app.route("/", roleRoutes(deps));
   app.route("/", webhookRoutes(deps));
   app.route("/", importRoutes(deps));
   app.route("/", overviewRoutes(deps));

@@ -12,7 +12,7 @@ import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
 import type { AdminDeps } from "./shared.ts";
 
-/** A person's id (humans.md §1). */
+/** A person's id (docs/people.md#people-and-agents). */
 export const humanIdSchema = z
   .string()
   .regex(HUMAN_ID, { error: "must be 1-64 chars of A-Z, a-z, 0-9, _ . @ -" });
@@ -53,7 +53,7 @@ const keyBody = z.strictObject(keyFields).superRefine(checkKind);
 
 /**
  * Only a person may make a key or an invite for a person: an agent's key (static, dynamic, invite) could otherwise
- * mint itself a person's key and then decide approvals (humans.md §3).
+ * mint itself a person's key and then decide approvals (docs/people.md#approvals).
  */
 export function assertMayMintPeople(principal: Principal, body: { kind?: "agent" | "human" }): void {
   if (body.kind === "human" && principal.humanId === undefined) {
@@ -120,7 +120,7 @@ export function keyRoutes(deps: AdminDeps): Hono<AuthEnv> {
     if (c.get("principal").kind !== "operator") throw operatorOnly();
     const body = await parseBody(c, provisionBody);
     assertMayMintPeople(c.get("principal"), body);
-    // Provisioning creates a team; it never reaches into an existing one (revisions §3.12).
+    // Provisioning creates a team; it never reaches into an existing one (docs/http.md#post-adminkeysprovision).
     if (deps.staticTeams.has(body.teamId)) throw errors.teamExists(body.teamId);
     const { key, secret } = mintKey(deps, body.teamId, body);
     return c.json(created(await deps.store.provisionTeam(key), secret), 201);

@@ -7,7 +7,7 @@ export interface AdminDeps {
   now: Clock;
   limits: Pick<Config, "keysPerTeam" | "invitesPerRoom" | "roomsPerTeam"> &
     WebhookConfig &
-    Partial<Pick<Config, "importMaxBytes">>;
+    Partial<Pick<Config, "importMaxBytes" | "roomTtlDays">>;
   /** Teams configured through API_KEYS / OPERATOR_KEYS: provisioning them again is a conflict. */
   staticTeams: ReadonlySet<string>;
 }

@@ -1,7 +1,8 @@
 /**
- * POST /rooms/:roomId/bridge: the one request of a harness hook (humans.md §6, `roomctl hook`). The agent's own
- * key speaks for it: a bound key is that agent, an unbound one names it. The answer carries what waits for the
- * agent (interrupt, steers, messages, digest); the store took it in the same atomic step, so it is delivered once.
+ * POST /rooms/:roomId/bridge: the one request of a harness hook (docs/claude-code-bridge.md, `roomctl hook`). The
+ * agent's own key speaks for it: a bound key is that agent, an unbound one names it. The answer carries what waits
+ * for the agent (interrupt, steers, messages, digest); the store took it in the same atomic step, so it is delivered
+ * once.
  */
 import { Hono } from "hono";
 import { z } from "zod";

@@ -1,6 +1,6 @@
 /**
- * POST /rooms/:roomId/fork (humans.md §5): a new room from a prefix of this one's log, owned by the caller's team
- * and driven by the person who forked it. Invites cannot fork: the new room would be out of their reach.
+ * POST /rooms/:roomId/fork (docs/people.md#forks): a new room from a prefix of this one's log, owned by the caller's
+ * team and driven by the person who forked it. Invites cannot fork: the new room would be out of their reach.
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -8,6 +8,8 @@ import { shortId } from "../../access/secrets.ts";
 import { RoomError } from "../../protocol/errors.ts";
 import { isRoomId } from "../../protocol/ids.ts";
 import { personOf } from "../../protocol/principal.ts";
+import { mayAct, roleRefusal } from "../../protocol/roles.ts";
+import { roleIn } from "../../store/room-roles.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
 import { type RoomRouteDeps, scopeOf } from "./shared.ts";
@@ -37,11 +39,15 @@ export function forkRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
         "Keys bound to an agent cannot fork a room: use a team key or a person's key",
       );
     const body = await parseBody(c, forkBody);
+    const role = await roleIn(deps.store, scope, principal);
+    if (role !== undefined && !mayAct(role, "fork")) throw roleRefusal(scope.roomId, "fork", role);
+    // The fork copies the roles: its wheel goes to the person who forked only when they may drive there.
+    const driver = role !== undefined && mayAct(role, "drive") ? person : undefined;
     const made = await deps.store.forkRoom(scope, {
       newRoomId: body.newRoomId ?? shortId(12),
       ...(body.atSeq !== undefined ? { atSeq: body.atSeq } : {}),
       by: person ?? principal.boundAgentId ?? "system",
-      ...(person !== undefined ? { driver: person } : {}),
+      ...(driver !== undefined ? { driver } : {}),
     });
     return c.json(made, 201);
   });

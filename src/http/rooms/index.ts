@@ -1,7 +1,8 @@
 /**
- * /rooms/:roomId/…: people in the room (humans.md §2) — messages, the driver, approvals, handoffs, forks,
- * verdicts — and the bridge of running agents. Bearer (or the trusted proxy's person), one rate-limit unit per
- * request; every route answers another team's room, an invite's other room and an invalid id as not found.
+ * /rooms/:roomId/…: people in the room (docs/people.md) — messages, the driver, approvals, handoffs, forks,
+ * verdicts —, the bridge of running agents, and the room's report. Bearer (or the trusted proxy's person), one
+ * rate-limit unit per request; every route answers another team's room, an invite's other room and an invalid id
+ * as not found.
  * Routes throw RoomErrors; the app's onError answers them with their status.
  */
 import { Hono } from "hono";
@@ -10,6 +11,7 @@ import { bridgeRoutes } from "./bridge.ts";
 import { exportRoutes } from "./export.ts";
 import { forkRoutes } from "./fork.ts";
 import { readRoutes } from "./read.ts";
+import { reportRoutes } from "./report.ts";
 import type { RoomRouteDeps } from "./shared.ts";
 import { talkRoutes } from "./talk.ts";
 import { workRoutes } from "./work.ts";
@@ -23,5 +25,6 @@ export function roomsRoutes(deps: RoomRouteDeps & AuthDeps): Hono<AuthEnv> {
   app.route("/", bridgeRoutes(deps));
   app.route("/", exportRoutes(deps));
   app.route("/", readRoutes(deps));
+  app.route("/", reportRoutes(deps));
   return app;
 }

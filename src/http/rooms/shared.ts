@@ -9,7 +9,9 @@ import { errors, RoomError } from "../../protocol/errors.ts";
 import { agentIdSchema, isRoomId } from "../../protocol/ids.ts";
 import { peopleErrors } from "../../protocol/people.ts";
 import { type Principal, personOf } from "../../protocol/principal.ts";
+import type { Act } from "../../protocol/roles.ts";
 import type { Clock } from "../../protocol/time.ts";
+import { requireRole } from "../../store/room-roles.ts";
 import type { RoomScope, RoomStore } from "../../store/types.ts";
 import type { AuthEnv } from "../auth.ts";
 
@@ -44,6 +46,10 @@ export function personFor(c: RoomContext, action: string): string {
   if (person === undefined) throw peopleErrors.peopleOnly(action);
   return person;
 }
+
+/** A person whose role in the room does not allow `act` gets 403 naming the role needed; agents pass. */
+export const checkAct = (deps: RoomRouteDeps, c: RoomContext, scope: RoomScope, act: Act): Promise<void> =>
+  requireRole(deps.store, scope, c.get("principal"), act);
 
 /**
  * The agent an agent principal acts as: its bound id (a different one named is refused), or for an unbound key the

@@ -1,6 +1,6 @@
 /**
- * People talking to agents (humans.md §2): messages queued for an agent's next turn, and the driver — taking and
- * releasing the wheel, steering and interrupting under epoch fencing (one atomic store operation each).
+ * People talking to agents (docs/people.md#who-can-do-what): messages queued for an agent's next turn, and the driver
+ * — taking and releasing the wheel, steering and interrupting under epoch fencing (one atomic store operation each).
  */
 import { Hono } from "hono";
 import { z } from "zod";
@@ -9,7 +9,7 @@ import { PEOPLE_LIMITS } from "../../protocol/people.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
-import { agentSchema, personFor, type RoomRouteDeps, scopeOf } from "./shared.ts";
+import { agentSchema, checkAct, personFor, type RoomRouteDeps, scopeOf } from "./shared.ts";
 
 const text = (max: number) => z.string().min(1).max(max);
 const epoch = z.number().int().min(0);
@@ -34,6 +34,7 @@ export function talkRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     const scope = scopeOf(c);
     const from = personFor(c, "post messages");
     const body = await parseBody(c, messageBody);
+    await checkAct(deps, c, scope, "message");
     const event = await deps.store.postEvent(scope, {
       type: "human_message",
       from,
@@ -52,6 +53,7 @@ export function talkRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     if (body.action === "release") {
       return c.json(await deps.store.releaseDriver(scope, { holder, epoch: body.epoch }));
     }
+    await checkAct(deps, c, scope, "drive");
     if (body.force === true && c.get("principal").kind !== "operator") {
       throw new RoomError("forbidden", "Only an operator can take the wheel from another person (force)");
     }
@@ -62,6 +64,7 @@ export function talkRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     const scope = scopeOf(c);
     const by = personFor(c, "steer");
     const body = await parseBody(c, steerBody);
+    await checkAct(deps, c, scope, "drive");
     const event = await deps.store.driverAct(scope, {
       type: "steer",
       by,
@@ -76,6 +79,7 @@ export function talkRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     const scope = scopeOf(c);
     const by = personFor(c, "interrupt");
     const body = await parseBody(c, interruptBody);
+    await checkAct(deps, c, scope, "drive");
     const event = await deps.store.driverAct(scope, {
       type: "interrupt",
       by,

@@ -1,16 +1,19 @@
 /**
- * Approvals, handoffs and verdicts over HTTP (humans.md §2-§4): only people decide approvals; people and agent
- * keys offer handoffs (a person on behalf of the room); everyone in the room reads them.
+ * Approvals, handoffs and verdicts over HTTP (docs/people.md#approvals, #handoffs, #verdicts): only people decide
+ * approvals; people and agent keys offer handoffs (a person on behalf of the room); everyone in the room reads them.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { APPROVAL_STATUSES, HANDOFF_STATUSES, PEOPLE_LIMITS, peopleErrors } from "../../protocol/people.ts";
 import { personOf } from "../../protocol/principal.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
+import { checkApprover } from "../../protocol/roles.ts";
 import type { AuthEnv } from "../auth.ts";
 import { parseBody } from "../errors.ts";
 import {
   agentFor,
   agentSchema,
+  checkAct,
   personFor,
   type RoomContext,
   type RoomRouteDeps,
@@ -21,7 +24,7 @@ import {
 
 const decisionBody = z.strictObject({
   decision: z.enum(["approve", "reject"]),
-  note: z.string().min(1).max(PEOPLE_LIMITS.noteMax).optional(),
+  note: FIELDS.approvalNote.optional(),
 });
 const ids = z.array(recordIdSchema).max(PEOPLE_LIMITS.handoffItemsMax);
 const offerBody = z.strictObject({
@@ -29,7 +32,7 @@ const offerBody = z.strictObject({
   to: agentSchema.describe('an agent id, or "any"'),
   taskIds: ids.optional(),
   contextIds: ids.optional(),
-  note: z.string().min(1).max(PEOPLE_LIMITS.noteMax),
+  note: FIELDS.handoffNote,
 });
 const handoffAction = z.strictObject({ action: z.literal("cancel"), agentId: agentSchema.optional() });
 
@@ -54,6 +57,9 @@ export function workRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     const decidedBy = personFor(c, "decide approvals");
     const id = pathId(c, "approvalId", peopleErrors.approvalNotFound);
     const body = await parseBody(c, decisionBody);
+    await checkAct(deps, c, scope, "decide");
+    // Approvers are fixed when the approval is asked for, so reading them before the decision cannot race it.
+    checkApprover(await deps.store.getApproval(scope, id), decidedBy);
     return c.json(
       await deps.store.decideApproval(scope, { id, decidedBy, decision: body.decision, note: body.note }),
     );
@@ -73,6 +79,7 @@ export function workRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     // A person offers on behalf of the room (from human:<id>), or an agent's work when naming it; an agent key
     // offers its own (bound) or the one it names.
     const from = person !== undefined ? (body.from ?? person) : agentFor(principal, body.from, "from");
+    await checkAct(deps, c, scope, "handoff");
     const handoff = await deps.store.offerHandoff(scope, {
       from,
       to: body.to,
@@ -91,6 +98,7 @@ export function workRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     const body = await parseBody(c, handoffAction);
     const principal = c.get("principal");
     const by = personOf(principal) ?? agentFor(principal, body.agentId, "agentId");
+    await checkAct(deps, c, scope, "handoff");
     return c.json(await deps.store.cancelHandoff(scope, { id, by }));
   });
 

@@ -3,7 +3,8 @@
  * Pure functions over canonical byte forms, so every spelling of an address (compressed IPv6, IPv4-mapped IPv6,
  * a zone id) meets the same table.
  *
- * Decisions beyond the spec's list (see docs/security.md, "Webhooks: the SSRF guard"):
+ * Refused beyond loopback, private, link-local, CGNAT, unique-local, multicast and broadcast addresses
+ * (docs/security.md#webhooks-the-ssrf-guard):
  * - IPv4 0/8, 240/4 (reserved, holds the broadcast address), 192.0.0/24, 198.18/15 and the TEST-NETs are refused:
  *   none is a legitimate receiver and some (198.18/15) are used inside private networks.
  * - IPv6 ::/96 (deprecated IPv4-compatible), 64:ff9b:1::/48 (local-use NAT64), Teredo 2001::/32, fec0::/10,

@@ -1,20 +1,19 @@
 import { describe, expect, test } from "bun:test";
-import { afterAttempt, MAX_ATTEMPTS, nextAttemptDelay } from "./schedule.ts";
+import { MAX_ATTEMPTS, nextAttemptDelay } from "./schedule.ts";
 
-const SPEC_DELAYS_MS = [5_000, 30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 60 * 60_000];
+const DOCUMENTED_DELAYS_MS = [5_000, 30_000, 2 * 60_000, 10 * 60_000, 30 * 60_000, 60 * 60_000];
 const fixed = (r: number) => () => r;
 
 describe("nextAttemptDelay", () => {
-  test("the spec's schedule: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then nothing (7 attempts in all)", () => {
+  test("docs/http.md#delivery: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then nothing (7 attempts in all)", () => {
     // random() = 0.5 is the middle of the jitter band: the base delay exactly.
     expect([1, 2, 3, 4, 5, 6].map((attempt) => nextAttemptDelay(attempt, fixed(0.5)))).toEqual(
-      SPEC_DELAYS_MS,
+      DOCUMENTED_DELAYS_MS,
     );
     expect(nextAttemptDelay(7, fixed(0.5))).toBeNull();
     expect(nextAttemptDelay(10, fixed(0.5))).toBeNull();
     // The seventh failure drops the event: nothing is retried after it.
-    expect(afterAttempt("failed", 6, 0, fixed(0.5)).logged).toBe("failed");
-    expect(afterAttempt("failed", 7, 0, fixed(0.5)).logged).toBe("dropped");
+    expect(MAX_ATTEMPTS).toBe(7);
   });
 
   test("jitter spans ±20%: random 0 gives -20%, random just below 1 gives just under +20%", () => {
@@ -38,57 +37,5 @@ describe("nextAttemptDelay", () => {
     for (const attempt of [0, -1, 1.5, Number.NaN])
       expect(() => nextAttemptDelay(attempt)).toThrow(RangeError);
     for (const r of [1, -0.1, Number.NaN, 7]) expect(() => nextAttemptDelay(1, fixed(r))).toThrow(RangeError);
-  });
-});
-
-describe("afterAttempt", () => {
-  test("a delivery is logged delivered and resets the dropped-in-a-row count", () => {
-    expect(afterAttempt("delivered", 4, 12, fixed(0.5))).toEqual({
-      logged: "delivered",
-      consecutiveDropped: 0,
-      disable: false,
-    });
-  });
-
-  test("a failure before the last attempt is logged failed and retried after the jittered delay", () => {
-    expect(afterAttempt("failed", 1, 3, fixed(0.5))).toEqual({
-      logged: "failed",
-      retryInMs: 5_000,
-      consecutiveDropped: 3,
-      disable: false,
-    });
-    expect(afterAttempt("failed", 6, 3, fixed(0))).toMatchObject({ logged: "failed", retryInMs: 2_880_000 });
-  });
-
-  test("a failure of the last attempt drops the event and counts it", () => {
-    expect(afterAttempt("failed", MAX_ATTEMPTS, 3, fixed(0.5))).toEqual({
-      logged: "dropped",
-      consecutiveDropped: 4,
-      disable: false,
-    });
-  });
-
-  test("the 20th dropped event in a row disables the webhook", () => {
-    let count = 0;
-    const disabledAt: number[] = [];
-    for (let event = 1; event <= 25; event++) {
-      const next = afterAttempt("failed", MAX_ATTEMPTS, count, fixed(0.5));
-      count = next.consecutiveDropped;
-      if (next.disable) disabledAt.push(event);
-    }
-    expect(disabledAt[0]).toBe(20);
-    // One delivery in between starts the count again.
-    const reset = afterAttempt("delivered", 1, 19, fixed(0.5)).consecutiveDropped;
-    expect(afterAttempt("failed", MAX_ATTEMPTS, reset, fixed(0.5)).disable).toBe(false);
-  });
-
-  test("410 Gone drops the event and disables the webhook at once, on any attempt", () => {
-    for (const attempt of [1, 4, MAX_ATTEMPTS]) {
-      expect(afterAttempt("gone", attempt, 0, fixed(0.5))).toEqual({
-        logged: "dropped",
-        consecutiveDropped: 0,
-        disable: true,
-      });
-    }
   });
 });

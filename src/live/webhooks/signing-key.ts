@@ -10,8 +10,9 @@
  * as the first-run operator key is.
  */
 import { createHmac } from "node:crypto";
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { makePrivateDir } from "../../files.ts";
 import { SECRET_PREFIX } from "./signature.ts";
 
 /** Shortest master key accepted (config.ts checks WEBHOOK_SIGNING_KEY against it). */
@@ -52,7 +53,7 @@ export function readOrCreateSigningKey(sqlitePath: string): SigningKeyFile {
   };
   const existing = read();
   if (existing) return existing;
-  mkdirSync(dirname(path), { recursive: true });
+  makePrivateDir(dirname(path));
   const key = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
   const aside = `${path}.${process.pid}.${Date.now()}.tmp`;
   writeFileSync(aside, `${key}\n`, { mode: 0o600 });

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
 import { normalisePath, PATH_MAX_CHARS } from "../../protocol/paths.ts";
-import { line } from "../../protocol/validation.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
 import { actingAgentId, otherAgentId, roomId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 
@@ -34,7 +34,7 @@ export const claimTtl = z
     `Seconds the claims last past your last call in this room (${LIMITS.claimTtlMinSeconds}-${LIMITS.claimTtlMaxSeconds}, default ${LIMITS.claimTtlDefaultSeconds}); any call of yours renews them.`,
   );
 
-export const claimReason = line(1, LIMITS.claimReasonMax).describe("Why, in a few words (shown to others).");
+export const claimReason = FIELDS.claimReason.describe("Why, in a few words (shown to others).");
 
 const iso = z.string().describe("ISO 8601 time");
 export const claimResultShape = z.object({

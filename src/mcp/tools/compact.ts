@@ -1,16 +1,18 @@
 /**
- * The compact profile (?profile=compact): the canonical workflow in at most 10 tools with terse descriptions, over
- * the same store operations as the full profile. roomId and agentId may be left out when the X-Roomd-Room /
- * X-Roomd-Agent headers, an invite or a bound key give them (context "optional"). Locks and file claims are one
- * tool each, with an action. Ten tools: the tenth is `wait` (wait_for_events).
+ * The compact profile (?profile=compact, the one roomd prints): the canonical workflow in few tools with terse
+ * descriptions, over the same store operations as the full profile. roomId and agentId may be left out when the
+ * X-Roomd-Room / X-Roomd-Agent headers, an invite or a bound key give them (context "optional"). Locks and file
+ * claims are one tool each, with an action. The steps involving someone else (ask, handoff, leave) are in
+ * compact-people.ts; test/instructions.test.ts holds the list to its token budget.
  */
 import { z } from "zod";
 import { RoomError } from "../../protocol/errors.ts";
 import { agentIdSchema, roomIdSchema } from "../../protocol/ids.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { validatePayload } from "../../protocol/payloads.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
 import { BROADCAST } from "../../protocol/records.ts";
-import { jsonObject, line } from "../../protocol/validation.ts";
+import { jsonObject } from "../../protocol/validation.ts";
 import {
   contextId,
   contextType,
@@ -130,7 +132,7 @@ export const compactTools = [
       agentId: me,
       taskId,
       status: taskStatus.optional().describe("New status."),
-      note: z.string().min(1).max(LIMITS.noteMax).optional().describe("Progress note (in the event)."),
+      note: FIELDS.taskNote.optional().describe("Progress note (in the event)."),
       expectedVersion: z.number().int().min(1).optional().describe("Refuse if the task changed since."),
     }),
     effect: "write",
@@ -158,15 +160,15 @@ export const compactTools = [
     name: "context_write",
     title: "Publish context",
     description:
-      "Publish a typed entry others build on (api_contract, arch_decision, task, change_request, note); consumers are notified.",
+      "Publish a typed entry others build on (api_contract, arch_decision, task, change_request, note); consuming_agents are notified.",
     returns: "ContextEntry",
     input: z.strictObject({
       roomId: room,
       agentId: me,
       type: contextType.describe("Entry type."),
-      summary: z.string().min(1).max(LIMITS.summaryMax).describe("One or two sentences."),
+      summary: FIELDS.contextSummary.describe("One or two sentences."),
       payload: jsonObject.describe("Content; shape per type, as write_context documents (note: {text})."),
-      consumers: z
+      consuming_agents: z
         .array(otherAgentId)
         .max(LIMITS.consumingAgentsMax)
         .optional()
@@ -174,7 +176,7 @@ export const compactTools = [
     }),
     effect: "write",
     acting: ["agentId"],
-    addressees: ["consumers"],
+    addressees: ["consuming_agents"],
     events: ["context_available"],
     example: async () => ({
       agentId: "alice",
@@ -187,7 +189,7 @@ export const compactTools = [
       return call.store.writeContext(call.scope, {
         type: a.type,
         summary: a.summary,
-        consuming_agents: a.consumers ?? [],
+        consuming_agents: a.consuming_agents ?? [],
         payload: a.payload,
         author: a.agentId,
       });
@@ -230,7 +232,7 @@ export const compactTools = [
     input: z.strictObject({
       roomId: room,
       agentId: me,
-      type: postableEventType(line(1, LIMITS.eventTypeMax)).describe("Event type."),
+      type: postableEventType(FIELDS.eventType).describe("Event type."),
       to: otherAgentId.optional().describe('One agent, or "all" (default).'),
       payload: eventPayload.optional().describe("JSON object (default {})."),
     }),
@@ -258,7 +260,7 @@ export const compactTools = [
       roomId: room,
       agentId: me,
       action: z.enum(["acquire", "release", "list"]).describe("What to do."),
-      resource: line(1, LIMITS.resourceMax).optional().describe("What the lock guards (acquire, release)."),
+      resource: FIELDS.lockResource.optional().describe("What the lock guards (acquire, release)."),
       ttlSeconds: z.number().int().min(1).max(LIMITS.lockTtlMaxSeconds).optional().describe("Default 30."),
     }),
     effect: "write",

@@ -3,18 +3,23 @@ import { z } from "zod";
 import { diffJson } from "../../protocol/json-patch.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { validatePayload } from "../../protocol/payloads.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
 import type { ContextEntry } from "../../protocol/records.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
 import { jsonObject } from "../../protocol/validation.ts";
 import type { ContextVersion } from "../../store/types.ts";
-import { actingAgentId, contextId, contextShape, contextType, otherAgentId, roomId } from "../schemas.ts";
+import {
+  actingAgentId,
+  anyJsonValue,
+  contextId,
+  contextShape,
+  contextType,
+  otherAgentId,
+  roomId,
+} from "../schemas.ts";
 import { defineTool, type ExampleRoom } from "../tool.ts";
 
-const summary = z
-  .string()
-  .min(1)
-  .max(LIMITS.summaryMax)
-  .describe("One or two sentences a consumer can act on.");
+const summary = FIELDS.contextSummary.describe("One or two sentences a consumer can act on.");
 const consumers = z
   .array(otherAgentId)
   .max(LIMITS.consumingAgentsMax)
@@ -273,7 +278,7 @@ export const contextTools = [
         z.object({
           op: z.enum(["add", "remove", "replace"]),
           path: z.string().describe("RFC 6901 JSON Pointer into the payload"),
-          value: z.any().optional().describe("The new value (add, replace)"),
+          value: anyJsonValue.optional().describe("The new value (add, replace)"),
         }),
       ),
     }),

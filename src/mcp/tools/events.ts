@@ -3,9 +3,9 @@ import { z } from "zod";
 import { waitForEvents } from "../../live/wait.ts";
 import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
 import { BROADCAST } from "../../protocol/records.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
-import { line } from "../../protocol/validation.ts";
 import type { NewEvent } from "../../store/types.ts";
 import {
   actingAgentId,
@@ -19,7 +19,7 @@ import {
 } from "../schemas.ts";
 import { defineTool, type ExampleRoom, Noted, type RoomToolCall } from "../tool.ts";
 
-const eventType = line(1, LIMITS.eventTypeMax).describe(
+const eventType = FIELDS.eventType.describe(
   "Event type, an open string such as task_blocked or question (not one of the types roomd appends itself, see the protocol).",
 );
 const recipient = otherAgentId.describe('The addressee: one agent id, or "all" (the default) for everyone.');

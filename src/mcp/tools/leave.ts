@@ -1,6 +1,6 @@
 /** leave_room: say you are done with the room; your leases, file claims, locks and the wheel go back at once. */
 import { z } from "zod";
-import { roomHint } from "../../protocol/records.ts";
+import { missingRoomHint } from "../room-typo.ts";
 import { actingAgentId, roomId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 
@@ -34,7 +34,7 @@ export const leaveTools = [
     },
     handler: async (a, call) => {
       const left = await call.store.leaveRoom(call.scope, a.agentId);
-      return left.roomExists ? left : { ...left, hint: roomHint(a.roomId) };
+      return left.roomExists ? left : { ...left, hint: await missingRoomHint(a.roomId, call) };
     },
   }),
 ];

@@ -1,11 +1,11 @@
 /** Lock tools (3): non-blocking, expiring, fenced. The resource "plan" guards plan writes. */
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
-import { line } from "../../protocol/validation.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
 import { actingAgentId, roomId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 
-const resource = line(1, LIMITS.resourceMax).describe(
+const resource = FIELDS.lockResource.describe(
   'What the lock guards: any name, e.g. "src/auth.ts" or "plan".',
 );
 

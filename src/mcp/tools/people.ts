@@ -1,13 +1,15 @@
 /**
- * People tools for agents (humans.md §3, 9): the driver, approvals (asked for, never decided: no tool can decide
- * one, whatever key calls it), handoffs between agents, and verdicts (advice only).
+ * People tools for agents (docs/people.md#who-can-do-what): the driver, approvals (asked for, never decided: no tool
+ * can decide one, whatever key calls it), handoffs between agents, and verdicts (advice only).
  */
 import { z } from "zod";
 import { RoomError } from "../../protocol/errors.ts";
 import { APPROVAL_STATUSES, HANDOFF_STATUSES, PEOPLE_LIMITS, VERDICTS } from "../../protocol/people.ts";
-import { jsonObject, line } from "../../protocol/validation.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
+import { approversSchema } from "../../protocol/role-schemas.ts";
+import { approverNames } from "../../protocol/roles.ts";
 import { actingAgentId, contextId, otherAgentId, recordId, roomId, taskId } from "../schemas.ts";
-import { defineTool } from "../tool.ts";
+import { defineTool, type RoomToolCall } from "../tool.ts";
 
 const iso = z.string().describe("ISO 8601 time");
 
@@ -23,6 +25,7 @@ const approvalShape = z.object({
   action: z.string(),
   details: z.record(z.string(), z.unknown()),
   requestedBy: z.string(),
+  approvers: z.array(z.string()).optional(),
   status: z.enum(APPROVAL_STATUSES),
   decidedBy: z.string().optional(),
   note: z.string().optional(),
@@ -69,24 +72,36 @@ const epoch = z
   .min(0)
   .describe("The driver epoch you hold, as claim_driver or get_driver showed it.");
 
-/** At most `max` bytes of JSON. */
-const boundedJson = (max: number) =>
-  jsonObject.superRefine((value, ctx) => {
-    const bytes = Buffer.byteLength(JSON.stringify(value));
-    if (bytes > max) ctx.addIssue({ code: "custom", message: `too large: ${bytes} bytes (max ${max})` });
-  });
-
-const httpUrl = z
-  .string()
-  .max(PEOPLE_LIMITS.refMax)
-  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), {
-    error: "must be an http(s) URL, e.g. the pull request",
-  });
-
 const HELD = "The room is driven by <holder> (epoch <n>): claim_driver succeeds only when nobody drives";
 const STALE = "Stale driver epoch <n>; the driver is now <holder> at epoch <m>";
 const NOT_DRIVER = "Only the driver (<holder>) can release the wheel";
 const HANDOFF_CLOSED = "Handoff <id> was <accepted|declined|cancelled> by <who>";
+
+/** How long an asked approval stays open, in seconds (request_approval and the compact `ask`). */
+export const approvalExpiry = z
+  .number()
+  .int()
+  .min(PEOPLE_LIMITS.expiresMinSeconds)
+  .max(PEOPLE_LIMITS.expiresMaxSeconds);
+
+/** What request_approval and the compact `ask` take to ask for an approval. */
+interface ApprovalAsk {
+  action: string;
+  details?: Record<string, unknown>;
+  approvers?: string[];
+  expiresInSeconds?: number;
+}
+
+/** The approval write of request_approval and the compact `ask`: the arguments as the store takes them. */
+export function requestApproval(call: RoomToolCall, agentId: string, a: ApprovalAsk) {
+  return call.store.requestApproval(call.scope, {
+    requestedBy: agentId,
+    action: a.action,
+    details: a.details ?? {},
+    ...(a.approvers !== undefined ? { approvers: approverNames(a.approvers) } : {}),
+    expiresInMs: (a.expiresInSeconds ?? PEOPLE_LIMITS.expiresDefaultSeconds) * 1000,
+  });
+}
 
 export const peopleTools = [
   defineTool({
@@ -98,6 +113,7 @@ export const peopleTools = [
     input: z.strictObject({ roomId, agentId: actingAgentId }),
     output: driverShape,
     effect: "write",
+    personAct: "drive",
     idempotent: true,
     acting: ["agentId"],
     events: ["driver_changed"],
@@ -144,19 +160,18 @@ export const peopleTools = [
     input: z.strictObject({
       roomId,
       agentId: actingAgentId,
-      action: line(1, PEOPLE_LIMITS.actionMax).describe(
+      action: FIELDS.approvalAction.describe(
         "What you want to do, one line, e.g. 'deploy api to production'.",
       ),
-      details: boundedJson(PEOPLE_LIMITS.detailsBytesMax)
+      details: FIELDS.approvalDetails
         .optional()
         .describe("Anything a person needs to decide, as a JSON object (at most 16 KB)."),
-      expiresInSeconds: z
-        .number()
-        .int()
-        .min(PEOPLE_LIMITS.expiresMinSeconds)
-        .max(PEOPLE_LIMITS.expiresMaxSeconds)
+      expiresInSeconds: approvalExpiry.optional().describe("60-86400; default 3600."),
+      approvers: approversSchema
         .optional()
-        .describe("60-86400; default 3600."),
+        .describe(
+          "Only these people may decide it (their ids, e.g. ['alice']), when it needs particular people; default: any approver of the room.",
+        ),
     }),
     output: approvalShape,
     effect: "write",
@@ -167,13 +182,7 @@ export const peopleTools = [
       action: "run the database migration",
       details: { migration: "0042" },
     }),
-    handler: (a, call) =>
-      call.store.requestApproval(call.scope, {
-        requestedBy: a.agentId,
-        action: a.action,
-        details: a.details ?? {},
-        expiresInMs: (a.expiresInSeconds ?? PEOPLE_LIMITS.expiresDefaultSeconds) * 1000,
-      }),
+    handler: (a, call) => requestApproval(call, a.agentId, a),
   }),
   defineTool({
     name: "get_approval",
@@ -206,12 +215,7 @@ export const peopleTools = [
         .max(PEOPLE_LIMITS.handoffItemsMax)
         .optional()
         .describe("Context entries the acceptor should read."),
-      note: z
-        .string()
-        .min(1)
-        .max(PEOPLE_LIMITS.noteMax)
-        .optional()
-        .describe("Where things stand (required to offer)."),
+      note: FIELDS.handoffNote.optional().describe("Where things stand (required to offer)."),
       cancel: handoffId.optional().describe("Withdraw this offer of yours instead of making one."),
     }),
     output: handoffShape,
@@ -291,7 +295,7 @@ export const peopleTools = [
       roomId,
       handoffId,
       agentId: actingAgentId,
-      reason: z.string().min(1).max(PEOPLE_LIMITS.reasonMax).describe("Why, for the offerer."),
+      reason: FIELDS.handoffReason.describe("Why, for the offerer."),
     }),
     output: handoffShape,
     effect: "write",
@@ -319,16 +323,9 @@ export const peopleTools = [
       roomId,
       agentId: actingAgentId,
       verdict: z.enum(VERDICTS).describe("pass, fail or neutral."),
-      summary: z.string().min(1).max(PEOPLE_LIMITS.verdictSummaryMax).describe("The verdict in a paragraph."),
-      details: z
-        .string()
-        .max(PEOPLE_LIMITS.verdictDetailsBytesMax)
-        .refine((v) => Buffer.byteLength(v) <= PEOPLE_LIMITS.verdictDetailsBytesMax, {
-          error: "at most 16 KB",
-        })
-        .optional()
-        .describe("Markdown, at most 16 KB."),
-      ref: httpUrl.optional().describe("What was reviewed: a URL such as the pull request."),
+      summary: FIELDS.verdictSummary.describe("The verdict in a paragraph."),
+      details: FIELDS.verdictDetails.optional().describe("Markdown, at most 16 KB."),
+      ref: FIELDS.verdictRef.optional().describe("What was reviewed: a URL such as the pull request."),
     }),
     output: verdictShape,
     effect: "write",

@@ -1,9 +1,10 @@
 /** Plan tools (9): the task list with dependencies, owners and versions, and the session-start summary. */
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
-import { roomHint, type Task } from "../../protocol/records.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
+import type { Task } from "../../protocol/records.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
-import { line } from "../../protocol/validation.ts";
+import { missingRoomHint } from "../room-typo.ts";
 import {
   actingAgentId,
   otherAgentId,
@@ -55,12 +56,12 @@ const UPDATE_ERRORS = [
   ...DEPENDENCY_ERRORS,
   PLAN_LOCKED,
 ];
-const title = line(1, LIMITS.titleMax).describe("Short imperative title, e.g. 'Add POST /login'.");
+const title = FIELDS.taskTitle.describe("Short imperative title, e.g. 'Add POST /login'.");
 const dependsOn = z
   .array(taskId)
   .max(LIMITS.dependsOnMax)
   .describe("Ids of tasks that must be done before this one can start (tasks of this room, no cycles).");
-const priority = z.number().int().min(-1_000_000).max(1_000_000).describe("Lower runs first.");
+const priority = FIELDS.taskPriority.describe("Lower runs first.");
 /** For examples: a task alice added to the room (the tools acting on a task need one). */
 export const addedTask = (room: ExampleRoom) =>
   room.call("add_task", { title: "Write the login endpoint", agentId: "alice" });
@@ -68,7 +69,7 @@ export const addedTask = (room: ExampleRoom) =>
 /** get_my_summary and the compact profile's summary: the store's summary, with a hint when the room is new. */
 export async function mySummary(a: { roomId: string; agentId: string; limit?: number }, call: RoomToolCall) {
   const summary = await call.store.summary(call.scope, a.agentId, a.limit ?? 20);
-  return summary.roomExists ? summary : { ...summary, hint: roomHint(a.roomId) };
+  return summary.roomExists ? summary : { ...summary, hint: await missingRoomHint(a.roomId, call) };
 }
 
 /** The fields of update_task that change something (one at least). */
@@ -96,7 +97,7 @@ export const planTools = [
     input: z.strictObject({
       roomId,
       title,
-      description: z.string().max(LIMITS.descriptionMax).optional().describe("Details; default empty."),
+      description: FIELDS.taskDescription.optional().describe("Details; default empty."),
       depends_on: dependsOn.optional(),
       priority: priority.optional(),
       agentId: actingAgentId.optional(),
@@ -132,7 +133,7 @@ export const planTools = [
           .optional()
           .describe("New owner: your own agent id to take the task, null to unassign."),
         title: title.optional().describe("New title."),
-        description: z.string().max(LIMITS.descriptionMax).optional().describe("New description."),
+        description: FIELDS.taskDescription.optional().describe("New description."),
         depends_on: dependsOn
           .optional()
           .describe("New dependencies, replacing the old ones (tasks of this room, no cycles)."),
@@ -140,12 +141,7 @@ export const planTools = [
           .nullable()
           .optional()
           .describe("New priority (lower runs first), null to clear it."),
-        note: z
-          .string()
-          .min(1)
-          .max(LIMITS.noteMax)
-          .optional()
-          .describe("Progress note, kept in the task_updated event."),
+        note: FIELDS.taskNote.optional().describe("Progress note, kept in the task_updated event."),
         agentId: actingAgentId.optional(),
         expectedVersion: expectedVersion("update"),
       })

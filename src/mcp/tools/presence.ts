@@ -1,8 +1,8 @@
 /** Presence tools (2): who is working in the room, and on what. */
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
-import { roomHint } from "../../protocol/records.ts";
 import { stripControls } from "../../protocol/validation.ts";
+import { missingRoomHint } from "../room-typo.ts";
 import { actingAgentId, presenceShape, roomId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 
@@ -16,7 +16,7 @@ export const presenceTools = [
     input: z.strictObject({
       roomId,
       agentId: actingAgentId,
-      status: z
+      statusText: z
         .string()
         .max(LIMITS.presenceStatusMax)
         .optional()
@@ -31,15 +31,15 @@ export const presenceTools = [
     effect: "write",
     idempotent: true,
     acting: ["agentId"],
-    example: async () => ({ agentId: "alice", status: "writing the login endpoint" }),
+    example: async () => ({ agentId: "alice", statusText: "writing the login endpoint" }),
     handler: async (a, call) => {
-      const status = a.status === undefined ? undefined : stripControls(a.status);
-      const { presence, roomExists } = await call.store.heartbeat(call.scope, a.agentId, status);
+      const statusText = a.statusText === undefined ? undefined : stripControls(a.statusText);
+      const { presence, roomExists } = await call.store.heartbeat(call.scope, a.agentId, statusText);
       return {
         agentId: a.agentId,
         presence,
         roomExists,
-        ...(roomExists ? {} : { hint: roomHint(a.roomId) }),
+        ...(roomExists ? {} : { hint: await missingRoomHint(a.roomId, call) }),
       };
     },
   }),

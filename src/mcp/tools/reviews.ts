@@ -1,14 +1,13 @@
 /** Review tools (4): peer review between agents — one named reviewer decides, nobody else. */
 import { z } from "zod";
-import { LIMITS } from "../../protocol/limits.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
 import { REVIEW_STATUSES } from "../../protocol/records.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
-import { line } from "../../protocol/validation.ts";
 import { actingAgentId, contextId, otherAgentId, recordId, roomId, taskId } from "../schemas.ts";
 import { defineTool, type ExampleRoom } from "../tool.ts";
 
 const reviewId = recordId("review").describe("Review id, as returned by request_review (e.g. rev-1).");
-const comment = z.string().min(1).max(LIMITS.noteMax);
+const comment = FIELDS.reviewComment;
 
 export const reviewShape = z.object({
   id: z.string(),
@@ -52,8 +51,8 @@ export const reviewTools = [
     input: z.strictObject({
       roomId,
       reviewer: otherAgentId.describe("The agent who decides (not you)."),
-      subject: line(1, LIMITS.titleMax).describe("What to review, in a line, e.g. 'POST /login handler'."),
-      details: z.string().max(LIMITS.descriptionMax).optional().describe("What to look at; default empty."),
+      subject: FIELDS.reviewSubject.describe("What to review, in a line, e.g. 'POST /login handler'."),
+      details: FIELDS.reviewDetails.optional().describe("What to look at; default empty."),
       taskId: taskId.optional().describe("The task under review, if any."),
       contextId: contextId.optional().describe("The context entry under review, if any."),
       agentId: actingAgentId,

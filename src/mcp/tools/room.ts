@@ -1,4 +1,4 @@
-/** Room and identity tools (work.md §3): what a room is, and who the calling key is. */
+/** Room and identity tools (docs/people.md#room-info, `whoami`): what a room is, and who the calling key is. */
 import { z } from "zod";
 import { principalType } from "../../protocol/principal.ts";
 import { TASK_STATUSES } from "../../protocol/records.ts";

@@ -1,14 +1,13 @@
 /** Search and analytics tools (2): finding things in a room, and what its log says about the work. */
 import { z } from "zod";
 import { computeAnalytics } from "../../protocol/analytics.ts";
-import { RoomError } from "../../protocol/errors.ts";
 import { TASK_STATUSES } from "../../protocol/records.ts";
 import {
   QUERY_TERMS_MAX,
-  queryTerms,
   SEARCH_KINDS,
   SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,
+  searchTerms,
 } from "../../protocol/search.ts";
 import { roomId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
@@ -65,19 +64,7 @@ export const searchTools = [
       return { query: "login", types: ["task"] };
     },
     handler: async (a, call) => {
-      const terms = queryTerms(a.query);
-      if (terms.length === 0) {
-        throw new RoomError(
-          "invalid",
-          "Invalid arguments: query: has no word to search for (letters or digits)",
-        );
-      }
-      if (terms.length > QUERY_TERMS_MAX) {
-        throw new RoomError(
-          "invalid",
-          `Invalid arguments: query: at most ${QUERY_TERMS_MAX} different words`,
-        );
-      }
+      const terms = searchTerms(a.query);
       const hits = await call.store.search(call.scope, {
         terms,
         types: a.types ? [...new Set(a.types)] : SEARCH_KINDS,

@@ -1,11 +1,12 @@
 /** Shared variable tools (3): small untyped facts such as a port or a staging URL. */
 import { z } from "zod";
 import { LIMITS } from "../../protocol/limits.ts";
-import { line } from "../../protocol/validation.ts";
+import { FIELDS } from "../../protocol/record-fields.ts";
+import { toolErrors } from "../../protocol/tool-errors.ts";
 import { actingAgentId, roomId } from "../schemas.ts";
 import { defineTool } from "../tool.ts";
 
-const key = line(1, LIMITS.varKeyMax).describe("Variable name, e.g. staging_url.");
+const key = FIELDS.varKey.describe("Variable name, e.g. staging_url.");
 
 export const varTools = [
   defineTool({
@@ -17,7 +18,7 @@ export const varTools = [
     input: z.strictObject({
       roomId,
       key,
-      value: z.string().max(LIMITS.varValueMax).describe("The value, kept byte for byte."),
+      value: FIELDS.varValue.describe("The value, kept byte for byte."),
       agentId: actingAgentId,
     }),
     output: z.object({ key: z.string(), value: z.string() }),
@@ -25,6 +26,7 @@ export const varTools = [
     idempotent: true,
     acting: ["agentId"],
     events: ["shared_var_set"],
+    errors: [toolErrors.varLimit(LIMITS.varsPerRoom).message],
     example: async () => ({ key: "staging_port", value: "8080", agentId: "alice" }),
     handler: async (a, call) => {
       await call.store.setVar(call.scope, a.key, a.value, a.agentId);

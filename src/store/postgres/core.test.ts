@@ -7,11 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sharedPostgres } from "../../../test/support/postgres.ts";
 import type { RoomChange } from "../types.ts";
 import { compile, mapError, openPg, type Pg } from "./db.ts";
-import { createEvents } from "./events.ts";
-import { createPgFeed } from "./feed.ts";
-import { createRate } from "./rate.ts";
-import { roomTransactions } from "./room-tx.ts";
-import { createRooms, type StoreParts } from "./rooms.ts";
+import { createPostgresStore, type PostgresRoomStore } from "./index.ts";
 import { migrate, SCHEMA_VERSION } from "./schema.ts";
 
 let url: string;
@@ -109,26 +105,21 @@ describe("migrations", () => {
 });
 
 describe("the log", () => {
-  const parts = (p: Pg, feed = createPgFeed(p)): StoreParts & { feed: ReturnType<typeof createPgFeed> } => {
-    const rate = createRate(p, Date.now);
-    const rooms = createRooms(p, Date.now, { roomsPerTeam: 100 }, rate, feed);
-    return { pg: p, now: Date.now, rooms, changes: feed, feed };
-  };
+  /** `n` stores on the test database, each with its own pool (as n roomd processes). */
+  const stores = (n: number) =>
+    Promise.all(
+      Array.from({ length: n }, () => createPostgresStore({ url, timeoutMs: 10_000, poolSize: 4 })),
+    );
+  const closeAll = (list: PostgresRoomStore[]) => Promise.all(list.map((s) => s.close()));
 
   test("200 concurrent appends through 4 pools: seqs 1..200, no gap, no duplicate; 8 consumers get each once", async () => {
-    const pools = Array.from({ length: 4 }, () => openPg({ url, timeoutMs: 10_000 }));
+    const pools = await stores(4);
     try {
       const roomId = `r-${crypto.randomUUID().slice(0, 8)}`;
       const scope = { roomId, teamId: "t1" };
-      const stores = pools.map((p) => {
-        const part = parts(p);
-        const events = createEvents(part);
-        const room = roomTransactions(part);
-        return { post: room.write(events.postEvent), consume: room.write(events.consumeEvents) };
-      });
       const posted = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          (stores[i % 4] as (typeof stores)[number]).post(scope, {
+          (pools[i % 4] as PostgresRoomStore).postEvent(scope, {
             type: "e",
             from: "a",
             to: "all",
@@ -143,7 +134,7 @@ describe("the log", () => {
       await Promise.all(
         Array.from({ length: 8 }, async (_, w) => {
           for (;;) {
-            const batch = await (stores[w % 4] as (typeof stores)[number]).consume(scope, "bob", 7);
+            const batch = await (pools[w % 4] as PostgresRoomStore).consumeEvents(scope, "bob", 7);
             if (batch.count === 0) return;
             got.push(...batch.events.map((e) => e.seq));
           }
@@ -151,36 +142,33 @@ describe("the log", () => {
       );
       expect(got.sort((a, b) => a - b)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
     } finally {
-      await Promise.all(pools.map((p) => p.close()));
+      await closeAll(pools);
     }
   });
 
   test("another team's room is denied; a failed write rolls back and notifies nobody", async () => {
-    const other = openPg({ url, timeoutMs: 5000 });
-    const listener = parts(other);
+    const [writer, listener] = (await stores(2)) as [PostgresRoomStore, PostgresRoomStore];
     const seen: RoomChange[] = [];
-    const part = parts(pg);
-    const events = createEvents(part);
-    const room = roomTransactions(part);
-    const post = room.write(events.postEvent);
     const roomId = `r-${crypto.randomUUID().slice(0, 8)}`;
-    const stop = listener.feed.feed.watch(roomId, (c) => seen.push(c));
+    const stop = listener.changes.watch(roomId, (c) => seen.push(c));
     try {
       await Bun.sleep(200);
-      await post({ roomId, teamId: "t1" }, { type: "e", from: "a", to: "all", payload: {} });
+      await writer.postEvent({ roomId, teamId: "t1" }, { type: "e", from: "a", to: "all", payload: {} });
       await expect(
-        post({ roomId, teamId: "t2" }, { type: "e", from: "a", to: "all", payload: {} }),
+        writer.postEvent({ roomId, teamId: "t2" }, { type: "e", from: "a", to: "all", payload: {} }),
       ).rejects.toThrow("Room not found or access denied");
       await expect(
-        post({ roomId, teamId: "t1" }, { type: "e", from: "a", to: "all", payload: {}, replyToId: "evt-99" }),
+        writer.postEvent(
+          { roomId, teamId: "t1" },
+          { type: "e", from: "a", to: "all", payload: {}, replyToId: "evt-99" },
+        ),
       ).rejects.toThrow("evt-99");
       for (let i = 0; i < 50 && !seen.some((c) => "seq" in c); i++) await Bun.sleep(20);
       await Bun.sleep(200);
       expect(seen.filter((c) => "seq" in c)).toEqual([{ roomId, seq: 1 }]);
     } finally {
       stop();
-      await listener.feed.close();
-      await other.close();
+      await closeAll([writer, listener]);
     }
   });
 });

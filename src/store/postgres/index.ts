@@ -1,62 +1,33 @@
 /**
  * The PostgreSQL driver: any number of roomd processes on one database. Each RoomStore operation is one
- * transaction (db.ts): a write holds the advisory lock of its room (and of its team when it may claim a room or
- * changes team records), so writes to one room take turns across every process while different rooms proceed in
- * parallel; a read is one REPEATABLE READ snapshot. Built from the per-area modules next to this file, which port
- * the SQLite driver's statement for statement.
+ * transaction (db.ts) running its shared body (store/sql/) with every statement awaited (runner.ts): a write holds
+ * the advisory lock of its room (and of its team when it may claim a room or changes team records), so writes to
+ * one room take turns across every process while different rooms proceed in parallel; a read is one REPEATABLE
+ * READ snapshot. What is PostgreSQL's own is here: the schema, the connection, the change feed, search, the rate
+ * limiter, sessions and the sweep.
  */
 import { errors, RoomError, StoreFault } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
-import type { Summary } from "../../protocol/records.ts";
-import { contextFields, eventFields, taskFields } from "../../protocol/search.ts";
+import { VALUE_PIECES, type ValuePieces } from "../../protocol/room-values.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
-import type {
-  ContextUpdate,
-  NewContext,
-  NewEvent,
-  NewTask,
-  RoomScope,
-  RoomStore,
-  SearchQuery,
-  TaskUpdate,
-} from "../types.ts";
-import { createAdminRooms } from "./admin-rooms.ts";
-import { createApprovals } from "./approvals.ts";
-import { createClaims } from "./claims.ts";
-import { createContext } from "./context.ts";
-import { createContextEdits } from "./context-edits.ts";
+import { teamBucket } from "../rate-buckets.ts";
+import { roomLock } from "../sql/parts.ts";
+import { createRoomTx } from "../sql/room-tx.ts";
+import { createRooms } from "../sql/rooms.ts";
+import { type Op, runAsync } from "../sql/run.ts";
+import { createBodies, sqlStore } from "../sql/store.ts";
+import type { RoomStore } from "../types.ts";
+import { createChargedLookups } from "./charged.ts";
+import { pgClient } from "./client.ts";
 import { mapError, openPg } from "./db.ts";
-import { createDriver } from "./driver.ts";
-import { createEventEdits } from "./event-edits.ts";
-import { createEvents } from "./events.ts";
+import { createPgDialect } from "./dialect.ts";
 import { createPgFeed } from "./feed.ts";
-import { createFork } from "./fork.ts";
-import { createHandoffs } from "./handoffs.ts";
-import { createInvites } from "./invites.ts";
-import { createKeys } from "./keys.ts";
-import { createLeases } from "./leases.ts";
-import { createLeave } from "./leave.ts";
-import { createLocks } from "./locks.ts";
-import { createMailbox } from "./mailbox.ts";
-import { createMoving } from "./moving.ts";
-import { createPlan } from "./plan.ts";
-import { createPlanEdits } from "./plan-edits.ts";
-import { createPresence } from "./presence.ts";
 import { createRate } from "./rate.ts";
-import { createRenewal } from "./renewal.ts";
-import { createReviews } from "./reviews.ts";
-import { createRoomInfo } from "./room-info.ts";
-import { createRoomTools } from "./room-tools.ts";
-import { roomTransactions } from "./room-tx.ts";
-import { createRooms, roomLock, type StoreParts, teamLock } from "./rooms.ts";
+import { pgRunner } from "./runner.ts";
 import { migrate } from "./schema.ts";
-import { createSearch } from "./search.ts";
 import { createSessions } from "./sessions.ts";
-import { createVars } from "./vars.ts";
-import { createVerdicts } from "./verdicts.ts";
-import { createWebhooks } from "./webhooks.ts";
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database[?sslmode=…] */
@@ -71,6 +42,8 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
   retention?: EventRetention;
+  /** The kinds of small value the store keeps; protocol/room-values.ts VALUE_PIECES by default. */
+  values?: ValuePieces;
 }
 
 /** A RoomStore plus the maintenance step the driver runs on its own timer. */
@@ -81,18 +54,6 @@ export interface PostgresRoomStore extends RoomStore {
    */
   sweepExpired(): Promise<number>;
 }
-
-/** The summary of a room with no state yet. */
-const emptySummary = (scope: RoomScope, agentId: string) => ({
-  agentId,
-  roomId: scope.roomId,
-  roomExists: false,
-  myTasks: [],
-  newContextCount: 0,
-  presence: [],
-  cursor: null,
-  messages: [],
-});
 
 /** How often expired rooms are swept (reads and writes already treat them as absent in between). */
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -105,184 +66,78 @@ const PRUNE_KEPT_BATCH = 500;
  * Any other migration failure (a schema newer than this roomd, missing privileges) is thrown.
  */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresRoomStore> {
-  const base = options.now ?? systemClock;
+  const clock = options.now ?? systemClock;
   const pg = openPg({ url: options.url, timeoutMs: options.timeoutMs ?? 5000, max: options.poolSize });
   // One instant per transaction, as a Redis script has (its NOW) and the SQLite driver's writes: the renewal after
   // an operation sets the same expiries the operation just wrote, and every time a write records is the same.
-  const now: Clock = () => pg.txValue("now", () => base()) ?? base();
+  const now: Clock = () => pg.txValue("now", () => clock()) ?? clock();
   const rate = createRate(pg, now);
   const changes = createPgFeed(pg);
-  const rooms = createRooms(pg, now, options.limits ?? DEFAULT_STORE_LIMITS, rate, changes);
-  const parts: StoreParts = { pg, now, rooms, changes };
-  const keys = createKeys(pg, rate, now);
-  const invites = createInvites(parts, rate);
-  const events = createEvents(parts, options.retention ?? NO_RETENTION);
-  const locks = createLocks(parts);
-  const leases = createLeases(parts, events, locks);
-  const plan = createPlan(parts, events, locks, leases);
-  const context = createContext(parts, events);
-  const presence = createPresence(parts);
-  const claims = createClaims(parts, events, presence.list);
-  const renewal = createRenewal(pg);
-  const vars = createVars(parts, events);
-  const admin = createAdminRooms(parts, presence.list);
-  const search = createSearch(parts);
-  const planEdits = createPlanEdits(parts, events, locks, search, leases);
-  const contextEdits = createContextEdits(parts, events, search);
-  const eventEdits = createEventEdits(parts, events, search);
-  const reviews = createReviews(parts, events);
-  const roomTools = createRoomTools(parts, { events, locks, plan, context, search });
-  const webhooks = createWebhooks(parts, events);
-  const driver = createDriver(parts, events);
-  const leave = createLeave(parts, events, leases, claims, driver);
-  const approvals = createApprovals(parts, events);
-  const handoffs = createHandoffs(parts, events, locks, leases);
-  const verdicts = createVerdicts(parts, events);
-  const mailbox = createMailbox(parts, { events, driver, plan, presence, renew: renewal.renew });
-  const fork = createFork(parts, events, driver, search);
-  const info = createRoomInfo(parts, driver, admin.taskCounts);
-  const moving = createMoving(parts, driver, search);
+  const sql = pgClient(pg);
+  const dialect = createPgDialect(pg, sql, rate, options.retention ?? NO_RETENTION);
+  const base = { sql, now, changes, dialect, values: options.values ?? VALUE_PIECES };
+  const rooms = createRooms(base, options.limits ?? DEFAULT_STORE_LIMITS);
+  const parts = { ...base, rooms };
+  const bodies = createBodies(parts);
+  const run = pgRunner(pg, now, rooms, createRoomTx(parts));
+  const charged = createChargedLookups(sql, now, rooms, bodies.keys, rate);
   const sessions = createSessions(pg, now);
-  const room = roomTransactions(parts);
-  const { read, write } = room.plain;
-  const leaveRoom = room.write(leave.leaveRoom);
   const pruneKept = pg.query<unknown, [number, number]>(
     `DELETE FROM idempotency WHERE (room_id, key) IN
      (SELECT room_id, key FROM idempotency WHERE at < ? LIMIT ?)`,
   );
-  const markContext = pg.query<unknown, [string, string, number]>(
-    `INSERT INTO cursors (room_id, agent_id, seq, ctx_mark) VALUES (?1, ?2, NULL, ?3)
-     ON CONFLICT (room_id, agent_id) DO UPDATE SET ctx_mark = excluded.ctx_mark`,
-  );
-  const contextMark = pg.query<{ ctx_mark: number }, [string, string]>(
-    "SELECT ctx_mark FROM cursors WHERE room_id = ? AND agent_id = ?",
-  );
   const ping = pg.query("SELECT 1");
   const sweepTimeout = pg.query("SET LOCAL statement_timeout = '10min'");
 
-  /** get_my_summary: heartbeat, consume, and the context count since the previous summary, all in one tx. */
-  async function summary(scope: RoomScope, agentId: string, limit: number): Promise<Summary> {
-    // Never claims (revisions §3.11): a room not owned yet answers the empty summary and records nothing.
-    if (!(await rooms.check(scope))) {
-      const unread = { events: [], cursor: null, count: 0, remaining: 0 };
-      return { ...emptySummary(scope, agentId), unreadEvents: unread };
-    }
-    const room = await rooms.claim(scope);
-    await presence.beat(scope.roomId, agentId);
-    // Taken before the cursor moves: people's messages lead the summary whatever the backlog (humans.md §2).
-    const messages = await mailbox.takeMessages(scope.roomId, agentId);
-    // The summary is a heartbeat: it renews the agent's leases and claims like any call naming it.
-    await renewal.renew(scope.roomId, agentId, now());
-    const unreadEvents = await events.deliver(scope, room, agentId, limit, true);
-    await eventEdits.delivered(scope.roomId, agentId, unreadEvents.events);
-    const mark = (await contextMark.get(scope.roomId, agentId))?.ctx_mark ?? 0;
-    const newContextCount = await context.countChangedSince(scope.roomId, mark);
-    await markContext.run(scope.roomId, agentId, room.ctx_seq);
-    return {
-      agentId,
-      roomId: scope.roomId,
-      roomExists: true,
-      messages,
-      myTasks: await plan.myTasks(scope.roomId, agentId),
-      unreadEvents,
-      newContextCount,
-      presence: await presence.list(scope.roomId),
-      cursor: unreadEvents.cursor,
-    };
-  }
-
-  // The writes that keep the search index (and the deletable-event mark, the delivery times) in step, inside the
-  // same transaction as the write itself.
-  async function addTask(scope: RoomScope, input: NewTask) {
-    const task = await plan.addTask(scope, input);
-    await search.put(scope.roomId, task.id, taskFields(task));
-    return task;
-  }
-  async function updateTask(scope: RoomScope, input: TaskUpdate) {
-    const task = await plan.updateTask(scope, input);
-    if (input.title !== undefined || input.description !== undefined) {
-      await search.put(scope.roomId, task.id, taskFields(task));
-    }
-    return task;
-  }
-  async function writeContext(scope: RoomScope, input: NewContext) {
-    const entry = await context.writeContext(scope, input);
-    await search.put(scope.roomId, entry.id, contextFields(entry));
-    return entry;
-  }
-  async function updateContext(scope: RoomScope, input: ContextUpdate) {
-    const entry = await context.updateContext(scope, input);
-    if (input.summary !== undefined || input.payload !== undefined) {
-      await search.put(scope.roomId, entry.id, contextFields(entry));
-    }
-    return entry;
-  }
-  async function postEvent(scope: RoomScope, input: NewEvent) {
-    const event = await events.postEvent(scope, input);
-    await eventEdits.posted(scope.roomId, event.seq);
-    await search.put(scope.roomId, event.id, eventFields(event));
-    return event;
-  }
-  async function consumeEvents(scope: RoomScope, agentId: string, limit: number) {
-    const batch = await events.consumeEvents(scope, agentId, limit);
-    await eventEdits.delivered(scope.roomId, agentId, batch.events);
-    return batch;
-  }
-  async function searchRoom(scope: RoomScope, query: SearchQuery) {
-    const found = await rooms.read(scope);
-    return found ? search.search(found.room_id, query) : [];
-  }
-  async function roomSummary(roomId: string, teamId?: string) {
-    const view = await admin.roomSummary(roomId, teamId);
-    const forkedFrom = view && (await info.forkedFrom(roomId));
-    return view && forkedFrom ? { ...view, forkedFrom } : view;
-  }
-
   /** An operation of one statement, in a transaction of its own (autocommit), its errors mapped. */
   const alone =
-    <A extends unknown[], T>(fn: (...args: A) => Promise<T>) =>
+    <A extends unknown[], T>(fn: (...args: A) => Promise<T>, name = fn.name) =>
     async (...args: A): Promise<T> => {
       try {
         return await fn(...args);
       } catch (error) {
-        mapError(error, fn.name);
+        mapError(error, name);
       }
     };
-
-  // Lock keys of the non-room writes: team records under the team's lock, a room's records under the room's;
-  // a rate charge locks its bucket's row itself (rate.ts).
-  const none = () => [];
-  const byTeam = (teamId: string) => [teamLock(teamId)];
-  const byKeyTeam = (key: { teamId: string }) => [teamLock(key.teamId)];
-  const byRoom = (scope: { roomId: string }) => [roomLock(scope.roomId)];
+  const aloneBody = <A extends unknown[], T>(body: (...args: A) => Op<T>) =>
+    alone((...args: A) => runAsync(body(...args)), body.name);
 
   // Auth without a rate charge writes nothing, so it is a read; with one it is one statement (the lookup and the
   // charge), so no transaction is wrapped around it.
-  const [resolveKeyRead, resolveKeyCharged] = [read(keys.resolveKey), alone(keys.resolveKeyCharged)];
+  const [resolveKeyRead, resolveKeyCharged] = [
+    run.read(bodies.keys.resolveKey),
+    aloneBody(charged.resolveKey),
+  ];
   const [resolveInviteRead, resolveInviteCharged] = [
-    read(invites.resolveInvite),
-    alone(invites.resolveInviteCharged),
+    run.read(bodies.invites.resolveInvite),
+    aloneBody(charged.resolveInvite),
   ];
 
-  const expiredRooms = read(rooms.expired);
-  const purgeExpired = write(
-    (roomId: string) => [roomLock(roomId)],
-    async (roomId: string) => {
-      // Checked again under the room's lock: a write may have used it since it was listed.
-      if (await rooms.live(roomId)) return false;
-      // A long-lived room can have more rows than STORE_TIMEOUT_MS lets one DELETE remove; nobody waits on it.
-      await sweepTimeout.run();
-      await rooms.purge(roomId);
-      return true;
-    },
-  );
+  // A rate charge, a prune, locks its own rows (rate.ts): nothing else to lock.
+  const none = () => [];
+  const expiredRooms = run.read(rooms.expired);
+  const purgeExpired = (roomId: string) =>
+    pg.write(
+      [roomLock(roomId)],
+      async () => {
+        // Checked again under the room's lock: a write may have used it since it was listed.
+        if (await runAsync(rooms.live(roomId))) return false;
+        // A long-lived room can have more rows than STORE_TIMEOUT_MS lets one DELETE remove; nobody waits on it.
+        await sweepTimeout.run();
+        await runAsync(rooms.purge(roomId));
+        return true;
+      },
+      "purgeExpired",
+    );
   const pruneBatches = [
-    write(none, invites.pruneBatch),
-    write(none, rate.pruneBatch),
-    write(
-      none,
-      async () => (await pruneKept.run(now() - LIMITS.idempotencyKeepMs, PRUNE_KEPT_BATCH)).changes,
-    ),
+    run.write(none, bodies.invites.pruneBatch),
+    (): Promise<number> => pg.write([], rate.pruneBatch, "pruneBatch"),
+    (): Promise<number> =>
+      pg.write(
+        [],
+        async () => (await pruneKept.run(now() - LIMITS.idempotencyKeepMs, PRUNE_KEPT_BATCH)).changes,
+        "pruneKept",
+      ),
     alone(sessions.pruneBatch),
   ];
   async function sweepExpired(): Promise<number> {
@@ -301,105 +156,15 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   const store: PostgresRoomStore = {
     driver: "postgres",
     changes: changes.feed,
-    readPlan: room.read(plan.readPlan),
-    addTask: room.write(addTask),
-    updateTask: room.write(updateTask),
-    getTask: room.read(plan.getTask),
-    summary: room.write(summary),
-    writeContext: room.write(writeContext),
-    readContext: room.read(context.readContext),
-    contextHistory: room.read(context.contextHistory),
-    listContext: room.read(context.listContext),
-    updateContext: room.write(updateContext),
-    postEvent: room.write(postEvent),
-    readEvents: room.read(events.readEvents),
-    consumeEvents: room.write(consumeEvents, (batch) => batch.count > 0),
-    readLog: room.read(events.readLog),
-    markEventRead: room.write(events.markEventRead),
-    getEventReads: room.read(events.getEventReads),
-    heartbeat: room.write(presence.heartbeat),
-    getPresence: room.read(presence.getPresence),
-    acquireLock: room.write(locks.acquireLock),
-    releaseLock: room.write(locks.releaseLock),
-    listLocks: room.read(locks.listLocks),
-    setVar: room.write(vars.setVar),
-    getVar: room.read(vars.getVar),
-    listVars: room.read(vars.listVars),
-    deleteTask: room.write(planEdits.deleteTask),
-    addDependency: room.write(planEdits.addDependency),
-    deleteContext: room.write(contextEdits.deleteContext),
-    contextVersions: room.read(contextEdits.contextVersions),
-    deleteEvent: room.write(eventEdits.deleteEvent),
-    usableRooms: read(roomTools.usableRooms),
-    seedRoom: room.write(roomTools.seedRoom),
-    requestReview: room.write(reviews.requestReview),
-    decideReview: room.write(reviews.decideReview),
-    listReviews: room.read(reviews.listReviews),
-    search: room.read(searchRoom),
-    analyticsLog: room.read(roomTools.analyticsLog),
-    claimTask: room.write(leases.claimTask),
-    renewLeases: room.write(leases.renewLeases),
-    // Leaving is not a visit: the actor's presence would undo "left" (the kept result still applies).
-    leaveRoom: (scope, agentId) => leaveRoom({ ...scope, actor: undefined }, agentId),
-    claimFiles: room.write(claims.claimFiles),
-    releaseFiles: room.write(claims.releaseFiles),
-    listClaims: room.read(claims.listClaims),
-    checkFiles: room.read(claims.checkFiles),
-    roomState: room.read(claims.roomState),
-    broadcast: room.write(claims.broadcast),
+    ...sqlStore(bodies, run),
     resolveKey: (teamId, digest, request) =>
       request ? resolveKeyCharged(teamId, digest, request) : resolveKeyRead(teamId, digest),
-    createKey: write(byKeyTeam, keys.createKey),
-    provisionTeam: write(byKeyTeam, keys.provisionTeam),
-    listKeys: read(keys.listKeys),
-    deleteKey: write(byTeam, keys.deleteKey),
-    listTeams: read(keys.listTeams),
     // One statement (rate.ts), so no transaction around it: no BEGIN and COMMIT round trips.
-    consumeRate: alone(keys.consumeRate),
-    createInvite: write(byRoom, invites.createInvite),
+    consumeRate: alone(function consumeRate(teamId, request) {
+      return rate.charge(teamBucket(teamId, request.bucket), request);
+    }),
     resolveInvite: (roomId, digest, request) =>
       request ? resolveInviteCharged(roomId, digest, request) : resolveInviteRead(roomId, digest),
-    listInvites: read(invites.listInvites),
-    deleteInvite: write(byRoom, invites.deleteInvite),
-    // The room's lock; claiming it takes the team's as well (rooms.ts atLimit), so the room count is exact.
-    createRoom: write(byRoom, admin.createRoom),
-    listRooms: read(admin.listRooms),
-    deleteRoom: write(byRoom, admin.deleteRoom),
-    roomStats: read(admin.roomStats),
-    roomSummary: read(roomSummary),
-    createWebhook: write(byRoom, webhooks.createWebhook),
-    listWebhooks: read(webhooks.listWebhooks),
-    deleteWebhook: write(byRoom, webhooks.deleteWebhook),
-    webhookDeliveries: read(webhooks.webhookDeliveries),
-    logTestDelivery: write(byRoom, webhooks.logTestDelivery),
-    webhookRooms: read(webhooks.webhookRooms),
-    claimDeliveries: write((roomId: string) => [roomLock(roomId)], webhooks.claimDeliveries),
-    recordDelivery: write((claim) => [roomLock(claim.roomId)], webhooks.recordDelivery),
-    getDriver: room.read(driver.getDriver),
-    takeDriver: room.write(driver.takeDriver),
-    releaseDriver: room.write(driver.releaseDriver),
-    driverAct: room.write(driver.driverAct),
-    requestApproval: room.write(approvals.requestApproval),
-    getApproval: room.read(approvals.getApproval),
-    listApprovals: room.read(approvals.listApprovals),
-    decideApproval: room.write(approvals.decideApproval),
-    offerHandoff: room.write(handoffs.offerHandoff),
-    acceptHandoff: room.write(handoffs.acceptHandoff),
-    declineHandoff: room.write(handoffs.declineHandoff),
-    cancelHandoff: room.write(handoffs.cancelHandoff),
-    listHandoffs: room.read(handoffs.listHandoffs),
-    recordVerdict: room.write(verdicts.recordVerdict),
-    listVerdicts: room.read(verdicts.listVerdicts),
-    forkRoom: room.write(fork.forkRoom),
-    roomInfo: room.read(info.roomInfo),
-    bridge: room.write(mailbox.bridge),
-    exportRoom: room.read(moving.exportRoom),
-    exportLog: room.read(moving.exportLog),
-    // The room's lock; claiming it takes the team's as well (rooms.ts atLimit), so the room limit holds.
-    importRoom: room.write(moving.importRoom),
-    teamsToMove: read(moving.teamsToMove),
-    keyDigests: read(moving.keyDigests),
-    inviteDigests: read(moving.inviteDigests),
     // Each one statement (sessions.ts): no transaction around them. A touch reads, and writes only when the
     // session's end is due to move (at most once a minute) or it has ended.
     createSession: alone(sessions.createSession),

@@ -1,38 +1,41 @@
 /**
- * The plan's dependency rules (protocol/plan-rules.ts) take synchronous lookups; the SQLite driver answers them
- * with one indexed statement each. Here each check first reads what it may look at in one statement: the tasks it
- * names, or, for the cycle check, every task (O(tasks of the room), only when a write adds dependencies).
- *
- * Stored JSON is decoded here, never with PostgreSQL's JSON operators: those refuse a document holding an escaped
- * U+0000 anywhere (text cannot hold it), and a task's description may.
+ * The plan's lookups on PostgreSQL (store/sql/parts.ts PlanGraph): each check first reads what it may look at in
+ * one statement — the tasks it names, or, for the cycle check, every task (O(tasks of the room), only when a write
+ * adds dependencies). Stored JSON is decoded here, never with PostgreSQL's JSON operators: those refuse a document
+ * holding an escaped U+0000 anywhere (text cannot hold it), and a task's description may.
  */
-import type { Task, TaskStatus } from "../../protocol/records.ts";
-import type { Pg } from "./db.ts";
+import type { Task } from "../../protocol/records.ts";
+import type { PlanGraph } from "../sql/parts.ts";
+import type { SqlClient } from "../sql/run.ts";
 
 interface GraphRow {
   id: string;
   json: string;
 }
 
-export function createPlanGraph(pg: Pg) {
-  const named = pg.query<GraphRow, [string, string[]]>(
+export function createPlanGraph(sql: SqlClient): PlanGraph {
+  const named = sql.query<GraphRow, [string, string[]]>(
     "SELECT id, json FROM tasks WHERE room_id = ? AND id = ANY(?::text[])",
   );
-  const every = pg.query<GraphRow, [string]>("SELECT id, json FROM tasks WHERE room_id = ?");
+  const every = sql.query<GraphRow, [string]>("SELECT id, json FROM tasks WHERE room_id = ?");
+  const others = sql.query<GraphRow, [string, string]>(
+    "SELECT id, json FROM tasks WHERE room_id = ? AND id <> ? ORDER BY n",
+  );
   const rowsOf = (rows: GraphRow[]) => new Map(rows.map((r) => [r.id, JSON.parse(r.json) as Task]));
 
   return {
-    /** statusOf for the named tasks (undefined: no such task). */
-    async statuses(roomId: string, ids: readonly string[]): Promise<(id: string) => TaskStatus | undefined> {
-      const tasks = ids.length === 0 ? new Map<string, Task>() : rowsOf(await named.all(roomId, [...ids]));
+    *statuses(roomId, ids) {
+      const tasks = ids.length === 0 ? new Map<string, Task>() : rowsOf(yield* named.all(roomId, [...ids]));
       return (id) => tasks.get(id)?.status;
     },
-    /** dependsOn over the whole plan (undefined: no such task), for the cycle check. */
-    async dependencies(roomId: string): Promise<(id: string) => string[] | undefined> {
-      const tasks = rowsOf(await every.all(roomId));
+    *dependencies(roomId) {
+      const tasks = rowsOf(yield* every.all(roomId));
       return (id) => tasks.get(id)?.depends_on;
+    },
+    *dependents(roomId, taskId) {
+      return (yield* others.all(roomId, taskId))
+        .filter((r) => (JSON.parse(r.json) as Task).depends_on.includes(taskId))
+        .map((r) => r.id);
     },
   };
 }
-
-export type PlanGraph = ReturnType<typeof createPlanGraph>;

@@ -10,9 +10,10 @@
  * most TRIM_PER_APPEND rows, of which only the trimmable ones are sent), and, when something goes, one statement
  * deleting it all and keeping the counts. Without retention: nothing.
  */
+
+import { eventId } from "../../protocol/event-rules.ts";
 import { type EventRetention, TRIM_INDEXED_PER_APPEND, TRIM_PER_APPEND } from "../move-types.ts";
-import type { Pg } from "./db.ts";
-import { eventId } from "./rows.ts";
+import type { Op, SqlClient } from "../sql/run.ts";
 
 interface OldRow {
   seq: number;
@@ -21,11 +22,11 @@ interface OldRow {
   deleted_by: string | null;
 }
 
-export function createTrimmer(pg: Pg, retention: EventRetention) {
+export function createTrimmer(sql: SqlClient, retention: EventRetention) {
   const enabled = retention.maxEvents > 0 || retention.maxAgeMs > 0;
   // The oldest events (every seq at or below rooms.trimmed_seq is gone already), up to the first one retention
   // keeps: those the bounds let go, oldest first.
-  const trimmable = pg.query<
+  const trimmable = sql.query<
     OldRow,
     [{ room: string; head: number; now: number; max: number; age: number; limit: number }]
   >(
@@ -39,7 +40,7 @@ export function createTrimmer(pg: Pg, retention: EventRetention) {
   );
   // Everything that goes with the events up to ?2, the counts of trimmed events per recipient (?4, ?5) and the
   // room's trimmed_seq, in one statement.
-  const drop = pg.query<unknown, [string, number, string[], string[], number[]]>(
+  const drop = sql.query<unknown, [string, number, string[], string[], number[]]>(
     `WITH st AS (DELETE FROM search_terms WHERE room_id = ?1 AND doc = ANY(?3::text[])),
        sd AS (DELETE FROM search_docs WHERE room_id = ?1 AND doc = ANY(?3::text[])),
        er AS (DELETE FROM event_reads WHERE room_id = ?1 AND seq <= ?2),
@@ -54,9 +55,9 @@ export function createTrimmer(pg: Pg, retention: EventRetention) {
 
   return {
     /** Trims what retention allows after event `head` was appended at `now`; returns how many went. */
-    async trim(roomId: string, head: number, now: number): Promise<number> {
+    *trim(roomId: string, head: number, now: number): Op<number> {
       if (!enabled) return 0;
-      const rows = await trimmable.all({
+      const rows = yield* trimmable.all({
         room: roomId,
         head,
         now,
@@ -77,7 +78,7 @@ export function createTrimmer(pg: Pg, retention: EventRetention) {
         count += 1;
       }
       if (count === 0) return 0;
-      await drop.run(roomId, last, docs, [...byRecipient.keys()], [...byRecipient.values()]);
+      yield* drop.run(roomId, last, docs, [...byRecipient.keys()], [...byRecipient.values()]);
       return count;
     },
   };

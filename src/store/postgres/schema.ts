@@ -8,6 +8,7 @@
  * Versioned migrations in `roomd_schema`, applied at start under an advisory lock, so processes starting at once
  * apply each step exactly once; a database written by a newer roomd is refused rather than misread.
  */
+import { roomTables } from "../room-state.ts";
 import type { Pg } from "./db.ts";
 
 const V1 = `
@@ -346,40 +347,27 @@ CREATE TABLE teams (
 INSERT INTO teams (team_id, first_key_at) SELECT team_id, min(created_at) FROM keys GROUP BY team_id;
 `;
 
+/**
+ * A room's small values (protocol/room-values.ts): every declared kind in this one table, the value its JSON text,
+ * so a new kind needs no migration.
+ */
+const V3 = `
+CREATE TABLE room_values (
+  room_id rtext NOT NULL,
+  piece rtext NOT NULL,
+  key rtext NOT NULL,
+  value rtext NOT NULL,
+  PRIMARY KEY (room_id, piece, key)
+);
+`;
+
 /** Migrations: MIGRATIONS[i] takes a database from version i to i + 1. Append only. */
-const MIGRATIONS = [V1, V2];
+const MIGRATIONS = [V1, V2, V3];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Every table holding room rows; purging a room deletes from each (rooms last). */
-export const ROOM_TABLES = [
-  "tasks",
-  "contexts",
-  "context_history",
-  "events",
-  "event_reads",
-  "cursors",
-  "presence",
-  "locks",
-  "vars",
-  "addr_counts",
-  "claims",
-  "drivers",
-  "approvals",
-  "handoffs",
-  "verdicts",
-  "agent_marks",
-  "idempotency",
-  "invites",
-  "search_docs",
-  "search_terms",
-  "reviews",
-  "context_reads",
-  "webhooks",
-  "webhook_outbox",
-  "webhook_log",
-  "rooms",
-] as const;
+/** Every table holding room rows, from the declaration of room state (rooms last); a purge deletes from each. */
+export const ROOM_TABLES = roomTables("postgres");
 
 /** The advisory lock key migrations run under (any process starting at the same time waits for the first). */
 const MIGRATION_LOCK = "roomd:schema";

@@ -10,101 +10,67 @@
  * counts of those; then the records of the `limit` best for their snippets.
  */
 
-import type { ContextEntry, Task } from "../../protocol/records.ts";
 import {
   type Candidate,
-  contextFields,
   documentTerms,
-  eventFields,
   hitOf,
   kindOf,
   rank,
   type SearchFields,
   type SearchHit,
   type SearchStats,
-  taskFields,
   termCount,
 } from "../../protocol/search.ts";
+import type { Search } from "../sql/parts.ts";
+import type { Op, SqlClient } from "../sql/run.ts";
+import { createSearchRecords } from "../sql/search-records.ts";
 import type { SearchQuery } from "../types.ts";
-import type { StoreParts } from "./rooms.ts";
-import { type EventRow, eventSeq, toEvent } from "./rows.ts";
 
 /** Documents per statement when a new room's index is built in bulk (putNew). */
 const BULK_DOCS = 500;
 
-export function createSearch({ pg }: Pick<StoreParts, "pg">) {
+export function createSearch(sql: SqlClient): Search {
   // A document's two tables are written together, each pair in one statement (one round trip).
-  const remove = pg.query<unknown, [string, string]>(
+  const remove = sql.query<unknown, [string, string]>(
     `WITH terms AS (DELETE FROM search_terms WHERE room_id = ?1 AND doc = ?2)
      DELETE FROM search_docs WHERE room_id = ?1 AND doc = ?2`,
   );
-  const insert = pg.query<unknown, [string, string, number, string, string[]]>(
+  const insert = sql.query<unknown, [string, string, number, string, string[]]>(
     `WITH doc AS (INSERT INTO search_docs (room_id, doc, len, terms) VALUES (?1, ?2, ?3, ?4))
      INSERT INTO search_terms (room_id, token, doc) SELECT ?1, t, ?2 FROM unnest(?5::text[]) AS t`,
   );
   // Documents of a room being built (a fork, an import) in bulk: arrays of documents and of their (token, doc) rows.
-  const insertMany = pg.query<unknown, [string, string[], number[], string[], string[], string[]]>(
+  const insertMany = sql.query<unknown, [string, string[], number[], string[], string[], string[]]>(
     `WITH docs AS (INSERT INTO search_docs (room_id, doc, len, terms)
                    SELECT ?1, d, l, t FROM unnest(?2::text[], ?3::bigint[], ?4::text[]) AS x(d, l, t))
      INSERT INTO search_terms (room_id, token, doc) SELECT ?1, k, d FROM unnest(?5::text[], ?6::text[]) AS y(k, d)`,
   );
-  const totals = pg.query<{ n: number; t: number }, [string]>(
+  const totals = sql.query<{ n: number; t: number }, [string]>(
     "SELECT count(*) AS n, coalesce(sum(len), 0) AS t FROM search_docs WHERE room_id = ?",
   );
-  const frequencies = pg.query<{ token: string; n: number }, [string, string[]]>(
+  const frequencies = sql.query<{ token: string; n: number }, [string, string[]]>(
     `SELECT token, count(*) AS n FROM search_terms WHERE room_id = ? AND token = ANY(?::text[])
      GROUP BY token`,
   );
   // Documents holding every term: the query's terms are distinct, so a document holds them all when it has as
   // many (token, doc) rows among them as there are terms.
-  const matching = pg.query<{ doc: string; len: number; terms: string }, [string, string[], number]>(
+  const matching = sql.query<{ doc: string; len: number; terms: string }, [string, string[], number]>(
     `SELECT d.doc, d.len, d.terms FROM search_docs d WHERE d.room_id = ?1 AND d.doc IN (
        SELECT doc FROM search_terms WHERE room_id = ?1 AND token = ANY(?2::text[])
        GROUP BY doc HAVING count(*) = ?3)`,
   );
-  const task = pg.query<{ json: string }, [string, string]>(
-    "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
-  );
-  const entry = pg.query<{ json: string }, [string, string]>(
-    "SELECT json FROM contexts WHERE room_id = ? AND id = ?",
-  );
-  const event = pg.query<EventRow, [string, number]>(
-    `SELECT e.seq, e.type, e.from_agent, e.to_agent, e.ts, e.payload, e.reply_to, e.deleted_by, e.deleted_at,
-       '[]' AS read_by FROM events e WHERE e.room_id = ? AND e.seq = ?`,
-  );
+  const record = createSearchRecords(sql);
 
-  /** Title and fields of a document, from its record (null when the record is gone: never, inside one transaction). */
-  async function record(roomId: string, id: string): Promise<{ title: string; fields: SearchFields } | null> {
-    const kind = kindOf(id);
-    if (kind === "task") {
-      const row = await task.get(roomId, id);
-      if (!row) return null;
-      const t = JSON.parse(row.json) as Task;
-      return { title: t.title, fields: taskFields(t) };
-    }
-    if (kind === "context") {
-      const row = await entry.get(roomId, id);
-      if (!row) return null;
-      const e = JSON.parse(row.json) as ContextEntry;
-      return { title: e.summary, fields: contextFields(e) };
-    }
-    const seq = eventSeq(id);
-    const row = seq === null ? null : await event.get(roomId, seq);
-    if (!row) return null;
-    const e = toEvent(row);
-    return { title: e.type, fields: eventFields(e) };
-  }
-
-  async function drop(roomId: string, id: string): Promise<void> {
-    await remove.run(roomId, id);
+  function* drop(roomId: string, id: string): Op<void> {
+    yield* remove.run(roomId, id);
   }
 
   return {
     /** Indexes (or re-indexes) a document of the room. Call inside the writing transaction. */
-    async put(roomId: string, id: string, fields: SearchFields): Promise<void> {
-      await drop(roomId, id);
+    *put(roomId: string, id: string, fields: SearchFields): Op<void> {
+      yield* drop(roomId, id);
       const { terms, length } = documentTerms(fields);
-      await insert.run(roomId, id, length, JSON.stringify(terms), Object.keys(terms));
+      yield* insert.run(roomId, id, length, JSON.stringify(terms), Object.keys(terms));
     },
     /** Removes a document from the index (absent: nothing). */
     drop,
@@ -112,9 +78,9 @@ export function createSearch({ pg }: Pick<StoreParts, "pg">) {
      * Indexes documents of a room being built (a fork, an import: none of them indexed yet) in statements of
      * BULK_DOCS documents each, instead of two statements per document. Call inside the writing transaction.
      */
-    async putNew(roomId: string, docs: Iterable<{ id: string; fields: SearchFields }>): Promise<void> {
+    *putNew(roomId: string, docs: Iterable<{ id: string; fields: SearchFields }>): Op<void> {
       let batch: { id: string; fields: SearchFields }[] = [];
-      const flush = async () => {
+      const flush = function* (): Op<void> {
         if (batch.length === 0) return;
         const [ids, lengths, counts, tokens, owners]: [string[], number[], string[], string[], string[]] = [
           [],
@@ -134,35 +100,33 @@ export function createSearch({ pg }: Pick<StoreParts, "pg">) {
           }
         }
         batch = [];
-        await insertMany.run(roomId, ids, lengths, counts, tokens, owners);
+        yield* insertMany.run(roomId, ids, lengths, counts, tokens, owners);
       };
       for (const doc of docs) {
         batch.push(doc);
-        if (batch.length >= BULK_DOCS) await flush();
+        if (batch.length >= BULK_DOCS) yield* flush();
       }
-      await flush();
+      yield* flush();
     },
     /** Ranked hits of a live room; see the module comment for the cost. */
-    async search(roomId: string, query: SearchQuery): Promise<SearchHit[]> {
+    *search(roomId: string, query: SearchQuery): Op<SearchHit[]> {
       const terms = query.terms;
-      const { n: documents, t: tokens } = (await totals.get(roomId)) ?? { n: 0, t: 0 };
+      const { n: documents, t: tokens } = (yield* totals.get(roomId)) ?? { n: 0, t: 0 };
       if (documents === 0 || terms.length === 0) return [];
-      const df = new Map((await frequencies.all(roomId, terms)).map((r) => [r.token, r.n]));
+      const df = new Map((yield* frequencies.all(roomId, terms)).map((r) => [r.token, r.n]));
       const stats: SearchStats = { documents, tokens, df: terms.map((t) => df.get(t) ?? 0) };
       const candidates: Candidate[] = [];
-      for (const row of await matching.all(roomId, terms, terms.length)) {
+      for (const row of yield* matching.all(roomId, terms, terms.length)) {
         if (!query.types.includes(kindOf(row.doc))) continue;
         const counts = JSON.parse(row.terms) as Record<string, number>;
         candidates.push({ id: row.doc, length: row.len, tf: terms.map((t) => termCount(counts, t)) });
       }
       const hits: SearchHit[] = [];
       for (const { id, score } of rank(stats, candidates).slice(0, query.limit)) {
-        const found = await record(roomId, id);
+        const found = yield* record(roomId, id);
         if (found) hits.push(hitOf(id, score, found.title, found.fields, terms));
       }
       return hits;
     },
   };
 }
-
-export type Search = ReturnType<typeof createSearch>;

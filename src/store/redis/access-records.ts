@@ -1,5 +1,5 @@
 /** Turns stored key and invite JSON (which carries the digest, and for invites expiresMs) into contract records. */
-import type { InviteRecord, KeyRecord, NewInvite, NewKey, RateRequest } from "../access-types.ts";
+import type { InviteRecord, KeyRecord, NewInvite, NewKey } from "../access-types.ts";
 
 /** The digest never leaves the driver: records are rebuilt field by field, optional fields only when set. */
 export function toKeyRecord(stored: NewKey): KeyRecord {
@@ -46,7 +46,3 @@ export type Numbered<R> = R & { n?: number };
 /** Creation order: createdAt (ISO strings compare chronologically), then the store's creation number. */
 export const byCreation = <R extends { createdAt: string }>(a: Numbered<R>, b: Numbered<R>): number =>
   a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : (a.n ?? 0) - (b.n ?? 0);
-
-/** The ARGV of an optional charge: bucket, limit, window ("" for each when nothing is charged). */
-export const rateArgs = (rate?: RateRequest): string[] =>
-  rate ? [rate.bucket, String(rate.limit), String(rate.windowMs)] : ["", "", ""];

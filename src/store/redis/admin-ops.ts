@@ -1,37 +1,31 @@
 /** Room administration and the read-only room views of the Redis store. */
+import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
-import { type Presence, type RoomEvent, TASK_STATUSES, type TaskStatus } from "../../protocol/records.ts";
+import { type Presence, TASK_STATUSES, type TaskStatus } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
-import type { AccessStore, RoomListing, RoomStats } from "../access-types.ts";
+import type { AccessStore, RoomListing } from "../access-types.ts";
 import type { Bridge } from "./call.ts";
-import { type StoredPresence, toPresenceList } from "./records.ts";
+import { toPresenceList } from "./records.ts";
 
-type AdminOps = Pick<AccessStore, "createRoom" | "listRooms" | "deleteRoom" | "roomStats" | "roomSummary">;
+type AdminOps = Pick<
+  AccessStore,
+  "createRoom" | "listRooms" | "deleteRoom" | "deleteIdleRoom" | "roomStats" | "roomSummary"
+>;
 
 /**
  * A room's last use: meta last_used. A room written before the driver recorded it falls back to its meta key's
- * remaining TTL, which every use sets back to ROOM_TTL (PTTL counts on Redis' clock, so this is approximate).
+ * remaining TTL, which every use sets back to ROOM_TTL (`ttlMs`; PTTL counts on Redis' clock, so this is
+ * approximate), or to now for a room whose keys have no expiry.
  */
-function lastActivity(now: number, room: { lastUsed: number | null; pttl: number }): string {
+function lastActivity(now: number, room: { lastUsed: number | null; pttl: number }, ttlMs: number): string {
   if (room.lastUsed !== null) return iso(room.lastUsed);
-  return iso(room.pttl < 0 ? now : now - (LIMITS.roomTtlMs - Math.min(room.pttl, LIMITS.roomTtlMs)));
+  return iso(room.pttl < 0 || ttlMs === 0 ? now : now - (ttlMs - Math.min(room.pttl, ttlMs)));
 }
 
-type Header = Pick<RoomEvent, "id" | "seq" | "type" | "from" | "to">;
-
-interface StoredSummary {
-  presence: Record<string, StoredPresence>;
-  byStatus: Partial<Record<TaskStatus, number>>;
-  taskCount: number;
-  contextCount: number;
-  events: { h: Header; ms: number }[];
-  forkedFrom: { roomId: string; seq: number } | null;
-}
-
-export function adminOps({ call, open, index }: Bridge): AdminOps {
+export function adminOps({ call, open, index, ttlMs }: Bridge): AdminOps {
   return {
     async createRoom(scope) {
-      return (await call<{ created: boolean }>(scope, "CREATE_ROOM", [])).value;
+      return (await call(scope, "CREATE_ROOM", {})).value;
     },
 
     async listRooms(teamId) {
@@ -43,7 +37,7 @@ export function adminOps({ call, open, index }: Bridge): AdminOps {
           (r): RoomListing => ({
             roomId: r.roomId,
             createdAt: r.info.createdAt as string,
-            lastActivity: lastActivity(now, r.info),
+            lastActivity: lastActivity(now, r.info, ttlMs),
           }),
         )
         .sort((a, b) =>
@@ -52,14 +46,25 @@ export function adminOps({ call, open, index }: Bridge): AdminOps {
     },
 
     async deleteRoom(scope) {
-      await open(scope.roomId, scope.teamId, "DELETE_ROOM", []);
+      await open(scope.roomId, scope.teamId, "DELETE_ROOM", {});
       await index.remove(scope);
     },
 
+    async deleteIdleRoom(scope, idleSince) {
+      let deleted: boolean;
+      try {
+        deleted = (await open(scope.roomId, scope.teamId, "DELETE_IDLE_ROOM", { idleSince })).value;
+      } catch (error) {
+        // Another team's room (GUARD refuses it first): not the archiver's to delete.
+        if (error instanceof RoomError && error.kind === "denied") return false;
+        throw error;
+      }
+      if (deleted) await index.remove(scope);
+      return deleted;
+    },
+
     async roomStats(roomId) {
-      const { value, now } = await open<
-        (Omit<RoomStats, "roomId" | "lastActivity"> & { lastUsed: number | null; pttl: number }) | null
-      >(roomId, "", "ROOM_STATS", []);
+      const { value, now } = await open(roomId, "", "ROOM_STATS", {});
       if (!value) return null;
       return {
         roomId,
@@ -69,14 +74,14 @@ export function adminOps({ call, open, index }: Bridge): AdminOps {
         contextCount: value.contextCount,
         agentCount: value.agentCount,
         eventCount: Number(value.eventCount),
-        lastActivity: lastActivity(now, value),
+        lastActivity: lastActivity(now, value, ttlMs),
       };
     },
 
     async roomSummary(roomId, teamId) {
-      const { value, now } = await open<StoredSummary | null>(roomId, teamId ?? "", "ROOM_SUMMARY", [
-        String(LIMITS.summaryRecentEvents),
-      ]);
+      const { value, now } = await open(roomId, teamId ?? "", "ROOM_SUMMARY", {
+        recent: LIMITS.summaryRecentEvents,
+      });
       if (!value) return null;
       const agents: Presence[] = toPresenceList(value.presence, now);
       const tasksByStatus = Object.fromEntries(

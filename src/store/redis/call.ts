@@ -10,45 +10,28 @@ import { iso } from "../../protocol/time.ts";
 import type { StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
+import type { Call, Open, RoomArgs, RoomReply, Team, TeamReply } from "./call-types.ts";
 import { roomKeys, teamKeys } from "./keys.ts";
 import { createRoomIndex, type RoomIndex } from "./room-index.ts";
 import { type Ran, type RunOptions, runScript, ScriptRefusal } from "./run.ts";
-import {
-  type LuaScript,
-  ROOM_SCRIPTS,
-  type RoomScriptName,
-  TEAM_SCRIPTS,
-  type TeamScriptName,
-} from "./scripts.ts";
+import { type LuaScript, ROOM_SCRIPTS, type RoomScriptName, TEAM_SCRIPTS } from "./scripts.ts";
 
-/**
- * Runs the named room script for a scope with the operation's ARGV (from ARGV[5]) and returns its `ok` value.
- * A write that finds the room unowned claims it through the handshake (3 round trips, once per room); a claim
- * beyond the team's room limit throws errors.roomLimit.
- */
-export type Call = <T>(
-  scope: RoomScope,
-  name: RoomScriptName,
-  args: string[],
-  handled?: string[],
-) => Promise<Ran<T>>;
+export type { Call, Open, Team } from "./call-types.ts";
 
 export interface Bridge {
   call: Call;
   /** Like call, but a claim beyond the room limit resolves to "limit" instead of throwing (createRoom). */
-  claimable<T>(scope: RoomScope, name: RoomScriptName, args: string[]): Promise<Ran<T> | "limit">;
-  /** A room script that never claims (for scripts acting for no team, `team` is "" unless a view filters by it). */
-  open<T>(
-    roomId: string,
-    team: string,
-    name: RoomScriptName,
-    args: string[],
-    extraKeys?: string[],
-  ): Promise<Ran<T>>;
-  /** A team-slot script with the operation's ARGV (from ARGV[2]). */
-  team<T>(teamId: string, name: TeamScriptName, args: string[]): Promise<Ran<T>>;
+  claimable<N extends RoomScriptName>(
+    scope: RoomScope,
+    name: N,
+    args: RoomArgs<N>,
+  ): Promise<Ran<RoomReply<N>> | "limit">;
+  open: Open;
+  team: Team;
   index: RoomIndex;
   limits: StoreLimits;
+  /** ms an idle room lives past its last use (StoreLimits.roomTtlMs); 0: for ever. */
+  ttlMs: number;
 }
 
 /** The common last ARGV of every room script (lua-prelude.ts CLAIM_OK). */
@@ -101,6 +84,8 @@ export function createBridge(
 ): Bridge {
   // Scripts publish on the room's feed channel only for clients that can subscribe to it (not REST).
   const publishes = run.client.subscribeSharded !== undefined;
+  // How long an idle room lives (ROOM_TTL_DAYS; 0: for ever, its keys get no expiry).
+  const ttlMs = limits.roomTtlMs ?? LIMITS.roomTtlMs;
   const keep = `${retention.maxEvents} ${retention.maxAgeMs}`;
   const wholeAt = new Map<string, number>();
   /** Whether this call passes the whole room: every claim, and at least every WHOLE_EVERY ms per room. */
@@ -113,17 +98,16 @@ export function createBridge(
     wholeAt.set(roomId, now);
     return true;
   }
-  async function runRoom<T>(
+  async function runRoom<N extends RoomScriptName>(
     room: { roomId: string; teamId: string; scope?: RoomScope },
-    name: RoomScriptName,
-    args: string[],
+    name: N,
+    args: RoomArgs<N>,
     mode: string,
     handled: string[] = [],
     extraKeys: string[] = [],
-  ): Promise<Ran<T>> {
+  ): Promise<Ran<RoomReply<N>>> {
     const now = clock();
-    const common = [room.teamId, String(now), iso(now), String(LIMITS.roomTtlMs)];
-    const script = ROOM_SCRIPTS[name];
+    const script = ROOM_SCRIPTS[name] as LuaScript<RoomArgs<N>, RoomReply<N>>;
     const all = roomKeys(room.roomId);
     const keys = scriptKeys(
       script,
@@ -134,27 +118,26 @@ export function createBridge(
     if (extraKeys.length > 0 && keys.length !== all.length)
       throw new Error(`${name} takes only some room keys`);
     keys.push(...extraKeys);
-    const argv = [...common, ...args, ...scopeTail(room.scope, publishes, keep), mode];
-    const { ok, replayed } = await runScript<T>(run, script, keys, argv, handled);
+    const argv = [room.teamId, String(now), iso(now), String(ttlMs)];
+    script.encode(args, argv);
+    argv.push(...scopeTail(room.scope, publishes, keep), mode);
+    const { ok, replayed } = await runScript(run, script, keys, argv, handled);
     if (replayed && room.scope?.idempotency) room.scope.idempotency.replayed = true;
     return { value: ok, now, replayed };
   }
 
-  async function team<T>(teamId: string, name: TeamScriptName, args: string[]): Promise<Ran<T>> {
+  const team: Team = async (teamId, name, args) => {
     const now = clock();
-    const script = TEAM_SCRIPTS[name];
+    const script = TEAM_SCRIPTS[name] as LuaScript<typeof args, TeamReply<typeof name>>;
     const keys = scriptKeys(script, teamKeys(teamId), false);
-    const { ok } = await runScript<T>(run, script, keys, [String(now), ...args]);
+    const argv = [String(now)];
+    script.encode(args, argv);
+    const { ok } = await runScript(run, script, keys, argv);
     return { value: ok, now };
-  }
+  };
 
-  const open = <T>(
-    roomId: string,
-    teamId: string,
-    name: RoomScriptName,
-    args: string[],
-    extraKeys?: string[],
-  ) => runRoom<T>({ roomId, teamId }, name, args, MAY_NOT_CLAIM, [], extraKeys);
+  const open: Open = (roomId, teamId, name, args, extraKeys) =>
+    runRoom({ roomId, teamId }, name, args, MAY_NOT_CLAIM, [], extraKeys);
 
   const index = createRoomIndex({ team, open, limits, graceMs: 2 * run.timeoutMs });
 
@@ -164,16 +147,16 @@ export function createBridge(
    * limit) and the operation runs again, now allowed to claim. If that run fails, a place it newly added is
    * given back.
    */
-  async function claimable<T>(
+  async function claimable<N extends RoomScriptName>(
     scope: RoomScope,
-    name: RoomScriptName,
-    args: string[],
+    name: N,
+    args: RoomArgs<N>,
     handled: string[] = [],
-  ): Promise<Ran<T> | "limit"> {
+  ): Promise<Ran<RoomReply<N>> | "limit"> {
     const room = { roomId: scope.roomId, teamId: scope.teamId, scope };
     try {
       const mode = scope.observe ? OBSERVING : MAY_NOT_CLAIM;
-      return await runRoom<T>(room, name, args, mode, [...handled, "claim"]);
+      return await runRoom(room, name, args, mode, [...handled, "claim"]);
     } catch (err) {
       if (!(err instanceof ScriptRefusal && err.reply.err === "claim")) throw err;
     }
@@ -181,23 +164,26 @@ export function createBridge(
     const place = await index.reserve(scope);
     if (place === "limit") return "limit";
     try {
-      return await runRoom<T>(room, name, args, MAY_CLAIM, handled);
+      return await runRoom(room, name, args, MAY_CLAIM, handled);
     } catch (err) {
       if (place.added) await index.release(scope, place.score);
       throw err;
     }
   }
 
-  const call: Call = async <T>(
-    scope: RoomScope,
-    name: RoomScriptName,
-    args: string[],
-    handled?: string[],
-  ) => {
-    const ran = await claimable<T>(scope, name, args, handled);
+  const call: Call = async (scope, name, args, handled) => {
+    const ran = await claimable(scope, name, args, handled);
     if (ran === "limit") throw errors.roomLimit(limits.roomsPerTeam);
     return ran;
   };
 
-  return { call, claimable: (scope, name, args) => claimable(scope, name, args), open, team, index, limits };
+  return {
+    call,
+    claimable: (scope, name, args) => claimable(scope, name, args),
+    open,
+    team,
+    index,
+    limits,
+    ttlMs,
+  };
 }

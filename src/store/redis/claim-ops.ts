@@ -1,7 +1,6 @@
 /** File claims, leave_room and the AgentRoom room state and broadcast of the Redis store (protocol/claims.ts). */
 import {
   byteOrder,
-  type ClaimConflict,
   checkPaths,
   claimsOverlapping,
   type FileClaim,
@@ -9,25 +8,16 @@ import {
   sortConflicts,
 } from "../../protocol/claims.ts";
 import { LIMITS } from "../../protocol/limits.ts";
-import type { RoomEvent } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { RoomStore } from "../types.ts";
 import type { Call } from "./call.ts";
-import { type StoredPresence, toEvent, toPresenceList } from "./records.ts";
+import type { StoredClaim } from "./lua-claims.ts";
+import { toEvent, toPresenceList } from "./records.ts";
 
 type ClaimOps = Pick<
   RoomStore,
   "claimFiles" | "releaseFiles" | "listClaims" | "checkFiles" | "roomState" | "broadcast" | "leaveRoom"
 >;
-
-/** A claim as LIST_CLAIMS returns it (times in ms). */
-interface StoredClaim {
-  path: string;
-  agentId: string;
-  expiresAt: number;
-  claimedAt: number;
-  reason?: string;
-}
 
 function toClaim(stored: StoredClaim): FileClaim {
   const claim: FileClaim = {
@@ -43,21 +33,16 @@ function toClaim(stored: StoredClaim): FileClaim {
 const toClaims = (stored: StoredClaim[]): FileClaim[] => sortClaims(stored.map(toClaim));
 
 export function claimOps(call: Call): ClaimOps {
-  const live = async (scope: Parameters<Call>[0]) =>
-    toClaims((await call<StoredClaim[]>(scope, "LIST_CLAIMS", [])).value);
+  const live = async (scope: Parameters<Call>[0]) => toClaims((await call(scope, "LIST_CLAIMS", {})).value);
   return {
     async claimFiles(scope, input) {
-      const { value } = await call<{
-        claimed: { path: string; expiresAt: number }[];
-        conflicts: (Omit<ClaimConflict, "expiresAt"> & { expiresAt: number })[];
-      }>(scope, "CLAIM_FILES", [
-        input.agentId,
-        JSON.stringify(input.paths),
-        String(input.ttlMs),
-        input.reason ?? "",
-        input.reason === undefined ? "0" : "1",
-        String(LIMITS.claimsPerRoom),
-      ]);
+      const { value } = await call(scope, "CLAIM_FILES", {
+        agent: input.agentId,
+        paths: input.paths,
+        ttl: input.ttlMs,
+        reason: input.reason,
+        max: LIMITS.claimsPerRoom,
+      });
       return {
         claimed: value.claimed.map((c) => ({ path: c.path, expiresAt: iso(c.expiresAt) })),
         conflicts: sortConflicts(value.conflicts.map((c) => ({ ...c, expiresAt: iso(c.expiresAt) }))),
@@ -65,11 +50,11 @@ export function claimOps(call: Call): ClaimOps {
     },
 
     async releaseFiles(scope, agentId, paths) {
-      const { value } = await call<{ released: string[] }>(scope, "RELEASE_FILES", [
-        agentId,
-        paths === undefined ? "1" : "0",
-        JSON.stringify(paths ?? []),
-      ]);
+      const { value } = await call(scope, "RELEASE_FILES", {
+        agent: agentId,
+        all: paths === undefined,
+        paths: paths ?? [],
+      });
       return { released: value.released.sort(byteOrder) };
     },
 
@@ -85,11 +70,7 @@ export function claimOps(call: Call): ClaimOps {
     },
 
     async roomState(scope) {
-      const { value, now } = await call<{
-        claims: StoredClaim[];
-        presence: Record<string, StoredPresence>;
-        lastSeq: number | string;
-      }>(scope, "ROOM_STATE", []);
+      const { value, now } = await call(scope, "ROOM_STATE", {});
       return {
         claims: toClaims(value.claims),
         presence: toPresenceList(value.presence, now),
@@ -98,22 +79,17 @@ export function claimOps(call: Call): ClaimOps {
     },
 
     async broadcast(scope, input) {
-      const { value } = await call<Omit<RoomEvent, "read_by">>(scope, "BROADCAST", [
-        input.agentId,
-        input.message,
-        input.status ?? "",
-        input.status === undefined ? "0" : "1",
-      ]);
+      const { value } = await call(scope, "BROADCAST", {
+        agent: input.agentId,
+        message: input.message,
+        status: input.status,
+      });
       return toEvent({ e: value, r: [] });
     },
 
     async leaveRoom(scope, agentId) {
       // Leaving is not a visit: no actor, so the script's reply does not undo "left".
-      const { value } = await call<{ exists: boolean; tasks: string[]; paths: string[]; locks: string[] }>(
-        { ...scope, actor: undefined },
-        "LEAVE_ROOM",
-        [agentId],
-      );
+      const { value } = await call({ ...scope, actor: undefined }, "LEAVE_ROOM", { agent: agentId });
       return {
         agentId,
         roomExists: value.exists,

@@ -1,7 +1,7 @@
 /**
  * What a call costs inside Redis, counted (never timed) on a private redis-server through INFO commandstats:
- * reads by cursor cost O(log n + k) whatever the backlog (revisions §6.19), a room's keys are re-expired at most
- * once a minute while every key still always has a TTL (§6.20), and the public summary costs O(page) (§5.18).
+ * reads by cursor cost O(log n + k) whatever the backlog, a room's keys are re-expired at most once a minute while
+ * every key still always has a TTL, and the public summary costs O(page) (docs/protocol.md#costs).
  * Also: rooms written before the addressee index existed get it built once and lose no event; a filtered context list
  * reads only what it returns, and rooms written before the context index get it built.
  */
@@ -78,7 +78,7 @@ async function roomWithEvents(n: number): Promise<RoomScope> {
   return scope;
 }
 
-describe("revisions 19: reads by cursor cost O(log n + k)", () => {
+describe("reads by cursor cost O(log n + k)", () => {
   test("a new agent's get_unread_events limit 1 costs the same commands at 500 and at 50,000 events", async () => {
     const small = await roomWithEvents(500);
     const big = await roomWithEvents(50_000);
@@ -99,7 +99,24 @@ describe("revisions 19: reads by cursor cost O(log n + k)", () => {
   }, 120_000);
 });
 
-describe("revisions 20: a room's keys get their TTL refreshed at most once a minute", () => {
+describe("the analytics read goes by pages (no script over a whole long log)", () => {
+  test("a 1,100-event room is read whole, in order, by two scripts of at most 1,000 events each", async () => {
+    const scope = await roomWithEvents(1100);
+    const scripts = async () => (await commandStats()).get("evalsha") ?? 0;
+    let log: Awaited<ReturnType<RoomStore["analyticsLog"]>> | undefined;
+    const before = await scripts();
+    const commands = await commandsOf(async () => {
+      log = await store.analyticsLog(scope);
+    });
+    expect((await scripts()) - before).toBe(2);
+    expect(log?.events.map((e) => e.seq)).toEqual(Array.from({ length: 1100 }, (_, i) => i + 1));
+    // Each page reads its events and their index entries 200 seqs at a time (10 HMGETs for the full page, 2 for the
+    // last), and each script's prelude reads the room's meta once.
+    expect(commands.get("hmget")).toBe(10 + 2 + 2);
+  });
+});
+
+describe("a room's keys get their TTL refreshed at most once a minute", () => {
   test("reads within the minute re-expire nothing; the first call after it re-expires every key once", async () => {
     const scope = newScope();
     await store.addTask(scope, { title: "t", description: "", depends_on: [], priority: null });
@@ -147,7 +164,7 @@ describe("revisions 20: a room's keys get their TTL refreshed at most once a min
   });
 });
 
-describe("revisions 18: the public summary costs O(page)", () => {
+describe("the public summary costs O(page)", () => {
   test("no task is read: counts are kept as the plan changes", async () => {
     const scope = newScope();
     await Promise.all(

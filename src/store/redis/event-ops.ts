@@ -1,59 +1,48 @@
 /** Event operations of the Redis store. */
-import type { RoomEvent, UnreadBatch } from "../../protocol/records.ts";
+import type { UnreadBatch } from "../../protocol/records.ts";
 import { eventFields, fieldTerms } from "../../protocol/search.ts";
 import type { EventList, RoomStore } from "../types.ts";
 import type { Call } from "./call.ts";
-import { type StoredEvent, toEvent } from "./records.ts";
+import { toEvent } from "./records.ts";
 
 type EventOps = Pick<
   RoomStore,
   "postEvent" | "readEvents" | "readLog" | "consumeEvents" | "markEventRead" | "getEventReads"
 >;
 
-const opt = (value: number | undefined) => (value === undefined ? "" : String(value));
-
 export function eventOps(call: Call): EventOps {
   return {
     async postEvent(scope, input) {
-      const { value } = await call<Omit<RoomEvent, "read_by">>(scope, "POST_EVENT", [
-        input.type,
-        input.from,
-        input.to,
-        JSON.stringify(input.payload ?? {}),
-        input.replyToId ?? "",
-        JSON.stringify(fieldTerms(eventFields({ type: input.type, payload: input.payload ?? {} }))),
-      ]);
+      const { value } = await call(scope, "POST_EVENT", {
+        etype: input.type,
+        from: input.from,
+        to: input.to,
+        payload: input.payload ?? {},
+        replyTo: input.replyToId,
+        terms: fieldTerms(eventFields({ type: input.type, payload: input.payload ?? {} })),
+      });
       return toEvent({ e: value, r: [] });
     },
 
     async readEvents(scope, query) {
-      const { value } = await call<{ events: StoredEvent[]; trimmedBefore?: number }>(scope, "READ_EVENTS", [
-        opt(query.sinceSeq),
-        opt(query.sinceMs),
-        opt(query.beforeSeq),
-        String(query.limit),
-      ]);
+      const { value } = await call(scope, "READ_EVENTS", {
+        sinceSeq: query.sinceSeq ?? 0,
+        sinceMs: query.sinceMs,
+        beforeSeq: query.beforeSeq,
+        limit: query.limit,
+      });
       const list: EventList = value.events.map(toEvent);
       if (value.trimmedBefore !== undefined) list.trimmedBefore = value.trimmedBefore;
       return list;
     },
 
     async readLog(scope, after, limit) {
-      const { value } = await call<{ events: StoredEvent[]; head: number; exists: boolean }>(
-        scope,
-        "READ_LOG",
-        [String(after), String(limit)],
-      );
+      const { value } = await call(scope, "READ_LOG", { after, limit });
       return { events: value.events.map(toEvent), head: value.head, exists: value.exists };
     },
 
     async consumeEvents(scope, agentId, limit) {
-      const { value } = await call<{
-        events: StoredEvent[];
-        cursor: number | null;
-        remaining: number;
-        trimmedBefore?: number;
-      }>(scope, "CONSUME_EVENTS", [agentId, String(limit)]);
+      const { value } = await call(scope, "CONSUME_EVENTS", { agent: agentId, limit });
       const events = value.events.map(toEvent);
       return {
         events,
@@ -65,11 +54,11 @@ export function eventOps(call: Call): EventOps {
     },
 
     async markEventRead(scope, eventId, agentId) {
-      await call(scope, "MARK_EVENT_READ", [eventId, agentId]);
+      await call(scope, "MARK_EVENT_READ", { id: eventId, agent: agentId });
     },
 
     async getEventReads(scope, eventId) {
-      return (await call<string[]>(scope, "GET_EVENT_READS", [eventId])).value;
+      return (await call(scope, "GET_EVENT_READS", { id: eventId })).value;
     },
   };
 }

@@ -1,10 +1,12 @@
 /**
  * The change feed of the Redis driver (types.ts ChangeFeed). With a client that can subscribe (TCP, Cluster), each
- * watched room's channel `room:{<roomId>}:feed` is subscribed once per process (sharded pub/sub, on the node of the
- * room's slot) and the scripts publish to it as they write: "<seq>" when the log grows, "s:<kind>" for a signal.
- * With a REST client (Upstash), which cannot hold a subscription, one request every `pollMs` reads the log heads
- * and signal counters of every watched room at once: the cost grows with the number of watched rooms per request,
- * never with the number of watchers, and is nothing while nothing is watched.
+ * watched room's channel `room:{<roomId>}:feed` is subscribed once per process (sharded pub/sub, on the node of
+ * the room's slot) and the scripts publish to it as they write: "<seq>" when the log grows, "s:<kind>" for a
+ * signal. With a REST client (Upstash), which cannot hold a subscription, one request every `pollMs` reads the log
+ * heads, signal counters, owners and creation times of every watched room at once: the cost grows with the number
+ * of watched rooms per request, never with the number of watchers, and is nothing while nothing is watched. A
+ * deletion is "0" on the channel (published by the deleting script, and again by the claim that starts a new
+ * life); the polled feed reports one as seq 0 when a room's owner or creation time changed or its head went down.
  */
 import { type ChangeFeed, type RoomChange, SIGNAL_KINDS, type SignalKind } from "../types.ts";
 import type { ScriptClient } from "./client.ts";
@@ -118,9 +120,14 @@ function subscribed(client: ScriptClient, emit: Listener): Backend {
   };
 }
 
+/** The meta fields of the signal counters (lua-prelude.ts signal), in SIGNAL_KINDS order. */
+const SIGNAL_FIELDS = SIGNAL_KINDS.map((k) => `sig_${k}`);
+
 /** One FEED_HEADS request per tick for every watched room, compared with what the last tick saw. */
 function polled(run: RunOptions, rooms: () => string[], emit: Listener, pollMs: number): Backend {
-  const known = new Map<string, number[]>();
+  // Per room: [event_seq, one counter per signal kind, "<owner> <created_at>" ("" for no room)].
+  const known = new Map<string, (number | string)[]>();
+  const LIFE = SIGNAL_KINDS.length + 1;
   let timer: ReturnType<typeof setInterval> | undefined;
   let busy = false;
   const tick = async () => {
@@ -130,9 +137,9 @@ function polled(run: RunOptions, rooms: () => string[], emit: Listener, pollMs: 
       const ids = rooms();
       if (ids.length === 0) return;
       const keys = ids.map((id) => `room:{${id}}:meta`);
-      const { ok } = await runScript<number[][]>(run, FEED_SCRIPTS.FEED_HEADS, keys, [
-        ...SIGNAL_KINDS.map((k) => `sig_${k}`),
-      ]);
+      const argv: string[] = [];
+      FEED_SCRIPTS.FEED_HEADS.encode({ fields: SIGNAL_FIELDS }, argv);
+      const { ok } = await runScript(run, FEED_SCRIPTS.FEED_HEADS, keys, argv);
       ids.forEach((roomId, i) => {
         const now = ok[i] ?? [];
         const before = known.get(roomId);
@@ -142,9 +149,12 @@ function polled(run: RunOptions, rooms: () => string[], emit: Listener, pollMs: 
           emit({ roomId, resync: true });
           return;
         }
-        if ((now[0] ?? 0) > (before[0] ?? 0)) emit({ roomId, seq: now[0] as number });
-        // The head went down: the room was deleted (and perhaps made again); watchers read it afresh.
-        else if ((now[0] ?? 0) < (before[0] ?? 0)) emit({ roomId, resync: true });
+        const [head, last] = [Number(now[0] ?? 0), Number(before[0] ?? 0)];
+        // Deleted (and perhaps made again) since the last tick: gone, another owner or creation time, or a head
+        // gone down. Said first, before anything of the room's next life.
+        const ended = (before[LIFE] ?? "") !== "" && (now[LIFE] !== before[LIFE] || head < last);
+        if (ended) emit({ roomId, seq: 0 });
+        if (head > (ended ? 0 : last)) emit({ roomId, seq: head });
         SIGNAL_KINDS.forEach((signal, k) => {
           if ((now[k + 1] ?? 0) !== (before[k + 1] ?? 0)) emit({ roomId, signal });
         });

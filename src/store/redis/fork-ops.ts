@@ -1,5 +1,5 @@
 /**
- * forkRoom on Redis (humans.md §5): one script reads the source's log prefix and context (an atomic snapshot),
+ * forkRoom on Redis (docs/people.md, Forks): one script reads the source's log prefix and context (an atomic snapshot),
  * the plan, reviews and context at atSeq are rebuilt here (protocol/fork-rebuild.ts, as on SQLite), and the new
  * room is written by FORK_WRITE in parts of at most PART_BYTES — one part for most rooms — with the posted marks of
  * its events and the search index the writes would have built. The source and the fork live in different slots, so
@@ -16,37 +16,18 @@ import {
   serialOf,
 } from "../../protocol/fork-rebuild.ts";
 import { type ForkedFrom, peopleErrors } from "../../protocol/people.ts";
-import type { ContextEntry, JsonObject, Review, RoomEvent, Task } from "../../protocol/records.ts";
+import type { ContextEntry, Review, RoomEvent } from "../../protocol/records.ts";
+import { travelling, type ValuePieces } from "../../protocol/room-values.ts";
 import { contextFields, eventFields, fieldTerms, taskFields } from "../../protocol/search.ts";
 import type { PeopleStore } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Call } from "./call.ts";
 import { entryJson, historyVersion } from "./import-writes.ts";
+import type { ForkSetup, Snapshot } from "./lua-fork.ts";
 import { ScriptRefusal } from "./run.ts";
+import { valuePairs } from "./value-ops.ts";
 
 type Version = Omit<ContextEntry, "id" | "type">;
-
-interface Snapshot {
-  head: number;
-  atSeq: number;
-  nextMs: number | null;
-  events: Omit<RoomEvent, "read_by">[];
-  /** "<ms> <to>" per event, as event_idx keeps it. */
-  idx: string[];
-  /** Seqs of the events agents posted. */
-  posted: number[];
-  ctx: { m: Omit<ContextEntry, "payload">; p: JsonObject; h: Version[]; s: number[] }[];
-  /** Set when retention trimmed the source's log (forked at its head only): its last trimmed seq and its state. */
-  trimmed?: number;
-  tasks?: Task[];
-  taskN?: number;
-  ctxN?: number;
-  planCreated?: string | null;
-  planUpdated?: string | null;
-  reviews?: Review[];
-  /** Ids of the source's handoffs, approvals and verdicts. */
-  recordIds?: string[];
-}
 
 /** A trimmed room's plan at its head: its tasks as they are (the log cannot replay them), its own counters. */
 function currentPlan(snap: Snapshot) {
@@ -97,11 +78,11 @@ function eventMark(event: Omit<RoomEvent, "read_by">, posted: boolean): string {
 export function forkOps(
   call: Call,
   deleteRoom: (scope: { roomId: string; teamId: string }) => Promise<void>,
+  pieces: ValuePieces,
 ): Pick<PeopleStore<RoomScope>, "forkRoom"> {
   return {
     async forkRoom(scope, input) {
-      const at = input.atSeq === undefined ? "" : String(input.atSeq);
-      const snap = (await call<Snapshot>(scope, "FORK_SOURCE", [at])).value;
+      const snap = (await call(scope, "FORK_SOURCE", { at: input.atSeq })).value;
       const atSeq = snap.atSeq;
       const posted = new Set(snap.posted);
       const log: RebuildEvent[] = snap.events.map((e) => ({
@@ -146,7 +127,7 @@ export function forkOps(
       }
 
       const forkedFrom: ForkedFrom = { roomId: scope.roomId, seq: atSeq };
-      const setup = JSON.stringify({
+      const setup: ForkSetup = {
         eventSeq: atSeq,
         taskN: plan.taskN,
         ctxN,
@@ -164,7 +145,7 @@ export function forkOps(
         verdictN: floors.verdict,
         reviewN: floors.review,
         trimmed: snap.trimmed ?? 0,
-      });
+      };
       const finish = [
         String(plan.tasks.length),
         ...plan.tasks.flatMap((t) => [t.id, JSON.stringify(t), JSON.stringify(fieldTerms(taskFields(t)))]),
@@ -172,6 +153,8 @@ export function forkOps(
         ...entries,
         String(reviews.length),
         ...reviews.flatMap((r) => [r.id, JSON.stringify(r)]),
+        // Small values are not in the log: the kinds declared to fork are copied as they are now.
+        ...valuePairs(snap.values, travelling(pieces, "forked")),
       ];
 
       // The log in parts by size; every part repeats the small setup and the origin.
@@ -197,16 +180,15 @@ export function forkOps(
       const target: RoomScope = { roomId: input.newRoomId, teamId: scope.teamId, mayClaim: scope.mayClaim };
       for (const [n, events] of parts.entries()) {
         const last = n === parts.length - 1;
-        const args = [
+        const args = {
           token,
-          n === 0 ? "1" : "0",
-          last ? "1" : "0",
+          first: n === 0,
+          last,
           setup,
-          JSON.stringify(forkedFrom),
-          String(events.length / 3),
-          ...events,
-          ...(last ? finish : []),
-        ];
+          forked: forkedFrom,
+          events: events.length / 3,
+          records: last ? [...events, ...finish] : events,
+        };
         try {
           await call(target, "FORK_WRITE", args, ["forkTargetExists", "forkInterrupted"]);
         } catch (error) {

@@ -8,6 +8,7 @@
 import { noFloors, raiseFloor } from "../../protocol/fork-rebuild.ts";
 import { MAILBOX_TYPES } from "../../protocol/people.ts";
 import type { ContextEntry, RoomEvent, Task } from "../../protocol/records.ts";
+import { type ValuePieces, valueText } from "../../protocol/room-values.ts";
 import {
   contextFields,
   documentTerms,
@@ -91,6 +92,7 @@ const approvalJson = (a: RoomSnapshot["approvals"][number]): string => {
     id: rest.id,
     action: rest.action,
     requestedBy: rest.requestedBy,
+    ...(rest.approvers === undefined ? {} : { approvers: rest.approvers }),
     status: rest.status,
     ...(rest.decidedBy === undefined ? {} : { decidedBy: rest.decidedBy }),
     ...(rest.note === undefined ? {} : { note: rest.note }),
@@ -123,7 +125,11 @@ function* indexed(doc: string, fields: SearchFields, total: { tokens: number }):
 }
 
 /** Every write of the room, the log's as `events` yields them, the meta fields last. */
-export function* importWrites(s: RoomSnapshot, events: Iterable<LoggedEvent>): Generator<Write> {
+export function* importWrites(
+  s: RoomSnapshot,
+  events: Iterable<LoggedEvent>,
+  pieces: ValuePieces,
+): Generator<Write> {
   const total = { tokens: 0 };
   const leases = new Map<string, string[]>();
   for (const { task, leaseMs } of s.tasks) {
@@ -168,6 +174,8 @@ export function* importWrites(s: RoomSnapshot, events: Iterable<LoggedEvent>): G
     held.set(c.agentId, [...(held.get(c.agentId) ?? []), c.path]);
   }
   for (const [agent, paths] of held) yield { h: "holdings", field: `c:${agent}`, value: paths.join("\n") };
+  for (const v of s.values)
+    yield { h: "values", field: `${v.piece} ${v.key}`, value: valueText(pieces, v.piece, v.key, v.value) };
 
   const floors = noFloors();
   for (const { event: e, posted, deliveredAt } of events) {

@@ -1,7 +1,7 @@
 /** Invites of the Redis store: room-slot scripts, one round trip each; invites never claim a room. */
 import { errors } from "../../protocol/errors.ts";
-import type { AccessStore, NewInvite, RateDecision } from "../access-types.ts";
-import { byCreation, type Numbered, storedInvite, toInviteRecord } from "./access-records.ts";
+import type { AccessStore } from "../access-types.ts";
+import { byCreation, storedInvite, toInviteRecord } from "./access-records.ts";
 import type { Bridge } from "./call.ts";
 import { inviteRateKey } from "./keys.ts";
 
@@ -11,8 +11,12 @@ export function inviteOps({ call, open }: Bridge): InviteOps {
   return {
     async createInvite(invite, maxInvites) {
       const scope = { roomId: invite.roomId, teamId: invite.teamId, mayClaim: false };
-      const args = [invite.tokenId, invite.digest, storedInvite(invite), String(maxInvites)];
-      const { value } = await call<NewInvite | "limit">(scope, "CREATE_INVITE", args);
+      const { value } = await call(scope, "CREATE_INVITE", {
+        id: invite.tokenId,
+        digest: invite.digest,
+        invite: storedInvite(invite),
+        max: maxInvites,
+      });
       if (value === "limit") throw errors.inviteLimit(maxInvites);
       return toInviteRecord(value);
     },
@@ -23,26 +27,20 @@ export function inviteOps({ call, open }: Bridge): InviteOps {
       }
       // The invite's window key is declared up front (every key a script touches is in KEYS), even when unused.
       const rateKey = inviteRateKey(roomId, digest, rate?.bucket ?? "tools");
-      const args = [digest, rate ? String(rate.limit) : "", rate ? String(rate.windowMs) : ""];
-      const { value } = await open<{ invite: NewInvite | null; rate?: RateDecision }>(
-        roomId,
-        "",
-        "RESOLVE_INVITE",
-        args,
-        [rateKey],
-      );
+      const args = { digest, limit: rate?.limit, window: rate?.windowMs };
+      const { value } = await open(roomId, "", "RESOLVE_INVITE", args, [rateKey]);
       if (!value.invite) return { invite: null };
       const invite = toInviteRecord(value.invite);
       return value.rate ? { invite, rate: value.rate } : { invite };
     },
 
     async listInvites(scope) {
-      const { value } = await call<Numbered<NewInvite>[]>({ ...scope, mayClaim: false }, "LIST_INVITES", []);
+      const { value } = await call({ ...scope, mayClaim: false }, "LIST_INVITES", {});
       return value.sort(byCreation).map(toInviteRecord);
     },
 
     async deleteInvite(scope, tokenId) {
-      return (await call<boolean>({ ...scope, mayClaim: false }, "DELETE_INVITE", [tokenId])).value;
+      return (await call({ ...scope, mayClaim: false }, "DELETE_INVITE", { id: tokenId })).value;
     },
   };
 }

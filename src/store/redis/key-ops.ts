@@ -1,7 +1,7 @@
 /** Keys and rate limiting of the Redis store: team-slot scripts, one round trip each. */
 import { errors } from "../../protocol/errors.ts";
 import type { AccessStore, NewKey, RateDecision, RateRequest } from "../access-types.ts";
-import { byCreation, type Numbered, rateArgs, storedKey, toKeyRecord } from "./access-records.ts";
+import { byCreation, storedKey, toKeyRecord } from "./access-records.ts";
 import type { Bridge } from "./call.ts";
 
 type KeyOps = Pick<
@@ -27,7 +27,7 @@ interface RateBatch {
 }
 
 export function keyOps({ team }: Bridge): KeyOps {
-  const keyArgs = (key: NewKey) => [key.keyId, key.digest, storedKey(key)];
+  const keyArgs = (key: NewKey) => ({ id: key.keyId, digest: key.digest, key: storedKey(key) });
 
   /**
    * Rate charges of the same window asked for while the event loop is busy (concurrent requests of this process)
@@ -41,8 +41,12 @@ export function keyOps({ team }: Bridge): KeyOps {
     pending.delete(id);
     const { request, waiters } = batch;
     try {
-      const args = [request.bucket, String(request.limit), String(request.windowMs), String(waiters.length)];
-      const { value } = await team<RateDecision[]>(batch.teamId, "CONSUME_RATE", args);
+      const { value } = await team(batch.teamId, "CONSUME_RATE", {
+        bucket: request.bucket,
+        limit: request.limit,
+        window: request.windowMs,
+        n: waiters.length,
+      });
       waiters.forEach((w, i) => {
         w.resolve(value[i] as RateDecision);
       });
@@ -53,34 +57,36 @@ export function keyOps({ team }: Bridge): KeyOps {
 
   return {
     async resolveKey(teamId, digest, rate) {
-      const { value } = await team<{ key: NewKey | null; rate?: RateDecision }>(teamId, "RESOLVE_KEY", [
+      const charge = checked(rate);
+      const { value } = await team(teamId, "RESOLVE_KEY", {
         digest,
-        ...rateArgs(checked(rate)),
-      ]);
+        bucket: charge?.bucket,
+        limit: charge?.limit,
+        window: charge?.windowMs,
+      });
       if (!value.key) return { key: null };
       return value.rate ? { key: toKeyRecord(value.key), rate: value.rate } : { key: toKeyRecord(value.key) };
     },
 
     async createKey(key, maxKeys) {
-      const args = [...keyArgs(key), String(maxKeys)];
-      const { value } = await team<NewKey | "limit">(key.teamId, "CREATE_KEY", args);
+      const { value } = await team(key.teamId, "CREATE_KEY", { ...keyArgs(key), max: maxKeys });
       if (value === "limit") throw errors.keyLimit(maxKeys);
       return toKeyRecord(value);
     },
 
     async provisionTeam(key) {
-      const { value } = await team<NewKey | "exists">(key.teamId, "PROVISION_TEAM", keyArgs(key));
+      const { value } = await team(key.teamId, "PROVISION_TEAM", keyArgs(key));
       if (value === "exists") throw errors.teamExists(key.teamId);
       return toKeyRecord(value);
     },
 
     async listKeys(teamId) {
-      const { value } = await team<Numbered<NewKey>[]>(teamId, "LIST_KEYS", []);
+      const { value } = await team(teamId, "LIST_KEYS", {});
       return value.sort(byCreation).map(toKeyRecord);
     },
 
     async deleteKey(teamId, keyId) {
-      return (await team<boolean>(teamId, "DELETE_KEY", [keyId])).value;
+      return (await team(teamId, "DELETE_KEY", { id: keyId })).value;
     },
 
     async consumeRate(teamId, rate) {

@@ -51,6 +51,7 @@ export const ROOM_KEY_PARTS = [
   "mailbox", // zset (score 0): "<type> <to> <seq, 12 digits>" per human_message, steer and interrupt event
   "marks", // hash: "<type> <agent>" → seq of the last such event the bridge or get_my_summary delivered
   "ctx_by", // zset (score 0): "t<type as JSON> <id>" and "a<author as JSON> <id>" per context entry (lua-context.ts CTX_BY)
+  "values", // hash: "<kind> <key>" → the value's JSON text, every kind of protocol/room-values.ts (lua-values.ts)
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];

@@ -3,13 +3,14 @@
  * pattern pairs, run by a real redis-server: every pair of short segment globs over {a, ., *, ?} (the alphabet on
  * which path-glob.test.ts proves the TS exact), and thousands of random multi-segment patterns mixing `**`,
  * wildcards, dots and multi-byte code points (2, 3 and 4 UTF-8 bytes, where a byte-wise port would go wrong).
- * The Lua ISO formatter used for lease expiries is checked against toISOString the same way.
+ * The Lua ISO formatter used for lease and claim expiries is checked against protocol/time.ts iso the same way.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { pick, prng } from "../../../test/support/prng.ts";
 import { sharedRedis } from "../../../test/support/redis-server.ts";
 import { normalisePath, patternsOverlap } from "../../protocol/paths.ts";
+import { iso } from "../../protocol/time.ts";
 import { GLOB } from "./lua-claims.ts";
 import { ISO_LUA } from "./lua-holdings.ts";
 
@@ -114,7 +115,7 @@ describe("glob overlap: Lua (Redis) and TS agree", () => {
     expect(pairs.length - yes).toBeGreaterThan(2000);
   });
 
-  test("the claim race's patterns, as the spec names them", async () => {
+  test("the claim race's patterns, as the protocol names them", async () => {
     const patterns = [
       "src/**",
       "src/a.ts",
@@ -131,7 +132,7 @@ describe("glob overlap: Lua (Redis) and TS agree", () => {
 });
 
 describe("Lua ISO times", () => {
-  test("iso_of(ms) equals toISOString for random instants from 1970 to 2400, leap days included", async () => {
+  test("iso_of(ms) equals iso (toISOString) for random instants from 1970 to 2400, leap days included", async () => {
     const rnd = prng(99);
     const times = [0, 951_782_400_000, 4_107_542_399_999, 1_709_164_800_000, 253_402_300_799_999];
     while (times.length < 2000) times.push(Math.floor(rnd() * 13_569_465_600_000));
@@ -140,6 +141,6 @@ local out = {}
 for i = 1, #ARGV do out[i] = iso_of(tonumber(ARGV[i])) end
 return table.concat(out, " ")`;
     const reply = (await redis.send("EVAL", [script, "0", ...times.map(String)])) as string;
-    expect(reply.split(" ")).toEqual(times.map((t) => new Date(t).toISOString()));
+    expect(reply.split(" ")).toEqual(times.map(iso));
   });
 });

@@ -5,8 +5,21 @@
  * port note there): lua-claims.test.ts runs both on the same random pattern pairs through a real Redis and
  * requires the same answers. The other reads return the live claims and TS computes check/list answers.
  */
+import type { ClaimConflict } from "../../protocol/claims.ts";
+import type { RoomEvent } from "../../protocol/records.ts";
 import { PEOPLE_HELPERS } from "./lua-people-helpers.ts";
 import { PLAN_HELPERS } from "./lua-plan.ts";
+import type { StoredPresence } from "./records.ts";
+import { arg, returns, script } from "./script-decl.ts";
+
+/** A claim as LIST_CLAIMS returns it (times in ms). */
+export interface StoredClaim {
+  path: string;
+  agentId: string;
+  expiresAt: number;
+  claimedAt: number;
+  reason?: string;
+}
 
 /**
  * G.overlap(a, b): true when some concrete normalised path matches both normalised patterns — the product of
@@ -127,8 +140,8 @@ function G.overlap(a, b)
 end
 `;
 
-/** Claim helpers: byte-order sorting, live claims, recording the ones that ran out. */
-const CLAIM_HELPERS = `${GLOB}
+/** Claim helpers: byte-order sorting, live claims, the claim decision, recording the ones that ran out. */
+export const CLAIM_HELPERS = `${GLOB}
 -- UTF-8 byte order (string < follows the server's collation locale, which may not be bytes).
 function G.before(a, b)
   for i = 1, math.min(#a, #b) do
@@ -170,6 +183,30 @@ function G.expire()
   end
   if #due > 0 then signal("claims") end
 end
+-- claim_files of \`paths\` by \`agent\` against the live claims (as G.live maps them): the conflicts (each requested
+-- path against another agent's overlapping claim, unordered), else the refusal when the room would hold more than
+-- \`max\` live claims; and the agent's own live claims by path. protocol/claims.ts fileClaimConflicts, which
+-- lua-rooms.test.ts runs beside it on generated cases.
+function G.decide(paths, live, agent, max)
+  local conflicts, count, mine = {}, 0, {}
+  for path, c in pairs(live) do
+    count = count + 1
+    if c.agentId == agent then
+      mine[path] = c
+    else
+      for _, p in ipairs(paths) do
+        if G.overlap(p, path) then
+          conflicts[#conflicts + 1] = '{"path":' .. str(p) .. ',"heldBy":' .. str(c.agentId) .. ',"pattern":'
+            .. str(path) .. ',"expiresAt":' .. num(c.expiresAt) .. '}'
+        end
+      end
+    end
+  end
+  if #conflicts > 0 then return conflicts, nil, mine end
+  for _, p in ipairs(paths) do if not mine[p] then count = count + 1 end end
+  if count > max then return conflicts, '{"err":"claimLimit","max":' .. num(max) .. '}', mine end
+  return conflicts, nil, mine
+end
 -- The agent's live claims (paths, byte order) after removing them.
 function G.release_all(agent)
   local paths = {}
@@ -191,38 +228,29 @@ end
  * claimFiles: all or nothing. Replies {ok: {claimed: [{path, expiresAt (ms)}], conflicts: [{path, heldBy,
  * pattern, expiresAt (ms)}] (unordered)}} or {err: "claimLimit"}.
  */
-export const CLAIM_FILES = `${CLAIM_HELPERS}
-local agent = ARGV[5]           -- the claiming agent
-local paths = cjson.decode(ARGV[6]) -- normalised, distinct paths or globs (a JSON array)
-local ttl = tonumber(ARGV[7])   -- ms the claims live past the holder's last call
-local reason = ARGV[8]          -- reason, used only when ARGV[9] is "1"
-local has_reason = ARGV[9] == "1"
-local max = tonumber(ARGV[10])  -- most live claims a room may hold
-local live = G.live()
-local conflicts, count, mine = {}, 0, {}
-for path, c in pairs(live) do
-  count = count + 1
-  if c.agentId == agent then
-    mine[path] = c
-  else
-    for _, p in ipairs(paths) do
-      if G.overlap(p, path) then
-        conflicts[#conflicts + 1] = '{"path":' .. str(p) .. ',"heldBy":' .. str(c.agentId) .. ',"pattern":'
-          .. str(path) .. ',"expiresAt":' .. num(c.expiresAt) .. '}'
-      end
-    end
-  end
-end
+export const CLAIM_FILES = script({
+  args: {
+    agent: arg.text, // the claiming agent
+    paths: arg.json<string[]>(), // normalised, distinct paths or globs
+    ttl: arg.number, // ms the claims live past the holder's last call
+    reason: arg.maybeText, // the claims' reason; none keeps a renewed claim's own
+    max: arg.number, // most live claims a room may hold
+  },
+  reply: returns<{
+    claimed: { path: string; expiresAt: number }[];
+    conflicts: (Omit<ClaimConflict, "expiresAt"> & { expiresAt: number })[];
+  }>(),
+  body: `${CLAIM_HELPERS}
+local conflicts, refused, mine = G.decide(paths, G.live(), agent, max)
 if #conflicts > 0 then return ok('{"claimed":[],"conflicts":[' .. table.concat(conflicts, ",") .. ']}') end
-for _, p in ipairs(paths) do if not mine[p] then count = count + 1 end end
-if count > max then return '{"err":"claimLimit","max":' .. max .. '}' end
+if refused then return refused end
 if not OWNED and not CLAIM_OK then return CLAIM end
 G.expire()
 local expires = NOW + ttl
 local claimed = {}
 for _, p in ipairs(paths) do
   local old = mine[p]
-  local r = has_reason and reason or (old and old.reason) or nil
+  local r = reason or (old and old.reason) or nil
   W("HSET", K_CLAIMS, p, R.claim_json({ agentId = agent, expiresAt = expires, ttl = ttl,
     claimedAt = old and old.claimedAt or NOW, reason = r }))
   W("ZADD", K_CLAIM_EXP, expires, p)
@@ -230,18 +258,24 @@ for _, p in ipairs(paths) do
   claimed[#claimed + 1] = '{"path":' .. str(p) .. ',"expiresAt":' .. num(expires) .. '}'
 end
 append_event("files_claimed", agent, "all", '{"paths":' .. strs(paths) .. ',"expiresAt":' .. str(R.iso(expires))
-  .. (has_reason and (',"reason":' .. str(reason)) or "") .. '}')
+  .. (reason and (',"reason":' .. str(reason)) or "") .. '}')
 signal("claims")
 commit()
 return ok('{"claimed":[' .. table.concat(claimed, ",") .. '],"conflicts":[]}')
-`;
+`,
+});
 
 /** releaseFiles. Replies {ok: {released: [path…]}} in byte order; writes nothing when nothing is released. */
-export const RELEASE_FILES = `${CLAIM_HELPERS}
-local agent = ARGV[5]           -- the holder
-local all = ARGV[6] == "1"      -- "1": every claim of the agent; "0": only those named in ARGV[7]
+export const RELEASE_FILES = script({
+  args: {
+    agent: arg.text, // the holder
+    all: arg.flag, // every claim of the agent, or only those named in `paths`
+    paths: arg.json<string[]>(), // the paths to release (when not all)
+  },
+  reply: returns<{ released: string[] }>(),
+  body: `${CLAIM_HELPERS}
 local named = {}
-for _, p in ipairs(cjson.decode(ARGV[7])) do named[p] = true end
+for _, p in ipairs(paths) do named[p] = true end
 if not OWNED then return ok('{"released":[]}') end
 local target = {}
 for _, path in ipairs(R.items("c", agent)) do
@@ -262,16 +296,28 @@ end
 append_event("files_released", agent, "all", '{"paths":' .. strs(target) .. '}')
 signal("claims")
 return ok('{"released":' .. strs(target) .. '}')
-`;
+`,
+});
 
 /** listClaims / checkFiles: the live claims. Replies {ok: [{path, agentId, expiresAt, ttl, claimedAt, reason?}…]}. */
-export const LIST_CLAIMS = `${CLAIM_HELPERS}
+export const LIST_CLAIMS = script({
+  args: {},
+  reply: returns<StoredClaim[]>(),
+  body: `${CLAIM_HELPERS}
 local _, out = G.live()
 return ok("[" .. table.concat(out, ",") .. "]")
-`;
+`,
+});
 
 /** roomState. Replies {ok: {claims: [...] as LIST_CLAIMS, presence: {agent: {lastSeen, statusText?, left?}}, lastSeq}}. */
-export const ROOM_STATE = `${CLAIM_HELPERS}
+export const ROOM_STATE = script({
+  args: {},
+  reply: returns<{
+    claims: StoredClaim[];
+    presence: Record<string, StoredPresence>;
+    lastSeq: number | string;
+  }>(),
+  body: `${CLAIM_HELPERS}
 if not OWNED then return ok('{"claims":[],"presence":{},"lastSeq":0}') end
 local _, out = G.live()
 local all = redis.call("HGETALL", K_PRESENCE)
@@ -279,32 +325,41 @@ local people = {}
 for i = 1, #all, 2 do people[#people + 1] = str(all[i]) .. ":" .. all[i + 1] end
 return ok('{"claims":[' .. table.concat(out, ",") .. '],"presence":{' .. table.concat(people, ",")
   .. '},"lastSeq":' .. (redis.call("HGET", K_META, "event_seq") or "0") .. '}')
-`;
+`,
+});
 
 /** broadcast: event broadcast {message, status?} and, with a status, the sender's status text. Replies {ok: event}. */
-export const BROADCAST = `
-local agent = ARGV[5]           -- the sender
-local message = ARGV[6]         -- the message
-local status = ARGV[7]          -- new status text, used only when ARGV[8] is "1"
-local has_status = ARGV[8] == "1"
+export const BROADCAST = script({
+  args: {
+    agent: arg.text, // the sender
+    message: arg.text, // the message
+    status: arg.maybeText, // the sender's new status text, none to keep it
+  },
+  reply: returns<Omit<RoomEvent, "read_by">>(),
+  body: `
 if not OWNED and not CLAIM_OK then return CLAIM end
 local e = append_event("broadcast", agent, "all", '{"message":' .. str(message)
-  .. (has_status and (',"status":' .. str(status)) or "") .. '}')
-if has_status then
+  .. (status and (',"status":' .. str(status)) or "") .. '}')
+if status then
   W("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. ',"statusText":' .. str(status) .. '}')
   signal("presence")
 end
 commit()
 return ok(e)
-`;
+`,
+});
 
 /**
- * leaveRoom: presence "left"; the agent's live leases (tasks back to pending), claims and locks released, and the
+ * leaveRoom: presence "left" (status text cleared); the agent's live leases (tasks back to pending), claims and locks released, and the
  * wheel when it drives the room (driver_changed, reason released, before agent_left).
  * Replies {ok: {exists, tasks, paths, locks}}; on a room not owned yet it writes nothing.
  */
-export const LEAVE_ROOM = `${PLAN_HELPERS}${CLAIM_HELPERS}${PEOPLE_HELPERS}
-local agent = ARGV[5]           -- the agent leaving
+export const LEAVE_ROOM = script({
+  args: {
+    agent: arg.text, // the agent leaving
+  },
+  reply: returns<{ exists: boolean; tasks: string[]; paths: string[]; locks: string[] }>(),
+  body: `${PLAN_HELPERS}${CLAIM_HELPERS}${PEOPLE_HELPERS}
 if not OWNED then return ok('{"exists":false,"tasks":[],"paths":[],"locks":[]}') end
 ensure_counts()
 leases_due()
@@ -340,10 +395,8 @@ for i = 1, #held, 2 do
   end
 end
 G.sorted(locks)
-local old = redis.call("HGET", K_PRESENCE, agent)
-local text = old and val(cjson.decode(old).statusText)
-W("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. (text and (',"statusText":' .. str(text)) or "")
-  .. ',"left":true}')
+-- The status text goes: it said what the agent was doing, and that is over.
+W("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. ',"left":true}')
 signal("presence")
 if #paths > 0 then
   append_event("files_released", agent, "all", '{"paths":' .. strs(paths) .. '}')
@@ -356,4 +409,5 @@ if d.holder == agent then P.change(d, nil, nil, "released", agent) end
 local released = '"tasks":' .. strs(tasks) .. ',"paths":' .. strs(paths) .. ',"locks":' .. strs(locks)
 append_event("agent_left", agent, "all", '{"agentId":' .. str(agent) .. ',' .. released .. '}')
 return ok('{"exists":true,' .. released .. '}')
-`;
+`,
+});

@@ -1,7 +1,11 @@
 /**
- * Lua bodies of the context operations (each is prepended with PRELUDE). An entry is stored as its JSON without
- * the payload (in ctx) plus the payload verbatim (in ctx_payload); replies pair them as {"m": entry, "p": payload}.
+ * Lua of the context operations (each is prepended with PRELUDE). An entry is stored as its JSON without the
+ * payload (in ctx) plus the payload verbatim (in ctx_payload); replies pair them as {"m": entry, "p": payload}.
  */
+import type { JsonObject } from "../../protocol/records.ts";
+import type { ContextVersion } from "../types.ts";
+import type { SearchTerms, StoredEntry } from "./records.ts";
+import { arg, returns, script } from "./script-decl.ts";
 
 /**
  * The context entries by type and by author (K_CTX_BY), so a filtered list_context reads only the entries it
@@ -34,8 +38,33 @@ function CTX_BY.ids(kind, value)
 end
 `;
 
+/**
+ * The rules of a context write (protocol/context-rules.ts checkContextVersion, the version revisedContextEntry
+ * gives, and addressee, which lua-rooms.test.ts runs beside them on generated cases).
+ */
+export const CTX_RULES = `
+-- An expected version ("" expects none) other than the entry's.
+local function ctx_version_refused(m, expected)
+  if expected ~= "" and expected ~= m.version then
+    return '{"err":"contextVersion","id":' .. str(m.id) .. ',"version":' .. str(m.version) .. ',"author":'
+      .. str(m.author) .. '}'
+  end
+  return nil
+end
+-- The version after "1.N": "1.<N + 1>" (the minor number counts updates).
+local function next_version(v)
+  local major, minor = string.match(v, "^(%d+)%.(%d+)$")
+  return major .. "." .. num(tonumber(minor) + 1)
+end
+-- A context event goes to the one consumer, to "all" for several, to nobody (nil) for none.
+local function addressee(agents)
+  if #agents == 0 then return nil end
+  return #agents == 1 and agents[1] or "all"
+end
+`;
+
 /** Lua helpers of the context scripts: entry JSON, context event, change counter. */
-const CONTEXT_HELPERS = `${CTX_BY}
+const CONTEXT_HELPERS = `${CTX_BY}${CTX_RULES}
 local function entry_json(m, agents_json)
   return '{"id":' .. str(m.id) .. ',"type":' .. str(m.type) .. ',"author":' .. str(m.author)
     .. ',"timestamp":' .. str(m.timestamp) .. ',"summary":' .. str(m.summary)
@@ -43,8 +72,8 @@ local function entry_json(m, agents_json)
 end
 -- One consumer gets the event addressed to it; several get it addressed to "all"; none get no event.
 local function notify(etype, author, agents, payload)
-  if #agents == 0 then return end
-  append_event(etype, author, #agents == 1 and agents[1] or "all", payload)
+  local to = addressee(agents)
+  if to then append_event(etype, author, to, payload) end
 end
 local function changed(id)
   W("ZADD", K_CTX_CHANGES, W("HINCRBY", K_META, "ctx_seq", 1), id)
@@ -54,58 +83,77 @@ end
 local function placed(id)
   local head = redis.call("HGET", K_META, "event_seq") or "0"
   local old = redis.call("HGET", K_CTX_SEQS, id)
-  W("HSET", K_CTX_SEQS, id, old and (string.sub(old, 1, -2) .. "," .. head .. "]") or ("[" .. head .. "]"))
+  W("HSET", K_CTX_SEQS, id, old and (string.sub(old, 1, -2) .. "," .. num(head) .. "]") or ("[" .. num(head) .. "]"))
 end
 `;
 
 /** writeContext. Replies {ok: {m, p}}. */
-export const WRITE_CONTEXT = `${CONTEXT_HELPERS}
-local ctype = ARGV[5]           -- context type
-local author = ARGV[6]          -- author
-local summary = ARGV[7]         -- summary
-local agents_json = ARGV[8]     -- consuming_agents as a JSON array of strings
-local payload = ARGV[9]         -- payload JSON, validated by the caller
-local terms = ARGV[10]          -- search terms, JSON {summary: {token: count}, payload: {…}}
+export const WRITE_CONTEXT = script({
+  args: {
+    ctype: arg.text, // context type
+    author: arg.text, // author
+    summary: arg.text, // summary
+    agentsJson: arg.jsonText<string[]>(), // consuming_agents
+    payload: arg.jsonText<JsonObject>(), // payload, validated by the caller, kept verbatim
+    terms: arg.json<SearchTerms>(), // search terms {summary: {token: count}, payload: {…}}
+  },
+  reply: returns<StoredEntry>(),
+  body: `${CONTEXT_HELPERS}
 if not OWNED and not CLAIM_OK then return CLAIM end
-local id = "ctx-" .. W("HINCRBY", K_META, "ctx_n", 1)
+local id = "ctx-" .. num(W("HINCRBY", K_META, "ctx_n", 1))
 local entry = entry_json({ id = id, type = ctype, author = author, timestamp = NOW_ISO, summary = summary,
   version = "1.0" }, agents_json)
 W("HSET", K_CTX, id, entry)
 W("HSET", K_CTX_PAYLOAD, id, payload)
 if CTX_BY.ready() then CTX_BY.add(id, ctype, author) end
-IX.put(id, cjson.decode(terms))
+IX.put(id, terms)
 changed(id)
 notify("context_available", author, cjson.decode(agents_json), '{"contextId":' .. str(id) .. ',"contextType":'
   .. str(ctype) .. ',"summary":' .. str(summary) .. ',"consuming_agents":' .. agents_json .. '}')
 placed(id)
 commit()
 return ok('{"m":' .. entry .. ',"p":' .. payload .. '}')
-`;
+`,
+});
 
 /** readContext. Replies {ok: {m, p}} or {err: "contextNotFound"}. */
-export const READ_CONTEXT = `
-local id = ARGV[5]              -- context id
+export const READ_CONTEXT = script({
+  args: {
+    id: arg.text, // context id
+  },
+  reply: returns<StoredEntry>(),
+  body: `
 local entry = OWNED and redis.call("HGET", K_CTX, id)
 if not entry then return '{"err":"contextNotFound","id":' .. str(id) .. '}' end
 return ok('{"m":' .. entry .. ',"p":' .. redis.call("HGET", K_CTX_PAYLOAD, id) .. '}')
-`;
+`,
+});
 
 /** contextHistory. Replies {ok: [ContextVersion…]} oldest first, or {err: "contextNotFound"}. */
-export const CONTEXT_HISTORY = `
-local id = ARGV[5]              -- context id
+export const CONTEXT_HISTORY = script({
+  args: {
+    id: arg.text, // context id
+  },
+  reply: returns<ContextVersion[]>(),
+  body: `
 if not (OWNED and redis.call("HEXISTS", K_CTX, id) == 1) then
   return '{"err":"contextNotFound","id":' .. str(id) .. '}'
 end
 return ok(redis.call("HGET", K_CTX_HIST, id) or "[]")
-`;
+`,
+});
 
 /**
  * listContext. Replies {ok: [{m, p}…]} (unordered; sorted in TS). With a type or author filter it reads only the
  * entries the index (CTX_BY) lists for it, and checks each against both filters.
  */
-export const LIST_CONTEXT = `${CTX_BY}
-local ctype = ARGV[5]           -- exact type to keep, "" for any
-local author = ARGV[6]          -- exact current author to keep, "" for any
+export const LIST_CONTEXT = script({
+  args: {
+    ctype: arg.textOrEmpty, // exact type to keep, "" for any
+    author: arg.textOrEmpty, // exact current author to keep, "" for any
+  },
+  reply: returns<StoredEntry[]>(),
+  body: `${CTX_BY}
 if not OWNED then return ok("[]") end
 local ids, entries = {}, {}
 if ctype == "" and author == "" then
@@ -132,26 +180,30 @@ if #ids > 0 then
   for i = 1, #ids do out[i] = '{"m":' .. entries[i] .. ',"p":' .. payloads[i] .. '}' end
 end
 return ok_pieces({ "[", out, "]" })
-`;
+`,
+});
 
 /**
  * updateContext. Replies {ok: {m, p}} or {err: "contextNotFound" | "contextVersion" | "payload"}; "payload"
  * carries the entry's type so TS can produce validatePayload's exact message.
  */
-export const UPDATE_CONTEXT = `${CONTEXT_HELPERS}
-local id = ARGV[5]              -- context id
-local author = ARGV[6]          -- the updater, new author
-local fields = ARGV[7]          -- JSON {summary?, consuming_agents?} to apply
-local payload = ARGV[8]         -- new payload JSON, "" to keep the current one
-local valid_for = ARGV[9]       -- " "-separated context types the new payload is valid for (when given)
-local expected = ARGV[10]       -- expected version "1.N", "" for any
-local terms = ARGV[11]          -- search terms of the changed summary/payload, JSON {field: {token: count}}, "" for none
+export const UPDATE_CONTEXT = script({
+  args: {
+    id: arg.text, // context id
+    author: arg.text, // the updater, new author
+    fields: arg.json<{ summary?: string; consuming_agents?: string[] }>(), // the changes to apply
+    payload: arg.maybeJsonText<JsonObject>(), // the new payload, "" to keep the current one
+    validFor: arg.text, // " "-separated context types the new payload is valid for (when given)
+    expected: arg.textOrEmpty, // expected version "1.N", "" for any
+    terms: arg.maybeJson<SearchTerms>(), // search terms of the changed summary or payload (none: neither)
+  },
+  reply: returns<StoredEntry>(),
+  body: `${CONTEXT_HELPERS}
 local raw = OWNED and redis.call("HGET", K_CTX, id)
 if not raw then return '{"err":"contextNotFound","id":' .. str(id) .. '}' end
 local m = cjson.decode(raw)
-if expected ~= "" and expected ~= m.version then
-  return '{"err":"contextVersion","id":' .. str(id) .. ',"version":' .. str(m.version) .. ',"author":' .. str(m.author) .. '}'
-end
+local stale = ctx_version_refused(m, expected)
+if stale then return stale end
 if payload ~= "" and not string.find(" " .. valid_for .. " ", " " .. m.type .. " ", 1, true) then
   return '{"err":"payload","type":' .. str(m.type) .. '}'
 end
@@ -161,12 +213,11 @@ local earlier = '{"author":' .. str(m.author) .. ',"timestamp":' .. str(m.timest
   .. ',"version":' .. str(m.version) .. '}'
 local hist = redis.call("HGET", K_CTX_HIST, id)
 W("HSET", K_CTX_HIST, id, hist and (string.sub(hist, 1, -2) .. "," .. earlier .. "]") or ("[" .. earlier .. "]"))
-local f = cjson.decode(fields)
+local f = fields
 if f.summary ~= nil then m.summary = f.summary end
 if f.consuming_agents ~= nil then m.consuming_agents = f.consuming_agents end
 local previous = m.version
-local major, minor = string.match(previous, "^(%d+)%.(%d+)$")
-m.version = major .. "." .. (tonumber(minor) + 1)
+m.version = next_version(previous)
 if m.author ~= author and CTX_BY.ready() then
   redis.call("ZREM", K_CTX_BY, CTX_BY.member("a", m.author, id))
   CTX_BY.add(id, m.type, author)
@@ -177,7 +228,7 @@ local entry = entry_json(m, strs(m.consuming_agents))
 if payload == "" then payload = old_payload end
 W("HSET", K_CTX, id, entry)
 W("HSET", K_CTX_PAYLOAD, id, payload)
-if terms ~= "" then IX.put(id, cjson.decode(terms)) end
+if terms then IX.put(id, terms) end
 changed(id)
 notify("context_updated", author, m.consuming_agents, '{"contextId":' .. str(id) .. ',"contextType":'
   .. str(m.type) .. ',"summary":' .. str(m.summary) .. ',"previousVersion":' .. str(previous)
@@ -185,22 +236,26 @@ notify("context_updated", author, m.consuming_agents, '{"contextId":' .. str(id)
 placed(id)
 commit()
 return ok('{"m":' .. entry .. ',"p":' .. payload .. '}')
-`;
+`,
+});
 
 /**
  * deleteContext: the entry, its payload and history, out of the index. Replies {ok: {m, p}} (as it was) or
  * {err: "contextNotFound" | "contextVersion"}.
  */
-export const DELETE_CONTEXT = `${CTX_BY}
-local id = ARGV[5]              -- context id
-local agent = ARGV[6]           -- who deletes it (the event's from)
-local expected = ARGV[7]        -- expected version "1.N", "" for any
+export const DELETE_CONTEXT = script({
+  args: {
+    id: arg.text, // context id
+    agent: arg.text, // who deletes it (the event's from)
+    expected: arg.textOrEmpty, // expected version "1.N", "" for any
+  },
+  reply: returns<StoredEntry>(),
+  body: `${CTX_BY}${CTX_RULES}
 local raw = OWNED and redis.call("HGET", K_CTX, id)
 if not raw then return '{"err":"contextNotFound","id":' .. str(id) .. '}' end
 local m = cjson.decode(raw)
-if expected ~= "" and expected ~= m.version then
-  return '{"err":"contextVersion","id":' .. str(id) .. ',"version":' .. str(m.version) .. ',"author":' .. str(m.author) .. '}'
-end
+local stale = ctx_version_refused(m, expected)
+if stale then return stale end
 local payload = redis.call("HGET", K_CTX_PAYLOAD, id)
 redis.call("HDEL", K_CTX, id)
 redis.call("HDEL", K_CTX_PAYLOAD, id)
@@ -210,18 +265,23 @@ if CTX_BY.ready() then
   redis.call("ZREM", K_CTX_BY, CTX_BY.member("t", m.type, id), CTX_BY.member("a", m.author, id))
 end
 IX.drop(id)
-local agents = m.consuming_agents
-append_event("context_deleted", agent, #agents == 1 and agents[1] or "all", '{"contextId":' .. str(id)
+append_event("context_deleted", agent, addressee(m.consuming_agents) or "all", '{"contextId":' .. str(id)
   .. ',"entry":' .. string.sub(raw, 1, -2) .. ',"payload":' .. payload .. '}}')
 commit()
 return ok('{"m":' .. raw .. ',"p":' .. payload .. '}')
-`;
+`,
+});
 
 /** contextVersions: the entry and its earlier versions at once. Replies {ok: {m, p, h}} or {err: "contextNotFound"}. */
-export const CONTEXT_VERSIONS = `
-local id = ARGV[5]              -- context id
+export const CONTEXT_VERSIONS = script({
+  args: {
+    id: arg.text, // context id
+  },
+  reply: returns<StoredEntry & { h: ContextVersion[] }>(),
+  body: `
 local entry = OWNED and redis.call("HGET", K_CTX, id)
 if not entry then return '{"err":"contextNotFound","id":' .. str(id) .. '}' end
 return ok('{"m":' .. entry .. ',"p":' .. redis.call("HGET", K_CTX_PAYLOAD, id) .. ',"h":'
   .. (redis.call("HGET", K_CTX_HIST, id) or "[]") .. '}')
-`;
+`,
+});

@@ -1,75 +1,116 @@
 /**
- * Lua bodies of the room's wheel (humans.md §2), the room's description and the bridge's exchange, each prepended
+ * Lua of the room's wheel (docs/people.md, The driver), the room's description and the bridge's exchange, each prepended
  * with PRELUDE, LOG and GUARD. The driver lives in meta (drv_*), so the epoch check and the append of a steer or an
  * interrupt are one script. Refusals name their kind; people-refusals.ts turns them into RoomErrors.
  */
+import type { DriverState, RoomInfo } from "../../protocol/people.ts";
+import type { RoomEvent, Task, TaskStatus } from "../../protocol/records.ts";
 import { PEOPLE_HELPERS } from "./lua-people-helpers.ts";
 import { TASK_COUNTS } from "./lua-task-counts.ts";
+import { arg, returns, script } from "./script-decl.ts";
+
+type StoredEvent = Omit<RoomEvent, "read_by">;
+
+/** What BRIDGE answers (events as stored; TS picks and shapes). */
+export interface StoredBridge {
+  exists: boolean;
+  driver?: DriverState;
+  interrupts?: StoredEvent[];
+  steers?: StoredEvent[];
+  messages?: StoredEvent[];
+  tasks?: Task[];
+  unread?: number;
+}
+
+/** What ROOM_DETAILS answers (every field but `exists` only on a room the team owns). */
+export interface StoredDetails {
+  exists: boolean;
+  createdAt?: string | null;
+  lastUsed?: number | null;
+  byStatus?: Record<TaskStatus, number>;
+  contextCount?: number;
+  eventCount?: number;
+  agentCount?: number;
+  driver?: DriverState;
+  forkedFrom?: RoomInfo["forkedFrom"];
+}
 
 /** getDriver. Replies {ok: DriverState}. */
-export const GET_DRIVER = `${PEOPLE_HELPERS}
+export const GET_DRIVER = script({
+  args: {},
+  reply: returns<DriverState>(),
+  body: `${PEOPLE_HELPERS}
 if not OWNED then return ok('{"holder":null,"holderKind":null,"epoch":0,"since":null}') end
 return ok(P.driver_json(P.driver()))
-`;
+`,
+});
 
 /** takeDriver. Replies {ok: DriverState} or {err: "driverHeld" | "driverTaken", driver}. */
-export const TAKE_DRIVER = `${PEOPLE_HELPERS}
-local holder = ARGV[5]          -- the taker, as events name it
-local kind = ARGV[6]            -- "human" or "agent"
-local force = ARGV[7] == "1"    -- an operator's force: take it from another person too
+export const TAKE_DRIVER = script({
+  args: {
+    holder: arg.text, // the taker, as events name it
+    kind: arg.text, // "human" or "agent"
+    force: arg.flag, // an operator's force: take it from another person too
+  },
+  reply: returns<DriverState>(),
+  body: `${PEOPLE_HELPERS}
 local d = OWNED and P.driver() or { epoch = 0 }
 if d.holder == holder then return ok(P.driver_json(d)) end
-local reason
-if not d.holder then
-  reason = kind == "agent" and "claimed" or "taken"
-elseif kind == "agent" then
-  return P.refuse("driverTaken", d)
-elseif d.kind == "agent" then
-  reason = "taken_from_agent"
-elseif force then
-  reason = "forced"
-else
-  return P.refuse("driverHeld", d)
-end
+local reason, refused = P.take_reason(d, kind, force)
+if refused then return refused end
 if not OWNED and not CLAIM_OK then return CLAIM end
 local now_driver = P.change(d, holder, kind, reason, holder)
 commit()
 return ok(P.driver_json(now_driver))
-`;
+`,
+});
 
 /** releaseDriver. Replies {ok: DriverState} or {err: "staleEpoch" | "notDriver", driver}. */
-export const RELEASE_DRIVER = `${PEOPLE_HELPERS}
-local holder = ARGV[5]          -- who releases: must hold the wheel
-local epoch = tonumber(ARGV[6]) -- the epoch they saw: must be current
+export const RELEASE_DRIVER = script({
+  args: {
+    holder: arg.text, // who releases: must hold the wheel
+    epoch: arg.number, // the epoch they saw: must be current
+  },
+  reply: returns<DriverState>(),
+  body: `${PEOPLE_HELPERS}
 local d = OWNED and P.driver() or { epoch = 0 }
-if epoch ~= d.epoch then return P.refuse("staleEpoch", d, ',"given":' .. num(epoch)) end
-if d.holder ~= holder then return P.refuse("notDriver", d, ',"action":"release the wheel"') end
+local refused = P.act_refused(d, holder, epoch, "release the wheel")
+if refused then return refused end
 local now_driver = P.change(d, nil, nil, "released", holder)
 commit()
 return ok(P.driver_json(now_driver))
-`;
+`,
+});
 
 /** driverAct: the epoch check and the append, one script. Replies {ok: event} or {err: "staleEpoch" | "notDriver"}. */
-export const DRIVER_ACT = `${PEOPLE_HELPERS}
-local etype = ARGV[5]           -- "steer" or "interrupt"
-local by = ARGV[6]              -- who acts: must hold the wheel
-local epoch = tonumber(ARGV[7]) -- the epoch they saw: must be current (checked first)
-local to = ARGV[8]              -- the agent addressed
-local text = ARGV[9]            -- the steer's text or the interrupt's reason
+export const DRIVER_ACT = script({
+  args: {
+    etype: arg.text, // "steer" or "interrupt"
+    by: arg.text, // who acts: must hold the wheel
+    epoch: arg.number, // the epoch they saw: must be current (checked first)
+    to: arg.text, // the agent addressed
+    text: arg.text, // the steer's text or the interrupt's reason
+  },
+  reply: returns<StoredEvent>(),
+  body: `${PEOPLE_HELPERS}
 local d = OWNED and P.driver() or { epoch = 0 }
-if epoch ~= d.epoch then return P.refuse("staleEpoch", d, ',"given":' .. num(epoch)) end
-if d.holder ~= by then return P.refuse("notDriver", d, ',"action":' .. str(etype)) end
+local refused = P.act_refused(d, by, epoch, etype)
+if refused then return refused end
 local field = etype == "steer" and "text" or "reason"
 local e = append_event(etype, by, to, '{"' .. field .. '":' .. str(text) .. ',"epoch":' .. num(d.epoch) .. '}')
 commit()
 return ok(e)
-`;
+`,
+});
 
 /**
  * roomDetails (get_room_info), task counts as reads show them. Replies {ok: {exists: false}} or {ok: {exists,
  * createdAt, lastUsed, byStatus, contextCount, eventCount, agentCount, driver, forkedFrom}}.
  */
-export const ROOM_DETAILS = `${PEOPLE_HELPERS}
+export const ROOM_DETAILS = script({
+  args: {},
+  reply: returns<StoredDetails>(),
+  body: `${PEOPLE_HELPERS}
 if not OWNED then return ok('{"exists":false}') end
 local m = redis.call("HMGET", K_META, "created_at", "last_used", "event_seq", "forked_from")
 ${TASK_COUNTS}
@@ -79,7 +120,8 @@ return ok('{"exists":true,"createdAt":' .. opt_str(m[1] or nil) .. ',"lastUsed":
   .. redis.call("HLEN", K_CTX) .. ',"eventCount":'
   .. (m[3] or "0") .. ',"agentCount":' .. redis.call("HLEN", K_PRESENCE) .. ',"driver":' .. P.driver_json(P.driver())
   .. ',"forkedFrom":' .. (m[4] or "null") .. '}')
-`;
+`,
+});
 
 /**
  * bridge: one hook call of an agent's harness. Records its presence with a status text, appends agent_step
@@ -87,13 +129,17 @@ return ok('{"exists":true,"createdAt":' .. opt_str(m[1] or nil) .. ',"lastUsed":
  * people's messages (SessionStart, UserPromptSubmit, Stop), and on SessionStart the digest. Replies {ok: {exists,
  * driver, interrupts?, steers?, messages?, tasks?, unread?}} (events as stored; TS picks and shapes).
  */
-export const BRIDGE = `${PEOPLE_HELPERS}
-local agent = ARGV[5]           -- the agent the harness runs
-local hook = ARGV[6]            -- SessionStart, PreToolUse, PostToolUse, UserPromptSubmit or Stop
-local step = ARGV[7]            -- PostToolUse: agent_step payload JSON {tool, target, ok}, "" for none
-local status = ARGV[8]          -- the agent's status text
-local take_max = tonumber(ARGV[9]) -- most steers or interrupts taken in one call
-local msg_max = tonumber(ARGV[10]) -- most messages delivered in one call
+export const BRIDGE = script({
+  args: {
+    agent: arg.text, // the agent the harness runs
+    hook: arg.text, // SessionStart, PreToolUse, PostToolUse, UserPromptSubmit or Stop
+    step: arg.maybeJsonText<{ tool: string; target: string; ok: boolean }>(), // PostToolUse: agent_step payload, "" for none
+    status: arg.text, // the agent's status text
+    takeMax: arg.number, // most steers or interrupts taken in one call
+    msgMax: arg.number, // most messages delivered in one call
+  },
+  reply: returns<StoredBridge>(),
+  body: `${PEOPLE_HELPERS}
 if not OWNED then return ok('{"exists":false}') end
 W("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. ',"statusText":' .. str(status) .. '}')
 signal("presence")
@@ -120,4 +166,5 @@ else
 end
 commit()
 return ok(out .. '}')
-`;
+`,
+});

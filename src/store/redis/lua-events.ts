@@ -1,16 +1,31 @@
 /**
- * Lua bodies of the event operations (each is prepended with PRELUDE). Events are listed as
+ * Lua of the event operations (each is prepended with PRELUDE). Events are listed as
  * [{"e": event without read_by, "r": read_by}], which TS turns into RoomEvents.
  */
+import type { JsonObject, RoomEvent } from "../../protocol/records.ts";
+import type { SearchTerms, StoredEvent } from "./records.ts";
+import { arg, returns, script } from "./script-decl.ts";
+
+/** What a batch of consumed events answers (consume in lua-log.ts). */
+export interface StoredBatch {
+  events: StoredEvent[];
+  cursor: number | null;
+  remaining: number;
+  trimmedBefore?: number;
+}
 
 /** postEvent. Replies {ok: event} or {err: "eventNotFound"} for an unknown replyToId. */
-export const POST_EVENT = `
-local etype = ARGV[5]           -- event type
-local from = ARGV[6]            -- sender
-local to = ARGV[7]              -- addressee or "all"
-local payload = ARGV[8]         -- payload JSON
-local reply_to = ARGV[9]        -- id of the event replied to, "" for none
-local terms = ARGV[10]          -- search terms, JSON {type: {token: count}, payload: {…}}
+export const POST_EVENT = script({
+  args: {
+    etype: arg.text, // event type
+    from: arg.text, // sender
+    to: arg.text, // addressee or "all"
+    payload: arg.jsonText<JsonObject>(), // payload, spliced verbatim
+    replyTo: arg.textOrEmpty, // id of the event replied to, "" for none
+    terms: arg.json<SearchTerms>(), // search terms {type: {token: count}, payload: {…}}
+  },
+  reply: returns<Omit<RoomEvent, "read_by">>(),
+  body: `
 if reply_to ~= "" and not (OWNED and event_seq_of(reply_to)) then
   return '{"err":"eventNotFound","id":' .. str(reply_to) .. '}'
 end
@@ -19,25 +34,32 @@ local e = append_event(etype, from, to, payload, optional(reply_to))
 -- Posted by an agent: deletable (delete_event) and searchable.
 local seq = redis.call("HGET", K_META, "event_seq")
 W("HSET", K_POSTED, seq, "1")
-IX.put("evt-" .. seq, cjson.decode(terms))
+IX.put("evt-" .. seq, terms)
 commit()
 return ok(e)
-`;
+`,
+});
 
 /**
  * readEvents: walks down from the newest matching seq, never below the trimmed range. Replies {ok: {events: [{e,
  * r}…] newest first, trimmedBefore?}} (trimmedBefore when the range asked for reaches below the oldest kept event).
  */
-export const READ_EVENTS = `
-local since_seq = tonumber(ARGV[5]) or 0    -- only seq > this ("" for none)
-local since_ms = tonumber(ARGV[6])          -- only timestamp ms > this ("" for none)
-local before_seq = tonumber(ARGV[7])        -- only seq < this ("" for none)
-local limit = tonumber(ARGV[8])             -- max events
+export const READ_EVENTS = script({
+  args: {
+    sinceSeq: arg.number, // only seq > this (0 for all)
+    sinceMs: arg.maybeNumber, // only timestamp ms > this (none for any)
+    beforeSeq: arg.maybeNumber, // only seq < this (none for any)
+    limit: arg.number, // max events
+  },
+  reply: returns<{ events: StoredEvent[]; trimmedBefore?: number }>(),
+  body: `
 if not OWNED then return ok('{"events":[]}') end
 local top = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
 if before_seq then top = math.min(top, before_seq - 1) end
 local trimmed = TRIM.seq()
-local floor = math.max(since_seq, trimmed)
+-- The log holds every seq from the trim to the head, so no walk down needs more seqs than it holds events: that
+-- bounds the walk by a count, whatever the numbers in meta say.
+local floor = math.max(since_seq, trimmed, top - redis.call("HLEN", K_EVENT_IDX))
 local picked = {}
 local high = top
 while high > floor and #picked < limit do
@@ -55,38 +77,53 @@ while high > floor and #picked < limit do
 end
 local note = since_seq < trimmed and (',"trimmedBefore":' .. num(trimmed + 1)) or ""
 return ok('{"events":' .. events_json(picked) .. note .. '}')
-`;
+`,
+});
 
 /**
  * consumeEvents. Replies {ok: {events: [{e, r}…], cursor, remaining}}. A consume that delivers nothing keeps
  * nothing under the idempotency key, so the key stays free for the retry that delivers.
  */
-export const CONSUME_EVENTS = `
-local agent = ARGV[5]           -- consuming agent
-local limit = tonumber(ARGV[6]) -- max events to deliver
+export const CONSUME_EVENTS = script({
+  args: {
+    agent: arg.text, // consuming agent
+    limit: arg.number, // max events to deliver
+  },
+  reply: returns<StoredBatch>(),
+  body: `
 if not OWNED then return ok('{"events":[],"cursor":null,"remaining":0}') end
 local batch, delivered = consume(agent, limit)
 if delivered == 0 then IDEM_KEY = "" end
 return ok_pieces(batch)
-`;
+`,
+});
 
 /** readLog: up to limit events after a seq, oldest first, and the head. Replies {ok: {events: [{e, r}…], head, exists}}. */
-export const READ_LOG = `
-local after = tonumber(ARGV[5]) -- only events with a larger seq
-local limit = tonumber(ARGV[6]) -- max events
+export const READ_LOG = script({
+  args: {
+    after: arg.number, // only events with a larger seq
+    limit: arg.number, // max events
+  },
+  reply: returns<{ events: StoredEvent[]; head: number; exists: boolean }>(),
+  body: `
 if not OWNED then return ok('{"events":[],"head":0,"exists":false}') end
 local head = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
 -- After older than the oldest kept event: carry on from it.
 local from = math.max(after, TRIM.seq())
 local seqs = {}
 for s = from + 1, math.min(head, from + limit) do seqs[#seqs + 1] = s end
-return ok('{"events":' .. events_json(seqs) .. ',"head":' .. head .. ',"exists":true}')
-`;
+return ok('{"events":' .. events_json(seqs) .. ',"head":' .. num(head) .. ',"exists":true}')
+`,
+});
 
 /** markEventRead: adds the agent to read_by once. Replies {ok: true} or {err: "eventNotFound"}. */
-export const MARK_EVENT_READ = `
-local id = ARGV[5]              -- event id
-local agent = ARGV[6]           -- reader
+export const MARK_EVENT_READ = script({
+  args: {
+    id: arg.text, // event id
+    agent: arg.text, // reader
+  },
+  reply: returns<true>(),
+  body: `
 local seq = OWNED and event_seq_of(id)
 if not seq then return '{"err":"eventNotFound","id":' .. str(id) .. '}' end
 local raw = redis.call("HGET", K_EVENT_READS, seq)
@@ -100,14 +137,38 @@ readers[#readers + 1] = agent
 W("HSET", K_EVENT_READS, seq, strs(readers))
 commit()
 return ok("true")
-`;
+`,
+});
 
 /** getEventReads. Replies {ok: [agent…]} or {err: "eventNotFound"}. */
-export const GET_EVENT_READS = `
-local id = ARGV[5]              -- event id
+export const GET_EVENT_READS = script({
+  args: {
+    id: arg.text, // event id
+  },
+  reply: returns<string[]>(),
+  body: `
 local seq = OWNED and event_seq_of(id)
 if not seq then return '{"err":"eventNotFound","id":' .. str(id) .. '}' end
 return ok(redis.call("HGET", K_EVENT_READS, seq) or "[]")
+`,
+});
+
+/**
+ * Who may delete an event (protocol/event-rules.ts checkEventDeletion, which lua-rooms.test.ts runs beside it on
+ * generated cases): deletion_refused(e, posted, by, only) refuses roomd's own events, a person's event deleted by
+ * anyone else, and with \`only\` ("" for any) another author's event.
+ */
+export const EVENT_RULES = `
+local function deletion_refused(e, posted, by, only)
+  if not posted then return '{"err":"roomdEvent","id":' .. str(e.id) .. ',"type":' .. str(e.type) .. '}' end
+  if string.sub(e.from, 1, 6) == "human:" and e.from ~= by then
+    return '{"err":"personsEvent","id":' .. str(e.id) .. ',"from":' .. str(e.from) .. '}'
+  end
+  if only ~= "" and e.from ~= only then
+    return '{"err":"notAuthor","id":' .. str(e.id) .. ',"from":' .. str(e.from) .. '}'
+  end
+  return nil
+end
 `;
 
 /**
@@ -115,23 +176,20 @@ return ok(redis.call("HGET", K_EVENT_READS, seq) or "[]")
  * and event_deleted is appended. Replies {ok: {e, r}} (the tombstone) or {err: "eventNotFound" | "roomdEvent" |
  * "notAuthor"}; a tombstone is answered as it is.
  */
-export const DELETE_EVENT = `
-local id = ARGV[5]              -- event id
-local by = ARGV[6]              -- who deletes it
-local only = ARGV[7]            -- when not "": only an event whose from is this agent may be deleted
+export const DELETE_EVENT = script({
+  args: {
+    id: arg.text, // event id
+    by: arg.text, // who deletes it
+    only: arg.textOrEmpty, // when not "": only an event whose from is this agent may be deleted
+  },
+  reply: returns<StoredEvent>(),
+  body: `${EVENT_RULES}
 local seq = OWNED and event_seq_of(id)
 if not seq then return '{"err":"eventNotFound","id":' .. str(id) .. '}' end
 local raw = redis.call("HGET", K_EVENTS, seq)
 local e = cjson.decode(raw)
-if redis.call("HGET", K_POSTED, seq) ~= "1" then
-  return '{"err":"roomdEvent","id":' .. str(id) .. ',"type":' .. str(e.type) .. '}'
-end
-if string.sub(e.from, 1, 6) == "human:" and e.from ~= by then
-  return '{"err":"personsEvent","id":' .. str(id) .. ',"from":' .. str(e.from) .. '}'
-end
-if only ~= "" and e.from ~= only then
-  return '{"err":"notAuthor","id":' .. str(id) .. ',"from":' .. str(e.from) .. '}'
-end
+local refused = deletion_refused(e, redis.call("HGET", K_POSTED, seq) == "1", by, only)
+if refused then return refused end
 local readers = redis.call("HGET", K_EVENT_READS, seq) or "[]"
 if e.deleted then return ok('{"e":' .. raw .. ',"r":' .. readers .. '}') end
 local tomb = '{"id":' .. str(e.id) .. ',"seq":' .. num(e.seq) .. ',"type":' .. str(e.type) .. ',"from":' .. str(e.from)
@@ -146,4 +204,5 @@ append_event("event_deleted", by, "all", '{"eventId":' .. str(id) .. ',"seq":' .
   .. str(e.type) .. '}')
 commit()
 return ok('{"e":' .. tomb .. ',"r":' .. readers .. '}')
-`;
+`,
+});

@@ -1,23 +1,80 @@
 /**
- * Lua bodies of a fork (humans.md §5). The source and the fork live in different slots (a Redis Cluster cannot run
+ * Lua of a fork (docs/people.md, Forks). The source and the fork live in different slots (a Redis Cluster cannot run
  * one script over both), so a fork is one read of the source — one atomic snapshot — and then the fork's writes:
  * one script when the log is small, or a few in a row for a long log (fork-ops.ts cuts them by size). The first
  * claims the new room and marks it with a token; the others continue only while the token is there.
  */
+import type { ForkedFrom } from "../../protocol/people.ts";
+import type { ContextEntry, JsonObject, Review, RoomEvent, Task } from "../../protocol/records.ts";
+import { arg, returns, script } from "./script-decl.ts";
+
+type Version = Omit<ContextEntry, "id" | "type">;
+
+/** What FORK_SOURCE answers. */
+export interface Snapshot {
+  head: number;
+  atSeq: number;
+  nextMs: number | null;
+  events: Omit<RoomEvent, "read_by">[];
+  /** "<ms> <to>" per event, as event_idx keeps it. */
+  idx: string[];
+  /** Seqs of the events agents posted. */
+  posted: number[];
+  ctx: { m: Omit<ContextEntry, "payload">; p: JsonObject; h: Version[]; s: number[] }[];
+  /** The room's small values as [field, value, …] (keys.ts part `values`: "<kind> <key>" → JSON text). */
+  values: string[];
+  /** Set when retention trimmed the source's log (forked at its head only): its last trimmed seq and its state. */
+  trimmed?: number;
+  tasks?: Task[];
+  taskN?: number;
+  ctxN?: number;
+  planCreated?: string | null;
+  planUpdated?: string | null;
+  reviews?: Review[];
+  /** Ids of the source's handoffs, approvals and verdicts. */
+  recordIds?: string[];
+}
+
+/** The new room's counters and origin, repeated in every part of FORK_WRITE (scalars only). */
+export interface ForkSetup {
+  eventSeq: number;
+  taskN: number;
+  ctxN: number;
+  ctxSeq: number;
+  pending: number;
+  inProgress: number;
+  done: number;
+  blocked: number;
+  planCreated: string | null;
+  planUpdated: string | null;
+  driver: string | null;
+  by: string;
+  handoffN: number;
+  approvalN: number;
+  verdictN: number;
+  reviewN: number;
+  /** The source's last trimmed seq, 0 for none. */
+  trimmed: number;
+}
 
 /**
  * forkSource: the prefix seq ≤ atSeq of the log, each event with its index entry and the seqs of those agents
- * posted, the instant of the event after atSeq, and every context entry with its payload, history and version
- * heads. A room whose log retention trimmed is forked only at its head, from its current state: then also trimmed
- * (the last seq trimmed), tasks, taskN, ctxN, planCreated, planUpdated, reviews and recordIds (the ids of its
- * handoffs, approvals and verdicts). Reads only. Replies {ok: {head, atSeq, nextMs, events: [event…], idx: ["<ms>
- * <to>"…], posted: [seq…], ctx: [{m, p, h, s}…], trimmed?…}} or {err: "denied" | "forkPastHead" | "forkTrimmed"}.
+ * posted, the instant of the event after atSeq, every context entry with its payload, history and version heads,
+ * and the room's small values. A room whose log retention trimmed is forked only at its head, from its current
+ * state: then also trimmed (the last seq trimmed), tasks, taskN, ctxN, planCreated, planUpdated, reviews and
+ * recordIds (the ids of its handoffs, approvals and verdicts). Reads only. Replies {ok: {head, atSeq, nextMs,
+ * events: [event…], idx: ["<ms> <to>"…], posted: [seq…], ctx: [{m, p, h, s}…], values: [field, value, …],
+ * trimmed?…}} or {err: "denied" | "forkPastHead" | "forkTrimmed"}.
  */
-export const FORK_SOURCE = `
-local at = ARGV[5]              -- the seq to fork at, "" for the head
+export const FORK_SOURCE = script({
+  args: {
+    at: arg.maybeNumber, // the seq to fork at, none for the head
+  },
+  reply: returns<Snapshot>(),
+  body: `
 if not OWNED then return '{"err":"denied"}' end
 local head = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
-local at_seq = at == "" and head or tonumber(at)
+local at_seq = at or head
 if at_seq > head then
   return '{"err":"forkPastHead","atSeq":' .. num(at_seq) .. ',"head":' .. num(head) .. '}'
 end
@@ -27,7 +84,8 @@ if trimmed > 0 and at_seq < head then
     .. num(trimmed + 1) .. '}'
 end
 local evs, idx, posted = {}, {}, {}
-for low = trimmed + 1, at_seq, 500 do
+-- From the trim, or from as far down as the events the room holds reach (a count bound on the walk).
+for low = math.max(trimmed, head - redis.call("HLEN", K_EVENT_IDX)) + 1, at_seq, 500 do
   local seqs = {}
   for s = low, math.min(at_seq, low + 499) do seqs[#seqs + 1] = s end
   local e = redis.call("HMGET", K_EVENTS, unpack(seqs))
@@ -53,6 +111,11 @@ for i = 1, #all, 2 do
   ctx[#ctx + 1] = '{"m":' .. all[i + 1] .. ',"p":' .. redis.call("HGET", K_CTX_PAYLOAD, id) .. ',"h":'
     .. (redis.call("HGET", K_CTX_HIST, id) or "[]") .. ',"s":' .. (redis.call("HGET", K_CTX_SEQS, id) or "[]") .. '}'
 end
+local function pairs_of(key)
+  local flat = redis.call("HGETALL", key)
+  for i = 1, #flat do flat[i] = str(flat[i]) end
+  return "[" .. table.concat(flat, ",") .. "]"
+end
 local plan = ""
 if trimmed > 0 then
   local m = redis.call("HMGET", K_META, "task_n", "ctx_n", "plan_created_at", "plan_updated_at")
@@ -67,29 +130,32 @@ if trimmed > 0 then
 end
 return ok('{"head":' .. num(head) .. ',"atSeq":' .. num(at_seq) .. ',"nextMs":' .. next_ms .. ',"events":['
   .. table.concat(evs, ",") .. '],"idx":[' .. table.concat(idx, ",") .. '],"posted":[' .. table.concat(posted, ",")
-  .. '],"ctx":[' .. table.concat(ctx, ",") .. ']' .. plan .. '}')
-`;
+  .. '],"ctx":[' .. table.concat(ctx, ",") .. '],"values":' .. pairs_of(K_VALUES) .. plan .. '}')
+`,
+});
 
 /**
- * forkWrite: one part of a fork's writes. ARGV (after the common four):
- *   5 token (marks the room while it is being built), 6 "1" on the first part, 7 "1" on the last part,
- *   8 setup JSON {eventSeq, taskN, ctxN, ctxSeq, pending, inProgress, done, blocked, planCreated, planUpdated,
- *     driver, by, handoffN, approvalN, verdictN, reviewN, trimmed} (scalars only; trimmed: the source's last trimmed
- *     seq, 0 for none), 9 forkedFrom JSON {roomId, seq} (spliced verbatim),
- *   10 the number of events n, then n triples (event JSON, "<seq> <ms> <to> <type>", mark: "" when roomd appended
- *   it, "-" for a tombstone an agent posted, else the search terms of an event an agent posted),
- *   then (last part) the number of tasks t and t triples (id, task JSON, search terms), the number of entries c and
- *   c septets (id, entry JSON without payload, payload JSON, history JSON, version heads JSON, change counter,
- *   search terms), the number of reviews r and r pairs (id, review JSON).
+ * forkWrite: one part of a fork's writes. `records` holds the part's `events` triples (event JSON, "<seq> <ms> <to>
+ * <type>", mark: "" when roomd appended it, "-" for a tombstone an agent posted, else the search terms of an event
+ * an agent posted), then (last part) the number of tasks t and t triples (id, task JSON, search terms), the number
+ * of entries c and c septets (id, entry JSON without payload, payload JSON, history JSON, version heads JSON, change
+ * counter, search terms), the number of reviews r and r pairs (id, review JSON), the number of small values v and v
+ * pairs (field, value JSON) of the part `values`.
  * The last part appends room_forked {from} and unmarks the room. Replies {ok: true} or {err: "forkTargetExists" |
  * "forkInterrupted"} (another team's room was refused by GUARD).
  */
-export const FORK_WRITE = `
-local token = ARGV[5]
-local first = ARGV[6] == "1"
-local last = ARGV[7] == "1"
-local setup = cjson.decode(ARGV[8])
-local forked = ARGV[9]
+export const FORK_WRITE = script({
+  args: {
+    token: arg.text, // marks the room while it is being built
+    first: arg.flag, // the first part: claims the room
+    last: arg.flag, // the last part: plan, context and reviews, then room_forked
+    setup: arg.json<ForkSetup>(),
+    forked: arg.jsonText<ForkedFrom>(), // the origin, spliced verbatim
+    events: arg.number, // the event triples `records` starts with
+    records: arg.list(),
+  },
+  reply: returns<true>(),
+  body: `
 if first then
   if OWNED then return '{"err":"forkTargetExists"}' end
   if not CLAIM_OK then return CLAIM end
@@ -104,8 +170,8 @@ if first then
 elseif not OWNED or redis.call("HGET", K_META, "fork_building") ~= token then
   return '{"err":"forkInterrupted"}'
 end
-local i = 11
-for _ = 1, tonumber(ARGV[10]) do
+local i = records_at
+for _ = 1, events do
   local line = ARGV[i + 1]
   local seq, ms, to, etype = string.match(line, "^(%d+) (%d+) (%S+) (.*)$")
   seq = tonumber(seq)
@@ -115,7 +181,7 @@ for _ = 1, tonumber(ARGV[10]) do
   if MAIL.types[etype] then W("ZADD", K_MAILBOX, 0, etype .. " " .. addr_member(to, seq)) end
   local mark = ARGV[i + 2]
   if mark ~= "" then W("HSET", K_POSTED, seq, "1") end
-  if mark ~= "" and mark ~= "-" then IX.put("evt-" .. seq, cjson.decode(mark)) end
+  if mark ~= "" and mark ~= "-" then IX.put("evt-" .. num(seq), cjson.decode(mark)) end
   i = i + 3
 end
 if not last then return ok("true") end
@@ -149,10 +215,17 @@ for _ = 1, reviews do
   W("HSET", K_REVIEWS, ARGV[i], ARGV[i + 1])
   i = i + 2
 end
+local values = tonumber(ARGV[i])
+i = i + 1
+for _ = 1, values do
+  W("HSET", K_VALUES, ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
 if setup.driver ~= cjson.null then
   W("HSET", K_META, "drv_holder", setup.driver, "drv_kind", "human", "drv_epoch", 1, "drv_since", NOW_ISO)
 end
 append_event("room_forked", setup.by, "all", '{"from":' .. forked .. '}')
 redis.call("HDEL", K_META, "fork_building")
 return ok("true")
-`;
+`,
+});

@@ -1,32 +1,37 @@
 /**
- * Lua bodies of handoffs (humans.md §4), each prepended with PRELUDE, LOG and GUARD: the offer records each task's
+ * Lua of handoffs (docs/people.md, Handoffs), each prepended with PRELUDE, LOG and GUARD: the offer records each task's
  * owner; the acceptance decides and moves the tasks still owned as offered in one script, so racing acceptors get
  * one winner.
  */
+import type { Handoff } from "../../protocol/people.ts";
 import { PEOPLE_HELPERS } from "./lua-people-helpers.ts";
 import { PLAN_HELPERS } from "./lua-plan.ts";
+import { arg, returns, script } from "./script-decl.ts";
 
 /**
  * offerHandoff: each task as reads show it (a lease that ran out is no longer its holder's; the offer changes no
  * task, so it records nothing). Replies {ok: handoff} or {err: "taskNotFound" | "taskNotYours" | "contextNotFound"}.
  */
-export const OFFER_HANDOFF = `${PLAN_HELPERS}${PEOPLE_HELPERS}
-local from = ARGV[5]            -- whose work is handed on
-local to = ARGV[6]              -- an agent, or "any"
-local task_ids = cjson.decode(ARGV[7]) -- JSON array of distinct task ids
-local ctx_ids = cjson.decode(ARGV[8])  -- JSON array of distinct context ids
-local note = ARGV[9]            -- the offer's note
-local by = ARGV[10]             -- who offers (from, or a person on its behalf)
-local agent_offer = ARGV[11] == "1" -- from is an agent: only its own or unowned tasks
+export const OFFER_HANDOFF = script({
+  args: {
+    from: arg.text, // whose work is handed on
+    to: arg.text, // an agent, or "any"
+    taskIds: arg.json<string[]>(), // distinct task ids
+    ctxIds: arg.json<string[]>(), // distinct context ids
+    note: arg.text, // the offer's note
+    by: arg.text, // who offers (from, or a person on its behalf)
+    agentOffer: arg.flag, // from is an agent: only its own or unowned tasks
+  },
+  reply: returns<Handoff>(),
+  body: `${PLAN_HELPERS}${PEOPLE_HELPERS}
 local owners = {}
 if OWNED and #task_ids > 0 then leases_due() end
 for _, tid in ipairs(task_ids) do
   local raw = OWNED and task_raw(tid)
   if not raw then return '{"err":"taskNotFound","id":' .. str(tid) .. '}' end
   local owner = val(cjson.decode(raw).owner)
-  if agent_offer and owner and owner ~= from then
-    return '{"err":"taskNotYours","id":' .. str(tid) .. ',"owner":' .. str(owner) .. '}'
-  end
+  local refused = P.offer_refused(tid, owner, from, agent_offer)
+  if refused then return refused end
   owners[tid] = owner or cjson.null
 end
 for _, cid in ipairs(ctx_ids) do
@@ -35,7 +40,7 @@ for _, cid in ipairs(ctx_ids) do
   end
 end
 if not OWNED and not CLAIM_OK then return CLAIM end
-local h = { id = "hof-" .. W("HINCRBY", K_META, "handoff_n", 1), from = from, to = to, taskIds = task_ids,
+local h = { id = "hof-" .. num(W("HINCRBY", K_META, "handoff_n", 1)), from = from, to = to, taskIds = task_ids,
   contextIds = ctx_ids, note = note, status = "offered", offeredBy = by, owners = owners, created_at = NOW_ISO,
   updated_at = NOW_ISO }
 local json = P.handoff(h)
@@ -43,7 +48,8 @@ W("HSET", K_HANDOFFS, h.id, json)
 append_event("handoff_offered", by, to == "any" and "all" or to, '{"handoff":' .. json .. '}')
 commit()
 return ok(json)
-`;
+`,
+});
 
 /**
  * acceptHandoff: the decision and the moves, one script. Moving tasks is a plan write: the plan lock holds it back,
@@ -51,32 +57,26 @@ return ok(json)
  * (protocol/leases.ts: it leaves its holder). Replies {ok: handoff} or {err: "handoffNotFound" | "handoffClosed" |
  * "handoffNotForYou" | "handoffOwnOffer" | "planLocked"}.
  */
-export const ACCEPT_HANDOFF = `${PLAN_HELPERS}${PEOPLE_HELPERS}
-local id = ARGV[5]              -- handoff id
-local agent = ARGV[6]           -- the acceptor
+export const ACCEPT_HANDOFF = script({
+  args: {
+    id: arg.text, // handoff id
+    agent: arg.text, // the acceptor
+  },
+  reply: returns<Handoff>(),
+  body: `${PLAN_HELPERS}${PEOPLE_HELPERS}
 local h, refused = P.open_handoff(id)
 if not h then return refused end
-if h.to ~= "any" and h.to ~= agent then
-  return '{"err":"handoffNotForYou","id":' .. str(id) .. ',"to":' .. str(h.to) .. ',"agent":' .. str(agent) .. '}'
-end
-if h.from == agent or h.offeredBy == agent then return '{"err":"handoffOwnOffer","id":' .. str(id) .. '}' end
+refused = P.accept_refused(h, agent)
+if refused then return refused end
 if #h.taskIds > 0 then
   local locked = plan_locked(agent)
   if locked then return locked end
   leases_due()
 end
-local moved, conflicts, tasks = {}, {}, {}
-for _, tid in ipairs(h.taskIds) do
+local moved, conflicts, tasks = P.moves(h, function(tid)
   local raw = task_raw(tid)
-  local t = raw and cjson.decode(raw)
-  local owner = t and val(t.owner)
-  if t and owner == val(h.owners[tid]) then
-    moved[#moved + 1] = tid
-    tasks[#tasks + 1] = t
-  else
-    conflicts[#conflicts + 1] = { taskId = tid, owner = owner or cjson.null }
-  end
-end
+  return raw and cjson.decode(raw)
+end)
 if #h.taskIds > 0 then
   ensure_counts()
   record_leases()
@@ -103,19 +103,22 @@ append_event("handoff_accepted", agent, "all", '{"handoffId":' .. str(id) .. ',"
   .. str(agent) .. ',"moved":' .. strs(moved) .. ',"conflicts":' .. P.conflicts(conflicts) .. '}')
 commit()
 return ok(json)
-`;
+`,
+});
 
 /** declineHandoff. Replies {ok: handoff} or {err: "handoffNotFound" | "handoffClosed" | "handoffToAny" | "handoffNotForYou"}. */
-export const DECLINE_HANDOFF = `${PEOPLE_HELPERS}
-local id = ARGV[5]              -- handoff id
-local agent = ARGV[6]           -- the addressee declining
-local reason = ARGV[7]          -- why
+export const DECLINE_HANDOFF = script({
+  args: {
+    id: arg.text, // handoff id
+    agent: arg.text, // the addressee declining
+    reason: arg.text, // why
+  },
+  reply: returns<Handoff>(),
+  body: `${PEOPLE_HELPERS}
 local h, refused = P.open_handoff(id)
 if not h then return refused end
-if h.to == "any" then return '{"err":"handoffToAny","id":' .. str(id) .. '}' end
-if h.to ~= agent then
-  return '{"err":"handoffNotForYou","id":' .. str(id) .. ',"to":' .. str(h.to) .. ',"agent":' .. str(agent) .. '}'
-end
+refused = P.decline_refused(h, agent)
+if refused then return refused end
 h.status = "declined"
 h.closedBy = agent
 h.reason = reason
@@ -126,17 +129,21 @@ append_event("handoff_declined", agent, h.from, '{"handoffId":' .. str(id) .. ',
   .. str(reason) .. '}')
 commit()
 return ok(json)
-`;
+`,
+});
 
 /** cancelHandoff. Replies {ok: handoff} or {err: "handoffNotFound" | "handoffClosed" | "handoffNotOfferer"}. */
-export const CANCEL_HANDOFF = `${PEOPLE_HELPERS}
-local id = ARGV[5]              -- handoff id
-local by = ARGV[6]              -- must be the offer's from or offeredBy
+export const CANCEL_HANDOFF = script({
+  args: {
+    id: arg.text, // handoff id
+    by: arg.text, // must be the offer's from or offeredBy
+  },
+  reply: returns<Handoff>(),
+  body: `${PEOPLE_HELPERS}
 local h, refused = P.open_handoff(id)
 if not h then return refused end
-if by ~= h.from and by ~= h.offeredBy then
-  return '{"err":"handoffNotOfferer","id":' .. str(id) .. ',"from":' .. str(h.from) .. ',"offeredBy":' .. str(h.offeredBy) .. '}'
-end
+refused = P.cancel_refused(h, by)
+if refused then return refused end
 h.status = "cancelled"
 h.closedBy = by
 h.updated_at = NOW_ISO
@@ -145,10 +152,15 @@ W("HSET", K_HANDOFFS, id, json)
 append_event("handoff_cancelled", by, h.to == "any" and "all" or h.to, '{"handoffId":' .. str(id) .. ',"by":' .. str(by) .. '}')
 commit()
 return ok(json)
-`;
+`,
+});
 
 /** listHandoffs. Replies {ok: [handoff…]} (unordered; sorted and filtered in TS). */
-export const LIST_HANDOFFS = `
+export const LIST_HANDOFFS = script({
+  args: {},
+  reply: returns<Handoff[]>(),
+  body: `
 if not OWNED then return ok("[]") end
 return ok("[" .. table.concat(redis.call("HVALS", K_HANDOFFS), ",") .. "]")
-`;
+`,
+});

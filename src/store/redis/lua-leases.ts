@@ -1,34 +1,29 @@
 /**
  * Lua bodies of claim_task and renew_lease (prepended with PRELUDE, LOG and GUARD). The rules and their order are
- * those of protocol/leases.ts and the SQLite driver (sqlite/leases.ts); the conformance suite holds both to them.
+ * those of protocol/leases.ts and task-rules.ts and of the SQL bodies (sql/leases.ts); the conformance suite holds
+ * both to them.
  */
+import type { Task } from "../../protocol/records.ts";
 import { PLAN_HELPERS } from "./lua-plan.ts";
 import { TASK_CHECKS } from "./lua-task-checks.ts";
+import { arg, returns, script } from "./script-decl.ts";
 
 /**
  * claimTask. Replies {ok: Task} or {err: "planLocked" | "taskNotFound" | "taskVersion" | "notClaimable" |
  * "leaseOwned" | "blocked"}.
  */
-export const CLAIM_TASK = `${PLAN_HELPERS}
-local agent = ARGV[5]           -- the claiming agent
-local id = ARGV[6]              -- task id
-local lease = tonumber(ARGV[7]) -- lease length in ms
-local expected = ARGV[8]        -- expected version, "" for any
-${TASK_CHECKS}if t.status == "done" then return '{"err":"notClaimable","id":' .. str(id) .. ',"status":"done"}' end
-local owner = val(t.owner)
-if owner and owner ~= agent then
-  return '{"err":"leaseOwned","id":' .. str(id) .. ',"owner":' .. str(owner) .. ',"until":'
-    .. opt_str(t.lease_expires_at) .. '}'
-end
--- Already the caller's work in progress: (re)leased, no version change, no event.
-local renewing = owner == agent and t.status == "in_progress"
-if not renewing then
-  if t.status ~= "pending" then
-    return '{"err":"notClaimable","id":' .. str(id) .. ',"status":' .. str(t.status) .. '}'
-  end
-  local refused = blocked(id, "in_progress", t.depends_on)
-  if refused then return refused end
-end
+export const CLAIM_TASK = script({
+  args: {
+    agent: arg.text, // the claiming agent
+    id: arg.text, // task id
+    lease: arg.number, // lease length in ms
+    expected: arg.maybeNumber, // expected version, none for any
+  },
+  reply: returns<Task>(),
+  body: `${PLAN_HELPERS}${TASK_CHECKS}
+-- Already the caller's work in progress (renewing): (re)leased, no version change, no event.
+local refused, renewing = claim_refused(t, agent)
+if refused then return refused end
 ensure_counts()
 record_leases()
 local expires = NOW + lease
@@ -49,15 +44,20 @@ if not renewing then
 end
 commit()
 return ok(task)
-`;
+`,
+});
 
 /**
  * renewLeases: renews every live lease and claim of the agent and returns its leased tasks (unordered; sorted in
  * TS), only taskId's when given. Replies {ok: [Task…]} or {err: "taskNotFound" | "notLeased"}.
  */
-export const RENEW_LEASE = `${PLAN_HELPERS}
-local agent = ARGV[5]           -- the lease holder
-local only = ARGV[6]            -- a task id, "" for all of the agent's leased tasks
+export const RENEW_LEASE = script({
+  args: {
+    agent: arg.text, // the lease holder
+    only: arg.textOrEmpty, // a task id, "" for all of the agent's leased tasks
+  },
+  reply: returns<Task[]>(),
+  body: `${PLAN_HELPERS}
 if not OWNED then
   if only ~= "" then return '{"err":"taskNotFound","id":' .. str(only) .. '}' end
   return ok("[]")
@@ -66,10 +66,8 @@ leases_due()
 if only ~= "" then
   local raw = task_raw(only)
   if not raw then return '{"err":"taskNotFound","id":' .. str(only) .. '}' end
-  local t = cjson.decode(raw)
-  if val(t.owner) ~= agent or not t.lease_expires_at then
-    return '{"err":"notLeased","id":' .. str(only) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
-  end
+  local refused = lease_refused(cjson.decode(raw), agent)
+  if refused then return refused end
 end
 ensure_counts()
 record_leases()
@@ -80,4 +78,5 @@ for _, item in ipairs(R.items("l", agent)) do
   if only == "" or id == only then out[#out + 1] = redis.call("HGET", K_TASKS, id) end
 end
 return ok("[" .. table.concat(out, ",") .. "]")
-`;
+`,
+});

@@ -52,7 +52,7 @@ function TRIM.run(head)
     local sp = string.find(x, " ", 1, true)
     local ms, to = tonumber(string.sub(x, 1, sp - 1)), string.sub(x, sp + 1)
     if not ((TRIM.max > 0 and head - s >= TRIM.max) or (TRIM.ms > 0 and ms < NOW - TRIM.ms)) then break end
-    local doc = "evt-" .. s
+    local doc = "evt-" .. num(s)
     local searchable = redis.call("HEXISTS", K_SEARCH_FIELDS, doc) == 1
     if searchable and indexed >= ${TRIM_INDEXED_PER_APPEND} then break end
     local ev = redis.call("HGET", K_EVENTS, s) or ""
@@ -64,7 +64,7 @@ function TRIM.run(head)
     if MAIL.types[etype] then redis.call("ZREM", K_MAILBOX, etype .. " " .. addr_member(to, s)) end
     if etype == "context_available" or etype == "context_updated" then
       agents = agents or redis.call("HKEYS", K_CURSORS)
-      for _, agent in ipairs(agents) do redis.call("HDEL", K_CTX_READS, s .. " " .. agent) end
+      for _, agent in ipairs(agents) do redis.call("HDEL", K_CTX_READS, num(s) .. " " .. agent) end
     end
     redis.call("HDEL", K_EVENTS, s)
     redis.call("HDEL", K_EVENT_IDX, s)
@@ -84,7 +84,7 @@ end
 local function append_event(etype, from, to, payload, reply_to)
   ensure_index()
   local seq = W("HINCRBY", K_META, "event_seq", 1)
-  local e = '{"id":"evt-' .. seq .. '","seq":' .. seq .. ',"type":' .. str(etype) .. ',"from":' .. str(from)
+  local e = '{"id":"evt-' .. num(seq) .. '","seq":' .. num(seq) .. ',"type":' .. str(etype) .. ',"from":' .. str(from)
     .. ',"to":' .. str(to) .. ',"payload":' .. payload .. ',"timestamp":' .. str(NOW_ISO)
   if reply_to then e = e .. ',"reply_to_id":' .. str(reply_to) end
   e = e .. '}'
@@ -94,7 +94,7 @@ local function append_event(etype, from, to, payload, reply_to)
   WH.enqueue(seq, etype)
   if MAIL.types[etype] then W("ZADD", K_MAILBOX, 0, etype .. " " .. addr_member(to, seq)) end
   TRIM.run(seq)
-  publish(tostring(seq))
+  publish(num(seq))
   return e
 end
 -- Seqs of up to limit events of this type addressed to "to" after seq "after", ascending.
@@ -167,7 +167,7 @@ local function note_reads(agent, seqs, evs)
   if #seqs == 0 then return end
   for i = 1, #seqs do
     if evs[i] and string.find(evs[i], '^{"id":"evt%-%d+","seq":%d+,"type":"context_[au][vp]') then
-      W("HSETNX", K_CTX_READS, seqs[i] .. " " .. agent, num(NOW))
+      W("HSETNX", K_CTX_READS, num(seqs[i]) .. " " .. agent, num(NOW))
     end
   end
 end
@@ -192,6 +192,6 @@ local function consume(agent, limit)
   -- A cursor that was behind the trimmed range carried on from the oldest kept event: say so.
   local trimmed = after < TRIM.seq() and (',"trimmedBefore":' .. num(TRIM.seq() + 1)) or ""
   return { '{"events":[', event_items(picked, evs), '],"cursor":' .. (cursor and num(cursor) or "null")
-    .. ',"remaining":' .. remaining .. trimmed .. '}' }, #picked
+    .. ',"remaining":' .. num(remaining) .. trimmed .. '}' }, #picked
 end
 `;

@@ -1,18 +1,70 @@
 /**
- * Lua bodies of moving rooms (store/move-types.ts), each prepended with PRELUDE, LOG, INDEX and GUARD: a room's
+ * Lua of moving rooms (store/move-types.ts), each prepended with PRELUDE, LOG, INDEX and GUARD: a room's
  * records in one read, its log in pages, and a room written in parts. Like a fork, an import writes into a slot
  * of its own one part at a time (move-ops.ts cuts them by size); the first part claims the room and marks it with
  * a token, later parts continue only while the token is there, the last removes it. The parts are generic — hash
  * fields and sorted-set members of the room's own keys, by their place in ROOM_KEY_PARTS — because TS shapes every
  * stored record, exactly as the scripts that write them would.
  */
+import type { ContextEntry, Task } from "../../protocol/records.ts";
+import type { RoomSnapshot } from "../move-types.ts";
+import type { StoredEvent } from "./records.ts";
+import { arg, returns, script } from "./script-decl.ts";
+
+type Version = Omit<ContextEntry, "id" | "type">;
+
+/** What EXPORT_ROOM answers about an owned room (hashes as [field, value, …]). */
+export interface StoredRoom {
+  exists: boolean;
+  meta: {
+    createdAt: string;
+    forkedFrom: RoomSnapshot["forkedFrom"];
+    head: number;
+    trimmed: number;
+    planCreated: string | null;
+    planUpdated: string | null;
+    taskN: number;
+    ctxN: number;
+    ctxSeq: number;
+    drvHolder: string | null;
+    drvKind: string | null;
+    drvEpoch: number;
+    drvSince: string | null;
+  };
+  tasks: Task[];
+  ctx: {
+    m: Omit<ContextEntry, "payload">;
+    p: ContextEntry["payload"];
+    h: Version[];
+    s: number[];
+    c: number;
+  }[];
+  hashes: Record<
+    | "vars"
+    | "reviews"
+    | "approvals"
+    | "handoffs"
+    | "verdicts"
+    | "cursors"
+    | "ctx_marks"
+    | "marks"
+    | "fences"
+    | "claims"
+    | "holdings"
+    | "values",
+    string[]
+  >;
+}
 
 /**
  * exportRoom: every record of the room but its log, as stored (TS shapes them). Reads only. Replies {ok: {exists,
  * meta: {…}, tasks: [task…], ctx: [{m, p, h, s, c}…], hashes: {vars, reviews, approvals, handoffs, verdicts,
- * cursors, ctx_marks, marks, fences, claims, holdings: [field, value, …]}}}.
+ * cursors, ctx_marks, marks, fences, claims, holdings, values: [field, value, …]}}}.
  */
-export const EXPORT_ROOM = `
+export const EXPORT_ROOM = script({
+  args: {},
+  reply: returns<StoredRoom>(),
+  body: `
 if not OWNED then return ok('{"exists":false}') end
 local m = redis.call("HMGET", K_META, "created_at", "forked_from", "event_seq", "trim_seq", "plan_created_at",
   "plan_updated_at", "task_n", "ctx_n", "ctx_seq", "drv_holder", "drv_kind", "drv_epoch", "drv_since")
@@ -41,17 +93,23 @@ return ok('{"exists":true,"meta":' .. meta .. ',"tasks":[' .. table.concat(redis
   .. pairs_of(K_REVIEWS) .. ',"approvals":' .. pairs_of(K_APPROVALS) .. ',"handoffs":' .. pairs_of(K_HANDOFFS)
   .. ',"verdicts":' .. pairs_of(K_VERDICTS) .. ',"cursors":' .. pairs_of(K_CURSORS) .. ',"ctx_marks":'
   .. pairs_of(K_CTX_MARKS) .. ',"marks":' .. pairs_of(K_MARKS) .. ',"fences":' .. pairs_of(K_FENCES)
-  .. ',"claims":' .. pairs_of(K_CLAIMS) .. ',"holdings":' .. pairs_of(K_HOLDINGS) .. '}}')
-`;
+  .. ',"claims":' .. pairs_of(K_CLAIMS) .. ',"holdings":' .. pairs_of(K_HOLDINGS) .. ',"values":'
+  .. pairs_of(K_VALUES) .. '}}')
+`,
+});
 
 /**
  * exportLog: up to limit events after a seq (never below the trimmed range), oldest first, each with its readers,
  * whether an agent posted it, and for context events when it first reached each agent. Reads only. Replies {ok:
  * [{e, r, p, d: {agent: ms}}…]}.
  */
-export const EXPORT_LOG = `
-local after = tonumber(ARGV[5]) -- only events with a larger seq
-local limit = tonumber(ARGV[6]) -- max events
+export const EXPORT_LOG = script({
+  args: {
+    after: arg.number, // only events with a larger seq
+    limit: arg.number, // max events
+  },
+  reply: returns<(StoredEvent & { p: boolean; d: Record<string, number> })[]>(),
+  body: `
 if not OWNED then return ok("[]") end
 local head = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
 local from = math.max(after, TRIM.seq())
@@ -69,7 +127,7 @@ for i = 1, #seqs do
     if string.find(evs[i], '^{"id":"evt%-%d+","seq":%d+,"type":"context_[au][vp]') then
       agents = agents or redis.call("HKEYS", K_CURSORS)
       for _, agent in ipairs(agents) do
-        local at = redis.call("HGET", K_CTX_READS, seqs[i] .. " " .. agent)
+        local at = redis.call("HGET", K_CTX_READS, num(seqs[i]) .. " " .. agent)
         if at then d[#d + 1] = str(agent) .. ":" .. at end
       end
     end
@@ -78,20 +136,25 @@ for i = 1, #seqs do
   end
 end
 return ok("[" .. table.concat(out, ",") .. "]")
-`;
+`,
+});
 
 /**
- * importWrite: one part of an import. ARGV (after the common four):
- *   5 token (marks the room while it is being built), 6 "1" on the first part, 7 "1" on the last part,
- *   8 the number h of hash writes, then h triples (key number in ROOM_KEY_PARTS, field, value),
- *   then the number z of sorted-set writes and z triples (key number, score, member).
+ * importWrite: one part of an import. `writes` holds `hashes` triples (key number in ROOM_KEY_PARTS, field, value),
+ * then the number z of sorted-set writes and z triples (key number, score, member).
  * The first part claims the room (refused when it exists); the last unmarks it. Replies {ok: true} or {err:
  * "importTargetExists" | "importInterrupted"} (another team's room was refused by GUARD).
  */
-export const IMPORT_WRITE = `
-local token = ARGV[5]
-local first = ARGV[6] == "1"
-local last = ARGV[7] == "1"
+export const IMPORT_WRITE = script({
+  args: {
+    token: arg.text, // marks the room while it is being built
+    first: arg.flag, // the first part: claims the room
+    last: arg.flag, // the last part: unmarks the room
+    hashes: arg.number, // the hash writes `writes` starts with
+    writes: arg.list(),
+  },
+  reply: returns<true>(),
+  body: `
 if first then
   if OWNED then return '{"err":"importTargetExists"}' end
   if not CLAIM_OK then return CLAIM end
@@ -102,8 +165,8 @@ elseif not OWNED or redis.call("HGET", K_META, "import_building") ~= token then
 end
 -- Context written here is not in the context index (lua-context.ts CTX_BY): the next filtered list builds it.
 redis.call("HDEL", K_META, "ctx_by_v")
-local i = 9
-for _ = 1, tonumber(ARGV[8]) do
+local i = writes_at
+for _ = 1, hashes do
   W("HSET", KEYS[tonumber(ARGV[i])], ARGV[i + 1], ARGV[i + 2])
   i = i + 3
 end
@@ -115,4 +178,5 @@ for _ = 1, zn do
 end
 if last then redis.call("HDEL", K_META, "import_building") end
 return ok("true")
-`;
+`,
+});

@@ -34,6 +34,71 @@ end
 function P.refuse(code, d, extra)
   return '{"err":' .. str(code) .. ',"driver":' .. P.driver_json(d) .. (extra or "") .. '}'
 end
+-- The rules below are protocol/people-rules.ts's, which lua-people.test.ts runs beside them on the same generated
+-- cases: each answers the refusal, or nil (and what was decided).
+-- Why a taker of \`kind\` ("human" or "agent"; not d's holder) takes the wheel, or the refusal (driverTakeReason).
+function P.take_reason(d, kind, force)
+  if not d.holder then return kind == "agent" and "claimed" or "taken" end
+  if kind == "agent" then return nil, P.refuse("driverTaken", d) end
+  if d.kind == "agent" then return "taken_from_agent" end
+  if force then return "forced" end
+  return nil, P.refuse("driverHeld", d)
+end
+-- Only the holder acts on the wheel, at the epoch it saw (checkDriverAction); \`action\` names what it tried.
+function P.act_refused(d, by, epoch, action)
+  if epoch ~= d.epoch then return P.refuse("staleEpoch", d, ',"given":' .. num(epoch)) end
+  if d.holder ~= by then return P.refuse("notDriver", d, ',"action":' .. str(action)) end
+  return nil
+end
+-- A decision on an approval that ran out, or was decided already (decidedApproval).
+function P.approval_refused(a)
+  if a.status == "pending" and a.expiresMs <= NOW then
+    return '{"err":"approvalExpired","id":' .. str(a.id) .. ',"expires_at":' .. str(a.expires_at) .. '}'
+  end
+  if a.status ~= "pending" then
+    return '{"err":"approvalDecided","id":' .. str(a.id) .. ',"status":' .. str(a.status) .. ',"decidedBy":'
+      .. str(a.decidedBy) .. ',"decided_at":' .. str(a.decided_at) .. '}'
+  end
+  return nil
+end
+-- An offer's task owned by another agent than \`from\`, when an agent offers (checkHandoffTask).
+function P.offer_refused(tid, owner, from, agent_offer)
+  if agent_offer and owner and owner ~= from then
+    return '{"err":"taskNotYours","id":' .. str(tid) .. ',"owner":' .. str(owner) .. '}'
+  end
+  return nil
+end
+-- A handoff no longer offered (checkHandoffOpen).
+function P.closed_refused(h)
+  if h.status ~= "offered" then
+    return '{"err":"handoffClosed","id":' .. str(h.id) .. ',"status":' .. str(h.status) .. ',"closedBy":'
+      .. P.value(h.closedBy) .. '}'
+  end
+  return nil
+end
+function P.not_for(h, agent)
+  return '{"err":"handoffNotForYou","id":' .. str(h.id) .. ',"to":' .. str(h.to) .. ',"agent":' .. str(agent) .. '}'
+end
+-- An acceptance by an agent the offer is not for, or by its from or offeredBy (checkHandoffAccept).
+function P.accept_refused(h, agent)
+  if h.to ~= "any" and h.to ~= agent then return P.not_for(h, agent) end
+  if h.from == agent or h.offeredBy == agent then return '{"err":"handoffOwnOffer","id":' .. str(h.id) .. '}' end
+  return nil
+end
+-- A decline of an offer to any agent, or by an agent it is not for (checkHandoffDecline).
+function P.decline_refused(h, agent)
+  if h.to == "any" then return '{"err":"handoffToAny","id":' .. str(h.id) .. '}' end
+  if h.to ~= agent then return P.not_for(h, agent) end
+  return nil
+end
+-- A cancel by anyone but the offer's from or offeredBy (checkHandoffCancel).
+function P.cancel_refused(h, by)
+  if by ~= h.from and by ~= h.offeredBy then
+    return '{"err":"handoffNotOfferer","id":' .. str(h.id) .. ',"from":' .. str(h.from) .. ',"offeredBy":'
+      .. str(h.offeredBy) .. '}'
+  end
+  return nil
+end
 function P.value(v)
   if v == nil or v == cjson.null then return "null" end
   if type(v) == "string" then return str(v) end
@@ -58,7 +123,8 @@ end
 -- verbatim, so a decision rewrites the record without re-encoding what the agent sent.
 function P.approval(a, details, stored)
   local out = '{"id":' .. str(a.id) .. ',"action":' .. str(a.action) .. ',"requestedBy":' .. str(a.requestedBy)
-    .. ',"status":' .. str(a.status)
+  if val(a.approvers) then out = out .. ',"approvers":' .. strs(a.approvers) end
+  out = out .. ',"status":' .. str(a.status)
   if val(a.decidedBy) then out = out .. ',"decidedBy":' .. str(a.decidedBy) end
   if val(a.note) then out = out .. ',"note":' .. str(a.note) end
   out = out .. ',"created_at":' .. str(a.created_at)
@@ -91,14 +157,30 @@ function P.conflicts(list)
   for i, c in ipairs(list) do parts[i] = '{"taskId":' .. str(c.taskId) .. ',"owner":' .. P.value(c.owner) .. '}' end
   return "[" .. table.concat(parts, ",") .. "]"
 end
+-- An acceptance's moves: the offered tasks whose owner is still the one recorded at the offer move (their ids, and
+-- the tasks as \`task_of\` gives them); the others are conflicts {taskId, owner} (a task gone: owner null). The rule
+-- of protocol/people.ts handoffMoves.
+function P.moves(h, task_of)
+  local moved, conflicts, tasks = {}, {}, {}
+  for _, tid in ipairs(h.taskIds) do
+    local t = task_of(tid)
+    local owner = t and val(t.owner)
+    if t and owner == val(h.owners[tid]) then
+      moved[#moved + 1] = tid
+      tasks[#tasks + 1] = t
+    else
+      conflicts[#conflicts + 1] = { taskId = tid, owner = owner or cjson.null }
+    end
+  end
+  return moved, conflicts, tasks
+end
 -- An open offer, or the refusal naming why not.
 function P.open_handoff(id)
   local raw = OWNED and redis.call("HGET", K_HANDOFFS, id)
   if not raw then return nil, '{"err":"handoffNotFound","id":' .. str(id) .. '}' end
   local h = cjson.decode(raw)
-  if h.status ~= "offered" then
-    return nil, '{"err":"handoffClosed","id":' .. str(id) .. ',"status":' .. str(h.status) .. ',"closedBy":' .. P.value(h.closedBy) .. '}'
-  end
+  local closed = P.closed_refused(h)
+  if closed then return nil, closed end
   return h, nil
 end
 `;

@@ -1,10 +1,35 @@
 /**
- * Lua bodies of the plan operations (each is prepended with PRELUDE and LOG). The plan's rules are those of
+ * Lua of the plan operations (each is prepended with PRELUDE and LOG). The plan's rules are those of
  * protocol/plan-rules.ts, in the same order and with the same answers (the conformance suite holds both drivers
  * to them): plan lock, existence, version, ownership, dependencies (known, acyclic), status.
  */
 
+import type { Plan, RoomEvent, Task } from "../../protocol/records.ts";
+import type { SeedContext, SeedTask } from "../../protocol/templates.ts";
+import type { StoredBatch } from "./lua-events.ts";
 import { PLAN_WRITE_CHECKS } from "./lua-task-checks.ts";
+import type { SearchTerms, StoredEntry, StoredPresence } from "./records.ts";
+import { arg, returns, script } from "./script-decl.ts";
+
+/** The fields an update_task changes (those given; owner and priority null to clear them). */
+export interface TaskFields {
+  status?: Task["status"];
+  owner?: string | null;
+  title?: string;
+  description?: string;
+  depends_on?: string[];
+  priority?: number | null;
+}
+
+/** What SUMMARY answers. */
+export interface StoredSummaryReply {
+  exists: boolean;
+  tasks: Task[];
+  unread: StoredBatch;
+  newContextCount: number;
+  presence: Record<string, StoredPresence>;
+  messages: Omit<RoomEvent, "read_by">[];
+}
 
 /**
  * Helpers of the plan scripts: task JSON, the plan lock, the kept task counts, the plan's rules and leases
@@ -66,6 +91,9 @@ local function drop_lease(t)
   if val(t.owner) then R.drop("l", t.owner, t.id) end
   t.lease_expires_at = nil
 end
+-- The rules below are protocol/task-rules.ts's, plan-rules.ts's, leases.ts's and locks.ts's, which lua-plan.test.ts
+-- runs beside them on the same generated cases: each answers nil, or the refusal.
+-- A live plan lock of another agent (checkPlanLock).
 local function plan_locked(agent)
   local raw = redis.call("HGET", K_LOCKS, "plan")
   if not raw then return nil end
@@ -74,6 +102,25 @@ local function plan_locked(agent)
     return '{"err":"planLocked","holder":' .. str(lock.holder) .. ',"expiresAt":' .. num(lock.expiresAt) .. '}'
   end
   return nil
+end
+-- A version other than the expected one, when one is expected (checkTaskVersion).
+local function version_refused(t, expected)
+  if expected and expected ~= t.version then
+    return '{"err":"taskVersion","id":' .. str(t.id) .. ',"version":' .. num(t.version) .. ',"status":'
+      .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
+  end
+  return nil
+end
+-- Another agent's task, changed without an expected version (checkOwnership).
+local function owner_refused(t, agent, expected)
+  if val(t.owner) and t.owner ~= agent and not expected then
+    return '{"err":"ownedByOther","id":' .. str(t.id) .. ',"owner":' .. str(t.owner) .. '}'
+  end
+  return nil
+end
+-- Whether an update keeps the task's lease: same owner, still in_progress or blocked (keepsLease).
+local function keeps_lease(before_owner, owner, status)
+  return owner == before_owner and (status == "in_progress" or status == "blocked")
 end
 -- Task counts by status live in meta (n_<status>), so the summary costs O(1); rooms written before they did get
 -- them counted once, on their first plan write (flag counted).
@@ -140,6 +187,32 @@ local function blocked(id, status, deps)
   if #blockers == 0 then return nil end
   return '{"err":"blocked","id":' .. str(id) .. ',"blockers":' .. strs(blockers) .. '}'
 end
+-- claim_task on t (version checked): nil and whether it renews the caller's own work in progress, or the refusal
+-- (taskClaim, then checkStatus).
+local function claim_refused(t, agent)
+  if t.status == "done" then return '{"err":"notClaimable","id":' .. str(t.id) .. ',"status":"done"}' end
+  local owner = val(t.owner)
+  if owner and owner ~= agent then
+    return '{"err":"leaseOwned","id":' .. str(t.id) .. ',"owner":' .. str(owner) .. ',"until":'
+      .. opt_str(t.lease_expires_at) .. '}'
+  end
+  local renewing = owner == agent and t.status == "in_progress"
+  if not renewing then
+    if t.status ~= "pending" then
+      return '{"err":"notClaimable","id":' .. str(t.id) .. ',"status":' .. str(t.status) .. '}'
+    end
+    local refused = blocked(t.id, "in_progress", t.depends_on)
+    if refused then return refused end
+  end
+  return nil, renewing
+end
+-- renew_lease naming t: refused unless the agent holds its lease (checkLeaseHolder).
+local function lease_refused(t, agent)
+  if val(t.owner) ~= agent or not t.lease_expires_at then
+    return '{"err":"notLeased","id":' .. str(t.id) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
+  end
+  return nil
+end
 `;
 
 /**
@@ -148,24 +221,32 @@ end
  * cost more than everything else in the script (Lua's string building grows worse than linearly with size; ~75 µs
  * of a 100-task plan's ~130).
  */
-export const READ_PLAN = `
+export const READ_PLAN = script({
+  args: {},
+  reply: returns<Omit<Plan, "project">>(),
+  body: `
 if not OWNED then return ok('{"created_at":null,"updated_at":null,"tasks":[]}') end
 local meta = redis.call("HMGET", K_META, "plan_created_at", "plan_updated_at")
 local tasks = redis.call("HVALS", K_TASKS)
 ok("null") -- presence and the room's expiry, as every reply on an owned room; the text itself is not sent
 return { '{"ok":{"created_at":' .. opt_str(meta[1] or nil) .. ',"updated_at":' .. opt_str(meta[2] or nil)
   .. ',"tasks":[', tasks, ']}}' }
-`;
+`,
+});
 
 /** addTask. Replies {ok: Task} or {err: "planLocked" | "unknownDependency"}. */
-export const ADD_TASK = `${PLAN_HELPERS}
-local agent = ARGV[5]           -- acting agent ("" when absent): plan-lock identity
-local title = ARGV[6]           -- title
-local description = ARGV[7]     -- description
-local deps_json = ARGV[8]       -- depends_on as a JSON array of distinct strings
-local priority = ARGV[9]        -- priority as a number, "" for null
-local from = ARGV[10]           -- the event's from (agent or "system")
-local terms = ARGV[11]          -- search terms, JSON {title: {token: count}, description: {…}}
+export const ADD_TASK = script({
+  args: {
+    agent: arg.textOrEmpty, // acting agent ("" when absent): plan-lock identity
+    title: arg.text, // title
+    description: arg.text, // description
+    depsJson: arg.jsonText<string[]>(), // depends_on, distinct
+    priority: arg.maybeNumber, // priority, none for null
+    from: arg.text, // the event's from (agent or "system")
+    terms: arg.json<SearchTerms>(), // search terms {title: {token: count}, description: {…}}
+  },
+  reply: returns<Task>(),
+  body: `${PLAN_HELPERS}
 local locked = OWNED and plan_locked(agent)
 if locked then return locked end
 local unknown = unknown_dep(cjson.decode(deps_json))
@@ -176,33 +257,38 @@ if OWNED then
   leases_due()
   record_leases()
 end
-local id = "task-" .. W("HINCRBY", K_META, "task_n", 1)
+local id = "task-" .. num(W("HINCRBY", K_META, "task_n", 1))
 local task = task_json({ id = id, title = title, description = description, status = "pending",
-  priority = tonumber(priority), version = 1, created_at = NOW_ISO, updated_at = NOW_ISO }, deps_json)
+  priority = priority, version = 1, created_at = NOW_ISO, updated_at = NOW_ISO }, deps_json)
 W("HSET", K_TASKS, id, task)
-IX.put(id, cjson.decode(terms))
+IX.put(id, terms)
 moved(nil, "pending")
 W("HSETNX", K_META, "plan_created_at", NOW_ISO)
 W("HSET", K_META, "plan_updated_at", NOW_ISO)
 append_event("task_added", from, "all", '{"task":' .. task .. '}')
 commit()
 return ok(task)
-`;
+`,
+});
 
 /**
  * updateTask. Replies {ok: Task} or {err: "planLocked" | "taskNotFound" | "taskVersion" | "ownedByOther" |
  * "unknownDependency" | "cycle" | "blocked"}.
  */
-export const UPDATE_TASK = `${PLAN_HELPERS}
-local agent = ARGV[5]           -- acting agent ("" when absent): plan-lock and ownership identity
-local id = ARGV[6]              -- task id
-local expected = ARGV[7]        -- expected version, "" for any
-local fields = ARGV[8]          -- JSON {status?, owner? (string|null), title?, description?, depends_on?, priority? (number|null)}
-local changes = ARGV[9]         -- JSON of the supplied fields and note, for the event
-local from = ARGV[10]           -- the event's from (agent or "system")
-local terms = ARGV[11]          -- search terms of the changed title/description, JSON {field: {token: count}}, "" for none
+export const UPDATE_TASK = script({
+  args: {
+    agent: arg.textOrEmpty, // acting agent ("" when absent): plan-lock and ownership identity
+    id: arg.text, // task id
+    expected: arg.maybeNumber, // expected version, none for any
+    fields: arg.json<TaskFields>(), // the fields to change
+    changes: arg.jsonText<TaskFields & { note?: string }>(), // the supplied fields and note, for the event
+    from: arg.text, // the event's from (agent or "system")
+    terms: arg.maybeJson<SearchTerms>(), // search terms of the changed title or description (none: neither)
+  },
+  reply: returns<Task>(),
+  body: `${PLAN_HELPERS}
 ${PLAN_WRITE_CHECKS}
-local f = cjson.decode(fields)
+local f = fields
 local deps = t.depends_on
 if f.depends_on ~= nil then
   deps = f.depends_on
@@ -220,7 +306,7 @@ record_leases()
 -- The lease ends when the task leaves its holder or becomes done or pending (protocol/leases.ts keepsLease).
 local owner = val(t.owner)
 if f.owner ~= nil then owner = val(f.owner) end
-if owner ~= val(t.owner) or (status ~= "in_progress" and status ~= "blocked") then drop_lease(t) end
+if not keeps_lease(val(t.owner), owner, status) then drop_lease(t) end
 -- The holder's own update renews its lease in the same step (the result shows the new expiry).
 if t.lease_expires_at and agent == owner then
   for _, item in ipairs(R.items("l", agent)) do
@@ -241,33 +327,43 @@ t.version = t.version + 1
 t.updated_at = NOW_ISO
 local task = task_json(t, strs(t.depends_on))
 W("HSET", K_TASKS, id, task)
-if terms ~= "" then IX.put(id, cjson.decode(terms)) end
+if terms then IX.put(id, terms) end
 moved(previous, status)
 W("HSET", K_META, "plan_updated_at", NOW_ISO)
 append_event("task_updated", from, "all",
   '{"task":' .. task .. ',"previousStatus":' .. str(previous) .. ',"changes":' .. changes .. '}')
 commit()
 return ok(task)
-`;
+`,
+});
 
 /** getTask. Replies {ok: Task} or {err: "taskNotFound"}. */
-export const GET_TASK = `
-local id = ARGV[5]              -- task id
+export const GET_TASK = script({
+  args: {
+    id: arg.text, // task id
+  },
+  reply: returns<Task>(),
+  body: `
 local raw = OWNED and redis.call("HGET", K_TASKS, id)
 if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
 return ok(raw)
-`;
+`,
+});
 
 /**
  * summary: on a room the team owns, records the agent's presence (status text kept), consumes like
  * consumeEvents, counts context changes since the previous summary, the agent's tasks and everyone's presence.
- * On an unowned room it writes nothing (it never claims one: revisions §3.11). Replies {ok: {exists, tasks,
+ * On an unowned room it writes nothing (it never claims one: docs/protocol.md, Guarantees, Ownership). Replies {ok: {exists, tasks,
  * unread: {events, cursor, remaining}, newContextCount, presence: {agent: {lastSeen, statusText?}}}}.
  */
-export const SUMMARY = `
-local agent = ARGV[5]           -- agent asking for its summary
-local limit = tonumber(ARGV[6]) -- max events to consume
-local msg_max = tonumber(ARGV[7]) or 20 -- most people's messages to deliver (they lead the summary)
+export const SUMMARY = script({
+  args: {
+    agent: arg.text, // agent asking for its summary
+    limit: arg.number, // max events to consume
+    msgMax: arg.number, // most people's messages to deliver (they lead the summary)
+  },
+  reply: returns<StoredSummaryReply>(),
+  body: `
 if not OWNED then
   return ok('{"exists":false,"tasks":[],"unread":{"events":[],"cursor":null,"remaining":0},"newContextCount":0,"presence":{},"messages":[]}')
 end
@@ -289,18 +385,23 @@ local people = {}
 for i = 1, #presence, 2 do people[#people + 1] = str(presence[i]) .. ":" .. presence[i + 1] end
 return ok_pieces({ '{"exists":true,"tasks":[', mine, '],"unread":' .. unread[1], unread[2], unread[3]
   .. ',"newContextCount":' .. fresh .. ',"presence":{', people, '},"messages":' .. messages .. '}' })
-`;
+`,
+});
 
 /**
  * deleteTask. Replies {ok: Task (as it was)} or {err: "planLocked" | "taskNotFound" | "taskVersion" |
  * "ownedByOther" | "hasDependents"}. Finding dependents decodes every task: O(tasks), like SQLite's scan.
  */
-export const DELETE_TASK = `${PLAN_HELPERS}
-local agent = ARGV[5]           -- acting agent ("" when absent): plan-lock and ownership identity
-local id = ARGV[6]              -- task id
-local expected = ARGV[7]        -- expected version, "" for any
-local force = ARGV[8] == "1"    -- "1": delete even while other tasks depend on it
-local from = ARGV[9]            -- the event's from (agent or "system")
+export const DELETE_TASK = script({
+  args: {
+    agent: arg.textOrEmpty, // acting agent ("" when absent): plan-lock and ownership identity
+    id: arg.text, // task id
+    expected: arg.maybeNumber, // expected version, none for any
+    force: arg.flag, // delete even while other tasks depend on it
+    from: arg.text, // the event's from (agent or "system")
+  },
+  reply: returns<Task>(),
+  body: `${PLAN_HELPERS}
 ${PLAN_WRITE_CHECKS}
 local waiting = {}
 local all = redis.call("HGETALL", K_TASKS)
@@ -326,18 +427,23 @@ append_event("task_deleted", from, "all",
   '{"taskId":' .. str(id) .. ',"task":' .. raw .. ',"dependents":' .. strs(waiting) .. '}')
 commit()
 return ok(raw)
-`;
+`,
+});
 
 /**
  * addDependency: appends one dependency in the same script as the checks. Replies {ok: Task} or {err:
  * "planLocked" | "taskNotFound" | "taskVersion" | "ownedByOther" | "unknownDependency" | "cycle" | "blocked"}.
  */
-export const ADD_DEPENDENCY = `${PLAN_HELPERS}
-local agent = ARGV[5]           -- acting agent ("" when absent): plan-lock and ownership identity
-local id = ARGV[6]              -- task id
-local expected = ARGV[7]        -- expected version, "" for any
-local dep = ARGV[8]             -- the task that must be done first
-local from = ARGV[9]            -- the event's from (agent or "system")
+export const ADD_DEPENDENCY = script({
+  args: {
+    agent: arg.textOrEmpty, // acting agent ("" when absent): plan-lock and ownership identity
+    id: arg.text, // task id
+    expected: arg.maybeNumber, // expected version, none for any
+    dep: arg.text, // the task that must be done first
+    from: arg.text, // the event's from (agent or "system")
+  },
+  reply: returns<Task>(),
+  body: `${PLAN_HELPERS}
 ${PLAN_WRITE_CHECKS}
 for _, d in ipairs(t.depends_on) do
   if d == dep then return ok(raw) end
@@ -359,20 +465,25 @@ append_event("task_updated", from, "all",
   '{"task":' .. task .. ',"previousStatus":' .. str(previous) .. ',"changes":{"depends_on":' .. strs(deps) .. '}}')
 commit()
 return ok(task)
-`;
+`,
+});
 
 /**
  * seedRoom: fills a new or empty room from a template's seed in one script. Replies {ok: {tasks: [Task…],
  * contexts: [{m, p}…]}} or {err: "roomNotEmpty" | "planLocked"}.
  */
-export const SEED_ROOM = `${PLAN_HELPERS}
-local agent = ARGV[5]           -- acting agent: author of everything, the events' from
-local template = ARGV[6]        -- template name
-local tasks = cjson.decode(ARGV[7]) -- [{title, description, depends_on: [index of an earlier task, from 0], priority}]
-local task_terms = cjson.decode(ARGV[8]) -- per task: search terms {field: {token: count}}
-local contexts = cjson.decode(ARGV[9]) -- [{type, summary, consuming_agents}]
-local context_terms = cjson.decode(ARGV[10]) -- per context entry: search terms
--- ARGV[11..]: each context entry's payload JSON, verbatim, in order
+export const SEED_ROOM = script({
+  args: {
+    agent: arg.text, // acting agent: author of everything, the events' from
+    template: arg.text, // template name
+    tasks: arg.json<SeedTask[]>(), // depends_on: indexes of earlier tasks, from 0
+    taskTerms: arg.json<SearchTerms[]>(), // per task: search terms {field: {token: count}}
+    contexts: arg.json<Omit<SeedContext, "payload">[]>(), // the entries without their payloads
+    contextTerms: arg.json<SearchTerms[]>(), // per context entry: search terms
+    payloads: arg.list(), // each context entry's payload JSON, verbatim, in order
+  },
+  reply: returns<{ tasks: Task[]; contexts: StoredEntry[] }>(),
+  body: `${PLAN_HELPERS}
 local counters = redis.call("HMGET", K_META, "task_n", "ctx_n", "event_seq")
 for i = 1, 3 do
   if (tonumber(counters[i]) or 0) > 0 then return '{"err":"roomNotEmpty"}' end
@@ -383,7 +494,7 @@ if not OWNED and not CLAIM_OK then return CLAIM end
 ensure_counts()
 local ids, made = {}, {}
 for i, t in ipairs(tasks) do
-  local id = "task-" .. W("HINCRBY", K_META, "task_n", 1)
+  local id = "task-" .. num(W("HINCRBY", K_META, "task_n", 1))
   local deps = {}
   for j, index in ipairs(t.depends_on) do deps[j] = ids[index + 1] end
   local task = task_json({ id = id, title = t.title, description = t.description, status = "pending",
@@ -403,11 +514,11 @@ local ctx_ids, entries = {}, {}
 -- Entries written here are not in the context index (lua-context.ts CTX_BY): the next filtered list builds it.
 if #contexts > 0 then redis.call("HDEL", K_META, "ctx_by_v") end
 for i, c in ipairs(contexts) do
-  local id = "ctx-" .. W("HINCRBY", K_META, "ctx_n", 1)
+  local id = "ctx-" .. num(W("HINCRBY", K_META, "ctx_n", 1))
   local agents = strs(c.consuming_agents)
   local entry = '{"id":' .. str(id) .. ',"type":' .. str(c.type) .. ',"author":' .. str(agent) .. ',"timestamp":'
     .. str(NOW_ISO) .. ',"summary":' .. str(c.summary) .. ',"consuming_agents":' .. agents .. ',"version":"1.0"}'
-  local payload = ARGV[10 + i]
+  local payload = ARGV[payloads_at + i - 1]
   W("HSET", K_CTX, id, entry)
   W("HSET", K_CTX_PAYLOAD, id, payload)
   W("ZADD", K_CTX_CHANGES, W("HINCRBY", K_META, "ctx_seq", 1), id)
@@ -424,4 +535,5 @@ append_event("template_applied", agent, "all",
   '{"template":' .. str(template) .. ',"tasks":' .. strs(ids) .. ',"contexts":' .. strs(ctx_ids) .. '}')
 commit()
 return ok('{"tasks":[' .. table.concat(made, ",") .. '],"contexts":[' .. table.concat(entries, ",") .. ']}')
-`;
+`,
+});

@@ -29,11 +29,12 @@ ${KEY_BINDINGS}
 -- parts this script does not name follow its own, so KEYS[1..ROOM_KEY_COUNT] are every key of the room.
 local ROOM_KEY_COUNT = ${ROOM_KEY_PARTS.length}
 local WHOLE = #KEYS >= ROOM_KEY_COUNT
--- ARGV common to every script (operation arguments start at ARGV[5]):
+-- ARGV common to every script; the operation's own arguments follow from ARGV[5], each bound by name from the
+-- script's declaration (script-decl.ts):
 local TEAM = ARGV[1]            -- team acting on the room
 local NOW = tonumber(ARGV[2])   -- injected clock, ms since epoch (never Redis TIME, so tests can move time)
 local NOW_ISO = ARGV[3]         -- the same instant as an ISO string
-local ROOM_TTL = ARGV[4]        -- ms a room lives after its last use
+local ROOM_TTL = ARGV[4]        -- ms a room lives after its last use; "0": for ever (its keys get no expiry)
 -- The last six ARGV, common to every script and last so operation ARGV keep their numbers (call.ts scopeTail):
 -- event retention, "<max events> <max age ms>" (0: no bound), which every append applies (lua-log.ts TRIM)
 local TRIM = {
@@ -49,7 +50,7 @@ local IDEM_FP = ARGV[#ARGV - 1] -- sha256 of the tool and its arguments, compare
 local CLAIM_OK = ARGV[#ARGV] == "1"
 local OBSERVING = ARGV[#ARGV] == "2" -- a read for someone looking on (types.ts RoomScope.observe): records no use
 local IDEM_KEEP = ${LIMITS.idempotencyKeepMs} -- ms a kept result lives
-local TTL_EVERY = 60000         -- a room's keys get their full TTL at most once a minute (revisions §6.20)
+local TTL_EVERY = 60000         -- a room's keys get their full TTL at most once a minute (docs/architecture.md)
 
 -- The meta fields every script may need, in one command.
 local META = redis.call("HMGET", K_META, "owner", "ttl_at", "addr_v", "counted", "last_used")
@@ -113,7 +114,9 @@ end
 -- whole room (call.ts passes it at least every 15 s of a process's calls on the room); otherwise only keys this
 -- script wrote do, so a key created since never lives without one. A script that wrote nothing records the last
 -- use at most once a minute too (as SQLite's reads do), so a read writes nothing at all in between. Lock and
--- presence expiry live inside their values, so this never extends them. Only ever called on an owned room.
+-- presence expiry live inside their values, so this never extends them. Only ever called on an owned room. With
+-- ROOM_TTL "0" the room lives for ever: new keys get no expiry, and the whole pass takes back any expiry an earlier
+-- setting gave (PERSIST; PEXPIRE 0 would delete).
 local function touch()
   local wrote = next(DIRTY) ~= nil
   if OBSERVING and not wrote then return end
@@ -124,10 +127,13 @@ local function touch()
   local due = WHOLE and (since >= TTL_EVERY or since < -TTL_EVERY)
   if not wrote and not due and NOW - (tonumber(META[5]) or 0) < TTL_EVERY then return end
   redis.call("HSET", K_META, "last_used", num(NOW))
+  local forever = ROOM_TTL == "0"
   if due then
     redis.call("HSET", K_META, "ttl_at", num(NOW))
-    for i = 1, ROOM_KEY_COUNT do redis.call("PEXPIRE", KEYS[i], ROOM_TTL) end
-  else
+    for i = 1, ROOM_KEY_COUNT do
+      if forever then redis.call("PERSIST", KEYS[i]) else redis.call("PEXPIRE", KEYS[i], ROOM_TTL) end
+    end
+  elseif not forever then
     for key in pairs(DIRTY) do redis.call("PEXPIRE", key, ROOM_TTL) end
   end
 end

@@ -1,7 +1,8 @@
 /**
- * The checks a write of one task makes first, inlined into its script after PLAN_HELPERS (lua-plan.ts) and the
- * script's ARGV locals `agent`, `id` and `expected`; they leave the task as reads show it in `raw` and `t`. Kept apart
- * from the script bodies (scripts.ts turns every export of a lua-*.ts body module into a script).
+ * The checks a write of one task makes first, inlined into its script after PLAN_HELPERS (lua-plan.ts), on the
+ * script's arguments `agent`, `id` and `expected` (a number, nil for any version); they leave the task as reads
+ * show it in `raw` and `t`. Kept apart from the script declarations (scripts.ts turns every script a lua-*.ts
+ * module declares into a script).
  */
 
 /**
@@ -15,14 +16,11 @@ if OWNED then leases_due() end
 local raw = OWNED and task_raw(id)
 if not raw then return '{"err":"taskNotFound","id":' .. str(id) .. '}' end
 local t = cjson.decode(raw)
-if expected ~= "" and tonumber(expected) ~= t.version then
-  return '{"err":"taskVersion","id":' .. str(id) .. ',"version":' .. num(t.version) .. ',"status":'
-    .. str(t.status) .. ',"owner":' .. opt_str(val(t.owner)) .. '}'
-end
+local stale = version_refused(t, expected)
+if stale then return stale end
 `;
 
 /** What every plan write checks first, in order: TASK_CHECKS, then ownership (another agent's task needs expected). */
-export const PLAN_WRITE_CHECKS = `${TASK_CHECKS}if val(t.owner) and t.owner ~= agent and expected == "" then
-  return '{"err":"ownedByOther","id":' .. str(id) .. ',"owner":' .. str(t.owner) .. '}'
-end
+export const PLAN_WRITE_CHECKS = `${TASK_CHECKS}local not_yours = owner_refused(t, agent, expected)
+if not_yours then return not_yours end
 `;

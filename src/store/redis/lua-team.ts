@@ -2,8 +2,17 @@
  * Lua of the team-slot scripts: keys, rate limiting and the room-limit index. Each is TEAM_PRELUDE followed by its
  * body and touches only the team's keys (`team:{<teamId>}:…`).
  */
+import type { NewKey, RateDecision } from "../access-types.ts";
+import type { Numbered } from "./access-records.ts";
 import { KEY_BINDINGS } from "./lua-prelude.ts";
 import { RATE_LUA } from "./lua-rate.ts";
+import { arg, returns, script } from "./script-decl.ts";
+
+/** What RESERVE_ROOM answers when it gave a place: whether the room is new to the index, and its score. */
+export interface Place {
+  added: boolean;
+  score: number;
+}
 
 /** The Lua name of each team key, in keys.ts TEAM_KEY_PARTS order. */
 export const TEAM_KEY_NAMES = [
@@ -22,7 +31,8 @@ export const TEAM_KEY_NAMES = [
 export const TEAM_PRELUDE = `
 -- KEYS: the team keys this script names, in keys.ts TEAM_KEY_PARTS order (TEAM_KEY_NAMES):
 ${KEY_BINDINGS}
--- ARGV common to every team script (operation arguments start at ARGV[2]):
+-- ARGV common to every team script; the operation's own arguments follow from ARGV[2], each bound by name from
+-- the script's declaration (script-decl.ts):
 local NOW = tonumber(ARGV[1])   -- injected clock, ms since epoch
 
 local function str(s) return cjson.encode(s) end
@@ -41,38 +51,52 @@ end
 ${RATE_LUA}`;
 
 /** resolveKey: auth and, when a bucket is given, the charge. Replies {ok: {key: JSON|null, rate?}}. */
-export const RESOLVE_KEY = `
-local digest = ARGV[2]          -- sha256(secret), lowercase hex
-local bucket = ARGV[3]          -- "tools" | "meta" to charge, "" to charge nothing
-local limit = tonumber(ARGV[4]) -- requests allowed per window (when charging)
-local window = tonumber(ARGV[5]) -- window length in ms (when charging)
+export const RESOLVE_KEY = script({
+  args: {
+    digest: arg.text, // sha256(secret), lowercase hex
+    bucket: arg.textOrEmpty, // "tools" | "meta" to charge, "" to charge nothing
+    limit: arg.maybeNumber, // requests allowed per window (when charging)
+    window: arg.maybeNumber, // window length in ms (when charging)
+  },
+  reply: returns<{ key: NewKey | null; rate?: RateDecision }>(),
+  body: `
 local id = redis.call("HGET", K_KEY_DIGESTS, digest)
 local key = id and redis.call("HGET", K_KEYS, id)
 if not key then return ok('{"key":null}') end
 if bucket == "" then return ok('{"key":' .. key .. '}') end
 return ok('{"key":' .. key .. ',"rate":' .. charge(bucket_key(bucket), limit, window) .. '}')
-`;
+`,
+});
 
 /**
  * consumeRate for `n` requests at once (the concurrent callers of one process, key-ops.ts), charged one after
  * another exactly as n calls would be. Replies {ok: [RateDecision…]}, in order.
  */
-export const CONSUME_RATE = `
-local bucket = ARGV[2]          -- "tools" | "meta"
-local limit = tonumber(ARGV[3]) -- requests allowed per window
-local window = tonumber(ARGV[4]) -- window length in ms
-local n = tonumber(ARGV[5])     -- requests to charge
+export const CONSUME_RATE = script({
+  args: {
+    bucket: arg.text, // "tools" | "meta"
+    limit: arg.number, // requests allowed per window
+    window: arg.number, // window length in ms
+    n: arg.number, // requests to charge
+  },
+  reply: returns<RateDecision[]>(),
+  body: `
 local out = {}
 for i = 1, n do out[i] = charge(bucket_key(bucket), limit, window) end
 return ok("[" .. table.concat(out, ",") .. "]")
-`;
+`,
+});
 
 /** createKey: stores unless the team has `max` dynamic keys. Replies {ok: key JSON} or {ok: "limit"}. */
-export const CREATE_KEY = `
-local id = ARGV[2]              -- key id
-local digest = ARGV[3]          -- sha256(secret)
-local key = ARGV[4]             -- key JSON as stored (with digest)
-local max = tonumber(ARGV[5])   -- most dynamic keys the team may have
+export const CREATE_KEY = script({
+  args: {
+    id: arg.text, // key id
+    digest: arg.text, // sha256(secret)
+    key: arg.text, // key JSON as stored (with digest)
+    max: arg.number, // most dynamic keys the team may have
+  },
+  reply: returns<NewKey | "limit">(),
+  body: `
 local dynamic = 0
 for _, raw in ipairs(redis.call("HVALS", K_KEYS)) do
   if cjson.decode(raw).kind == "dynamic" then dynamic = dynamic + 1 end
@@ -80,65 +104,93 @@ end
 if dynamic >= max then return ok('"limit"') end
 store_key(id, digest, key)
 return ok(key)
-`;
+`,
+});
 
 /** provisionTeam: stores the team's first key. Replies {ok: key JSON} or {ok: "exists"}. */
-export const PROVISION_TEAM = `
-local id = ARGV[2]              -- key id
-local digest = ARGV[3]          -- sha256(secret)
-local key = ARGV[4]             -- key JSON as stored (with digest)
--- A team with keys or with rooms exists: provisioning never reaches into it (revisions §3.12).
+export const PROVISION_TEAM = script({
+  args: {
+    id: arg.text, // key id
+    digest: arg.text, // sha256(secret)
+    key: arg.text, // key JSON as stored (with digest)
+  },
+  reply: returns<NewKey | "exists">(),
+  body: `
+-- A team with keys or with rooms exists: provisioning never reaches into it (docs/http.md, provision).
 if redis.call("HLEN", K_KEYS) > 0 or redis.call("ZCARD", K_ROOMS) > 0 then return ok('"exists"') end
 store_key(id, digest, key)
 return ok(key)
-`;
+`,
+});
 
 /** listKeys. Replies {ok: [key JSON…]} (unordered; sorted in TS). */
-export const LIST_KEYS = `
+export const LIST_KEYS = script({
+  args: {},
+  reply: returns<Numbered<NewKey>[]>(),
+  body: `
 return ok("[" .. table.concat(redis.call("HVALS", K_KEYS), ",") .. "]")
-`;
+`,
+});
 
 /** deleteKey: the record and its digest. Replies {ok: true|false}. */
-export const DELETE_KEY = `
-local id = ARGV[2]              -- key id
+export const DELETE_KEY = script({
+  args: {
+    id: arg.text, // key id
+  },
+  reply: returns<boolean>(),
+  body: `
 local raw = redis.call("HGET", K_KEYS, id)
 if not raw then return ok("false") end
 local digest = cjson.decode(raw).digest
 redis.call("HDEL", K_KEYS, id)
 if redis.call("HGET", K_KEY_DIGESTS, digest) == id then redis.call("HDEL", K_KEY_DIGESTS, digest) end
 return ok("true")
-`;
+`,
+});
 
 /**
  * reserveRoom: a place in the team's room index before a claim. A room already indexed keeps its place (its score
  * moves to NOW, marking a claim in progress); a new one gets a place while the team has fewer than `max`.
  * Replies {ok: {added, score}} or {ok: "limit"}.
  */
-export const RESERVE_ROOM = `
-local room = ARGV[2]            -- room id about to be claimed
-local max = tonumber(ARGV[3])   -- roomsPerTeam
+export const RESERVE_ROOM = script({
+  args: {
+    room: arg.text, // room id about to be claimed
+    max: arg.number, // roomsPerTeam
+  },
+  reply: returns<Place | "limit">(),
+  body: `
 local known = redis.call("ZSCORE", K_ROOMS, room)
 if not known and redis.call("ZCARD", K_ROOMS) >= max then return ok('"limit"') end
 redis.call("ZADD", K_ROOMS, NOW, room)
 return ok('{"added":' .. (known and "false" or "true") .. ',"score":' .. num(NOW) .. '}')
-`;
+`,
+});
 
 /** roomIndex: the team's indexed rooms. Replies {ok: [[room id, score]…]} by score. */
-export const ROOM_INDEX = `
+export const ROOM_INDEX = script({
+  args: {},
+  reply: returns<[string, number][]>(),
+  body: `
 local all = redis.call("ZRANGE", K_ROOMS, 0, -1, "WITHSCORES")
 local out = {}
 for i = 1, #all, 2 do out[#out + 1] = "[" .. str(all[i]) .. "," .. num(tonumber(all[i + 1])) .. "]" end
 return ok("[" .. table.concat(out, ",") .. "]")
-`;
+`,
+});
 
 /**
  * unindexRooms: removes rooms from the index, each only if its score is still the one the caller saw (so a room
  * re-reserved meanwhile stays). Replies {ok: removed count}.
  */
-export const UNINDEX_ROOMS = `
--- ARGV[2..]: pairs of a room id and the score it must still have ("" to remove it whatever its score)
+export const UNINDEX_ROOMS = script({
+  args: {
+    pairs: arg.list(), // a room id and the score it must still have ("" to remove it whatever its score), by pairs
+  },
+  reply: returns<number>(),
+  body: `
 local removed = 0
-for i = 2, #ARGV - 1, 2 do
+for i = pairs_at, #ARGV - 1, 2 do
   local score = redis.call("ZSCORE", K_ROOMS, ARGV[i])
   if score and (ARGV[i + 1] == "" or tonumber(score) == tonumber(ARGV[i + 1])) then
     redis.call("ZREM", K_ROOMS, ARGV[i])
@@ -146,4 +198,5 @@ for i = 2, #ARGV - 1, 2 do
   end
 end
 return ok(num(removed))
-`;
+`,
+});

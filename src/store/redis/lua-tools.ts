@@ -1,9 +1,28 @@
 /**
- * Lua bodies of reviews, search and the analytics read (each prepended with PRELUDE, LOG, INDEX and GUARD).
+ * Lua of reviews, search and the analytics read (each prepended with PRELUDE, LOG, INDEX and GUARD).
  */
+import type { ContextEntry, Review, RoomEvent, Task } from "../../protocol/records.ts";
+import type { StoredEntry, StoredEvent } from "./records.ts";
+import { arg, returns, script } from "./script-decl.ts";
 
-/** The JSON of a review from its decoded fields (the builder's field order is the records' own). */
-const REVIEW_JSON = `
+/** A search hit as SEARCH answers it: the document, its length and term counts, and its record. */
+export interface StoredHit {
+  id: string;
+  len: number;
+  tf: number[];
+  r: Task | StoredEntry | StoredEvent;
+}
+
+/** An event of ANALYTICS_LOG: whole, or its header and time only. */
+export type StoredLogEvent =
+  | { e: Omit<RoomEvent, "read_by"> }
+  | { h: Omit<RoomEvent, "read_by" | "payload" | "timestamp">; ms: number };
+
+/**
+ * The JSON of a review from its decoded fields (the builder's field order is the records' own), and the rule of a
+ * decision (protocol/reviews.ts decidedReview, run beside it by lua-people.test.ts).
+ */
+export const REVIEW_JSON = `
 local function review_json(r)
   return '{"id":' .. str(r.id) .. ',"status":' .. str(r.status) .. ',"requester":' .. str(r.requester)
     .. ',"reviewer":' .. str(r.reviewer) .. ',"subject":' .. str(r.subject) .. ',"details":' .. str(r.details)
@@ -11,16 +30,31 @@ local function review_json(r)
     .. ',"context_version":' .. opt_str(val(r.context_version)) .. ',"comment":' .. opt_str(val(r.comment))
     .. ',"created_at":' .. str(r.created_at) .. ',"decided_at":' .. opt_str(val(r.decided_at)) .. '}'
 end
+-- A decision by another agent than the reviewer, or on a review decided already.
+local function review_refused(r, agent)
+  if r.reviewer ~= agent then
+    return '{"err":"notReviewer","id":' .. str(r.id) .. ',"reviewer":' .. str(r.reviewer) .. '}'
+  end
+  if r.status ~= "pending" then
+    return '{"err":"reviewDecided","id":' .. str(r.id) .. ',"status":' .. str(r.status) .. ',"by":' .. str(r.reviewer)
+      .. ',"at":' .. str(r.decided_at) .. '}'
+  end
+  return nil
+end
 `;
 
 /** requestReview. Replies {ok: Review} or {err: "taskNotFound" | "contextNotFound"}. */
-export const REQUEST_REVIEW = `${REVIEW_JSON}
-local requester = ARGV[5]       -- the requesting agent
-local reviewer = ARGV[6]        -- the one agent who may decide
-local subject = ARGV[7]         -- what to review, one line
-local details = ARGV[8]         -- more about it ("" for none)
-local task_id = ARGV[9]         -- task under review, "" for none
-local ctx_id = ARGV[10]         -- context entry under review, "" for none
+export const REQUEST_REVIEW = script({
+  args: {
+    requester: arg.text, // the requesting agent
+    reviewer: arg.text, // the one agent who may decide
+    subject: arg.text, // what to review, one line
+    details: arg.text, // more about it ("" for none)
+    taskId: arg.textOrEmpty, // task under review, "" for none
+    ctxId: arg.textOrEmpty, // context entry under review, "" for none
+  },
+  reply: returns<Review>(),
+  body: `${REVIEW_JSON}
 if task_id ~= "" and not (OWNED and redis.call("HEXISTS", K_TASKS, task_id) == 1) then
   return '{"err":"taskNotFound","id":' .. str(task_id) .. '}'
 end
@@ -31,7 +65,7 @@ if ctx_id ~= "" then
   version = cjson.decode(raw).version
 end
 if not OWNED and not CLAIM_OK then return CLAIM end
-local id = "rev-" .. W("HINCRBY", K_META, "review_n", 1)
+local id = "rev-" .. num(W("HINCRBY", K_META, "review_n", 1))
 local review = review_json({ id = id, status = "pending", requester = requester, reviewer = reviewer,
   subject = subject, details = details, task_id = optional(task_id), context_id = optional(ctx_id),
   context_version = version, created_at = NOW_ISO })
@@ -39,39 +73,59 @@ W("HSET", K_REVIEWS, id, review)
 append_event("review_requested", requester, reviewer, '{"review":' .. review .. '}')
 commit()
 return ok(review)
-`;
+`,
+});
 
 /** decideReview. Replies {ok: Review} or {err: "reviewNotFound" | "notReviewer" | "reviewDecided"}. */
-export const DECIDE_REVIEW = `${REVIEW_JSON}
-local id = ARGV[5]              -- review id
-local agent = ARGV[6]           -- the deciding agent
-local status = ARGV[7]          -- "approved" or "rejected"
-local comment = ARGV[8]         -- the comment
-local has_comment = ARGV[9] == "1" -- "0": no comment (null)
+export const DECIDE_REVIEW = script({
+  args: {
+    id: arg.text, // review id
+    agent: arg.text, // the deciding agent
+    status: arg.text, // "approved" or "rejected"
+    comment: arg.maybeText, // the comment, none for null
+  },
+  reply: returns<Review>(),
+  body: `${REVIEW_JSON}
 local raw = OWNED and redis.call("HGET", K_REVIEWS, id)
 if not raw then return '{"err":"reviewNotFound","id":' .. str(id) .. '}' end
 local r = cjson.decode(raw)
-if r.reviewer ~= agent then
-  return '{"err":"notReviewer","id":' .. str(id) .. ',"reviewer":' .. str(r.reviewer) .. '}'
-end
-if r.status ~= "pending" then
-  return '{"err":"reviewDecided","id":' .. str(id) .. ',"status":' .. str(r.status) .. ',"by":' .. str(r.reviewer)
-    .. ',"at":' .. str(r.decided_at) .. '}'
-end
+local refused = review_refused(r, agent)
+if refused then return refused end
 r.status = status
-r.comment = has_comment and comment or nil
+r.comment = comment
 r.decided_at = NOW_ISO
 local review = review_json(r)
 W("HSET", K_REVIEWS, id, review)
 append_event("review_decided", r.reviewer, r.requester, '{"review":' .. review .. '}')
 commit()
 return ok(review)
-`;
+`,
+});
 
 /** listReviews. Replies {ok: [Review…]} (unordered; sorted and filtered in TS). */
-export const LIST_REVIEWS = `
+export const LIST_REVIEWS = script({
+  args: {},
+  reply: returns<Review[]>(),
+  body: `
 if not OWNED then return ok("[]") end
 return ok("[" .. table.concat(redis.call("HVALS", K_REVIEWS), ",") .. "]")
+`,
+});
+
+/**
+ * FTS5's bm25 of one document holding every query term, negated (higher is better), on the room's own statistics:
+ * protocol/search.ts score, which lua-rooms.test.ts runs beside it on generated corpora. \`df\` and \`tf\` per term.
+ */
+export const SEARCH_SCORE = `
+local function bm25(n, avgdl, df, tf, len)
+  local s = 0
+  for i = 1, #tf do
+    local w = math.log((n - df[i] + 0.5) / (df[i] + 0.5))
+    if w <= 0 then w = 1e-6 end
+    s = s + w * (tf[i] * 2.2) / (tf[i] + 1.2 * (0.25 + 0.75 * len / avgdl))
+  end
+  return s
+end
 `;
 
 /**
@@ -82,10 +136,14 @@ return ok("[" .. table.concat(redis.call("HVALS", K_REVIEWS), ",") .. "]")
  * tf: [..], r: record}]}} (record: Task, {m, p} or {e, r}). Cost: O(Σ postings of the terms + c log c) for c
  * candidates, plus the records of the returned hits.
  */
-export const SEARCH = `
-local terms = cjson.decode(ARGV[5]) -- distinct tokens, every one must occur
-local kinds = ARGV[6]           -- " task context event ": the kinds to return, space-delimited
-local limit = tonumber(ARGV[7]) -- hits wanted
+export const SEARCH = script({
+  args: {
+    terms: arg.json<string[]>(), // distinct tokens, every one must occur
+    kinds: arg.text, // " task context event ": the kinds to return, space-delimited
+    limit: arg.number, // hits wanted
+  },
+  reply: returns<{ n: number; tokens: number; df: number[]; hits: StoredHit[] }>(),
+  body: `${SEARCH_SCORE}
 if not OWNED or #terms == 0 then return ok('{"n":0,"tokens":0,"df":[],"hits":[]}') end
 local n = redis.call("HLEN", K_SEARCH_LEN)
 local tokens = tonumber(redis.call("HGET", K_META, "search_tokens")) or 0
@@ -119,16 +177,9 @@ for i = 1, #cands, 500 do
   for j = 1, #ids do cands[i + j - 1].len = tonumber(lens[j]) or 0 end
 end
 for _, c in ipairs(cands) do
-  local s = 0
   c.tf = {}
-  for i = 1, #terms do
-    local f = postings[i][c.id]
-    c.tf[i] = f
-    local w = math.log((n - df[i] + 0.5) / (df[i] + 0.5))
-    if w <= 0 then w = 1e-6 end
-    s = s + w * (f * 2.2) / (f + 1.2 * (0.25 + 0.75 * c.len / avgdl))
-  end
-  c.score = s
+  for i = 1, #terms do c.tf[i] = postings[i][c.id] end
+  c.score = bm25(n, avgdl, df, c.tf, c.len)
 end
 table.sort(cands, function(a, b)
   if a.score ~= b.score then return a.score > b.score end
@@ -159,22 +210,45 @@ local dfs = {}
 for i = 1, #terms do dfs[i] = num(df[i]) end
 return ok('{"n":' .. n .. ',"tokens":' .. num(tokens) .. ',"df":[' .. table.concat(dfs, ",") .. '],"hits":['
   .. table.concat(hits, ",") .. ']}')
-`;
+`,
+});
 
 /**
- * analyticsLog: the whole log (payloads only for task_* and context_* events and agent_left, the others cut before
- * their payload like the room summary's headers, with their time from event_idx), the seqs of events agents
- * posted, the tasks, the context entries (without payloads) and the context deliveries. O(events). Replies {ok:
- * {events: [{e: event} | {h: header, ms}…] oldest first, posted: [seq…], tasks: [Task…], contexts: [entry…],
- * reads: ["<seq> <agent>", ms, …]}}.
+ * analyticsLog, one page per call: the events of seqs `from`…`from + count - 1` that the room holds (payloads only
+ * for task_* and context_* events and agent_left, the others cut before their payload like the room summary's
+ * headers, with their time from event_idx), the log's head, and — on the page that reaches the head — the seqs of
+ * events agents posted, the tasks, the context entries (without payloads) and the context deliveries, read at the
+ * same instant as that last page, and where the next page starts. A page is bounded by `count`, so the read never holds the server for a whole
+ * long log (tool-ops.ts pages through it). Replies {ok: {top, next, events: [{e: event} | {h: header, ms}…], last: null
+ * | {posted: [seq…], tasks: [Task…], contexts: [entry…], reads: ["<seq> <agent>", ms, …]}}}.
  */
-export const ANALYTICS_LOG = `
-if not OWNED then return ok('{"events":[],"posted":[],"tasks":[],"contexts":[],"reads":[]}') end
+export const ANALYTICS_LOG = script({
+  args: {
+    from: arg.number, // the first seq of the page; 0 = from the oldest event the room holds
+    count: arg.number, // seqs per page
+  },
+  reply: returns<{
+    top: number;
+    /** Where the next page starts. */
+    next: number;
+    events: StoredLogEvent[];
+    last: null | {
+      posted: number[];
+      tasks: Task[];
+      contexts: Omit<ContextEntry, "payload">[];
+      reads: (string | number)[];
+    };
+  }>(),
+  body: `
+if not OWNED then return ok('{"top":0,"next":1,"events":[],"last":{"posted":[],"tasks":[],"contexts":[],"reads":[]}}') end
 local top = tonumber(redis.call("HGET", K_META, "event_seq")) or 0
 local out = {}
-for low = TRIM.seq() + 1, top, 200 do
+-- From the trim, or from as far down as the events the room holds reach (a count bound on the walk).
+local low = math.max(from, TRIM.seq() + 1, top - redis.call("HLEN", K_EVENT_IDX) + 1)
+local high = math.min(top, low + count - 1)
+for page = low, high, 200 do
   local seqs = {}
-  for s = low, math.min(top, low + 199) do seqs[#seqs + 1] = s end
+  for s = page, math.min(high, page + 199) do seqs[#seqs + 1] = s end
   local evs = redis.call("HMGET", K_EVENTS, unpack(seqs))
   local idx = redis.call("HMGET", K_EVENT_IDX, unpack(seqs))
   for i = 1, #seqs do
@@ -190,10 +264,15 @@ for low = TRIM.seq() + 1, top, 200 do
     end
   end
 end
-local reads = redis.call("HGETALL", K_CTX_READS)
-for i = 1, #reads do reads[i] = str(reads[i]) end
-return ok('{"events":[' .. table.concat(out, ",") .. '],"posted":[' .. table.concat(redis.call("HKEYS", K_POSTED), ",")
-  .. '],"tasks":[' .. table.concat(redis.call("HVALS", K_TASKS), ",")
-  .. '],"contexts":[' .. table.concat(redis.call("HVALS", K_CTX), ",") .. '],"reads":[' .. table.concat(reads, ",")
-  .. ']}')
-`;
+local last = "null"
+if high >= top then
+  local reads = redis.call("HGETALL", K_CTX_READS)
+  for i = 1, #reads do reads[i] = str(reads[i]) end
+  last = '{"posted":[' .. table.concat(redis.call("HKEYS", K_POSTED), ",")
+    .. '],"tasks":[' .. table.concat(redis.call("HVALS", K_TASKS), ",")
+    .. '],"contexts":[' .. table.concat(redis.call("HVALS", K_CTX), ",") .. '],"reads":[' .. table.concat(reads, ",")
+    .. ']}'
+end
+return ok('{"top":' .. top .. ',"next":' .. (high + 1) .. ',"events":[' .. table.concat(out, ",") .. '],"last":' .. last .. '}')
+`,
+});

@@ -6,63 +6,22 @@
 import { randomUUID } from "node:crypto";
 import { movingErrors } from "../../protocol/moving.ts";
 import type { Approval, Handoff, MailboxType, Verdict } from "../../protocol/people.ts";
-import type { ContextEntry, Review, Task } from "../../protocol/records.ts";
+import type { Review } from "../../protocol/records.ts";
+import { travelling, type ValuePieces } from "../../protocol/room-values.ts";
 import { iso } from "../../protocol/time.ts";
-import type { NewInvite, NewKey } from "../access-types.ts";
 import type { LoggedEvent, MoveStore, RoomSnapshot } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
-import { byCreation, type Numbered } from "./access-records.ts";
+import { byCreation } from "./access-records.ts";
 import type { Bridge } from "./call.ts";
 import type { ScriptClient } from "./client.ts";
 import { importWrites, keyNumber, type Write } from "./import-writes.ts";
-import { byCreation as bySerial, type StoredEvent, toEntry, toEvent } from "./records.ts";
+import type { StoredRoom } from "./lua-moving.ts";
+import { byCreation as bySerial, toEntry, toEvent } from "./records.ts";
 import { ScriptRefusal } from "./run.ts";
+import { valuesOf } from "./value-ops.ts";
 
 /** ARGV bytes of one IMPORT_WRITE part. */
 const PART_BYTES = 512 * 1024;
-
-type Version = Omit<ContextEntry, "id" | "type">;
-
-interface Stored {
-  exists: boolean;
-  meta: {
-    createdAt: string;
-    forkedFrom: RoomSnapshot["forkedFrom"];
-    head: number;
-    trimmed: number;
-    planCreated: string | null;
-    planUpdated: string | null;
-    taskN: number;
-    ctxN: number;
-    ctxSeq: number;
-    drvHolder: string | null;
-    drvKind: string | null;
-    drvEpoch: number;
-    drvSince: string | null;
-  };
-  tasks: Task[];
-  ctx: {
-    m: Omit<ContextEntry, "payload">;
-    p: ContextEntry["payload"];
-    h: Version[];
-    s: number[];
-    c: number;
-  }[];
-  hashes: Record<
-    | "vars"
-    | "reviews"
-    | "approvals"
-    | "handoffs"
-    | "verdicts"
-    | "cursors"
-    | "ctx_marks"
-    | "marks"
-    | "fences"
-    | "claims"
-    | "holdings",
-    string[]
-  >;
-}
 
 /** [field, value, field, value, …] → [field, value][]. */
 function entries(flat: string[]): [string, string][] {
@@ -76,7 +35,7 @@ const byKey =
   (a: T, b: T) =>
     key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
 
-function snapshotOf(v: Stored): RoomSnapshot {
+function snapshotOf(v: StoredRoom, pieces: ValuePieces): RoomSnapshot {
   const m = v.meta;
   const h = v.hashes;
   const leaseMs = new Map<string, number>();
@@ -173,18 +132,19 @@ function snapshotOf(v: Stored): RoomSnapshot {
         };
       })
       .sort(byKey((x) => x.path)),
+    values: valuesOf(h.values, travelling(pieces, "moved")),
   };
 }
 
-/** The ARGV of writes: hash triples and sorted-set triples, apart. */
-function argsOf(writes: Write[]): string[] {
+/** IMPORT_WRITE's writes: the hash triples, then the number of sorted-set triples and those. */
+function argsOf(writes: Write[]): { hashes: number; writes: string[] } {
   const h: string[] = [];
   const z: string[] = [];
   for (const w of writes) {
     if ("h" in w) h.push(keyNumber(w.h), w.field, w.value);
     else z.push(keyNumber(w.z), String(w.score), w.member);
   }
-  return [String(h.length / 3), ...h, String(z.length / 3), ...z];
+  return { hashes: h.length / 3, writes: [...h, String(z.length / 3), ...z] };
 }
 
 const sizeOf = (w: Write) => ("h" in w ? w.field.length + w.value.length : w.member.length + 24) + 8;
@@ -193,6 +153,7 @@ export function moveOps(
   { call, team }: Bridge,
   client: ScriptClient,
   deleteRoom: (scope: { roomId: string; teamId: string }) => Promise<void>,
+  pieces: ValuePieces,
 ): MoveStore<RoomScope> {
   async function importRoom(scope: RoomScope, data: Parameters<MoveStore<RoomScope>["importRoom"]>[1]) {
     const token = randomUUID();
@@ -202,7 +163,7 @@ export function moveOps(
     // with the room, and what stands there now is not ours to delete.
     let interrupted = false;
     const send = async (writes: Write[], last: boolean) => {
-      const args = [token, first ? "1" : "0", last ? "1" : "0", ...argsOf(writes)];
+      const args = { token, first, last, ...argsOf(writes) };
       try {
         await call(target, "IMPORT_WRITE", args, ["importTargetExists", "importInterrupted"]);
       } catch (error) {
@@ -220,7 +181,7 @@ export function moveOps(
     let part: Write[] = [];
     let bytes = 0;
     try {
-      for (const write of importWrites(data.snapshot, data.events())) {
+      for (const write of importWrites(data.snapshot, data.events(), pieces)) {
         if (bytes + sizeOf(write) > PART_BYTES && part.length > 0) {
           await send(part, false);
           part = [];
@@ -239,16 +200,16 @@ export function moveOps(
 
   return {
     async exportRoom(scope) {
-      const { value } = await call<Stored>({ ...scope, mayClaim: false }, "EXPORT_ROOM", []);
-      return value.exists ? snapshotOf(value) : null;
+      // An export is a look at the room, not a use: it records nothing (last use and expiry stay).
+      const { value } = await call({ ...scope, mayClaim: false, observe: true }, "EXPORT_ROOM", {});
+      return value.exists ? snapshotOf(value, pieces) : null;
     },
 
     async exportLog(scope, after, limit) {
-      const { value } = await call<(StoredEvent & { p: boolean; d: Record<string, number> })[]>(
-        { ...scope, mayClaim: false },
-        "EXPORT_LOG",
-        [String(after), String(limit)],
-      );
+      const { value } = await call({ ...scope, mayClaim: false, observe: true }, "EXPORT_LOG", {
+        after,
+        limit,
+      });
       return value.map(
         (row): LoggedEvent => ({
           event: toEvent(row),
@@ -273,16 +234,12 @@ export function moveOps(
     },
 
     async keyDigests(teamId) {
-      const { value } = await team<Numbered<NewKey>[]>(teamId, "LIST_KEYS", []);
+      const { value } = await team(teamId, "LIST_KEYS", {});
       return value.sort(byCreation).map(({ n: _n, ...key }) => key);
     },
 
     async inviteDigests(scope) {
-      const { value } = await call<Numbered<NewInvite & { expiresMs?: number }>[]>(
-        { ...scope, mayClaim: false },
-        "LIST_INVITES",
-        [],
-      );
+      const { value } = await call({ ...scope, mayClaim: false }, "LIST_INVITES", {});
       return value.sort(byCreation).map(({ n: _n, expiresMs: _ms, ...invite }) => invite);
     },
   };

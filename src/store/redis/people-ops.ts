@@ -1,27 +1,19 @@
-/** People's operations of the Redis store (humans.md): one script each, records shaped here. */
+/** People's operations of the Redis store (docs/people.md): one script each, records shaped here. */
 import { effectiveTask } from "../../protocol/leases.ts";
-import {
-  type Approval,
-  type DriverState,
-  effectiveApproval,
-  type Handoff,
-  type HumanMessage,
-  PEOPLE_LIMITS,
-  type RoomInfo,
-  type Verdict,
-} from "../../protocol/people.ts";
-import type { RoomEvent, Task, TaskStatus } from "../../protocol/records.ts";
+import { type Approval, effectiveApproval, type HumanMessage, PEOPLE_LIMITS } from "../../protocol/people.ts";
+import type { RoomEvent } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
 import type { BridgeHook, BridgeResult, PeopleStore } from "../people-types.ts";
 import type { RoomScope } from "../types.ts";
 import type { Call } from "./call.ts";
+import type { StoredApproval } from "./lua-approvals.ts";
 import { byCreation, sortTasks } from "./records.ts";
 
 type PeopleOps = Omit<PeopleStore<RoomScope>, "forkRoom">;
 type StoredEvent = Omit<RoomEvent, "read_by">;
 
 /** An approval as stored: expiresMs is the script's, for comparing; the record never shows it. */
-function toApproval(stored: Approval & { expiresMs?: number }, now: number): Approval {
+function toApproval(stored: StoredApproval, now: number): Approval {
   const { expiresMs: _ms, details, ...rest } = stored;
   return effectiveApproval({ ...rest, details }, now);
 }
@@ -51,119 +43,94 @@ const STATUS: Record<BridgeHook, string> = {
 /** Interrupts and steers taken in one call at most (as on SQLite). */
 const TAKE_MAX = 100;
 
-interface StoredBridge {
-  exists: boolean;
-  driver?: DriverState;
-  interrupts?: StoredEvent[];
-  steers?: StoredEvent[];
-  messages?: StoredEvent[];
-  tasks?: Task[];
-  unread?: number;
-}
-
 const unique = (ids: string[]) => [...new Set(ids)];
 
 export function peopleOps(call: Call): PeopleOps {
   return {
     async getDriver(scope) {
-      return (await call<DriverState>(scope, "GET_DRIVER", [])).value;
+      return (await call(scope, "GET_DRIVER", {})).value;
     },
     async takeDriver(scope, input) {
-      const args = [input.holder, input.kind, input.force === true ? "1" : "0"];
-      return (await call<DriverState>(scope, "TAKE_DRIVER", args)).value;
+      const args = { holder: input.holder, kind: input.kind, force: input.force === true };
+      return (await call(scope, "TAKE_DRIVER", args)).value;
     },
     async releaseDriver(scope, input) {
-      return (await call<DriverState>(scope, "RELEASE_DRIVER", [input.holder, String(input.epoch)])).value;
+      return (await call(scope, "RELEASE_DRIVER", { holder: input.holder, epoch: input.epoch })).value;
     },
     async driverAct(scope, input) {
-      const args = [input.type, input.by, String(input.epoch), input.to, input.text];
-      return withEvent((await call<StoredEvent>(scope, "DRIVER_ACT", args)).value);
+      const args = { etype: input.type, by: input.by, epoch: input.epoch, to: input.to, text: input.text };
+      return withEvent((await call(scope, "DRIVER_ACT", args)).value);
     },
 
     async requestApproval(scope, input) {
-      const args = [
-        input.requestedBy,
-        input.action,
-        JSON.stringify(input.details),
-        String(input.expiresInMs),
-      ];
-      const { value, now } = await call<Approval>(scope, "REQUEST_APPROVAL", args);
+      const args = {
+        by: input.requestedBy,
+        action: input.action,
+        details: input.details,
+        ttl: input.expiresInMs,
+        approvers: input.approvers,
+      };
+      const { value, now } = await call(scope, "REQUEST_APPROVAL", args);
       return toApproval(value, now);
     },
     async getApproval(scope, id) {
-      const { value, now } = await call<Approval>(scope, "GET_APPROVAL", [id]);
+      const { value, now } = await call(scope, "GET_APPROVAL", { id });
       return toApproval(value, now);
     },
     async listApprovals(scope, status) {
-      const { value, now } = await call<Approval[]>(scope, "LIST_APPROVALS", []);
+      const { value, now } = await call(scope, "LIST_APPROVALS", {});
       const list = value.sort(byCreation).map((a) => toApproval(a, now));
       return status === undefined ? list : list.filter((a) => a.status === status);
     },
     async decideApproval(scope, input) {
-      const args = [
-        input.id,
-        input.decidedBy,
-        input.decision,
-        input.note ?? "",
-        input.note === undefined ? "0" : "1",
-      ];
-      const { value, now } = await call<Approval>(scope, "DECIDE_APPROVAL", args);
+      const args = { id: input.id, by: input.decidedBy, decision: input.decision, note: input.note };
+      const { value, now } = await call(scope, "DECIDE_APPROVAL", args);
       return toApproval(value, now);
     },
 
     async offerHandoff(scope, input) {
-      const args = [
-        input.from,
-        input.to,
-        JSON.stringify(unique(input.taskIds)),
-        JSON.stringify(unique(input.contextIds)),
-        input.note,
-        input.offeredBy,
-        input.agentOffer ? "1" : "0",
-      ];
-      return (await call<Handoff>(scope, "OFFER_HANDOFF", args)).value;
+      const args = {
+        from: input.from,
+        to: input.to,
+        taskIds: unique(input.taskIds),
+        ctxIds: unique(input.contextIds),
+        note: input.note,
+        by: input.offeredBy,
+        agentOffer: input.agentOffer,
+      };
+      return (await call(scope, "OFFER_HANDOFF", args)).value;
     },
     async acceptHandoff(scope, input) {
-      return (await call<Handoff>(scope, "ACCEPT_HANDOFF", [input.id, input.agentId])).value;
+      return (await call(scope, "ACCEPT_HANDOFF", { id: input.id, agent: input.agentId })).value;
     },
     async declineHandoff(scope, input) {
-      return (await call<Handoff>(scope, "DECLINE_HANDOFF", [input.id, input.agentId, input.reason])).value;
+      const args = { id: input.id, agent: input.agentId, reason: input.reason };
+      return (await call(scope, "DECLINE_HANDOFF", args)).value;
     },
     async cancelHandoff(scope, input) {
-      return (await call<Handoff>(scope, "CANCEL_HANDOFF", [input.id, input.by])).value;
+      return (await call(scope, "CANCEL_HANDOFF", { id: input.id, by: input.by })).value;
     },
     async listHandoffs(scope, status) {
-      const list = (await call<Handoff[]>(scope, "LIST_HANDOFFS", [])).value.sort(byCreation);
+      const list = (await call(scope, "LIST_HANDOFFS", {})).value.sort(byCreation);
       return status === undefined ? list : list.filter((h) => h.status === status);
     },
 
     async recordVerdict(scope, input) {
-      const args = [
-        input.by,
-        input.verdict,
-        input.summary,
-        input.details,
-        input.ref ?? "",
-        input.ref === null ? "0" : "1",
-      ];
-      return (await call<Verdict>(scope, "RECORD_VERDICT", args)).value;
+      const args = {
+        by: input.by,
+        verdict: input.verdict,
+        summary: input.summary,
+        details: input.details,
+        ref: input.ref,
+      };
+      return (await call(scope, "RECORD_VERDICT", args)).value;
     },
     async listVerdicts(scope) {
-      return (await call<Verdict[]>(scope, "LIST_VERDICTS", [])).value.sort(byCreation).reverse();
+      return (await call(scope, "LIST_VERDICTS", {})).value.sort(byCreation).reverse();
     },
 
     async roomInfo(scope) {
-      const { value, now } = await call<{
-        exists: boolean;
-        createdAt?: string | null;
-        lastUsed?: number | null;
-        byStatus?: Record<TaskStatus, number>;
-        contextCount?: number;
-        eventCount?: number;
-        agentCount?: number;
-        driver?: DriverState;
-        forkedFrom?: RoomInfo["forkedFrom"];
-      }>(scope, "ROOM_DETAILS", []);
+      const { value, now } = await call(scope, "ROOM_DETAILS", {});
       const byStatus = value.byStatus ?? { pending: 0, in_progress: 0, done: 0, blocked: 0 };
       return {
         roomId: scope.roomId,
@@ -181,15 +148,15 @@ export function peopleOps(call: Call): PeopleOps {
     },
 
     async bridge(scope, input) {
-      const args = [
-        input.agentId,
-        input.hook,
-        input.step ? JSON.stringify(input.step) : "",
-        STATUS[input.hook],
-        String(TAKE_MAX),
-        String(PEOPLE_LIMITS.messagesPerCall),
-      ];
-      const { value, now } = await call<StoredBridge>(scope, "BRIDGE", args);
+      const args = {
+        agent: input.agentId,
+        hook: input.hook,
+        step: input.step || undefined,
+        status: STATUS[input.hook],
+        takeMax: TAKE_MAX,
+        msgMax: PEOPLE_LIMITS.messagesPerCall,
+      };
+      const { value, now } = await call(scope, "BRIDGE", args);
       const driver = value.driver ?? { holder: null, holderKind: null, epoch: 0, since: null };
       const result: BridgeResult = { roomExists: value.exists, driver, steers: [], messages: [] };
       if (!value.exists) return result;

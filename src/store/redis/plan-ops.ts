@@ -2,25 +2,19 @@
 import { effectiveTask } from "../../protocol/leases.ts";
 import { PEOPLE_LIMITS } from "../../protocol/people.ts";
 import { uniqueDependencies } from "../../protocol/plan-rules.ts";
-import type { Plan, RoomEvent, Summary, Task } from "../../protocol/records.ts";
+import type { Summary } from "../../protocol/records.ts";
 import { fieldTerms, type SearchFields, taskFields } from "../../protocol/search.ts";
 import type { RoomStore, TaskUpdate } from "../types.ts";
 import type { Call } from "./call.ts";
+import type { TaskFields } from "./lua-plan.ts";
 import { toMessage } from "./people-ops.ts";
-import { type StoredEvent, type StoredPresence, sortTasks, toEvent, toPresenceList } from "./records.ts";
+import { type SearchTerms, sortTasks, toEvent, toPresenceList } from "./records.ts";
 
 type PlanOps = Pick<RoomStore, "readPlan" | "addTask" | "updateTask" | "getTask" | "summary">;
 
-interface StoredBatch {
-  events: StoredEvent[];
-  cursor: number | null;
-  remaining: number;
-  trimmedBefore?: number;
-}
-
 /** The fields of a TaskUpdate that change the task, and those the task_updated event reports as `changes`. */
 function updateFields(input: TaskUpdate) {
-  const fields: Record<string, unknown> = {};
+  const fields: TaskFields = {};
   if (input.status !== undefined) fields.status = input.status;
   if (input.owner !== undefined) fields.owner = input.owner;
   if (input.title !== undefined) fields.title = input.title;
@@ -31,18 +25,18 @@ function updateFields(input: TaskUpdate) {
   return { fields, changes };
 }
 
-/** Search terms of the title and description an update changes, "" when it changes neither. */
-function changedTerms(input: TaskUpdate): string {
+/** Search terms of the title and description an update changes, none when it changes neither. */
+function changedTerms(input: TaskUpdate): SearchTerms | undefined {
   const fields: SearchFields = [];
   if (input.title !== undefined) fields.push(["title", input.title]);
   if (input.description !== undefined) fields.push(["description", input.description]);
-  return fields.length === 0 ? "" : JSON.stringify(fieldTerms(fields));
+  return fields.length === 0 ? undefined : fieldTerms(fields);
 }
 
 export function planOps(call: Call): PlanOps {
   return {
     async readPlan(scope) {
-      const { value, now } = await call<Omit<Plan, "project">>(scope, "READ_PLAN", []);
+      const { value, now } = await call(scope, "READ_PLAN", {});
       return {
         project: scope.roomId,
         created_at: value.created_at,
@@ -52,46 +46,43 @@ export function planOps(call: Call): PlanOps {
     },
 
     async addTask(scope, input) {
-      const { value } = await call<Task>(scope, "ADD_TASK", [
-        input.agentId ?? "",
-        input.title,
-        input.description,
-        JSON.stringify(uniqueDependencies(input.depends_on)),
-        input.priority === null ? "" : String(input.priority),
-        input.agentId ?? "system",
-        JSON.stringify(fieldTerms(taskFields(input))),
-      ]);
+      const { value } = await call(scope, "ADD_TASK", {
+        agent: input.agentId,
+        title: input.title,
+        description: input.description,
+        depsJson: uniqueDependencies(input.depends_on),
+        priority: input.priority,
+        from: input.agentId ?? "system",
+        terms: fieldTerms(taskFields(input)),
+      });
       return value;
     },
 
     async updateTask(scope, input) {
       const { fields, changes } = updateFields(input);
-      const { value } = await call<Task>(scope, "UPDATE_TASK", [
-        input.agentId ?? "",
-        input.taskId,
-        input.expectedVersion === undefined ? "" : String(input.expectedVersion),
-        JSON.stringify(fields),
-        JSON.stringify(changes),
-        input.agentId ?? "system",
-        changedTerms(input),
-      ]);
+      const { value } = await call(scope, "UPDATE_TASK", {
+        agent: input.agentId,
+        id: input.taskId,
+        expected: input.expectedVersion,
+        fields,
+        changes,
+        from: input.agentId ?? "system",
+        terms: changedTerms(input),
+      });
       return value;
     },
 
     async getTask(scope, taskId) {
-      const { value, now } = await call<Task>(scope, "GET_TASK", [taskId]);
+      const { value, now } = await call(scope, "GET_TASK", { id: taskId });
       return effectiveTask(value, now);
     },
 
     async summary(scope, agentId, limit) {
-      const { value, now } = await call<{
-        exists: boolean;
-        tasks: Task[];
-        unread: StoredBatch;
-        newContextCount: number;
-        presence: Record<string, StoredPresence>;
-        messages: Omit<RoomEvent, "read_by">[];
-      }>(scope, "SUMMARY", [agentId, String(limit), String(PEOPLE_LIMITS.messagesPerCall)]);
+      const { value, now } = await call(scope, "SUMMARY", {
+        agent: agentId,
+        limit,
+        msgMax: PEOPLE_LIMITS.messagesPerCall,
+      });
       const events = value.unread.events.map(toEvent);
       const cursor = value.unread.cursor;
       return {

@@ -6,6 +6,10 @@ import {
   type RoomEvent,
   type Task,
 } from "../../protocol/records.ts";
+import type { TermCounts } from "../../protocol/search.ts";
+
+/** A document's search terms by field, as scripts index them (protocol/search.ts fieldTerms). */
+export type SearchTerms = Record<string, TermCounts>;
 
 /** An entry as stored: JSON without payload ("m") and its payload ("p"). */
 export interface StoredEntry {

@@ -6,24 +6,9 @@
  * are listed; those steps read several slots and are not atomic, which only ever delays a freed place.
  */
 import type { StoreLimits } from "../access-types.ts";
-import type { Ran } from "./run.ts";
-import type { RoomScriptName, TeamScriptName } from "./scripts.ts";
-
-/** What RESERVE_ROOM answers when it gave a place: whether the room is new to the index, and its score. */
-export interface Place {
-  added: boolean;
-  score: number;
-}
-
-/** What ROOM_INFO answers about one room. */
-export interface RoomInfo {
-  owner: string | null;
-  createdAt: string | null;
-  /** The room's last use (ms, injected clock); null for a room written before the driver recorded it. */
-  lastUsed: number | null;
-  /** ms the room's meta key has left (-2 when it does not exist), the fallback for lastUsed. */
-  pttl: number;
-}
+import type { Open, Team } from "./call-types.ts";
+import type { Place } from "./lua-team.ts";
+import type { RoomInfo } from "./lua-views.ts";
 
 export interface IndexedRoom {
   roomId: string;
@@ -32,20 +17,20 @@ export interface IndexedRoom {
 }
 
 interface Deps {
-  team<T>(teamId: string, name: TeamScriptName, args: string[]): Promise<Ran<T>>;
-  open<T>(roomId: string, team: string, name: RoomScriptName, args: string[]): Promise<Ran<T>>;
+  team: Team;
+  open: Open;
   limits: StoreLimits;
   /** A place younger than this may belong to a claim still in flight, so pruning leaves it alone. */
   graceMs: number;
 }
 
 export function createRoomIndex({ team, open, limits, graceMs }: Deps) {
-  const max = String(limits.roomsPerTeam);
-  const info = async (roomId: string) => (await open<RoomInfo>(roomId, "", "ROOM_INFO", [])).value;
+  const max = limits.roomsPerTeam;
+  const info = async (roomId: string) => (await open(roomId, "", "ROOM_INFO", {})).value;
 
   /** The team's indexed rooms with what each room says about itself, by claim time. */
   async function rooms(teamId: string): Promise<{ rooms: IndexedRoom[]; now: number }> {
-    const { value, now } = await team<[string, number][]>(teamId, "ROOM_INDEX", []);
+    const { value, now } = await team(teamId, "ROOM_INDEX", {});
     const infos = await Promise.all(value.map(([roomId]) => info(roomId)));
     return {
       rooms: value.map(([roomId, score], i) => ({ roomId, score, info: infos[i] as RoomInfo })),
@@ -57,12 +42,12 @@ export function createRoomIndex({ team, open, limits, graceMs }: Deps) {
   async function prune(teamId: string, indexed: IndexedRoom[], now: number): Promise<number> {
     const dead = indexed.filter((r) => r.info.owner !== teamId && r.score <= now - graceMs);
     if (dead.length === 0) return 0;
-    const args = dead.flatMap((r) => [r.roomId, String(r.score)]);
-    return (await team<number>(teamId, "UNINDEX_ROOMS", args)).value;
+    const pairs = dead.flatMap((r) => [r.roomId, String(r.score)]);
+    return (await team(teamId, "UNINDEX_ROOMS", { pairs })).value;
   }
 
   const tryReserve = async (scope: { roomId: string; teamId: string }) =>
-    (await team<Place | "limit">(scope.teamId, "RESERVE_ROOM", [scope.roomId, max])).value;
+    (await team(scope.teamId, "RESERVE_ROOM", { room: scope.roomId, max })).value;
 
   return {
     rooms,
@@ -83,12 +68,12 @@ export function createRoomIndex({ team, open, limits, graceMs }: Deps) {
     async release(scope: { roomId: string; teamId: string }, score: number): Promise<void> {
       try {
         if ((await info(scope.roomId)).owner === scope.teamId) return;
-        await team(scope.teamId, "UNINDEX_ROOMS", [scope.roomId, String(score)]);
+        await team(scope.teamId, "UNINDEX_ROOMS", { pairs: [scope.roomId, String(score)] });
       } catch {}
     },
     /** Removes a deleted room's place whatever its score. */
     async remove(scope: { roomId: string; teamId: string }): Promise<void> {
-      await team(scope.teamId, "UNINDEX_ROOMS", [scope.roomId, ""]);
+      await team(scope.teamId, "UNINDEX_ROOMS", { pairs: [scope.roomId, ""] });
     },
   };
 }

@@ -10,6 +10,7 @@ import { errors, type RoomError, StoreFault } from "../../protocol/errors.ts";
 import { leaseErrors } from "../../protocol/leases.ts";
 import { movingErrors } from "../../protocol/moving.ts";
 import { planErrors } from "../../protocol/plan-rules.ts";
+import { valueErrors } from "../../protocol/room-values.ts";
 import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
 import { isNoScript, isScriptFailure, type ScriptClient } from "./client.ts";
@@ -42,8 +43,8 @@ export async function beforeDeadline<T>(call: Promise<T>, deadline: number): Pro
   }
 }
 
-/** Raises the RoomError named by a script's {"err": kind, …} reply. */
-function refusal(reply: { err: string; [detail: string]: unknown }): RoomError | StoreFault {
+/** The RoomError named by a script's {"err": kind, …} reply (a StoreFault for a kind no operation answers). */
+export function refusal(reply: { err: string; [detail: string]: unknown }): RoomError | StoreFault {
   const people = peopleRefusal(reply);
   if (people) return people;
   const id = String(reply.id ?? "");
@@ -107,6 +108,10 @@ function refusal(reply: { err: string; [detail: string]: unknown }): RoomError |
       return leaseErrors.notLeased(id, typeof reply.owner === "string" ? reply.owner : null);
     case "claimLimit":
       return claimErrors.limit(Number(reply.max));
+    case "varLimit":
+      return toolErrors.varLimit(Number(reply.max));
+    case "valueLimit":
+      return valueErrors.limit(String(reply.piece), Number(reply.max));
     case "forkTrimmed":
       return movingErrors.forkTrimmed(Number(reply.atSeq), Number(reply.head), Number(reply.trimmedBefore));
     default:
@@ -140,13 +145,13 @@ export interface Ran<T> {
  * Runs `script` and returns its `ok` value (and whether it was a kept result). Refusals listed in `handled` come
  * back as ScriptRefusal for the caller; every other refusal is thrown as its RoomError.
  */
-export async function runScript<T>(
+export async function runScript<R>(
   options: RunOptions,
-  script: LuaScript,
+  script: LuaScript<never, R>,
   keys: string[],
   args: string[],
   handled: string[] = [],
-): Promise<{ ok: T; replayed: boolean }> {
+): Promise<{ ok: R; replayed: boolean }> {
   const deadline = performance.now() + options.timeoutMs;
   let raw: unknown;
   try {
@@ -157,7 +162,7 @@ export async function runScript<T>(
       raw = await beforeDeadline(options.client.eval(script.text, keys, args, deadline), deadline);
     }
   } catch (err) {
-    // Redis answered that the script failed: a bug, never reported as an outage (revisions §1.4).
+    // Redis answered that the script failed: a bug, never reported as an outage (docs/security.md).
     if (isScriptFailure(err))
       throw new StoreFault(options.driver ?? "redis", script.name, messageOf(err), { cause: err });
     throw errors.storeUnavailable(err);
@@ -165,7 +170,7 @@ export async function runScript<T>(
   if (Array.isArray(raw)) raw = joinPieces(raw);
   if (typeof raw !== "string")
     throw new StoreFault(options.driver ?? "redis", script.name, `non-string reply (${typeof raw})`);
-  let reply: { ok?: T; err?: string; replayed?: boolean; [detail: string]: unknown };
+  let reply: { ok?: R; err?: string; replayed?: boolean; [detail: string]: unknown };
   try {
     reply = JSON.parse(raw);
   } catch (err) {
@@ -173,10 +178,26 @@ export async function runScript<T>(
       cause: err,
     });
   }
-  if (reply.err === undefined) return { ok: reply.ok as T, replayed: reply.replayed === true };
+  if (reply.err === undefined) return { ok: reply.ok as R, replayed: reply.replayed === true };
   const refused = { ...reply, err: reply.err };
   if (handled.includes(refused.err)) throw new ScriptRefusal(refused);
   throw refusal(refused);
+}
+
+/**
+ * Runs a script that takes the clock (ms) in ARGV[1] and then its own arguments — the session, teams-index and
+ * webhook-index scripts — and returns its `ok` value.
+ */
+export async function runClocked<V, R>(
+  options: RunOptions,
+  script: LuaScript<V, R>,
+  keys: string[],
+  now: number,
+  values: V,
+): Promise<R> {
+  const argv = [String(now)];
+  script.encode(values, argv);
+  return (await runScript(options, script, keys, argv)).ok;
 }
 
 /**

@@ -6,12 +6,11 @@ import type { Clock } from "../../protocol/time.ts";
 import { iso } from "../../protocol/time.ts";
 import { SESSION_RENEW_EVERY_MS, type SessionRecord, type SessionStore } from "../session-types.ts";
 import { sessionKey } from "./keys.ts";
-import { type RunOptions, runScript } from "./run.ts";
-import { SESSION_SCRIPTS, type SessionScriptName } from "./scripts.ts";
+import { type RunOptions, runClocked } from "./run.ts";
+import { SESSION_SCRIPTS } from "./scripts.ts";
 
 export function sessionOps(run: RunOptions, clock: Clock): SessionStore {
-  const session = async <T>(digest: string, name: SessionScriptName, args: string[]) =>
-    (await runScript<T>(run, SESSION_SCRIPTS[name], [sessionKey(digest)], [String(clock()), ...args])).ok;
+  const keys = (digest: string) => [sessionKey(digest)];
 
   return {
     async createSession(digest, record, ttlMs) {
@@ -22,16 +21,19 @@ export function sessionOps(run: RunOptions, clock: Clock): SessionStore {
         credential: record.credential,
         createdAt: record.createdAt,
       });
-      const end = await session<number>(digest, "SESSION_CREATE", [json, String(ttlMs)]);
+      const end = await runClocked(run, SESSION_SCRIPTS.SESSION_CREATE, keys(digest), clock(), {
+        record: json,
+        ttl: ttlMs,
+      });
       return { ...(JSON.parse(json) as SessionRecord), expiresAt: iso(end) };
     },
     async touchSession(digest, ttlMs) {
-      const found = await session<{ rec: SessionRecord; exp: number } | null>(digest, "SESSION_TOUCH", [
-        String(ttlMs),
-        String(SESSION_RENEW_EVERY_MS),
-      ]);
+      const found = await runClocked(run, SESSION_SCRIPTS.SESSION_TOUCH, keys(digest), clock(), {
+        ttl: ttlMs,
+        every: SESSION_RENEW_EVERY_MS,
+      });
       return found ? { ...found.rec, expiresAt: iso(found.exp) } : null;
     },
-    deleteSession: (digest) => session<boolean>(digest, "SESSION_DELETE", []),
+    deleteSession: (digest) => runClocked(run, SESSION_SCRIPTS.SESSION_DELETE, keys(digest), clock(), {}),
   };
 }

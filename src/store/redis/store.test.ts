@@ -1,10 +1,12 @@
 /**
  * Driver-specific properties of the Redis store, on a private redis-server: one round trip per operation,
- * EVAL fallback after SCRIPT FLUSH, the key layout, and that TTL refreshes never extend a lock (defect 1).
+ * EVAL fallback after SCRIPT FLUSH, the key layout, and that TTL refreshes never extend a lock (only its holder
+ * does: docs/protocol.md#locks).
  * Behaviour shared with the other drivers is in test/store/conformance.ts.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
+import { TEST_VALUES } from "../../../test/store/conformance/values.ts";
 import { type RedisServer, startRedisServer } from "../../../test/support/redis-server.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import type { RoomScope, RoomStore } from "../types.ts";
@@ -57,6 +59,7 @@ beforeAll(async () => {
     client: counting(createTcpScriptClient(server.url, { timeoutMs: 2000 })),
     driver: "redis",
     now: clock.now,
+    values: TEST_VALUES,
   });
 });
 
@@ -121,6 +124,8 @@ describe("round trips", () => {
       setVar: await roundTrips(() => store.setVar(s, "k", "v", "a")),
       getVar: await roundTrips(() => store.getVar(s, "k")),
       listVars: await roundTrips(() => store.listVars(s)),
+      writeValue: await roundTrips(() => store.writeValue(s, { piece: "test_note", key: "", value: "v" })),
+      readValues: await roundTrips(() => store.readValues(s, "test_note")),
     };
     expect(measured).toEqual(Object.fromEntries(Object.keys(measured).map((op) => [op, 1])));
   });
@@ -188,6 +193,7 @@ describe("key layout", () => {
     const leased = await store.addTask(s, { title: "l", description: "", depends_on: [], priority: null });
     await store.claimTask(s, { taskId: leased.id, agentId: "b", leaseMs: 60_000 });
     await store.claimFiles(s, { agentId: "b", paths: ["src/**"], ttlMs: 60_000 });
+    await store.writeValue(s, { piece: "test_note", key: "", value: "n" });
 
     const keys = ((await raw.send("KEYS", [`*${s.roomId}*`])) as string[]).sort();
     expect(keys).toEqual(ROOM_KEY_PARTS.map((part) => `room:{${s.roomId}}:${part}`).sort());
@@ -208,7 +214,7 @@ describe("key layout", () => {
   });
 });
 
-describe("expiry (defect 1)", () => {
+describe("expiry: only a lock's holder extends it", () => {
   test("refreshing the room's TTL never changes a lock's expiry", async () => {
     const s = newScope();
     const locksKey = `room:{${s.roomId}}:locks`;

@@ -1,4 +1,5 @@
 /** createRedisStore: the RoomStore over Lua scripts, shared by the TCP (Redis) and REST (Upstash) clients. */
+import { VALUE_PIECES, type ValuePieces } from "../../protocol/room-values.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
@@ -22,6 +23,7 @@ import { runPing } from "./run.ts";
 import { sessionOps } from "./session-ops.ts";
 import { teamIndexOps } from "./team-index-ops.ts";
 import { toolOps } from "./tool-ops.ts";
+import { valueOps } from "./value-ops.ts";
 import { webhookOps } from "./webhook-ops.ts";
 
 export interface RedisStoreOptions {
@@ -37,6 +39,8 @@ export interface RedisStoreOptions {
   limits?: StoreLimits;
   /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
   retention?: EventRetention;
+  /** The kinds of small value the store keeps; protocol/room-values.ts VALUE_PIECES by default. */
+  values?: ValuePieces;
   /** A REST client's feed: ms between its requests while rooms are watched (UPSTASH_POLL_MS). Default 200. */
   pollMs?: number;
 }
@@ -63,6 +67,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
   const { call } = bridge;
   const changes = createRedisFeed(options.client, run, options.pollMs);
   const admin = adminOps(bridge);
+  const pieces = options.values ?? VALUE_PIECES;
   const keys = keyOps(bridge);
   return {
     driver: options.driver,
@@ -71,6 +76,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...contextOps(call),
     ...eventOps(call),
     ...roomOps(call),
+    ...valueOps(call, pieces),
     ...leaseOps(call),
     ...claimOps(call),
     ...keys,
@@ -80,8 +86,8 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...toolOps(bridge),
     ...webhookOps(bridge, run, clock),
     ...peopleOps(call),
-    ...forkOps(call, admin.deleteRoom),
-    ...moveOps(bridge, options.client, admin.deleteRoom),
+    ...forkOps(call, admin.deleteRoom, pieces),
+    ...moveOps(bridge, options.client, admin.deleteRoom, pieces),
     ...sessionOps(run, clock),
     ping: () => runPing(run),
     async close() {

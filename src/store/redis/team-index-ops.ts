@@ -7,7 +7,7 @@
 import type { Clock } from "../../protocol/time.ts";
 import type { AccessStore } from "../access-types.ts";
 import { TEAM_INDEX_KEY } from "./keys.ts";
-import { type RunOptions, runScript } from "./run.ts";
+import { type RunOptions, runClocked } from "./run.ts";
 import { TEAM_INDEX_SCRIPTS } from "./scripts.ts";
 
 type Keys = Pick<AccessStore, "createKey" | "provisionTeam">;
@@ -18,7 +18,7 @@ export function teamIndexOps(
   keys: Keys,
 ): Keys & Pick<AccessStore, "listTeams"> {
   const note = async (teamId: string) => {
-    await runScript(run, TEAM_INDEX_SCRIPTS.TEAM_INDEX_ADD, [TEAM_INDEX_KEY], [String(clock()), teamId]);
+    await runClocked(run, TEAM_INDEX_SCRIPTS.TEAM_INDEX_ADD, [TEAM_INDEX_KEY], clock(), { teamId });
   };
   return {
     async createKey(key, maxKeys) {
@@ -32,13 +32,8 @@ export function teamIndexOps(
       return made;
     },
     async listTeams() {
-      const { ok } = await runScript<string[]>(
-        run,
-        TEAM_INDEX_SCRIPTS.TEAM_INDEX_LIST,
-        [TEAM_INDEX_KEY],
-        [String(clock())],
-      );
-      return ok.sort();
+      const teams = await runClocked(run, TEAM_INDEX_SCRIPTS.TEAM_INDEX_LIST, [TEAM_INDEX_KEY], clock(), {});
+      return teams.sort();
     },
   };
 }

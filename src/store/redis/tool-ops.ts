@@ -1,8 +1,8 @@
 /** Deletions, history, templates, reviews, search and analytics of the Redis store: one script each. */
 import type { AnalyticsLog } from "../../protocol/analytics.ts";
+import { RoomError } from "../../protocol/errors.ts";
 import { effectiveTask } from "../../protocol/leases.ts";
-import { LIMITS } from "../../protocol/limits.ts";
-import type { ContextEntry, Review, RoomEvent, Task } from "../../protocol/records.ts";
+import type { RoomEvent, Task } from "../../protocol/records.ts";
 import { reviewMatches } from "../../protocol/reviews.ts";
 import {
   type Candidate,
@@ -17,10 +17,11 @@ import {
 } from "../../protocol/search.ts";
 import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
-import type { ContextVersion, RoomStore, UsableRoom } from "../types.ts";
+import type { RoomScope, RoomStore, UsableRoom } from "../types.ts";
 import type { Bridge } from "./call.ts";
+import type { RoomReply } from "./call-types.ts";
+import type { StoredHit } from "./lua-tools.ts";
 import { byCreation, type StoredEntry, type StoredEvent, sortTasks, toEntry, toEvent } from "./records.ts";
-import type { RoomInfo } from "./room-index.ts";
 import { ScriptRefusal } from "./run.ts";
 
 type ToolOps = Pick<
@@ -39,15 +40,6 @@ type ToolOps = Pick<
   | "analyticsLog"
 >;
 
-const opt = (value: number | string | undefined) => (value === undefined ? "" : String(value));
-
-interface StoredHit {
-  id: string;
-  len: number;
-  tf: number[];
-  r: Task | StoredEntry | StoredEvent;
-}
-
 /** Title and search fields of a hit's record, as the script returned it. */
 function described(hit: StoredHit): { title: string; fields: SearchFields } {
   const kind = kindOf(hit.id);
@@ -63,70 +55,96 @@ function described(hit: StoredHit): { title: string; fields: SearchFields } {
   return { title: event.type, fields: eventFields(event) };
 }
 
-type StoredLogEvent =
-  | { e: Omit<RoomEvent, "read_by"> }
-  | { h: Omit<RoomEvent, "read_by" | "payload" | "timestamp">; ms: number };
+/** Seqs per analytics page: about 0.1 s of redis-server time on a 2-core machine (docs/benchmarks.md). */
+const ANALYTICS_PAGE = 1000;
 
-export function toolOps({ call, team, open }: Bridge): ToolOps {
+export function toolOps({ call, team, open, ttlMs }: Bridge): ToolOps {
+  /**
+   * The analytics read in pages of ANALYTICS_PAGE seqs, one script each, so no call holds Redis for a whole long
+   * log (a 50,000-event room took one script past the store timeout). Events never change once written, so pages
+   * read at different instants still join into the log; the plan, context and deliveries come with the page that
+   * reached the head, read at that page's instant. When the head fell back between pages (the room was deleted and
+   * made again), the read starts over.
+   */
+  async function analyticsPages(scope: RoomScope) {
+    for (let attempt = 0; ; attempt++) {
+      const events: RoomReply<"ANALYTICS_LOG">["events"] = [];
+      let from = 0;
+      let seen = 0;
+      for (;;) {
+        const { value, now } = await call(scope, "ANALYTICS_LOG", { from, count: ANALYTICS_PAGE });
+        if (value.top < seen) break;
+        seen = value.top;
+        events.push(...value.events);
+        if (value.last) return { events, last: value.last, now };
+        from = value.next;
+      }
+      if (attempt >= 3)
+        throw new RoomError(
+          "conflict",
+          "The room was deleted and made again while its log was being read, three times over: read it again.",
+        );
+    }
+  }
+
   return {
     async deleteTask(scope, input) {
-      const { value } = await call<Task>(scope, "DELETE_TASK", [
-        input.agentId ?? "",
-        input.taskId,
-        opt(input.expectedVersion),
-        input.force ? "1" : "0",
-        input.agentId ?? "system",
-      ]);
+      const { value } = await call(scope, "DELETE_TASK", {
+        agent: input.agentId,
+        id: input.taskId,
+        expected: input.expectedVersion,
+        force: input.force === true,
+        from: input.agentId ?? "system",
+      });
       return value;
     },
 
     async addDependency(scope, input) {
-      const { value } = await call<Task>(scope, "ADD_DEPENDENCY", [
-        input.agentId ?? "",
-        input.taskId,
-        opt(input.expectedVersion),
-        input.dependsOn,
-        input.agentId ?? "system",
-      ]);
+      const { value } = await call(scope, "ADD_DEPENDENCY", {
+        agent: input.agentId,
+        id: input.taskId,
+        expected: input.expectedVersion,
+        dep: input.dependsOn,
+        from: input.agentId ?? "system",
+      });
       return value;
     },
 
     async deleteContext(scope, input) {
-      const { value } = await call<StoredEntry>(scope, "DELETE_CONTEXT", [
-        input.id,
-        input.agentId,
-        input.expectedVersion ?? "",
-      ]);
+      const { value } = await call(scope, "DELETE_CONTEXT", {
+        id: input.id,
+        agent: input.agentId,
+        expected: input.expectedVersion,
+      });
       return toEntry(value);
     },
 
     async contextVersions(scope, id) {
-      const { value } = await call<StoredEntry & { h: ContextVersion[] }>(scope, "CONTEXT_VERSIONS", [id]);
+      const { value } = await call(scope, "CONTEXT_VERSIONS", { id });
       return { entry: toEntry(value), history: value.h };
     },
 
     async deleteEvent(scope, input) {
-      const { value } = await call<StoredEvent>(scope, "DELETE_EVENT", [
-        input.eventId,
-        input.by,
-        input.onlyAuthor ?? "",
-      ]);
+      const { value } = await call(scope, "DELETE_EVENT", {
+        id: input.eventId,
+        by: input.by,
+        only: input.onlyAuthor,
+      });
       return toEvent(value);
     },
 
     /**
      * The team's room index (one round trip). A room claimed within ROOM_TTL is live (a room lives ROOM_TTL past
-     * its last use, and its claim was a use); an older place is checked against the room itself, one round trip
-     * each, so only rooms claimed more than 30 days ago cost more.
+     * its last use, and its claim was a use; with ROOM_TTL 0 every room lives); an older place is checked against
+     * the room itself, one round trip each, so only rooms claimed more than ROOM_TTL ago cost more.
      */
     async usableRooms(teamId) {
-      const { value, now } = await team<[string, number][]>(teamId, "ROOM_INDEX", []);
+      const { value, now } = await team(teamId, "ROOM_INDEX", {});
       const rooms = await Promise.all(
         value.map(async ([roomId, score]): Promise<UsableRoom | null> => {
-          if (score > now - LIMITS.roomTtlMs) return { roomId, createdAt: iso(score) };
-          const info = (await open<RoomInfo>(roomId, "", "ROOM_INFO", [])).value;
-          const live =
-            info.owner === teamId && (info.lastUsed === null || info.lastUsed > now - LIMITS.roomTtlMs);
+          if (ttlMs === 0 || score > now - ttlMs) return { roomId, createdAt: iso(score) };
+          const info = (await open(roomId, "", "ROOM_INFO", {})).value;
+          const live = info.owner === teamId && (info.lastUsed === null || info.lastUsed > now - ttlMs);
           return live ? { roomId, createdAt: iso(score) } : null;
         }),
       );
@@ -139,24 +157,22 @@ export function toolOps({ call, team, open }: Bridge): ToolOps {
 
     async seedRoom(scope, seed, agentId) {
       try {
-        const { value } = await call<{ tasks: Task[]; contexts: StoredEntry[] }>(
+        const { value } = await call(
           scope,
           "SEED_ROOM",
-          [
-            agentId,
-            seed.template,
-            JSON.stringify(seed.tasks),
-            JSON.stringify(seed.tasks.map((t) => fieldTerms(taskFields(t)))),
-            JSON.stringify(
-              seed.contexts.map((c) => ({
-                type: c.type,
-                summary: c.summary,
-                consuming_agents: c.consuming_agents,
-              })),
-            ),
-            JSON.stringify(seed.contexts.map((c) => fieldTerms(contextFields(c)))),
-            ...seed.contexts.map((c) => JSON.stringify(c.payload)),
-          ],
+          {
+            agent: agentId,
+            template: seed.template,
+            tasks: seed.tasks,
+            taskTerms: seed.tasks.map((t) => fieldTerms(taskFields(t))),
+            contexts: seed.contexts.map((c) => ({
+              type: c.type,
+              summary: c.summary,
+              consuming_agents: c.consuming_agents,
+            })),
+            contextTerms: seed.contexts.map((c) => fieldTerms(contextFields(c))),
+            payloads: seed.contexts.map((c) => JSON.stringify(c.payload)),
+          },
           ["roomNotEmpty"],
         );
         return { tasks: value.tasks, contexts: value.contexts.map(toEntry) };
@@ -167,39 +183,38 @@ export function toolOps({ call, team, open }: Bridge): ToolOps {
     },
 
     async requestReview(scope, input) {
-      const { value } = await call<Review>(scope, "REQUEST_REVIEW", [
-        input.requester,
-        input.reviewer,
-        input.subject,
-        input.details,
-        input.taskId ?? "",
-        input.contextId ?? "",
-      ]);
+      const { value } = await call(scope, "REQUEST_REVIEW", {
+        requester: input.requester,
+        reviewer: input.reviewer,
+        subject: input.subject,
+        details: input.details,
+        taskId: input.taskId,
+        ctxId: input.contextId,
+      });
       return value;
     },
 
     async decideReview(scope, input) {
-      const { value } = await call<Review>(scope, "DECIDE_REVIEW", [
-        input.reviewId,
-        input.agentId,
-        input.status,
-        input.comment ?? "",
-        input.comment === undefined ? "0" : "1",
-      ]);
+      const { value } = await call(scope, "DECIDE_REVIEW", {
+        id: input.reviewId,
+        agent: input.agentId,
+        status: input.status,
+        comment: input.comment,
+      });
       return value;
     },
 
     async listReviews(scope, filter) {
-      const { value } = await call<Review[]>(scope, "LIST_REVIEWS", []);
+      const { value } = await call(scope, "LIST_REVIEWS", {});
       return value.sort(byCreation).filter((r) => reviewMatches(r, filter));
     },
 
     async search(scope, query) {
-      const { value } = await call<{ n: number; tokens: number; df: number[]; hits: StoredHit[] }>(
-        scope,
-        "SEARCH",
-        [JSON.stringify(query.terms), ` ${query.types.join(" ")} `, String(query.limit)],
-      );
+      const { value } = await call(scope, "SEARCH", {
+        terms: query.terms,
+        kinds: ` ${query.types.join(" ")} `,
+        limit: query.limit,
+      });
       if (value.hits.length === 0) return [];
       const stats = { documents: value.n, tokens: value.tokens, df: value.df };
       const byId = new Map(value.hits.map((h) => [h.id, h]));
@@ -213,13 +228,8 @@ export function toolOps({ call, team, open }: Bridge): ToolOps {
     },
 
     async analyticsLog(scope) {
-      const { value, now } = await call<{
-        events: StoredLogEvent[];
-        posted: number[];
-        tasks: Task[];
-        contexts: Omit<ContextEntry, "payload">[];
-        reads: (string | number)[];
-      }>(scope, "ANALYTICS_LOG", []);
+      const { events: stored, last, now } = await analyticsPages(scope);
+      const value = { events: stored, ...last };
       const events = value.events.map(
         (x): RoomEvent =>
           "e" in x ? toEvent({ e: x.e, r: [] }) : { ...x.h, payload: {}, timestamp: iso(x.ms), read_by: [] },

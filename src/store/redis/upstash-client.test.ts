@@ -1,6 +1,7 @@
 /**
  * The Upstash client adapter against a local Upstash-compatible REST front on a private redis-server: scripts
- * run, NOSCRIPT is recognised through the REST error, values stay strings (defect 14), one request per call.
+ * run, NOSCRIPT is recognised through the REST error, values stay strings (a shared variable "8080" is never the
+ * number 8080), one request per call.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { RedisClient } from "bun";

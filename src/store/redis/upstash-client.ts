@@ -4,7 +4,7 @@ import { type ScriptClient, scanAll } from "./client.ts";
 
 /**
  * Automatic deserialisation is off, so replies stay the strings the scripts return: a shared variable "8080"
- * must never come back as the number 8080 (defect 14). Retries are kept to one: the store's timeout bounds
+ * must never come back as the number 8080. Retries are kept to one: the store's timeout bounds
  * every call anyway, and a retry storm against a down endpoint helps nobody.
  */
 export function createUpstashScriptClient(url: string, token: string): ScriptClient {

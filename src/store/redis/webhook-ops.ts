@@ -10,13 +10,14 @@
  */
 import { errors } from "../../protocol/errors.ts";
 import type { Clock } from "../../protocol/time.ts";
-import { attemptJson, loggedOutcome, type WebhookAttempt } from "../../protocol/webhooks.ts";
+import { attemptJson, loggedOutcome } from "../../protocol/webhooks.ts";
 import type { ClaimedDelivery, NewWebhook, WebhookRecord, WebhookStore } from "../types.ts";
 import type { Bridge } from "./call.ts";
 import { WEBHOOK_INDEX_KEY } from "./keys.ts";
+import { type ListedWebhook, typeMatch } from "./lua-webhooks.ts";
 import { toEvent } from "./records.ts";
-import { type RunOptions, runScript } from "./run.ts";
-import { WEBHOOK_INDEX_SCRIPTS, type WebhookIndexScriptName } from "./scripts.ts";
+import { type RunOptions, runClocked } from "./run.ts";
+import { WEBHOOK_INDEX_SCRIPTS } from "./scripts.ts";
 
 /**
  * A listed room is unlisted only when its latest registration is at least this old, so a claim that ran while a
@@ -24,32 +25,6 @@ import { WEBHOOK_INDEX_SCRIPTS, type WebhookIndexScriptName } from "./scripts.ts
  * this leaves room for clock differences between processes.
  */
 const INDEX_GRACE_MS = 60_000;
-
-/** A webhook as stored: what was registered, plus its creation number. */
-type StoredWebhook = NewWebhook & { n: number };
-
-interface ListedWebhook {
-  w: StoredWebhook;
-  active: boolean;
-  drops: number;
-  /** ms of the last delivery, 0 for never. */
-  last: number;
-}
-
-interface ClaimReply {
-  hooks: boolean;
-  claimed: {
-    attempt: number;
-    lease: number;
-    hook: StoredWebhook;
-    e: Parameters<typeof toEvent>[0]["e"];
-    r: string[];
-  }[];
-  next: number | null;
-}
-
-/** The type filter as Lua matches it: "*" for every type, else each type wrapped in \u0001. */
-const typeMatch = (types: string[]) => (types.length === 0 ? "*" : `\u0001${types.join("\u0001")}\u0001`);
 
 /** The JSON kept per webhook: its registration, fields in a fixed order. */
 function storedWebhook(webhook: NewWebhook): string {
@@ -81,46 +56,50 @@ function toRecord(roomId: string, { w, active, drops, last }: ListedWebhook): We
 const memberOf = (claim: ClaimedDelivery) => `${claim.event.seq} ${claim.webhookId} ${claim.attempt}`;
 
 export function webhookOps({ call, open }: Bridge, run: RunOptions, clock: Clock): WebhookStore {
-  const index = async <T>(name: WebhookIndexScriptName, args: string[]) =>
-    (await runScript<T>(run, WEBHOOK_INDEX_SCRIPTS[name], [WEBHOOK_INDEX_KEY], [String(clock()), ...args]))
-      .ok;
+  const { WEBHOOK_INDEX_ADD, WEBHOOK_ROOMS, WEBHOOK_INDEX_FORGET } = WEBHOOK_INDEX_SCRIPTS;
+  const keys = [WEBHOOK_INDEX_KEY];
   const owner = (scope: { roomId: string; teamId: string }) => ({ ...scope, mayClaim: false });
 
   return {
     async createWebhook(scope, webhook, maxPerRoom) {
       // Listed first: once the webhook exists, every worker already finds its room.
-      await index("WEBHOOK_INDEX_ADD", [scope.roomId]);
-      const args = [webhook.webhookId, storedWebhook(webhook), typeMatch(webhook.types), String(maxPerRoom)];
-      const { value } = await call<true | "limit">(owner(scope), "CREATE_WEBHOOK", args);
+      await runClocked(run, WEBHOOK_INDEX_ADD, keys, clock(), { roomId: scope.roomId });
+      const args = {
+        id: webhook.webhookId,
+        hook: storedWebhook(webhook),
+        match: typeMatch(webhook.types),
+        max: maxPerRoom,
+      };
+      const { value } = await call(owner(scope), "CREATE_WEBHOOK", args);
       if (value === "limit") throw errors.webhookLimit(maxPerRoom);
       return toRecord(scope.roomId, { w: { ...webhook, n: 0 }, active: true, drops: 0, last: 0 });
     },
 
     async listWebhooks(scope) {
-      const { value } = await call<ListedWebhook[]>(owner(scope), "LIST_WEBHOOKS", []);
+      const { value } = await call(owner(scope), "LIST_WEBHOOKS", {});
       return value.sort((a, b) => a.w.n - b.w.n).map((listed) => toRecord(scope.roomId, listed));
     },
 
     async deleteWebhook(scope, webhookId) {
-      return (await call<boolean>(owner(scope), "DELETE_WEBHOOK", [webhookId])).value;
+      return (await call(owner(scope), "DELETE_WEBHOOK", { id: webhookId })).value;
     },
 
     async webhookDeliveries(scope, webhookId) {
-      return (await call<WebhookAttempt[] | null>(owner(scope), "WEBHOOK_DELIVERIES", [webhookId])).value;
+      return (await call(owner(scope), "WEBHOOK_DELIVERIES", { id: webhookId })).value;
     },
 
     async logTestDelivery(scope, webhookId, attempt) {
-      const args = [webhookId, attemptJson(attempt)];
-      return (await call<boolean>(owner(scope), "LOG_TEST_DELIVERY", args)).value;
+      const args = { id: webhookId, entry: attemptJson(attempt) };
+      return (await call(owner(scope), "LOG_TEST_DELIVERY", args)).value;
     },
 
-    webhookRooms: () => index<string[]>("WEBHOOK_ROOMS", []),
+    webhookRooms: () => runClocked(run, WEBHOOK_ROOMS, keys, clock(), {}),
 
     async claimDeliveries(roomId, request) {
-      const args = [String(request.limit), String(request.leaseMs)];
-      const { value, now } = await open<ClaimReply>(roomId, "", "CLAIM_DELIVERIES", args);
+      const args = { limit: request.limit, lease: request.leaseMs };
+      const { value, now } = await open(roomId, "", "CLAIM_DELIVERIES", args);
       if (!value.hooks) {
-        await index("WEBHOOK_INDEX_FORGET", [roomId, String(now - INDEX_GRACE_MS)]);
+        await runClocked(run, WEBHOOK_INDEX_FORGET, keys, clock(), { roomId, before: now - INDEX_GRACE_MS });
         return { deliveries: [], nextDueMs: null, hasWebhooks: false };
       }
       const deliveries = value.claimed.map(
@@ -147,20 +126,15 @@ export function webhookOps({ call, open }: Bridge, run: RunOptions, clock: Clock
         durationMs: report.durationMs,
         at: report.at,
       });
-      const retry = outcome === "failed" ? String(report.retryInMs) : "";
-      const args = [
-        memberOf(claim),
-        String(claim.lease),
-        report.outcome,
-        retry,
+      const args = {
+        m: memberOf(claim),
+        token: claim.lease,
+        outcome: report.outcome,
+        retry: outcome === "failed" ? report.retryInMs : undefined,
         entry,
-        String(Date.parse(report.at)),
-      ];
-      const { value } = await open<{
-        recorded: boolean;
-        logged?: WebhookAttempt["outcome"];
-        disabled?: boolean;
-      }>(claim.roomId, "", "RECORD_DELIVERY", args);
+        at: Date.parse(report.at),
+      };
+      const { value } = await open(claim.roomId, "", "RECORD_DELIVERY", args);
       return value;
     },
   };

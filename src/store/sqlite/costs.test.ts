@@ -1,14 +1,14 @@
 /**
  * What SQLite does per call, checked structurally (query plans and counts, never timings): consuming by cursor
- * uses index range scans only (revisions §6.19), `remaining` and the public summary come from counts kept as the
- * room changes (§5.18), and a file written by schema version 1 is migrated with those counts backfilled.
+ * uses index range scans only (docs/protocol.md#cursors), `remaining` and the public summary come from counts kept
+ * as the room changes, and a file written by schema version 1 is migrated with those counts backfilled.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ADDRESSED_SQL } from "./events.ts";
+import { ADDRESSED_SQL } from "../sql/events.ts";
 import { createSqliteStore } from "./index.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 
@@ -18,13 +18,15 @@ let n = 0;
 const newPath = () => join(dir, `f${++n}.sqlite`);
 const scope = { roomId: "room-1", teamId: "team-a" };
 
-describe("revisions 19: consuming by cursor is O(log n + k) on SQLite", () => {
+describe("consuming by cursor is O(log n + k) on SQLite", () => {
   test("the addressed-events query searches the address index and never scans or sorts the backlog", () => {
     const store = createSqliteStore({ path: newPath() });
     const db = new Database(join(dir, `f${n}.sqlite`));
     try {
       const plan = db
-        .query<{ detail: string }, Record<string, string | number>>(`EXPLAIN QUERY PLAN ${ADDRESSED_SQL}`)
+        .query<{ detail: string }, Record<string, string | number>>(
+          `EXPLAIN QUERY PLAN ${ADDRESSED_SQL.sqlite}`,
+        )
         .all({ room: "r", after: 0, agent: "a", limit: 10 })
         .map((row) => row.detail);
       const searches = plan.filter((d) =>

@@ -3,7 +3,10 @@
  * the transaction and report them right after it commits (nothing is reported for a rolled-back one). Writes of
  * other processes on the same file are noticed by polling `PRAGMA data_version` every POLL_MS while any room is
  * watched — a statement that reads no table — and, only when it moved, one query for the watched rooms' heads and
- * signal counters. Nothing runs while nothing is watched.
+ * signal counters. Nothing runs while nothing is watched. A room deleted by another process (its row gone, its
+ * owner or creation time changed, its head gone down) is reported as seq 0 before anything of its next life, as
+ * this process's own deletions are. (A room's life is its owner and creation time: one made again by the same team
+ * in the same millisecond, between two looks, is not told apart from the one deleted.)
  */
 import type { Database } from "bun:sqlite";
 import type { ChangeFeed, RoomChange, SignalKind } from "../types.ts";
@@ -14,6 +17,8 @@ type Listener = (change: RoomChange) => void;
 
 interface Known {
   seq: number;
+  /** "<owner> <created_at>": which life of the room this is (null: no room). */
+  life: string | null;
   signals: Map<string, number>;
 }
 
@@ -46,8 +51,11 @@ export function createSqliteFeed(db: Database): SqliteFeed {
      ON CONFLICT (room_id, kind) DO UPDATE SET v = v + 1`,
   );
   const dataVersion = db.query<{ data_version: number }, []>("PRAGMA data_version");
-  const heads = db.query<{ room_id: string; seq: number; kind: string | null; v: number | null }, [string]>(
-    `SELECT r.room_id, r.event_seq AS seq, s.kind, s.v FROM rooms r
+  const heads = db.query<
+    { room_id: string; seq: number; life: string; kind: string | null; v: number | null },
+    [string]
+  >(
+    `SELECT r.room_id, r.event_seq AS seq, r.owner || ' ' || r.created_at AS life, s.kind, s.v FROM rooms r
      LEFT JOIN signals s ON s.room_id = r.room_id
      WHERE r.room_id IN (SELECT value FROM json_each(?1))`,
   );
@@ -64,10 +72,13 @@ export function createSqliteFeed(db: Database): SqliteFeed {
 
   /** The watched rooms' heads and signal counters as the file holds them now. */
   function read(roomIds: string[]): Map<string, Known> {
-    const state = new Map<string, Known>(roomIds.map((id) => [id, { seq: 0, signals: new Map() }]));
+    const state = new Map<string, Known>(
+      roomIds.map((id) => [id, { seq: 0, life: null, signals: new Map() }]),
+    );
     for (const row of heads.all(JSON.stringify(roomIds))) {
       const room = state.get(row.room_id) as Known;
       room.seq = row.seq;
+      room.life = row.life;
       if (row.kind !== null && row.v !== null) room.signals.set(row.kind, row.v);
     }
     return state;
@@ -83,9 +94,10 @@ export function createSqliteFeed(db: Database): SqliteFeed {
         const before = known.get(roomId);
         known.set(roomId, fresh);
         if (!before) continue;
-        if (fresh.seq > before.seq) emit({ roomId, seq: fresh.seq });
-        // The head went down: the room was deleted (and perhaps made again) by another process.
-        else if (fresh.seq < before.seq) emit({ roomId, resync: true });
+        // Another process deleted the room (and perhaps made it again): said first, before its next life's news.
+        const ended = before.life !== null && (fresh.life !== before.life || fresh.seq < before.seq);
+        if (ended) emit({ roomId, seq: 0 });
+        if (fresh.seq > (ended ? 0 : before.seq)) emit({ roomId, seq: fresh.seq });
         for (const [kind, v] of fresh.signals) {
           if (v !== before.signals.get(kind)) emit({ roomId, signal: kind as SignalKind });
         }
@@ -137,13 +149,19 @@ export function createSqliteFeed(db: Database): SqliteFeed {
     committed() {
       const changes = queued;
       queued = [];
+      const ended = new Set<string>();
       for (const change of changes) {
         const room = known.get(change.roomId);
         if (room && "seq" in change) room.seq = change.seq === 0 ? 0 : Math.max(room.seq, change.seq);
+        if (room && "seq" in change && change.seq === 0) ended.add(change.roomId);
         if (room && "signal" in change)
           room.signals.set(change.signal, (room.signals.get(change.signal) ?? 0) + 1);
         emit(change);
       }
+      // A room this process deleted (and perhaps made again in the same transaction): what the poll compares
+      // with is the room as it is now, so the deletion already reported is not reported again.
+      if (ended.size > 0)
+        for (const [roomId, room] of read([...ended])) if (known.has(roomId)) known.set(roomId, room);
     },
     rolledBack() {
       queued = [];

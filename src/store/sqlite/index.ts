@@ -1,58 +1,27 @@
 /**
- * The embedded SQLite driver: one file, any number of roomd processes. Each RoomStore operation is one
- * transaction (BEGIN IMMEDIATE for writes), built from the per-area modules next to this file.
+ * The embedded SQLite driver: one file, any number of roomd processes. Each RoomStore operation is one transaction
+ * (BEGIN IMMEDIATE for writes) running its shared body (store/sql/) synchronously (runner.ts); what is SQLite's
+ * own is here: the schema, the transactions, the change feed, search, the rate limiter, sessions and the sweep.
  */
 import { LIMITS } from "../../protocol/limits.ts";
-import type { Summary } from "../../protocol/records.ts";
-import { contextFields, eventFields, taskFields } from "../../protocol/search.ts";
+import { VALUE_PIECES, type ValuePieces } from "../../protocol/room-values.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
-import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
+import { DEFAULT_STORE_LIMITS, type RateRequest, type StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
-import type {
-  ContextUpdate,
-  NewContext,
-  NewEvent,
-  NewTask,
-  RoomScope,
-  RoomStore,
-  SearchQuery,
-  TaskUpdate,
-} from "../types.ts";
-import { createAdminRooms } from "./admin-rooms.ts";
-import { createApprovals } from "./approvals.ts";
-import { createClaims } from "./claims.ts";
-import { createContext } from "./context.ts";
-import { createContextEdits } from "./context-edits.ts";
-import { createDriver } from "./driver.ts";
-import { createEventEdits } from "./event-edits.ts";
-import { createEvents } from "./events.ts";
+import { inviteBucket, teamBucket } from "../rate-buckets.ts";
+import { createRoomTx } from "../sql/room-tx.ts";
+import { createRooms } from "../sql/rooms.ts";
+import { runSync } from "../sql/run.ts";
+import { createBodies, sqlStore } from "../sql/store.ts";
+import type { RoomStore } from "../types.ts";
+import { sqliteClient } from "./client.ts";
+import { createSqliteDialect } from "./dialect.ts";
 import { createSqliteFeed } from "./feed.ts";
-import { createFork } from "./fork.ts";
-import { createHandoffs } from "./handoffs.ts";
-import { createInvites } from "./invites.ts";
-import { createKeys } from "./keys.ts";
-import { createLeases } from "./leases.ts";
-import { createLeave } from "./leave.ts";
-import { createLocks } from "./locks.ts";
-import { createMailbox } from "./mailbox.ts";
-import { createMoving } from "./moving.ts";
-import { createPlan } from "./plan.ts";
-import { createPlanEdits } from "./plan-edits.ts";
-import { createPresence } from "./presence.ts";
 import { createRate } from "./rate.ts";
-import { createRenewal } from "./renewal.ts";
-import { createReviews } from "./reviews.ts";
-import { createRoomInfo } from "./room-info.ts";
-import { createRoomTools } from "./room-tools.ts";
-import { frozenClock, roomTransactions } from "./room-tx.ts";
-import { createRooms, type StoreParts } from "./rooms.ts";
+import { frozenClock, sqliteRunner } from "./runner.ts";
 import { openDatabase } from "./schema.ts";
-import { createSearch } from "./search.ts";
 import { createSessions } from "./sessions.ts";
-import { mapError } from "./tx.ts";
-import { createVars } from "./vars.ts";
-import { createVerdicts } from "./verdicts.ts";
-import { createWebhooks } from "./webhooks.ts";
+import { mapError, transactions } from "./tx.ts";
 
 export interface SqliteStoreOptions {
   /** Database file; its parent directory is created when missing. ":memory:" only for quick experiments. */
@@ -69,185 +38,96 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** Event retention every append applies (EVENT_RETENTION_DAYS / EVENT_RETENTION_MAX); none by default. */
   retention?: EventRetention;
+  /** The kinds of small value the store keeps; protocol/room-values.ts VALUE_PIECES by default. */
+  values?: ValuePieces;
 }
 
 /** A RoomStore plus the maintenance hook the driver runs on its own timer. */
 export interface SqliteRoomStore extends RoomStore {
   /**
-   * Deletes every expired room with all its rows and invites, expired invites, ended sessions and rate hits older than an hour;
-   * returns how many rooms went.
+   * Deletes every expired room with all its rows and invites, expired invites, ended sessions and rate hits older
+   * than an hour; returns how many rooms went.
    */
   sweepExpired(): Promise<number>;
 }
 
-/** The summary of a room with no state yet. */
-const emptySummary = (scope: RoomScope, agentId: string) => ({
-  agentId,
-  roomId: scope.roomId,
-  roomExists: false,
-  myTasks: [],
-  newContextCount: 0,
-  presence: [],
-  cursor: null,
-  messages: [],
-});
-
 /** How often expired rooms are swept (reads and writes already treat them as absent in between). */
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+/** Kept idempotency results deleted per sweep step. */
+const PRUNE_KEPT_BATCH = 500;
 
 /** Opens (and if needed creates) the database at options.path; throws when the file cannot be opened. */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore {
-  // One instant per room write, as a Redis script has (its NOW): the renewal after the operation sets the same
-  // expiries the operation just wrote, and every time a write records is the same.
   const clock = frozenClock(options.now ?? systemClock);
   const now = clock.now;
   const db = openDatabase(options.path, options.busyTimeoutMs);
   const rate = createRate(db, now);
   const changes = createSqliteFeed(db);
-  const rooms = createRooms(db, now, options.limits ?? DEFAULT_STORE_LIMITS, rate, changes);
-  const parts: StoreParts = { db, now, rooms, changes };
-  const keys = createKeys(db, rate);
-  const invites = createInvites(parts, rate);
-  const events = createEvents(parts, options.retention ?? NO_RETENTION);
-  const locks = createLocks(parts);
-  const leases = createLeases(parts, events, locks);
-  const plan = createPlan(parts, events, locks, leases);
-  const context = createContext(parts, events);
-  const presence = createPresence(parts);
-  const claims = createClaims(parts, events, presence.list);
-  const renewal = createRenewal(db);
-  const vars = createVars(parts, events);
-  const admin = createAdminRooms(parts, presence.list);
-  const search = createSearch(parts);
-  const planEdits = createPlanEdits(parts, events, locks, search, leases);
-  const contextEdits = createContextEdits(parts, events, search);
-  const eventEdits = createEventEdits(parts, events, search);
-  const reviews = createReviews(parts, events);
-  const roomTools = createRoomTools(parts, { events, locks, plan, context, search });
-  const webhooks = createWebhooks(parts, events);
-  const driver = createDriver(parts, events);
-  const leave = createLeave(parts, events, leases, claims, driver);
-  const approvals = createApprovals(parts, events);
-  const handoffs = createHandoffs(parts, events, locks, leases);
-  const verdicts = createVerdicts(parts, events);
-  const mailbox = createMailbox(parts, { events, driver, plan, presence, renew: renewal.renew });
-  const fork = createFork(parts, events, driver, search);
-  const info = createRoomInfo(parts, driver, admin.taskCounts);
-  const moving = createMoving(parts, driver, search);
-  const room = roomTransactions(
-    parts,
-    {
-      afterRead: rooms.flushReadTouch,
-      afterWrite: (committed) => (committed ? changes.committed() : changes.rolledBack()),
-      mark: changes.mark,
-      discard: changes.discard,
+  const sql = sqliteClient(db);
+  const dialect = createSqliteDialect(db, sql, rate, options.retention ?? NO_RETENTION);
+  const base = { sql, now, changes, dialect, values: options.values ?? VALUE_PIECES };
+  const rooms = createRooms(base, options.limits ?? DEFAULT_STORE_LIMITS);
+  const parts = { ...base, rooms };
+  const bodies = createBodies(parts);
+  const hooks = {
+    afterRead(): void {
+      // Best effort, after the read committed: a busy or failed refresh must not fail the read.
+      for (const roomId of rooms.takeTouches()) {
+        try {
+          runSync(rooms.touch(roomId));
+        } catch {
+          // The next use refreshes the room.
+        }
+      }
     },
-    clock,
-  );
-  const { read, write } = room.plain;
-  const leaveRoom = room.write(leave.leaveRoom);
-  const pruneKept = db.query<unknown, [number]>(
-    "DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE at < ? LIMIT 500)",
-  );
-
-  const markContext = db.query<unknown, [string, string, number]>(
-    `INSERT INTO cursors (room_id, agent_id, seq, ctx_mark) VALUES (?1, ?2, NULL, ?3)
-     ON CONFLICT (room_id, agent_id) DO UPDATE SET ctx_mark = excluded.ctx_mark`,
-  );
-  const contextMark = db.query<{ ctx_mark: number }, [string, string]>(
-    "SELECT ctx_mark FROM cursors WHERE room_id = ? AND agent_id = ?",
-  );
-  const ping = db.query("SELECT 1");
-
-  /** get_my_summary: heartbeat, consume, and the context count since the previous summary, all in one tx. */
-  function summary(scope: RoomScope, agentId: string, limit: number): Summary {
-    // Never claims (revisions §3.11): a room not owned yet answers the empty summary and records nothing.
-    if (!rooms.check(scope)) {
-      const unread = { events: [], cursor: null, count: 0, remaining: 0 };
-      return { ...emptySummary(scope, agentId), unreadEvents: unread };
-    }
-    const room = rooms.claim(scope);
-    presence.beat(scope.roomId, agentId);
-    // Taken before the cursor moves: people's messages lead the summary whatever the backlog (humans.md §2).
-    const messages = mailbox.takeMessages(scope.roomId, agentId);
-    // The summary is a heartbeat: it renews the agent's leases and claims like any call naming it.
-    renewal.renew(scope.roomId, agentId, now());
-    const unreadEvents = events.deliver(scope, room, agentId, limit, true);
-    eventEdits.delivered(scope.roomId, agentId, unreadEvents.events);
-    const mark = contextMark.get(scope.roomId, agentId)?.ctx_mark ?? 0;
-    const newContextCount = context.countChangedSince(scope.roomId, mark);
-    markContext.run(scope.roomId, agentId, room.ctx_seq);
-    return {
-      agentId,
-      roomId: scope.roomId,
-      roomExists: true,
-      messages,
-      myTasks: plan.myTasks(scope.roomId, agentId),
-      unreadEvents,
-      newContextCount,
-      presence: presence.list(scope.roomId),
-      cursor: unreadEvents.cursor,
-    };
-  }
-
-  // The writes that keep the search index (and the deletable-event mark, the delivery times) in step, inside the
-  // same transaction as the write itself.
-  function addTask(scope: RoomScope, input: NewTask) {
-    const task = plan.addTask(scope, input);
-    search.put(scope.roomId, task.id, taskFields(task));
-    return task;
-  }
-  function updateTask(scope: RoomScope, input: TaskUpdate) {
-    const task = plan.updateTask(scope, input);
-    if (input.title !== undefined || input.description !== undefined) {
-      search.put(scope.roomId, task.id, taskFields(task));
-    }
-    return task;
-  }
-  function writeContext(scope: RoomScope, input: NewContext) {
-    const entry = context.writeContext(scope, input);
-    search.put(scope.roomId, entry.id, contextFields(entry));
-    return entry;
-  }
-  function updateContext(scope: RoomScope, input: ContextUpdate) {
-    const entry = context.updateContext(scope, input);
-    if (input.summary !== undefined || input.payload !== undefined) {
-      search.put(scope.roomId, entry.id, contextFields(entry));
-    }
-    return entry;
-  }
-  function postEvent(scope: RoomScope, input: NewEvent) {
-    const event = events.postEvent(scope, input);
-    eventEdits.posted(scope.roomId, event.seq);
-    search.put(scope.roomId, event.id, eventFields(event));
-    return event;
-  }
-  function consumeEvents(scope: RoomScope, agentId: string, limit: number) {
-    const batch = events.consumeEvents(scope, agentId, limit);
-    eventEdits.delivered(scope.roomId, agentId, batch.events);
-    return batch;
-  }
-  function searchRoom(scope: RoomScope, query: SearchQuery) {
-    const room = rooms.read(scope);
-    return room ? search.search(room.room_id, query) : [];
-  }
+    afterWrite: (committed: boolean) => (committed ? changes.committed() : changes.rolledBack()),
+    mark: changes.mark,
+    discard: changes.discard,
+  };
+  const run = sqliteRunner(db, createRoomTx(parts), hooks, clock);
+  // Operations of this driver's own, written synchronously: they run in the same transactions.
+  const { read, write } = transactions(db, hooks);
+  const { keys, invites } = bodies;
 
   // Auth without a rate charge writes nothing, so it takes no write lock; with one it is a write (committed with
   // the other writes of the same turn, group-commit.ts).
-  const [resolveKeyRead, resolveKeyCharged] = [read(keys.resolveKey), write(keys.resolveKey)];
-  const [resolveInviteRead, resolveInviteCharged] = [
-    read(invites.resolveInvite),
-    write(invites.resolveInvite),
-  ];
+  const resolveKeyRead = run.read(keys.resolveKey);
+  const resolveKeyCharged = write(function resolveKey(teamId: string, digest: string, request: RateRequest) {
+    const found = runSync(keys.resolveKey(teamId, digest));
+    return found.key
+      ? { key: found.key, rate: rate.charge(teamBucket(teamId, request.bucket), request) }
+      : found;
+  });
+  const resolveInviteRead = run.read(invites.resolveInvite);
+  const resolveInviteCharged = write(function resolveInvite(
+    roomId: string,
+    digest: string,
+    request: RateRequest,
+  ) {
+    const found = runSync(invites.resolveInvite(roomId, digest));
+    if (!found.invite) return found;
+    return {
+      ...found,
+      rate: rate.charge(inviteBucket(roomId, found.invite.tokenId, request.bucket), request),
+    };
+  });
 
   const sessions = createSessions(db, now);
   const [peekSession, renewSession] = [read(sessions.peekSession), write(sessions.renewSession)];
 
-  const sweepBatch = write(rooms.sweepBatch);
+  const pruneKept = db.query<unknown, [number, number]>(
+    "DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency WHERE at < ? LIMIT ?)",
+  );
+  // Up to a batch of expired rooms with all their rows, in one write.
+  const sweepBatch = write(function sweepRooms() {
+    const ids = runSync(rooms.expired());
+    for (const id of ids) runSync(rooms.purge(id));
+    return ids.length;
+  });
   const pruneBatches = [
-    write(invites.pruneBatch),
+    write(() => runSync(invites.pruneBatch())),
     write(rate.pruneBatch),
-    write(() => pruneKept.run(now() - LIMITS.idempotencyKeepMs).changes),
+    write(() => pruneKept.run(now() - LIMITS.idempotencyKeepMs, PRUNE_KEPT_BATCH).changes),
     write(sessions.pruneBatch),
   ];
   async function sweepExpired(): Promise<number> {
@@ -259,110 +139,19 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   }
   const timer = setInterval(() => sweepExpired().catch(() => {}), SWEEP_INTERVAL_MS);
   timer.unref();
+  const ping = db.query("SELECT 1");
 
   return {
     driver: "sqlite",
     changes: changes.feed,
-    readPlan: room.read(plan.readPlan),
-    addTask: room.write(addTask),
-    updateTask: room.write(updateTask),
-    getTask: room.read(plan.getTask),
-    summary: room.write(summary),
-    writeContext: room.write(writeContext),
-    readContext: room.read(context.readContext),
-    contextHistory: room.read(context.contextHistory),
-    listContext: room.read(context.listContext),
-    updateContext: room.write(updateContext),
-    postEvent: room.write(postEvent),
-    readEvents: room.read(events.readEvents),
-    consumeEvents: room.write(consumeEvents, (batch) => batch.count > 0),
-    readLog: room.read(events.readLog),
-    markEventRead: room.write(events.markEventRead),
-    getEventReads: room.read(events.getEventReads),
-    heartbeat: room.write(presence.heartbeat),
-    getPresence: room.read(presence.getPresence),
-    acquireLock: room.write(locks.acquireLock),
-    releaseLock: room.write(locks.releaseLock),
-    listLocks: room.read(locks.listLocks),
-    setVar: room.write(vars.setVar),
-    getVar: room.read(vars.getVar),
-    listVars: room.read(vars.listVars),
-    deleteTask: room.write(planEdits.deleteTask),
-    addDependency: room.write(planEdits.addDependency),
-    deleteContext: room.write(contextEdits.deleteContext),
-    contextVersions: room.read(contextEdits.contextVersions),
-    deleteEvent: room.write(eventEdits.deleteEvent),
-    usableRooms: read(roomTools.usableRooms),
-    seedRoom: room.write(roomTools.seedRoom),
-    requestReview: room.write(reviews.requestReview),
-    decideReview: room.write(reviews.decideReview),
-    listReviews: room.read(reviews.listReviews),
-    search: room.read(searchRoom),
-    analyticsLog: room.read(roomTools.analyticsLog),
-    claimTask: room.write(leases.claimTask),
-    renewLeases: room.write(leases.renewLeases),
-    // Leaving is not a visit: the actor's presence would undo "left" (the kept result still applies).
-    leaveRoom: (scope, agentId) => leaveRoom({ ...scope, actor: undefined }, agentId),
-    claimFiles: room.write(claims.claimFiles),
-    releaseFiles: room.write(claims.releaseFiles),
-    listClaims: room.read(claims.listClaims),
-    checkFiles: room.read(claims.checkFiles),
-    roomState: room.read(claims.roomState),
-    broadcast: room.write(claims.broadcast),
+    ...sqlStore(bodies, run),
     resolveKey: (teamId, digest, request) =>
-      (request ? resolveKeyCharged : resolveKeyRead)(teamId, digest, request),
-    createKey: write(keys.createKey),
-    provisionTeam: write(keys.provisionTeam),
-    listKeys: read(keys.listKeys),
-    deleteKey: write(keys.deleteKey),
-    listTeams: read(keys.listTeams),
-    consumeRate: write(keys.consumeRate),
-    createInvite: write(invites.createInvite),
-    resolveInvite: (roomId, digest, request) =>
-      (request ? resolveInviteCharged : resolveInviteRead)(roomId, digest, request),
-    listInvites: read(invites.listInvites),
-    deleteInvite: write(invites.deleteInvite),
-    createRoom: write(admin.createRoom),
-    listRooms: read(admin.listRooms),
-    deleteRoom: write(admin.deleteRoom),
-    roomStats: read(admin.roomStats),
-    roomSummary: read((roomId: string, teamId?: string) => {
-      const view = admin.roomSummary(roomId, teamId);
-      const forkedFrom = view && info.forkedFrom(roomId);
-      return view && forkedFrom ? { ...view, forkedFrom } : view;
+      request ? resolveKeyCharged(teamId, digest, request) : resolveKeyRead(teamId, digest),
+    consumeRate: write(function consumeRate(teamId: string, request: RateRequest) {
+      return rate.charge(teamBucket(teamId, request.bucket), request);
     }),
-    createWebhook: write(webhooks.createWebhook),
-    listWebhooks: read(webhooks.listWebhooks),
-    deleteWebhook: write(webhooks.deleteWebhook),
-    webhookDeliveries: read(webhooks.webhookDeliveries),
-    logTestDelivery: write(webhooks.logTestDelivery),
-    webhookRooms: read(webhooks.webhookRooms),
-    claimDeliveries: write(webhooks.claimDeliveries),
-    recordDelivery: write(webhooks.recordDelivery),
-    getDriver: room.read(driver.getDriver),
-    takeDriver: room.write(driver.takeDriver),
-    releaseDriver: room.write(driver.releaseDriver),
-    driverAct: room.write(driver.driverAct),
-    requestApproval: room.write(approvals.requestApproval),
-    getApproval: room.read(approvals.getApproval),
-    listApprovals: room.read(approvals.listApprovals),
-    decideApproval: room.write(approvals.decideApproval),
-    offerHandoff: room.write(handoffs.offerHandoff),
-    acceptHandoff: room.write(handoffs.acceptHandoff),
-    declineHandoff: room.write(handoffs.declineHandoff),
-    cancelHandoff: room.write(handoffs.cancelHandoff),
-    listHandoffs: room.read(handoffs.listHandoffs),
-    recordVerdict: room.write(verdicts.recordVerdict),
-    listVerdicts: room.read(verdicts.listVerdicts),
-    forkRoom: room.write(fork.forkRoom),
-    roomInfo: room.read(info.roomInfo),
-    bridge: room.write(mailbox.bridge),
-    exportRoom: room.read(moving.exportRoom),
-    exportLog: room.read(moving.exportLog),
-    importRoom: room.write(moving.importRoom),
-    teamsToMove: read(moving.teamsToMove),
-    keyDigests: read(moving.keyDigests),
-    inviteDigests: read(moving.inviteDigests),
+    resolveInvite: (roomId, digest, request) =>
+      request ? resolveInviteCharged(roomId, digest, request) : resolveInviteRead(roomId, digest),
     createSession: write(sessions.createSession),
     // A read, and a write only when the session's end is due to move (at most once a minute) or it has ended.
     async touchSession(digest, ttlMs) {

@@ -6,8 +6,8 @@
  * count of trimmed events keeps `remaining` exact for cursors left behind (events.ts deliver).
  */
 import type { Database } from "bun:sqlite";
+import { eventId } from "../../protocol/event-rules.ts";
 import { type EventRetention, TRIM_INDEXED_PER_APPEND, TRIM_PER_APPEND } from "../move-types.ts";
-import { eventId } from "./rows.ts";
 
 interface OldRow {
   seq: number;

@@ -41,8 +41,9 @@
  * rooms is also indexed by (owner, last_activity): the per-team room count and listRooms.
  */
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { keepPrivate, makePrivateDir, privateFile } from "../../files.ts";
+import { roomTables } from "../room-state.ts";
 
 /** Schema version 1: the tables as first shipped (idempotent, so it also runs on files made before versions). */
 const V1 = `
@@ -178,7 +179,7 @@ CREATE INDEX IF NOT EXISTS rate_counts_by_last ON rate_counts (last_at);
 `;
 
 /**
- * Version 2 (revisions §5.18, §6.19): counts kept as the room changes, so the public summary and `remaining` cost
+ * Version 2: counts kept as the room changes, so the public summary and `remaining` cost
  * O(1) instead of O(room) — task counts by status and the context count on the room row, the number of events
  * addressed to each recipient, and per cursor the number of addressed events consumed so far. Backfilled from the
  * rows of files made by version 1.
@@ -270,7 +271,7 @@ CREATE TABLE context_reads (
 `;
 
 /**
- *  * Leases, file claims and leave_room (work §1, §2, §3): a leased task keeps its lease's expiry and length in
+ *  * Leases, file claims and leave_room (docs/protocol.md#task-leases, #file-claims): a leased task keeps its lease's expiry and length in
  * columns (the JSON carries lease_expires_at too), with partial indexes so an agent holding no lease costs one
  * index probe; claims are rows of their own; presence remembers when an agent left.
  */
@@ -340,7 +341,7 @@ CREATE TABLE webhook_log (
 `;
 
 /**
- * People in the room (humans.md): the driver of each room, approvals, handoffs and verdicts (each record's JSON,
+ * People in the room (docs/people.md): the driver of each room, approvals, handoffs and verdicts (each record's JSON,
  * numbered in creation order), each agent's marks of what the bridge and get_my_summary delivered to it, the
  * event index by type (people's messages, steers and interrupts are found without walking the log), the room a
  * fork came from, and the log head at which each context version became current (so a fork rebuilds context as
@@ -431,43 +432,30 @@ INSERT INTO teams (team_id, first_key_at) SELECT team_id, min(created_at) FROM k
 `;
 
 /**
+ * A room's small values (protocol/room-values.ts): every declared kind in this one table, the value its JSON text,
+ * so a new kind needs no migration.
+ */
+const VALUES = `
+CREATE TABLE room_values (
+  room_id TEXT NOT NULL,
+  piece TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (room_id, piece, key)
+) STRICT;
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS, RETENTION, WEB];
+const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS, RETENTION, WEB, VALUES];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-/** Every table holding room rows; purging a room deletes from each. */
-export const ROOM_TABLES = [
-  "tasks",
-  "contexts",
-  "context_history",
-  "events",
-  "event_reads",
-  "cursors",
-  "presence",
-  "locks",
-  "vars",
-  "addr_counts",
-  "signals",
-  "claims",
-  "drivers",
-  "approvals",
-  "handoffs",
-  "verdicts",
-  "agent_marks",
-  "idempotency",
-  "invites",
-  "search_docs",
-  "reviews",
-  "context_reads",
-  "webhooks",
-  "webhook_outbox",
-  "webhook_log",
-  "rooms",
-] as const;
+/** Every table holding room rows, from the declaration of room state; purging a room deletes from each. */
+export const ROOM_TABLES = roomTables("sqlite");
 
 /** How long a statement waits for another connection's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -496,12 +484,18 @@ function migrate(db: Database): void {
 
 /**
  * Opens (creating if needed) the database file with the PRAGMAs every connection needs and creates the schema.
- * The busy timeout is set before anything else, so a second process opening the file mid-write waits.
+ * The busy timeout is set before anything else, so a second process opening the file mid-write waits. The file is
+ * its owner's only (0600) before SQLite opens it, and its directory 0700 when this makes it; SQLite gives the
+ * -wal and -shm it creates the database file's mode.
  */
 export function openDatabase(path: string, busyTimeoutMs = BUSY_TIMEOUT_MS): Database {
   let db: Database | undefined;
   try {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") {
+      makePrivateDir(dirname(path));
+      privateFile(path);
+      keepPrivate([`${path}-wal`, `${path}-shm`]);
+    }
     db = new Database(path, { create: true, strict: true });
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
     db.exec("PRAGMA journal_mode = WAL");

@@ -10,11 +10,8 @@
  * term counts of the documents that match; then the records of the `limit` best for their snippets.
  */
 
-import type { ContextEntry, Task } from "../../protocol/records.ts";
 import {
   type Candidate,
-  contextFields,
-  eventFields,
   ftsToken,
   hitOf,
   kindOf,
@@ -22,104 +19,80 @@ import {
   type SearchFields,
   type SearchHit,
   type SearchStats,
-  taskFields,
   termCount,
   tokenize,
 } from "../../protocol/search.ts";
+import type { Search } from "../sql/parts.ts";
+import type { Op, SqlClient } from "../sql/run.ts";
+import { createSearchRecords } from "../sql/search-records.ts";
 import type { SearchQuery } from "../types.ts";
-import type { StoreParts } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, eventSeq, toEvent } from "./rows.ts";
 
 /** The FTS5 token naming a room: "r" + the hex of its id (room ids are [a-z0-9_-], so this is one token). */
 const roomToken = (roomId: string) => `r${Buffer.from(roomId, "utf8").toString("hex")}`;
 const quoted = (token: string) => `"${token}"`;
 
-export function createSearch({ db }: Pick<StoreParts, "db">) {
-  const remove = db.query<unknown, [string, string]>("DELETE FROM search_docs WHERE room_id = ? AND doc = ?");
-  const insert = db.query<unknown, [string, string, number, string, string, string]>(
+export function createSearch(sql: SqlClient): Search {
+  const remove = sql.query<unknown, [string, string]>(
+    "DELETE FROM search_docs WHERE room_id = ? AND doc = ?",
+  );
+  const insert = sql.query<unknown, [string, string, number, string, string, string]>(
     "INSERT INTO search_docs (room_id, doc, len, terms, room, body) VALUES (?, ?, ?, ?, ?, ?)",
   );
-  const totals = db.query<{ n: number; t: number }, [string]>(
+  const totals = sql.query<{ n: number; t: number }, [string]>(
     "SELECT count(*) AS n, coalesce(sum(len), 0) AS t FROM search_docs WHERE room_id = ?",
   );
-  const matching = db.query<{ doc: string; len: number; terms: string }, [string]>(
+  const matching = sql.query<{ doc: string; len: number; terms: string }, [string]>(
     "SELECT d.doc, d.len, d.terms FROM search_fts f JOIN search_docs d ON d.rowid = f.rowid WHERE search_fts MATCH ?",
   );
-  const counted = db.query<{ n: number }, [string]>(
+  const counted = sql.query<{ n: number }, [string]>(
     "SELECT count(*) AS n FROM search_fts WHERE search_fts MATCH ?",
   );
-  const task = db.query<{ json: string }, [string, string]>(
-    "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
-  );
-  const entry = db.query<{ json: string }, [string, string]>(
-    "SELECT json FROM contexts WHERE room_id = ? AND id = ?",
-  );
-  const event = db.query<EventRow, [string, number]>(
-    `SELECT ${EVENT_COLUMNS}, '[]' AS read_by FROM events e WHERE e.room_id = ? AND e.seq = ?`,
-  );
+  const record = createSearchRecords(sql);
 
-  /** Title and fields of a document, from its record (null when the record is gone: never, inside one transaction). */
-  function record(roomId: string, id: string): { title: string; fields: SearchFields } | null {
-    const kind = kindOf(id);
-    if (kind === "task") {
-      const row = task.get(roomId, id);
-      if (!row) return null;
-      const t = JSON.parse(row.json) as Task;
-      return { title: t.title, fields: taskFields(t) };
-    }
-    if (kind === "context") {
-      const row = entry.get(roomId, id);
-      if (!row) return null;
-      const e = JSON.parse(row.json) as ContextEntry;
-      return { title: e.summary, fields: contextFields(e) };
-    }
-    const seq = eventSeq(id);
-    const row = seq === null ? null : event.get(roomId, seq);
-    if (!row) return null;
-    const e = toEvent(row);
-    return { title: e.type, fields: eventFields(e) };
+  /** Indexes (or re-indexes) a document of the room. Call inside the writing transaction. */
+  function* put(roomId: string, id: string, fields: SearchFields): Op<void> {
+    yield* remove.run(roomId, id);
+    const tokens = fields.flatMap(([, text]) => tokenize(text));
+    const counts = new Map<string, number>();
+    for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
+    const terms = JSON.stringify(Object.fromEntries(counts));
+    yield* insert.run(roomId, id, tokens.length, terms, roomToken(roomId), tokens.map(ftsToken).join(" "));
   }
 
   return {
-    /** Indexes (or re-indexes) a document of the room. Call inside the writing transaction. */
-    put(roomId: string, id: string, fields: SearchFields): void {
-      remove.run(roomId, id);
-      const tokens = fields.flatMap(([, text]) => tokenize(text));
-      const counts = new Map<string, number>();
-      for (const token of tokens) counts.set(token, (counts.get(token) ?? 0) + 1);
-      const terms = JSON.stringify(Object.fromEntries(counts));
-      insert.run(roomId, id, tokens.length, terms, roomToken(roomId), tokens.map(ftsToken).join(" "));
-    },
+    put,
     /** Removes a document from the index (absent: nothing). */
-    drop(roomId: string, id: string): void {
-      remove.run(roomId, id);
+    *drop(roomId: string, id: string): Op<void> {
+      yield* remove.run(roomId, id);
+    },
+    /** Indexes documents of a room being built (a fork, an import): each as put does (statements are cheap here). */
+    *putNew(roomId: string, docs: Iterable<{ id: string; fields: SearchFields }>): Op<void> {
+      for (const { id, fields } of docs) yield* put(roomId, id, fields);
     },
     /** Ranked hits of a live room; see the module comment for the cost. */
-    search(roomId: string, query: SearchQuery): SearchHit[] {
+    *search(roomId: string, query: SearchQuery): Op<SearchHit[]> {
       const room = quoted(roomToken(roomId));
       const terms = query.terms;
-      const { n: documents, t: tokens } = totals.get(roomId) ?? { n: 0, t: 0 };
+      const { n: documents, t: tokens } = (yield* totals.get(roomId)) ?? { n: 0, t: 0 };
       if (documents === 0 || terms.length === 0) return [];
       const body = terms.map((t) => quoted(ftsToken(t))).join(" AND ");
-      const stats: SearchStats = {
-        documents,
-        tokens,
-        df: terms.map((t) => counted.get(`room : ${room} AND body : ${quoted(ftsToken(t))}`)?.n ?? 0),
-      };
+      const df: number[] = [];
+      for (const t of terms) {
+        df.push((yield* counted.get(`room : ${room} AND body : ${quoted(ftsToken(t))}`))?.n ?? 0);
+      }
+      const stats: SearchStats = { documents, tokens, df };
       const candidates: Candidate[] = [];
-      for (const row of matching.all(`room : ${room} AND body : (${body})`)) {
+      for (const row of yield* matching.all(`room : ${room} AND body : (${body})`)) {
         if (!query.types.includes(kindOf(row.doc))) continue;
         const counts = JSON.parse(row.terms) as Record<string, number>;
         candidates.push({ id: row.doc, length: row.len, tf: terms.map((t) => termCount(counts, t)) });
       }
       const hits: SearchHit[] = [];
       for (const { id, score } of rank(stats, candidates).slice(0, query.limit)) {
-        const found = record(roomId, id);
+        const found = yield* record(roomId, id);
         if (found) hits.push(hitOf(id, score, found.title, found.fields, terms));
       }
       return hits;
     },
   };
 }
-
-export type Search = ReturnType<typeof createSearch>;

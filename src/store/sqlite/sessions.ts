@@ -5,7 +5,7 @@
 import type { Database } from "bun:sqlite";
 import type { Clock } from "../../protocol/time.ts";
 import { SESSION_RENEW_EVERY_MS, type SessionRecord, type StoredSession } from "../session-types.ts";
-import { type SessionRow, storedSession } from "./rows.ts";
+import { type SessionRow, storedSession } from "../sql/rows.ts";
 
 /** How many ended sessions one prune statement deletes (the sweep runs batches until none is left). */
 const PRUNE_BATCH = 500;

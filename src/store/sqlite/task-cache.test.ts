@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jsonText } from "../../protocol/json-text.ts";
 import type { Task } from "../../protocol/records.ts";
+import { createTaskCache } from "../sql/task-cache.ts";
 import type { RoomScope } from "../types.ts";
 import { createSqliteStore, type SqliteRoomStore } from "./index.ts";
-import { createTaskCache } from "./task-cache.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "roomd-task-cache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import { groupCommit } from "./group-commit.ts";
 
 /**
  * SQLite result codes (primary part of the extended code name) that mean "the store cannot answer now". A corrupt
- * file or a failing statement is not among them: the store answered, wrongly — a bug (revisions §1.4).
+ * file or a failing statement is not among them: the store answered, wrongly — a bug (docs/protocol.md#4-results-and-errors).
  */
 const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|PROTOCOL|READONLY|NOMEM|PERM)/;
 

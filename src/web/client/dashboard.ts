@@ -5,13 +5,17 @@
  */
 import type { Presence } from "../../protocol/records.ts";
 import { ApiError, api, bindSignOut, toSignIn } from "./api.ts";
+import { loadRoles } from "./dashboard-roles.ts";
 import { byId, el, refreshTimes, replace, showError, time } from "./dom.ts";
+import { labelCells } from "./tables.ts";
 
 bindSignOut();
 
 interface RoomRow {
   roomId: string;
   lastActivity: string | null;
+  /** When the room expires unless used again (ROOM_TTL_DAYS after its last activity); null: never. */
+  expiresAt: string | null;
   taskCount: number;
   tasksByStatus: Record<string, number>;
   driver: { holder: string | null };
@@ -101,7 +105,7 @@ function drawRooms(): void {
             null,
             el(
               "td",
-              { attrs: { colspan: "5" } },
+              { attrs: { colspan: "6" } },
               "No rooms yet: create one, or let an agent's first write make it.",
             ),
           ),
@@ -119,6 +123,7 @@ function drawRooms(): void {
             el("td", null, online.length > 0 ? online.map((a) => a.agentId).join(", ") : "none"),
             el("td", null, tasksText(r)),
             el("td", null, r.lastActivity ? time(r.lastActivity) : "—"),
+            el("td", null, r.expiresAt ? time(r.expiresAt) : "never"),
             el(
               "td",
               null,
@@ -145,17 +150,19 @@ function drawRooms(): void {
           );
         })),
   );
+  labelCells(byId<HTMLTableElement>("rooms"));
 }
 
 /** The room pickers of the invite and connect panels. */
 function fillRoomChoices(): void {
-  for (const id of ["invite-room", "connect-room"]) {
+  for (const id of ["invite-room", "connect-room", "roles-room"]) {
     const select = byId<HTMLSelectElement>(id);
     const chosen = select.value;
     replace(select, ...[...rooms.keys()].sort().map((r) => el("option", { attrs: { value: r } }, r)));
     if (rooms.has(chosen)) select.value = chosen;
   }
   void loadInvites();
+  void act(loadRoles);
 }
 
 async function loadRooms(): Promise<void> {
@@ -226,6 +233,7 @@ async function loadKeys(): Promise<void> {
       ),
     ),
   );
+  labelCells(byId<HTMLTableElement>("keys"));
 }
 
 // ── invites ────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -263,6 +271,7 @@ async function loadInvites(): Promise<void> {
       ),
     ),
   );
+  labelCells(byId<HTMLTableElement>("invites"));
 }
 
 // ── connect ────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -321,13 +330,24 @@ async function showConnect(): Promise<void> {
 
 // ── teams (operators) ──────────────────────────────────────────────────────────────────────────────────────────
 
+/** Where a team's keys come from, in words (GET /admin/teams says environment or store). */
+const TEAM_SOURCE: Record<string, string> = {
+  environment: "keys from the environment",
+  store: "keys kept in the store",
+};
+
 async function loadTeams(): Promise<void> {
   if (!operator) return;
   const { teams } = await api<{ teams: { teamId: string; source: string }[] }>("GET", "/admin/teams");
   replace(
     byId("teams"),
     ...teams.map((t) =>
-      el("li", null, el("code", null, t.teamId), el("span", { class: "meta" }, ` · ${t.source}`)),
+      el(
+        "li",
+        null,
+        el("code", null, t.teamId),
+        el("span", { class: "meta" }, ` · ${TEAM_SOURCE[t.source] ?? t.source}`),
+      ),
     ),
   );
 }

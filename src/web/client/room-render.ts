@@ -3,7 +3,7 @@
  * pending approvals, the task board, who is here, locks and file claims, context, verdicts, handoffs and timeline
  * entries. Controls for members call the actions the page passes in.
  */
-import { TASK_STATUSES } from "../../protocol/records.ts";
+import { type Act, mayAct } from "../../protocol/roles.ts";
 import { type Child, el, json, time } from "./dom.ts";
 import type { Event, View, Viewer } from "./room-types.ts";
 
@@ -17,14 +17,8 @@ export interface Actions {
   openContext(contextId: string): void;
 }
 
-const STATUS_LABEL: Record<string, string> = {
-  pending: "Pending",
-  in_progress: "In progress",
-  blocked: "Blocked",
-  done: "Done",
-};
-
-const empty = (text: string) => el("p", { class: "muted empty" }, text);
+/** A part's line for "nothing here". */
+export const empty = (text: string) => el("p", { class: "muted empty" }, text);
 
 /** The agents the page can address: everyone present, and every task owner who is not a person. */
 export function agentsOf(view: View): string[] {
@@ -52,6 +46,23 @@ function agentSelect(key: string, label: string, agents: string[]): HTMLElement 
   return field(label, select);
 }
 
+/** Whether the signed-in person's role lets them do `act` here (the server checks again). */
+const may = (viewer: Viewer, act: Act): boolean =>
+  viewer.member && viewer.me !== "" && viewer.role !== undefined && mayAct(viewer.role, act);
+
+/** What a person who is not an approver here may do, said once on the driver's banner (nothing for approvers). */
+function roleNote(viewer: Viewer): Child {
+  const { role } = viewer;
+  if (!viewer.member || role === undefined || role === "approver") return null;
+  return el(
+    "p",
+    { class: "meta role-note" },
+    role === "viewer"
+      ? "You are a viewer in this room: you read and watch."
+      : "You are a member in this room: you post messages, hand work over and fork; approvers decide and drive.",
+  );
+}
+
 export function driverParts(view: View, viewer: Viewer, actions: Actions): Child[] {
   const driver = view.info.driver;
   const mine = driver.holder !== null && driver.holder === viewer.me;
@@ -65,7 +76,8 @@ export function driverParts(view: View, viewer: Viewer, actions: Actions): Child
         ` · epoch ${driver.epoch}`,
       )
     : el("p", { class: "driver-text" }, "Nobody drives this room", ` · epoch ${driver.epoch}`);
-  if (!viewer.member || viewer.me === "") return [text];
+  // A holder whose role changed still releases the wheel; taking it needs the approver role.
+  if (!mine && !may(viewer, "drive")) return [text, roleNote(viewer)];
   const controls: Child[] = [];
   if (mine) {
     controls.push(
@@ -100,7 +112,7 @@ export function driverParts(view: View, viewer: Viewer, actions: Actions): Child
     );
   }
   const parts: Child[] = [text, el("div", { class: "controls" }, ...controls)];
-  if (mine) {
+  if (mine && may(viewer, "drive")) {
     const agents = agentsOf(view);
     const steer = el(
       "form",
@@ -169,9 +181,10 @@ export function approvalParts(view: View, viewer: Viewer, actions: Actions): Chi
         time(a.created_at),
         " · expires ",
         time(a.expires_at),
+        a.approvers ? ` · for ${a.approvers.join(", ")} to decide` : "",
       ),
       a.details !== undefined ? el("details", null, el("summary", null, "Details"), json(a.details)) : null,
-      viewer.member && viewer.me !== ""
+      may(viewer, "decide") && (a.approvers === undefined || a.approvers.includes(viewer.me))
         ? el(
             "div",
             { class: "row-form" },
@@ -212,55 +225,6 @@ export function approvalParts(view: View, viewer: Viewer, actions: Actions): Chi
 
 const noteValue = (id: string) =>
   (document.getElementById(id) as HTMLInputElement | null)?.value.trim() ?? "";
-
-/** Columns left to right: what waits, what runs, what is stuck, what is done. */
-const BOARD_ORDER = ["pending", "in_progress", "blocked", "done"] as const;
-
-export function boardParts(view: View): Child[] {
-  const known = new Set<string>(TASK_STATUSES);
-  const columns = [
-    ...BOARD_ORDER.filter((s) => known.has(s)),
-    ...TASK_STATUSES.filter((s) => !BOARD_ORDER.includes(s as never)),
-  ];
-  return columns.map((status) => {
-    const tasks = view.tasks.filter((t) => t.status === status);
-    return el(
-      "section",
-      { class: `column status-${status}`, attrs: { "aria-label": `${STATUS_LABEL[status]} tasks` } },
-      el("h3", null, STATUS_LABEL[status] ?? status, el("span", { class: "count" }, ` ${tasks.length}`)),
-      ...(tasks.length === 0
-        ? [empty("None")]
-        : tasks.map((t) =>
-            el(
-              "article",
-              { class: "card task", attrs: { "data-task": t.id } },
-              el("h4", null, t.title),
-              el(
-                "p",
-                { class: "meta" },
-                t.id,
-                " · ",
-                t.owner ? `owner ${t.owner}` : "unowned",
-                t.priority !== null ? ` · P${t.priority}` : "",
-                ` · v${t.version}`,
-              ),
-              t.depends_on.length > 0
-                ? el("p", { class: "meta" }, `Depends on ${t.depends_on.join(", ")}`)
-                : null,
-              t.lease_expires_at ? el("p", { class: "meta" }, "Lease ends ", time(t.lease_expires_at)) : null,
-              t.description
-                ? el(
-                    "details",
-                    null,
-                    el("summary", null, "Description"),
-                    el("p", { class: "prose" }, t.description),
-                  )
-                : null,
-            ),
-          )),
-    );
-  });
-}
 
 /** online, idle (no call for a minute, or the bridge says the turn ended), offline, left. */
 export function presenceState(p: View["presence"][number], now = Date.now()): string {
@@ -386,7 +350,7 @@ export function handoffParts(view: View, viewer: Viewer, actions: Actions): Chil
         time(h.created_at),
       ),
       h.note ? el("p", { class: "prose" }, h.note) : null,
-      viewer.member && viewer.me !== "" && h.offeredBy === viewer.me
+      may(viewer, "handoff") && h.offeredBy === viewer.me
         ? el(
             "button",
             {
@@ -398,45 +362,5 @@ export function handoffParts(view: View, viewer: Viewer, actions: Actions): Chil
           )
         : null,
     ),
-  );
-}
-
-/** One timeline entry. */
-export function eventItem(e: Event, viewer: Viewer, actions: Actions): HTMLLIElement {
-  const payload = e.payload && Object.keys(e.payload).length > 0 ? e.payload : null;
-  return el(
-    "li",
-    { class: "event", id: `evt-${e.seq}`, attrs: { "data-seq": String(e.seq) } },
-    el(
-      "div",
-      { class: "event-head" },
-      el("span", { class: "seq" }, `#${e.seq}`),
-      " ",
-      el("span", { class: "type" }, e.type),
-      " ",
-      el("span", { class: "from" }, e.from),
-      e.to !== "all" ? [" → ", e.to].join("") : "",
-      " · ",
-      time(e.timestamp),
-      e.deleted ? el("span", { class: "meta" }, ` (deleted by ${e.deleted.by})`) : "",
-    ),
-    viewer.member && (payload || viewer.fork)
-      ? el(
-          "div",
-          { class: "event-actions" },
-          payload ? el("details", null, el("summary", null, "Payload"), json(payload)) : null,
-          viewer.fork
-            ? el(
-                "button",
-                {
-                  class: "link fork",
-                  attrs: { type: "button", "aria-label": `Fork the room here, at event ${e.seq}` },
-                  on: { click: () => actions.fork(e.seq) },
-                },
-                "Fork here",
-              )
-            : null,
-        )
-      : null,
   );
 }

@@ -2,6 +2,7 @@
 import type { FileClaim } from "../../protocol/claims.ts";
 import type { Approval, Handoff, RoomInfo, Verdict } from "../../protocol/people.ts";
 import type { ContextEntry, LockInfo, Presence, RoomEvent, Task } from "../../protocol/records.ts";
+import type { Role } from "../../protocol/roles.ts";
 
 /** A public viewer's records lack payloads, descriptions, details and notes: every such field may be absent. */
 export type Event = Omit<RoomEvent, "payload" | "read_by"> & Partial<Pick<RoomEvent, "payload" | "read_by">>;
@@ -34,6 +35,8 @@ export interface Viewer {
   /** `human:<id>` when signed in. */
   me: string;
   operator: boolean;
+  /** The person's role in the room (protocol/roles.ts); undefined for the public. The page offers what it allows. */
+  role?: Role;
   /** May fork the room (a team's person; not a person's invite). */
   fork: boolean;
 }

@@ -5,23 +5,25 @@
  * a few per second at most). Nothing polls: without a change, the page makes no request. Members' controls post
  * to the people's routes under /rooms/:roomId/ with the session's CSRF token.
  */
+import { ROLES, type Role } from "../../protocol/roles.ts";
 import { ApiError, api, bindSignOut, toSignIn } from "./api.ts";
 import { byId, el, refreshTimes, replace, showError } from "./dom.ts";
+import { boardParts } from "./room-board.ts";
 import {
   type Actions,
   agentsOf,
   approvalParts,
-  boardParts,
   contextParts,
   driverParts,
-  eventItem,
   handoffParts,
   lockParts,
   peopleParts,
   verdictParts,
 } from "./room-render.ts";
+import { bindSearch } from "./room-search.ts";
 import type { ContextVersions, Event, View, Viewer } from "./room-types.ts";
 import { render } from "./sections.ts";
+import { applyFilter, clearFilter, eventItem, filterNames } from "./timeline.ts";
 
 bindSignOut();
 
@@ -31,6 +33,7 @@ const viewer: Viewer = {
   member: data.member === "1",
   me: data.me ?? "",
   operator: data.operator === "1",
+  ...((ROLES as readonly string[]).includes(data.role ?? "") ? { role: data.role as Role } : {}),
   fork: data.fork === "1",
 };
 const base = `/rooms/${encodeURIComponent(viewer.roomId)}`;
@@ -128,6 +131,39 @@ function addEvent(e: Event): void {
     events.delete(oldest);
     document.getElementById(`evt-${oldest}`)?.remove();
   }
+  filterSoon();
+}
+
+let filtering = false;
+/** Applies the filters once after a batch of additions (a view's hundred events, or one live event). */
+function filterSoon(): void {
+  if (filtering) return;
+  filtering = true;
+  queueMicrotask(() => {
+    filtering = false;
+    applyFilter(byId("timeline"));
+  });
+}
+
+/** Brings an entry (a task card, a timeline event) into view and gives it the focus, marked for a moment. */
+function reveal(node: HTMLElement): void {
+  node.scrollIntoView({ block: "center" });
+  node.focus();
+  node.classList.add("found");
+  setTimeout(() => node.classList.remove("found"), 2000);
+}
+
+/** An event of the room in the timeline: read from the log when the page does not hold it, shown despite the filters. */
+async function showEvent(seq: number): Promise<void> {
+  if (!events.has(seq)) {
+    const page = await api<{ events: Event[] }>("GET", `${base}/events?before=${seq + 1}&limit=1`);
+    const found = page.events[0];
+    if (found?.seq !== seq) throw new Error(`Event #${seq} is no longer in the log`);
+    addEvent(found);
+  }
+  const item = byId(`evt-${seq}`);
+  if (item.hidden) clearFilter(byId("timeline"));
+  reveal(item);
 }
 
 /** Events newest first, for the parts that look through them (last steps). */
@@ -159,6 +195,19 @@ function draw(): void {
   render(byId("context"), v.context, () => contextParts(v, viewer, actions));
   render(byId("verdicts"), v.verdicts, () => verdictParts(v));
   render(byId("handoffs"), v.handoffs, () => handoffParts(v, viewer, actions));
+  const agentFilter = byId<HTMLSelectElement>("filter-agent");
+  const names = filterNames(
+    events.values(),
+    v.presence.map((p) => p.agentId),
+  );
+  const filtered = agentFilter.value;
+  render(agentFilter, names, () => [
+    el("option", { attrs: { value: "" } }, "everyone"),
+    ...names.map((n) =>
+      el("option", { attrs: { value: n } }, n.startsWith("human:") ? `${n.slice(6)} (person)` : n),
+    ),
+  ]);
+  agentFilter.value = names.includes(filtered) ? filtered : "";
   const recipients = document.getElementById("message-to") as HTMLSelectElement | null;
   if (recipients) {
     const chosen = recipients.value;
@@ -258,11 +307,17 @@ const actions: Actions = {
     ),
   cancelHandoff: (id) =>
     act(() => api("POST", `${base}/handoffs/${encodeURIComponent(id)}`, { action: "cancel" })),
-  fork: (seq) =>
-    act(async () => {
-      const made = await api<{ roomId: string }>("POST", `${base}/fork`, { atSeq: seq });
-      location.assign(`/room/${encodeURIComponent(made.roomId)}`);
-    }),
+  // Forking asks first, with what a fork is and a name for it (empty: roomd makes one up).
+  fork: (seq) => {
+    const dialog = byId<HTMLDialogElement>("fork-dialog");
+    dialog.dataset.seq = String(seq);
+    replace(
+      byId("fork-what"),
+      `A new room with this room's log up to event #${seq}, and its tasks and context as they stood then. You will drive it.`,
+    );
+    byId<HTMLInputElement>("fork-name").value = "";
+    dialog.showModal();
+  },
   openContext: (id) =>
     act(async () => {
       const found = await api<ContextVersions>("GET", `${base}/context/${encodeURIComponent(id)}`);
@@ -292,6 +347,47 @@ const actions: Actions = {
       dialog.showModal();
     }),
 };
+
+function bindTimeline(): void {
+  const filter = byId<HTMLFormElement>("timeline-filter");
+  filter.addEventListener("change", () => applyFilter(byId("timeline")));
+  filter.addEventListener("submit", (event) => event.preventDefault());
+  bindSearch(
+    base,
+    {
+      showTask: (id) => {
+        const card = [...document.querySelectorAll<HTMLElement>("[data-task]")].find(
+          (c) => c.dataset.task === id,
+        );
+        if (card) reveal(card);
+        else showError(`Task ${id} is no longer on the board`);
+      },
+      showEvent: (seq) => act(() => showEvent(seq)),
+      openContext: (id) => actions.openContext(id),
+    },
+    failed,
+  );
+}
+
+function bindFork(): void {
+  const dialog = document.getElementById("fork-dialog") as HTMLDialogElement | null;
+  if (!dialog) return;
+  byId("fork-cancel").addEventListener("click", () => dialog.close());
+  byId<HTMLFormElement>("fork-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const seq = Number(dialog.dataset.seq);
+    const name = byId<HTMLInputElement>("fork-name").value.trim();
+    // Closed first, so a refusal (a name the team has) shows in the page's error line, not behind the dialog.
+    dialog.close();
+    void act(async () => {
+      const made = await api<{ roomId: string }>("POST", `${base}/fork`, {
+        atSeq: seq,
+        ...(name !== "" ? { newRoomId: name } : {}),
+      });
+      location.assign(`/room/${encodeURIComponent(made.roomId)}`);
+    });
+  });
+}
 
 function bindForms(): void {
   const message = document.getElementById("message-form") as HTMLFormElement | null;
@@ -349,6 +445,8 @@ function bindForms(): void {
 // ── start ──────────────────────────────────────────────────────────────────────────────────────────────────────
 
 bindForms();
+bindTimeline();
+bindFork();
 // Relative times and idle states follow the clock; this redraws locally and sends nothing.
 setInterval(() => {
   refreshTimes();

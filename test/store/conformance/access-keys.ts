@@ -159,7 +159,7 @@ export function provisionTests(suite: Suite): void {
     expect(await suite.store.listKeys(operatorTeam)).toHaveLength(1);
   });
 
-  test("revisions 12: a team that owns a room, even without keys, cannot be provisioned", async () => {
+  test("a team that owns a room, even without keys, cannot be provisioned", async () => {
     const teamId = newTeam();
     await suite.store.createRoom({ roomId: `r-${teamId}`, teamId });
     expect(await settle(suite.store.provisionTeam(newKey(suite, teamId)))).toBe("conflict");

@@ -1,7 +1,7 @@
 /**
- * File claims (work §2, protocol/claims.ts): all-or-nothing claims with conflicts as answers, renewal, release,
- * lazy expiry recorded by the next claim write, renewal by the holder's calls, check_files and list_claims,
- * leave_room, the AgentRoom peer state and broadcast, and concurrent claims that never overlap.
+ * File claims (docs/protocol.md#file-claims, protocol/claims.ts): all-or-nothing claims with conflicts as answers,
+ * renewal, release, lazy expiry recorded by the next claim write, renewal by the holder's calls, check_files and
+ * list_claims, leave_room, the AgentRoom peer state and broadcast, and concurrent claims that never overlap.
  */
 import { expect, test } from "bun:test";
 import { LIMITS } from "../../../src/protocol/limits.ts";

@@ -1,6 +1,6 @@
 /**
- * Concurrency (spec §4, defects 5, 12, 13): concurrent calls through both instances lose nothing, deliver
- * every event exactly once, and claim a fresh room for exactly one team.
+ * Concurrency (docs/protocol.md#no-lost-updates, #cursors, #ownership): concurrent calls through both instances lose
+ * nothing, deliver every event exactly once, and claim a fresh room for exactly one team.
  */
 import { expect, test } from "bun:test";
 import { ACCESS_DENIED, RoomError } from "../../../src/protocol/errors.ts";
@@ -30,7 +30,7 @@ export function concurrencyTests(suite: Suite): void {
     );
   });
 
-  test("32 agents adding 5 tasks each concurrently: 160 tasks, distinct ids, none lost (defect 13)", async () => {
+  test("32 agents adding 5 tasks each concurrently: 160 tasks, distinct ids, none lost", async () => {
     const scope = newScope();
     const results = await Promise.all(
       times(160).map((i) =>
@@ -92,7 +92,7 @@ export function concurrencyTests(suite: Suite): void {
     expect((await suite.store.getTask(scope, task.id)).version).toBe(2);
   });
 
-  test("8 concurrent consumers of one agent's cursor get 400 events exactly once (defect 13)", async () => {
+  test("8 concurrent consumers of one agent's cursor get 400 events exactly once", async () => {
     const scope = newScope();
     for (let i = 0; i < 400; i++)
       await suite.store.postEvent(scope, { type: "e", from: "p", to: "all", payload: { i } });
@@ -148,7 +148,7 @@ export function concurrencyTests(suite: Suite): void {
     expect([...delivered].sort((a, b) => a - b)).toEqual(times(200).map((i) => i + 1));
   });
 
-  test("20 concurrent updateContext calls: version 1.20 and 20 history entries (defect 5)", async () => {
+  test("20 concurrent updateContext calls: version 1.20 and 20 history entries", async () => {
     const scope = newScope();
     const entry = await suite.store.writeContext(scope, {
       type: "note",
@@ -195,7 +195,7 @@ export function concurrencyTests(suite: Suite): void {
     ]);
   });
 
-  test("one team's concurrent first writes on a fresh room all succeed (defect 12)", async () => {
+  test("one team's concurrent first writes on a fresh room all succeed", async () => {
     const scope = newScope();
     const calls = times(20).map((i) => {
       const store = instanceFor(suite, i);

@@ -1,4 +1,4 @@
-/** Events: seq, readEvents paging, replies, read receipts; consumeEvents cursors (defects 3 and 4). */
+/** Events: seq, readEvents paging, replies, read receipts; consumeEvents cursors (docs/protocol.md#cursors). */
 import { expect, test } from "bun:test";
 import type { RoomEvent } from "../../../src/protocol/records.ts";
 import { iso } from "../../../src/protocol/time.ts";
@@ -208,7 +208,7 @@ export function consumeTests(suite: Suite): void {
     expect(seqs((await suite.store.consumeEvents(scope, "b", 10)).events)).toEqual([1, 2, 3, 4, 5]);
   });
 
-  test("directed events reach only their addressee (defect 4)", async () => {
+  test("directed events reach only their addressee", async () => {
     const scope = newScope();
     for (const to of ["all", "b", "c", "all", "b"]) {
       await suite.store.postEvent(scope, { type: "e", from: "a", to, payload: {} });
@@ -223,7 +223,7 @@ export function consumeTests(suite: Suite): void {
     expect(seqs((await suite.store.consumeEvents(scope, "b", 100)).events)).toEqual([4, 5]);
   });
 
-  test("a 600-event backlog consumed 100 at a time is delivered exactly once (defect 3)", async () => {
+  test("a 600-event backlog consumed 100 at a time is delivered exactly once", async () => {
     const scope = newScope();
     await post(suite.store, scope, 600);
     const remaining: number[] = [];
@@ -240,7 +240,7 @@ export function consumeTests(suite: Suite): void {
     expect(delivered).toEqual(range(1, 600));
   });
 
-  test("events with identical timestamps are all delivered (defect 3)", async () => {
+  test("events with identical timestamps are all delivered", async () => {
     const scope = newScope();
     const frozen = suite.clock.now();
     await post(suite.store, scope, 3);

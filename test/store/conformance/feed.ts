@@ -24,14 +24,37 @@ function nextChange(store: RoomStore, roomId: string, wanted: (c: RoomChange) =>
   });
 }
 
-/** Lets a fresh watch settle (a subscription is confirmed asynchronously) before the write it waits for. */
-const settle = () => Bun.sleep(150);
+/**
+ * Waits until this instance's feed hears the room's writes made through the other instance. A fresh watch is
+ * confirmed asynchronously (PostgreSQL's LISTEN connection opens on the first watch of a process, a Redis room's
+ * sharded subscription on the room's first watcher), and how long that takes depends on the machine's load; so
+ * rather than sleep a guess, this heartbeats through the other instance until the presence signal arrives. Call it
+ * while the test's own watch is open (a room left without watchers may be unsubscribed). A heartbeat appends no
+ * event, so the log the test looks at is untouched.
+ */
+async function untilHeard(suite: Suite, scope: RoomScope): Promise<void> {
+  let heard = false;
+  const stop = suite.store.changes.watch(scope.roomId, (c) => {
+    heard ||= "signal" in c && c.signal === "presence";
+  });
+  try {
+    const deadline = Date.now() + 10_000;
+    while (!heard) {
+      if (Date.now() > deadline)
+        throw new Error(`the feed heard no write of another instance to ${scope.roomId} within 10 s`);
+      await suite.second.heartbeat(scope, "listener-check", "here");
+      await Bun.sleep(50);
+    }
+  } finally {
+    stop();
+  }
+}
 
 export function feedTests(suite: Suite): void {
   test("a write through another instance is reported with the log's new head within a second", async () => {
     const scope: RoomScope = await claimedRoom(suite.store);
     const seen = nextChange(suite.store, scope.roomId, (c) => "seq" in c && c.seq >= 1);
-    await settle();
+    await untilHeard(suite, scope);
     const task = await suite.second.addTask(scope, newTask("t"));
     expect(await seen).toEqual({ roomId: scope.roomId, seq: 1 });
     expect(task.id).toBeTruthy();
@@ -45,7 +68,7 @@ export function feedTests(suite: Suite): void {
       ["vars", () => suite.second.setVar(scope, "k", "v", "a")],
     ] as const) {
       const seen = nextChange(suite.store, scope.roomId, (c) => "signal" in c && c.signal === kind);
-      await settle();
+      await untilHeard(suite, scope);
       await write();
       expect(await seen).toEqual({ roomId: scope.roomId, signal: kind });
     }
@@ -72,7 +95,7 @@ export function feedTests(suite: Suite): void {
     const scope = await claimedRoom(suite.store);
     const reports: RoomChange[] = [];
     const stop = suite.store.changes.watch(scope.roomId, (c) => reports.push(c));
-    await settle();
+    await untilHeard(suite, scope);
     await suite.second.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} });
     await Bun.sleep(600);
     const before = reports.length;
@@ -81,5 +104,43 @@ export function feedTests(suite: Suite): void {
     await suite.second.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} });
     await Bun.sleep(600);
     expect(reports.length).toBe(before);
+  });
+
+  test("R2-8 a room deleted through another instance is reported as seq 0, with or without events", async () => {
+    for (const events of [0, 3]) {
+      const scope = await claimedRoom(suite.store);
+      for (let i = 0; i < events; i++)
+        await suite.store.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} });
+      const gone = nextChange(suite.store, scope.roomId, (c) => "seq" in c && c.seq === 0);
+      await untilHeard(suite, scope);
+      await suite.second.deleteRoom(scope);
+      expect(await gone).toEqual({ roomId: scope.roomId, seq: 0 });
+    }
+  });
+
+  test("R2-8 a room deleted and made again at once (same team, another team): seq 0 comes before the new life's changes", async () => {
+    for (const again of ["same team", "another team"]) {
+      const scope = await claimedRoom(suite.store);
+      const reports: RoomChange[] = [];
+      const stop = suite.store.changes.watch(scope.roomId, (c) => reports.push(c));
+      try {
+        await untilHeard(suite, scope);
+        const next = again === "same team" ? scope : { roomId: scope.roomId, teamId: `${scope.teamId}-b` };
+        await suite.second.deleteRoom(scope);
+        // A deletion and the next write are two requests, never in the same millisecond.
+        suite.clock.advance(1);
+        await suite.second.setVar(next, "k", "v", "a");
+        const signalled = () => reports.findIndex((c) => "signal" in c && c.signal === "vars");
+        for (let t = 0; t < 75 && signalled() < 0; t++) await Bun.sleep(20);
+        const deleted = reports.findIndex((c) => "seq" in c && c.seq === 0);
+        expect({ again, deleted: deleted >= 0, before: deleted < signalled() }).toEqual({
+          again,
+          deleted: true,
+          before: true,
+        });
+      } finally {
+        stop();
+      }
+    }
   });
 }

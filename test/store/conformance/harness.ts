@@ -5,6 +5,7 @@
 import { expect, test } from "bun:test";
 import { RoomError, type RoomErrorKind } from "../../../src/protocol/errors.ts";
 import type { RoomEvent } from "../../../src/protocol/records.ts";
+import type { ValuePieces } from "../../../src/protocol/room-values.ts";
 import { type Clock, iso } from "../../../src/protocol/time.ts";
 import type {
   InviteRecord,
@@ -17,6 +18,7 @@ import type {
 import type { EventRetention } from "../../../src/store/move-types.ts";
 import type { NewHandoff } from "../../../src/store/people-types.ts";
 import type { NewContext, NewTask, RoomScope, RoomStore, StoreDriver } from "../../../src/store/types.ts";
+import { type RoomHoldings, roomHoldings } from "../../support/store-scan.ts";
 import { type E2eStore, openWith } from "../../support/stores.ts";
 
 /** Something a driver may lack; the tests that need it are skipped with the driver's written reason. */
@@ -28,6 +30,8 @@ export interface OpenOptions {
   limits?: StoreLimits;
   /** Event retention every append applies (none when absent). */
   retention?: EventRetention;
+  /** The kinds of small value the store keeps (protocol/room-values.ts VALUE_PIECES when absent). */
+  values?: ValuePieces;
 }
 
 /**
@@ -51,6 +55,8 @@ export interface StoreFactory {
   corruptTask(roomId: string, taskId: string): Promise<void>;
   /** Capabilities this driver lacks, each with the reason; their tests are skipped, never silently passed. */
   lacks?: Partial<Record<Capability, string>>;
+  /** What the backing holds of a room, read from the backing itself (test/support/store-scan.ts roomHoldings). */
+  holdings(roomId: string): Promise<RoomHoldings>;
 }
 
 /**
@@ -72,6 +78,7 @@ export function backingFactory(driver: StoreDriver, backing: E2eStore): StoreFac
     }),
     cleanup: async () => {},
     corruptTask: backing.corruptTask,
+    holdings: (roomId) => roomHoldings(backing, roomId),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
- * Task leases (work §1, protocol/leases.ts): claim_task with its refusals, renewal by the owner's calls, lazy but
- * visible expiry (every read at once, the next plan write records the event), renew_lease, the lease ending with
- * the task's holder, and 32 concurrent claims of one task on two instances: exactly one wins.
+ * Task leases (docs/protocol.md#task-leases, protocol/leases.ts): claim_task with its refusals, renewal by the
+ * owner's calls, lazy but visible expiry (every read at once, the next plan write records the event), renew_lease,
+ * the lease ending with the task's holder, and 32 concurrent claims of one task on two instances: exactly one wins.
  */
 import { expect, test } from "bun:test";
 import { RoomError } from "../../../src/protocol/errors.ts";

@@ -1,4 +1,4 @@
-/** Locks: acquire/renew/release, real holder, fencing, expiry by the injected clock (defects 1 and 6). */
+/** Locks: acquire/renew/release, real holder, fencing, expiry by the injected clock. */
 import { expect, test } from "bun:test";
 import { iso } from "../../../src/protocol/time.ts";
 import { newScope, newTask, notePayload, type Suite, snapshot } from "./harness.ts";
@@ -53,7 +53,7 @@ export function lockTests(suite: Suite): void {
     const scope = newScope();
     const held = await suite.store.acquireLock(scope, "r", "a", 30_000);
     const before = await snapshot(suite.store, scope);
-    // A non-holder is told who holds the lock and until when (revisions §4.13).
+    // A non-holder is told who holds the lock and until when (docs/protocol.md#release_lock--release-a-lock).
     expect(await suite.store.releaseLock(scope, "r", "b")).toEqual({
       released: false,
       holder: "a",
@@ -116,7 +116,7 @@ export function lockTests(suite: Suite): void {
     });
   });
 
-  test("room activity never extends a lock; it expires when the clock passes it (defect 1)", async () => {
+  test("room activity never extends a lock; it expires when the clock passes it", async () => {
     const scope = newScope();
     const lock = await suite.store.acquireLock(scope, "r", "a", 30_000);
     const task = await suite.store.addTask(scope, newTask("t", { agentId: "a" }));

@@ -235,7 +235,7 @@ export function movingTests(suite: Suite): void {
     expect(await suite.store.consumeEvents(copy, "b", 100)).toEqual(
       await suite.store.consumeEvents(scope, "b", 100),
     );
-  }, 30_000);
+  });
 
   test("an empty room round-trips", async () => {
     const scope = await claimedRoom(suite.store);

@@ -1,6 +1,6 @@
 /**
- * The driver (humans.md §2): taking, forcing, releasing, and epoch fencing of steer/interrupt — including a race of
- * people on both instances, audited against the log afterwards.
+ * The driver (docs/people.md#the-driver): taking, forcing, releasing, and epoch fencing of steer/interrupt —
+ * including a race of people on both instances, audited against the log afterwards.
  */
 import { expect, test } from "bun:test";
 import { RoomError } from "../../../src/protocol/errors.ts";

@@ -1,5 +1,5 @@
 /**
- * Forks (humans.md §5): a scripted room records its plan and context after every step; forks at each of those
+ * Forks (docs/people.md#forks): a scripted room records its plan and context after every step; forks at each of those
  * seqs must show exactly what was recorded, with the log prefix and room_forked after it, and the source unchanged.
  */
 import { expect, test } from "bun:test";

@@ -1,6 +1,6 @@
 /**
  * People's messages in get_my_summary, the bridge's one-call exchange, and the room's description
- * (humans.md §2, §6; work.md §3 get_room_info).
+ * (docs/people.md#messages-steers-and-interrupts-reach-a-running-agent, docs/people.md#room-info).
  */
 import { expect, test } from "bun:test";
 import { NO_DRIVER } from "../../../src/protocol/people.ts";

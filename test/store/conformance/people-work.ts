@@ -1,8 +1,9 @@
 /**
- * Approvals, handoffs and verdicts (humans.md §3, §4): decided exactly once, expiring by the clock, handed on
- * atomically under a race, and advice that changes nothing.
+ * Approvals, handoffs and verdicts (docs/people.md#approvals, #handoffs, #verdicts): decided exactly once, expiring
+ * by the clock, handed on atomically under a race, and advice that changes nothing.
  */
 import { expect, test } from "bun:test";
+import { readExport } from "../../../src/moving/import-file.ts";
 import { RoomError } from "../../../src/protocol/errors.ts";
 import { iso } from "../../../src/protocol/time.ts";
 import type { NewHandoff } from "../../../src/store/people-types.ts";
@@ -18,6 +19,7 @@ import {
   type Suite,
   snapshot,
 } from "./harness.ts";
+import { exportText } from "./moving.ts";
 
 const HOUR = 3_600_000;
 
@@ -51,6 +53,49 @@ export function approvalTests(suite: Suite): void {
       { approval },
     ]);
     await expectRoomError(suite.store.getApproval(scope, "apr-9"), "not_found", "Approval not found: apr-9");
+  });
+
+  test("named approvers: kept on the record and its event, through a decision, an export and an import", async () => {
+    const scope = newScope();
+    const approvers = ["human:alice", "human:bob.b@example.com"];
+    const approval = await suite.store.requestApproval(scope, {
+      requestedBy: "deployer",
+      action: "deploy",
+      details: { x: 1 },
+      approvers,
+      expiresInMs: HOUR,
+    });
+    expect(approval.approvers).toEqual(approvers);
+    expect(await suite.second.getApproval(scope, "apr-1")).toEqual(approval);
+    const [event] = await allEvents(suite.store, scope);
+    expect(event?.payload).toEqual({ approval });
+    const decided = await suite.second.decideApproval(scope, {
+      id: "apr-1",
+      decidedBy: "human:bob.b@example.com",
+      decision: "approve",
+    });
+    expect(decided).toMatchObject({ approvers, status: "approved", details: { x: 1 } });
+    expect(await suite.store.listApprovals(scope)).toEqual([decided]);
+    const plain = await suite.store.requestApproval(scope, {
+      requestedBy: "deployer",
+      action: "plain",
+      details: {},
+      expiresInMs: HOUR,
+    });
+    expect("approvers" in plain).toBe(false);
+    const file = await readExport(
+      (async function* () {
+        yield new TextEncoder().encode(await exportText(suite.store, scope, suite.clock.now()));
+      })(),
+      1 << 30,
+    );
+    const copy = { roomId: `${scope.roomId}-copy`, teamId: scope.teamId };
+    try {
+      await suite.second.importRoom(copy, file);
+    } finally {
+      file.close();
+    }
+    expect(await suite.store.listApprovals(copy)).toEqual([decided, plain]);
   });
 
   test("decided exactly once: the second decision is refused naming the first, and changes nothing", async () => {

@@ -1,9 +1,9 @@
-/** The plan keeps its own rules (spec revisions §2, items 6–8): dependencies, status, ownership. */
+/** The plan keeps its own rules (docs/protocol.md#the-plans-rules): dependencies, status, ownership. */
 import { expect, test } from "bun:test";
 import { expectRefusedUnchanged, newScope, newTask, type Suite } from "./harness.ts";
 
 export function planRuleTests(suite: Suite): void {
-  test("revisions 6: depends_on naming no task of the room is refused, on add and on update", async () => {
+  test("depends_on naming no task of the room is refused, on add and on update", async () => {
     const scope = newScope();
     const t1 = await suite.store.addTask(scope, newTask("t1"));
     await expectRefusedUnchanged(
@@ -22,7 +22,7 @@ export function planRuleTests(suite: Suite): void {
     );
   });
 
-  test("revisions 6: a dependency cycle is refused, naming it; a self-dependency too", async () => {
+  test("a dependency cycle is refused, naming it; a self-dependency too", async () => {
     const scope = newScope();
     const t1 = await suite.store.addTask(scope, newTask("t1"));
     const t2 = await suite.store.addTask(scope, newTask("t2", { depends_on: [t1.id] }));
@@ -46,7 +46,7 @@ export function planRuleTests(suite: Suite): void {
     expect(v.depends_on).toEqual([t2.id, t1.id]);
   });
 
-  test("revisions 7: update_task changes title, depends_on and priority (null clears it), echoed in changes", async () => {
+  test("update_task changes title, depends_on and priority (null clears it), echoed in changes", async () => {
     const scope = newScope();
     const dep = await suite.store.addTask(scope, newTask("dep"));
     const task = await suite.store.addTask(scope, newTask("old title", { priority: 3 }));
@@ -64,7 +64,7 @@ export function planRuleTests(suite: Suite): void {
     expect((await suite.store.updateTask(scope, { taskId: task.id, priority: -5 })).priority).toBe(-5);
   });
 
-  test("revisions 8: in_progress and done need every dependency done; the error lists the blockers", async () => {
+  test("in_progress and done need every dependency done; the error lists the blockers", async () => {
     const scope = newScope();
     const t1 = await suite.store.addTask(scope, newTask("t1"));
     const t2 = await suite.store.addTask(scope, newTask("t2"));
@@ -92,7 +92,7 @@ export function planRuleTests(suite: Suite): void {
     );
   });
 
-  test("revisions 8: a new dependency that is not done refuses an in_progress task's change", async () => {
+  test("a new dependency that is not done refuses an in_progress task's change", async () => {
     const scope = newScope();
     const blocker = await suite.store.addTask(scope, newTask("blocker"));
     const task = await suite.store.addTask(scope, newTask("task"));
@@ -106,7 +106,7 @@ export function planRuleTests(suite: Suite): void {
     );
   });
 
-  test("revisions 8: another agent's task changes only by its owner, or with expectedVersion (a take-over)", async () => {
+  test("another agent's task changes only by its owner, or with expectedVersion (a take-over)", async () => {
     const scope = newScope();
     const task = await suite.store.addTask(scope, newTask("t"));
     const owned = await suite.store.updateTask(scope, { taskId: task.id, owner: "bob", agentId: "bob" });

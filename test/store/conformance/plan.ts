@@ -1,4 +1,7 @@
-/** Plan: tasks, versions, task events, not-found and conflict refusals, and the advisory plan lock (defect 2). */
+/**
+ * Plan: tasks, versions, task events, not-found and conflict refusals, and the advisory plan lock
+ * (docs/protocol.md#locks).
+ */
 import { expect, test } from "bun:test";
 import { PLAN_LOCK } from "../../../src/protocol/limits.ts";
 import { iso } from "../../../src/protocol/time.ts";
@@ -138,13 +141,13 @@ export function planTests(suite: Suite): void {
 
   test("a note goes into the event's changes and never erases the description", async () => {
     const scope = newScope();
-    const task = await suite.store.addTask(scope, newTask("t", { description: "the spec" }));
+    const task = await suite.store.addTask(scope, newTask("t", { description: "the design" }));
     const updated = await suite.store.updateTask(scope, {
       taskId: task.id,
       status: "blocked",
       note: "waiting on db",
     });
-    expect(updated).toMatchObject({ description: "the spec", status: "blocked", version: 2 });
+    expect(updated).toMatchObject({ description: "the design", status: "blocked", version: 2 });
     const payload = (await allEvents(suite.store, scope)).at(-1)?.payload as {
       previousStatus: string;
       changes: Record<string, unknown>;
@@ -190,7 +193,7 @@ export function planLockTests(suite: Suite): void {
   const lockedBy = (holder: string, until: string) =>
     `Plan is locked by ${holder} until ${until}; retry after it`;
 
-  test("the holder of the plan lock writes; others and anonymous writes are refused (defect 2)", async () => {
+  test("the holder of the plan lock writes; others and anonymous writes are refused", async () => {
     const scope = newScope();
     const task = await suite.store.addTask(scope, newTask("before", { agentId: "B" }));
     const lock = await suite.store.acquireLock(scope, PLAN_LOCK, "A", 30_000);

@@ -1,4 +1,4 @@
-/** get_my_summary in one step, and presence (120 s online window, status text kept). */
+/** get_my_summary in one step, and presence (120 s online window, status text kept until leave_room). */
 import { expect, test } from "bun:test";
 import type { Presence } from "../../../src/protocol/records.ts";
 import { iso } from "../../../src/protocol/time.ts";
@@ -123,6 +123,25 @@ export function presenceTests(suite: Suite): void {
     ]);
     const { presence: plain } = await suite.store.heartbeat(scope, "b");
     expect(plain).toEqual({ agentId: "b", status: "online", lastSeen: iso(later) });
+  });
+
+  test("leave_room clears the status text: what the agent was doing is over; its next call comes back without it", async () => {
+    const scope = await claimedRoom(suite.store);
+    await suite.store.heartbeat(scope, "a", "writing the cart page");
+    await suite.store.heartbeat(scope, "b", "reviewing");
+    const left = suite.clock.advance(1000);
+    await suite.store.leaveRoom(scope, "a");
+    expect(byAgent(await suite.store.getPresence(scope))).toEqual([
+      { agentId: "a", status: "left", lastSeen: iso(left) },
+      { agentId: "b", status: "online", lastSeen: expect.any(String), statusText: "reviewing" },
+    ]);
+    const back = suite.clock.advance(1000);
+    expect((await suite.store.heartbeat(scope, "a")).presence).toEqual({
+      agentId: "a",
+      status: "online",
+      lastSeen: iso(back),
+    });
+    expect((await suite.store.heartbeat(scope, "a", "back at it")).presence.statusText).toBe("back at it");
   });
 
   test("getPresence lists every agent ever seen, by heartbeat or summary", async () => {

@@ -15,7 +15,7 @@ const keyed = (scope: RoomScope, key: string, fingerprint = "f1"): RoomScope => 
 });
 
 export function idempotencyTests(suite: Suite): void {
-  test("revisions 5: a write with a key applies once; the same key and fingerprint returns the kept result, replayed", async () => {
+  test("a write with a key applies once; the same key and fingerprint returns the kept result, replayed", async () => {
     const scope = newScope();
     const first = keyed(scope, "k-1");
     const task = await suite.store.addTask(first, newTask("once"));
@@ -81,7 +81,7 @@ export function idempotencyTests(suite: Suite): void {
 }
 
 export function actorTests(suite: Suite): void {
-  test("revisions 10: any successful write naming the actor keeps it online, its status text kept", async () => {
+  test("any successful write naming the actor keeps it online, its status text kept", async () => {
     const scope = await claimedRoom(suite.store);
     await suite.store.heartbeat(scope, "worker", "on task 1");
     suite.clock.advance(LIMITS.presenceOnlineMs + 1_000);
@@ -122,7 +122,7 @@ export function actorTests(suite: Suite): void {
     expect((await suite.store.getPresence(scope)).map((p) => p.agentId)).toEqual(["first"]);
   });
 
-  test("revisions 10: a read naming the actor records it on an owned room, and nothing on an unowned one", async () => {
+  test("a read naming the actor records it on an owned room, and nothing on an unowned one", async () => {
     const scope = newScope();
     await suite.store.readPlan({ ...scope, actor: "nobody" });
     expect(await suite.store.getPresence(scope)).toEqual([]);
@@ -133,7 +133,7 @@ export function actorTests(suite: Suite): void {
 }
 
 export function noClaimTests(suite: Suite): void {
-  test("revisions 11: heartbeat and summary never claim a room: nothing recorded, roomExists false", async () => {
+  test("heartbeat and summary never claim a room: nothing recorded, roomExists false", async () => {
     const scope = newScope();
     const beat = await suite.store.heartbeat(scope, "a", "typo?");
     expect(beat.roomExists).toBe(false);
@@ -148,7 +148,7 @@ export function noClaimTests(suite: Suite): void {
     expect((await suite.store.roomStats(scope.roomId))?.owner).toBe(other.teamId);
   });
 
-  test("revisions 11: on an owned room both record presence and say roomExists", async () => {
+  test("on an owned room both record presence and say roomExists", async () => {
     const scope = await claimedRoom(suite.store);
     expect((await suite.store.heartbeat(scope, "a")).roomExists).toBe(true);
     expect((await suite.store.summary(scope, "b", 10)).roomExists).toBe(true);
@@ -157,7 +157,7 @@ export function noClaimTests(suite: Suite): void {
 }
 
 export function faultTests(suite: Suite): void {
-  test("revisions 4: a broken record is a bug, not an outage: a StoreFault naming the driver, never store_unavailable", async () => {
+  test("a broken record is a bug, not an outage: a StoreFault naming the driver, never store_unavailable", async () => {
     const scope = newScope();
     const task = await suite.store.addTask(scope, newTask("t"));
     await suite.factory.corruptTask(scope.roomId, task.id);

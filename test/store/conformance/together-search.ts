@@ -1,5 +1,5 @@
 /**
- * Search with every writer of tasks, context and posted events (docs/protocol.md §7 "Search"): a room filled by a
+ * Search with every writer of tasks, context and posted events (docs/protocol.md#search): a room filled by a
  * template and changed by claims, handoffs, leave_room, a lease running out, deletions and a title change — and a
  * fork of it — answers every query exactly like a room built to the same records by plain writes, on every driver.
  */

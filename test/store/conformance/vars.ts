@@ -1,6 +1,7 @@
-/** Shared variables: strings in, strings out (defect 14), and the shared_var_set event. */
+/** Shared variables: strings in, strings out (a value like "8080" stays a string), and the shared_var_set event. */
 import { expect, test } from "bun:test";
-import { allEvents, newScope, type Suite } from "./harness.ts";
+import { LIMITS } from "../../../src/protocol/limits.ts";
+import { allEvents, expectRoomError, newScope, type Suite } from "./harness.ts";
 
 export function varTests(suite: Suite): void {
   test("setVar, getVar and listVars; an absent key is null", async () => {
@@ -15,7 +16,7 @@ export function varTests(suite: Suite): void {
     expect(await suite.store.listVars(scope)).toEqual({ port: "9090", host: "db.internal" });
   });
 
-  test("values are kept byte for byte as strings (defect 14)", async () => {
+  test("values are kept byte for byte as strings", async () => {
     const scope = newScope();
     const values: Record<string, string> = {
       number: "8080",
@@ -49,5 +50,19 @@ export function varTests(suite: Suite): void {
       [1, "shared_var_set", "a", "all", { key: "port" }],
       [2, "shared_var_set", "b", "all", { key: "port" }],
     ]);
+  });
+
+  test("R2-2 a room holds at most LIMITS.varsPerRoom variables: a new one past it is refused, an old one still set", async () => {
+    const scope = newScope();
+    for (let i = 0; i < LIMITS.varsPerRoom; i++) await suite.store.setVar(scope, `k${i}`, "v", "a");
+    await expectRoomError(
+      suite.store.setVar(scope, "one-more", "v", "a"),
+      "limit",
+      /at most 1000 shared variables/,
+    );
+    expect(await suite.store.getVar(scope, "one-more")).toBeNull();
+    await suite.store.setVar(scope, "k7", "changed", "a");
+    expect(await suite.store.getVar(scope, "k7")).toBe("changed");
+    expect(Object.keys(await suite.store.listVars(scope))).toHaveLength(LIMITS.varsPerRoom);
   });
 }

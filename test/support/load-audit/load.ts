@@ -29,7 +29,7 @@ export interface RunningLoad {
   ledger: Ledger;
   /** Fraction of the random ops done so far (0…1). */
   progress(): number;
-  /** Pairs whose whitepaper handoff has not finished yet. */
+  /** Pairs whose producer/consumer handoff has not finished yet. */
   handoffsPending(): number;
   done: Promise<Ledger>;
 }

@@ -1,9 +1,9 @@
-/** What the load's agents do: the whitepaper handoff between a pair, and weighted random ops. */
+/** What the load's agents do: the producer/consumer handoff between a pair, and weighted random ops. */
 import { type Actions, agentName, LOCK_RESOURCES, VAR_KEYS } from "./agent.ts";
 import type { LockHolding } from "./ledger.ts";
 
 /**
- * The whitepaper handoff between a producer and its consumer: the producer takes `plan`, claims its task and
+ * The handoff between a producer and its consumer: the producer takes `plan`, claims its task and
  * releases; publishes an API contract for the consumer; the consumer finds it in its events and sends a
  * change_request back; the producer revises the contract and replies to the request's event.
  */

@@ -1,0 +1,80 @@
+/**
+ * Authentication with its rate charge, on PostgreSQL: the lookup and the charge (roomd_rate_charge, rate.ts) in
+ * one statement, which runs in a transaction of its own — every request makes one, so no BEGIN and COMMIT round
+ * trips are spent around it. The charge runs once for a key or invite that works, never without one (a LEFT JOIN
+ * LATERAL runs its right side for each row of its left side only).
+ */
+
+import type { Clock } from "../../protocol/time.ts";
+import type { InviteRecord, KeyRecord, RateDecision, RateRequest } from "../access-types.ts";
+import { invitePrefix, teamBucket } from "../rate-buckets.ts";
+import type { Keys } from "../sql/keys.ts";
+import type { Rooms } from "../sql/rooms.ts";
+import { type InviteRow, KEY_COLUMNS, type KeyRow, toInvite } from "../sql/rows.ts";
+import type { Op, SqlClient } from "../sql/run.ts";
+import type { ChargeRow, Rate } from "./rate.ts";
+
+export function createChargedLookups(sql: SqlClient, now: Clock, rooms: Rooms, keys: Keys, rate: Rate) {
+  const keyCharged = sql.query<KeyRow & ChargeRow, [string, string, string, number, number, number]>(
+    `WITH k AS (SELECT ${KEY_COLUMNS} FROM keys WHERE team_id = ?1 AND digest = ?2)
+     SELECT k.*, c.allowed, c.remaining, c.reset_ms FROM k
+     LEFT JOIN LATERAL roomd_rate_charge(?3, ?4, ?5, ?6) c ON true`,
+  );
+  // The checks of resolveInvite and the charge; the bucket is rate-buckets.ts inviteBucket:
+  // invitePrefix(roomId) + tokenId + ":" + bucket.
+  const inviteCharged = sql.query<
+    InviteRow & ChargeRow,
+    [
+      {
+        room: string;
+        digest: string;
+        now: number;
+        live: number;
+        prefix: string;
+        kind: string;
+        window: number;
+        limit: number;
+      },
+    ]
+  >(
+    `WITH i AS (
+       SELECT i.room_id, i.token_id, i.team_id, i.created_at, i.expires_at, i.agent_id, i.hint, i.human_id
+       FROM invites i JOIN rooms r ON r.room_id = i.room_id
+       WHERE i.room_id = $room AND i.digest = $digest AND i.expires_at > $now AND r.owner = i.team_id
+         AND r.last_activity > $live)
+     SELECT i.*, c.allowed, c.remaining, c.reset_ms FROM i
+     LEFT JOIN LATERAL roomd_rate_charge($prefix || i.token_id || ':' || $kind, $now, $window, $limit) c ON true`,
+  );
+
+  return {
+    *resolveKey(
+      teamId: string,
+      digest: string,
+      request: RateRequest,
+    ): Op<{ key: KeyRecord | null; rate?: RateDecision }> {
+      const bucket = teamBucket(teamId, request.bucket);
+      const row = yield* keyCharged.get(teamId, digest, bucket, now(), request.windowMs, request.limit);
+      if (!row) return { key: null };
+      return { key: keys.toKey(row), rate: rate.decision(row, request) };
+    },
+    *resolveInvite(
+      roomId: string,
+      digest: string,
+      request: RateRequest,
+    ): Op<{ invite: InviteRecord | null; rate?: RateDecision }> {
+      const t = now();
+      const row = yield* inviteCharged.get({
+        room: roomId,
+        digest,
+        now: t,
+        live: rooms.liveAfter(t),
+        prefix: invitePrefix(roomId),
+        kind: request.bucket,
+        window: request.windowMs,
+        limit: request.limit,
+      });
+      if (!row) return { invite: null };
+      return { invite: toInvite(row), rate: rate.decision(row, request) };
+    },
+  };
+}

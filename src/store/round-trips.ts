@@ -1,6 +1,7 @@
 /**
  * Where the store's round trips can be watched from outside the drivers (tracing): one Redis call (EVALSHA, EVAL,
- * PING) through the narrow client, one PostgreSQL statement. Set once at start-up, before any store is opened;
+ * PING) through the narrow client (redis/observed-client.ts), one PostgreSQL statement through the shared SQL
+ * runner's hook (sql/run.ts sendStatement). Set once at start-up, before any store is opened;
  * while unset (tracing off) a driver pays one property read per round trip and nothing else. SQLite has no round
  * trip (its operations are function calls on the file); its operations are watched as a whole, above the store.
  */

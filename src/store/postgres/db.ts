@@ -13,7 +13,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { SQL } from "bun";
 import { errors, RoomError, StoreFault } from "../../protocol/errors.ts";
-import { roundTrips } from "../round-trips.ts";
+import { sendStatement } from "../sql/run.ts";
 
 export type Param = string | number | boolean | null | undefined;
 
@@ -201,10 +201,8 @@ export function openPg(options: PgOptions): Pg {
       const bound = values(params);
       const send = () =>
         bound.length > 0 ? runner().unsafe(compiled.text, bound as never[]) : runner().unsafe(compiled.text);
-      const observe = roundTrips.observe;
-      const result = await (observe
-        ? observe({ system: "postgresql", operation, text: compiled.text }, send)
-        : send());
+      // Through the shared runner's one hook, which tracing watches (sql/run.ts sendStatement).
+      const result = await sendStatement({ system: "postgresql", operation, text: compiled.text }, send);
       return result as unknown[] & { count?: number; affectedRows?: number };
     };
     return {

@@ -31,7 +31,7 @@ const MINUTES = 60_000;
 
 const reason = cannotTest();
 if (reason && process.env.CI) throw new Error(`the image test must run in CI: ${reason}`);
-if (reason) console.warn(`test/process/image.test.ts skipped: ${reason}`);
+if (reason) console.warn(`test/shipping/image.process.test.ts skipped: ${reason}`);
 
 /** The one child process of `pid` (read from /proc: no procps needed). */
 function childOf(pid: number): number {

@@ -62,6 +62,40 @@ async function mcp(url: string, body: Record<string, unknown>): Promise<Response
   });
 }
 
+/** One 2026-07-28 request (no handshake: the version and capabilities in `_meta`, method and name in headers). */
+async function modernMcp(
+  url: string,
+  id: number,
+  method: string,
+  params: Record<string, unknown>,
+  meta: Record<string, unknown>,
+): Promise<Response> {
+  return fetch(`${url}/mcp`, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${TEAM_A.secret}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2026-07-28",
+      "Mcp-Method": method,
+      ...(typeof params.name === "string" ? { "Mcp-Name": params.name } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+          ...meta,
+        },
+      },
+    }),
+  });
+}
+
 beforeAll(() => {
   receiver = Bun.serve({
     port: 0,
@@ -172,11 +206,12 @@ for (const { make, roundTrip } of BACKINGS) {
       const other = hex(16);
       await mcp(server.url, {
         id: 3,
-        method: "prompts/list",
-        params: { _meta: { traceparent: `00-${other}-${hex(8)}-01` } },
+        // A method of the protocol that roomd does not serve (it keeps no log level): -32601.
+        method: "logging/setLevel",
+        params: { level: "info", _meta: { traceparent: `00-${other}-${hex(8)}-01` } },
       });
-      const unknown = await received("prompts/list", (s) => s.traceId === other);
-      expect(unknown.name).toBe("prompts/list");
+      const unknown = await received("logging/setLevel", (s) => s.traceId === other);
+      expect(unknown.name).toBe("logging/setLevel");
       expect(attrs(unknown)["error.type"]).toBe("-32601");
     });
 
@@ -197,6 +232,50 @@ for (const { make, roundTrip } of BACKINGS) {
       const listed = await received("tools/list", (s) => s.traceId === traceId);
       expect(listed).toMatchObject({ name: "tools/list", kind: SERVER, parentSpanId: parentId });
       expect(attrs(listed)["gen_ai.tool.name"]).toBeUndefined();
+    });
+
+    test("the 2026-07-28 era: the same spans, its version, continuing _meta's trace; a refusal its code", async () => {
+      const traceId = hex(16);
+      const parentId = hex(8);
+      const roomId = `traced-${crypto.randomUUID().slice(0, 8)}`;
+      const res = await modernMcp(
+        server.url,
+        11,
+        "tools/call",
+        { name: "add_task", arguments: { roomId, title: "traced", agentId: "tracer" } },
+        { traceparent: `00-${traceId}-${parentId}-01` },
+      );
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(await res.json())).not.toContain("isError");
+      const call = await received(
+        "2026 tools/call add_task",
+        (s) => s.traceId === traceId && s.kind === SERVER,
+      );
+      expect(call).toMatchObject({ name: "tools/call add_task", parentSpanId: parentId });
+      expect(attrs(call)).toMatchObject({
+        "mcp.method.name": "tools/call",
+        "gen_ai.tool.name": "add_task",
+        "jsonrpc.request.id": "11",
+        "mcp.protocol.version": "2026-07-28",
+      });
+      const operation = await received("2026 store.addTask", (s) => s.parentSpanId === call.spanId);
+      expect(operation.name).toBe("store.addTask");
+
+      const other = hex(16);
+      const refused = await modernMcp(
+        server.url,
+        12,
+        "prompts/get",
+        { name: "no_such_prompt" },
+        {
+          traceparent: `00-${other}-${hex(8)}-01`,
+        },
+      );
+      expect(((await refused.json()) as { error?: { code?: number } }).error?.code).toBeNumber();
+      const failed = await received("2026 prompts/get", (s) => s.traceId === other);
+      expect(failed.name).toBe("prompts/get");
+      expect(attrs(failed)["error.type"]).toMatch(/^-32\d{3}$/);
+      expect(failed.status?.code).toBe(ERROR);
     });
 
     test("mcp_server_operation_duration_seconds counts the calls by method, tool and error type", async () => {

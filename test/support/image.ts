@@ -4,24 +4,28 @@
  * stand-ins for the base images it names (which cannot be pulled here), and the image's root filesystem is run with
  * unshare + chroot (`podman run` cannot set rlimits in such a sandbox).
  *
- * Stand-ins carry the names of the real bases, so the Dockerfile is built as written:
- * - `debian:<suite>-slim`: Debian's minimal base (`mmdebstrap --variant=minbase <suite>` from the mirror apt uses),
- *   which is what the official slim image is made from;
- * - `oven/bun:<version>-slim`: that stand-in plus this machine's `bun` (the same version) at /usr/local/bin/bun and
- *   the user `bun` (uid 1000), as the official image has them; where this machine trusts an extra CA
- *   (NODE_EXTRA_CA_CERTS or SSL_CERT_FILE), the stand-in carries it and names it in NODE_EXTRA_CA_CERTS, or
- *   `bun install` inside the build cannot reach the registry.
- * Stand-ins and podman's storage are kept in a cache directory between runs (mmdebstrap takes minutes);
- * ROOMD_IMAGE_CACHE names it (default ~/.cache/roomd-image-test).
+ * Stand-ins carry the names of the real bases, so the Dockerfile is built as written. Each is one layer, imported
+ * from a root filesystem made in seconds from this machine's own Debian packages (debian-rootfs.ts), holding what
+ * the Dockerfile's stages use:
+ * - `debian:<suite>-slim`: a shell, bash, coreutils and the user tools (passwd, login) with what they depend on,
+ *   Debian's default users, no documentation (as the slim image);
+ * - `oven/bun:<version>-slim`: the same plus this machine's `bun` (the same version) at /usr/local/bin/bun, `bunx`,
+ *   the user `bun` (uid 1000) and WORKDIR /home/bun/app, as the official image has them; where this machine trusts
+ *   an extra CA (NODE_EXTRA_CA_CERTS or SSL_CERT_FILE), the stand-in carries it and names it in
+ *   NODE_EXTRA_CA_CERTS, or `bun install` inside the build cannot reach the registry.
+ * The machine must run the Debian release the Dockerfile names. Stand-ins stay in podman's storage, in a cache
+ * directory, between runs; ROOMD_IMAGE_CACHE names it (default ~/.cache/roomd-image-test).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { hostDebianSuite, makeDebianRoot } from "./debian-rootfs.ts";
 import { must, run } from "./shipped.ts";
 
 export const CACHE = process.env.ROOMD_IMAGE_CACHE || join(homedir(), ".cache", "roomd-image-test");
-const TOOLS = ["podman", "mmdebstrap", "unshare", "chroot"] as const;
-const PACKAGES = ["podman", "buildah", "mmdebstrap", "runc", "util-linux", "coreutils"];
+const TOOLS = ["podman", "unshare", "chroot", "dpkg-query"] as const;
+/** What .ci/run installs: podman and an OCI runtime, without the recommended extras (none is used here). */
+const PACKAGES = ["podman", "runc"];
 
 export const missingTools = () => TOOLS.filter((tool) => !Bun.which(tool));
 
@@ -41,7 +45,7 @@ export function cannotTest(): string | null {
 export async function ensureTools(): Promise<void> {
   if (missingTools().length === 0) return;
   await must(["apt-get", "update", "-qq"]);
-  await must(["apt-get", "install", "-y", "-qq", ...PACKAGES]);
+  await must(["apt-get", "install", "-y", "-qq", "--no-install-recommends", ...PACKAGES]);
   const still = missingTools();
   if (still.length > 0) throw new Error(`still missing after apt-get install: ${still.join(", ")}`);
 }
@@ -89,109 +93,76 @@ export function dockerfileBases(dockerfile: string): string[] {
 
 const exists = async (image: string) => (await run([...PODMAN, "image", "exists", image])).code === 0;
 
-/**
- * The Debian mirror apt uses here for `suite`: the first source (apt reads only `*.list` and `*.sources`) of type
- * deb that serves the suite itself, else Debian's own.
- */
-export function debianMirror(suite: string): string {
-  const dir = "/etc/apt/sources.list.d";
-  const files = [
-    "/etc/apt/sources.list",
-    ...listDir(dir)
-      .filter((f) => f.endsWith(".list") || f.endsWith(".sources"))
-      .map((f) => `${dir}/${f}`),
-  ];
-  for (const file of files) {
-    const text = existsSync(file) ? readFileSync(file, "utf8") : "";
-    // deb822 stanzas (Types / URIs / Suites), then one-line entries (deb [options] uri suite components).
-    for (const stanza of text.split(/\n\s*\n/)) {
-      const field = (name: string) =>
-        new RegExp(`^${name}:\\s*(.+)$`, "mi").exec(stanza)?.[1]?.trim().split(/\s+/) ?? [];
-      if (field("Types").includes("deb") && field("Suites").includes(suite) && field("URIs")[0]) {
-        return field("URIs")[0] as string;
-      }
-    }
-    for (const line of text.split("\n")) {
-      const match = /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)/.exec(line.trim());
-      if (match && match[2] === suite) return match[1] as string;
-    }
-  }
-  return "http://deb.debian.org/debian";
+/** What a slim Debian base is asked to hold: the shell and tools a Dockerfile's RUN lines use. */
+const SLIM = ["base-files", "base-passwd", "dash", "bash", "coreutils", "passwd", "login", "mawk"];
+const PATH = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** Imports the directory `root` as the image `name`, one layer, with `changes` (Dockerfile instructions). */
+async function importRoot(root: string, name: string, changes: string[]): Promise<void> {
+  const tar = `${root}.tar`;
+  await must(["tar", "-C", root, "--xattrs", "-cf", tar, "."]);
+  await podman(["import", ...changes.flatMap((change) => ["--change", change]), tar, name]);
+  await must(["rm", "-f", "--", tar]);
 }
 
-function listDir(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir) : [];
-}
-
-/** Builds `tag` from a Containerfile text in a scratch context holding `files` (name → source path). */
-async function buildFrom(tag: string, containerfile: string, files: Record<string, string>): Promise<void> {
-  const context = join(CACHE, `context-${crypto.randomUUID().slice(0, 8)}`);
-  mkdirSync(context, { recursive: true });
+/** Runs `work` in a fresh scratch directory of the cache, removed afterwards. */
+async function scratch<T>(work: (dir: string) => Promise<T>): Promise<T> {
+  const dir = join(CACHE, `scratch-${crypto.randomUUID().slice(0, 8)}`);
+  mkdirSync(dir, { recursive: true });
   try {
-    for (const [name, source] of Object.entries(files)) await must(["cp", "--", source, join(context, name)]);
-    writeFileSync(join(context, "Containerfile"), containerfile);
-    await podman([
-      "build",
-      "--isolation=chroot",
-      "--pull=never",
-      "--layers=false",
-      "--format",
-      "docker",
-      "-t",
-      tag,
-      "-f",
-      join(context, "Containerfile"),
-      context,
-    ]);
+    return await work(dir);
   } finally {
-    await must(["rm", "-rf", "--", context]);
+    await must(["rm", "-rf", "--", dir]);
   }
 }
 
-/** debian:<suite>-slim, from mmdebstrap's minimal base (the tarball is kept in the cache). */
+/** The root filesystem of a slim Debian `suite`, from this machine's packages (which must be that release). */
+async function slimRoot(root: string, suite: string): Promise<void> {
+  const host = hostDebianSuite();
+  if (host !== suite)
+    throw new Error(
+      `a stand-in for debian:${suite}-slim is made from this machine's packages, but it runs ${host ?? "no Debian"}`,
+    );
+  await makeDebianRoot(root, SLIM);
+}
+
+/** debian:<suite>-slim. */
 async function debianStandIn(name: string, suite: string): Promise<void> {
-  const tar = join(CACHE, `debian-${suite}.tar`);
-  if (!existsSync(tar)) {
-    // mmdebstrap writes a tarball only to a name ending in .tar (anything else is taken for a directory).
-    const partial = join(CACHE, `debian-${suite}.partial.tar`);
-    await must(["mmdebstrap", "--variant=minbase", suite, partial, debianMirror(suite)]);
-    renameSync(partial, tar);
-  }
-  await buildFrom(
-    name,
-    [
-      "FROM scratch",
-      "ADD rootfs.tar /",
-      "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-      'CMD ["bash"]',
-    ].join("\n"),
-    { "rootfs.tar": tar },
-  );
+  await scratch(async (dir) => {
+    const root = join(dir, "root");
+    await slimRoot(root, suite);
+    await importRoot(root, name, [`ENV ${PATH}`, 'CMD ["bash"]']);
+  });
 }
 
-/** oven/bun:<version>-slim: the Debian stand-in, this machine's bun of that version, the user bun, the extra CA. */
+/** oven/bun:<version>-slim: slim Debian bookworm, this machine's bun of that version, the user bun, the extra CA. */
 async function bunStandIn(name: string, version: string): Promise<void> {
   const bun = Bun.which("bun");
   const have = bun ? (await must([bun, "--version"])).trim() : "none";
   if (!bun || have !== version)
     throw new Error(`${name} needs bun ${version} on this machine to stand in (found ${have})`);
-  const debian = qualified("debian:bookworm-slim");
-  await ensureStandIn(debian);
-  const ca = process.env.NODE_EXTRA_CA_CERTS || process.env.SSL_CERT_FILE;
-  const lines = [
-    `FROM ${debian}`,
-    "COPY bun /usr/local/bin/bun",
-    "RUN ln -s /usr/local/bin/bun /usr/local/bin/bunx && groupadd --gid 1000 bun && useradd --uid 1000 --gid bun --create-home --shell /bin/sh bun",
-    ...(ca && existsSync(ca)
-      ? [
-          "COPY extra-ca.crt /usr/local/share/extra-ca.crt",
-          "ENV NODE_EXTRA_CA_CERTS=/usr/local/share/extra-ca.crt",
-        ]
-      : []),
-    "WORKDIR /home/bun/app",
-    'CMD ["/usr/local/bin/bun"]',
-  ];
-  await buildFrom(name, lines.join("\n"), { bun, ...(ca && existsSync(ca) ? { "extra-ca.crt": ca } : {}) });
+  const ca = [process.env.NODE_EXTRA_CA_CERTS, process.env.SSL_CERT_FILE].find(
+    (file) => file && existsSync(file),
+  );
+  await scratch(async (dir) => {
+    const root = join(dir, "root");
+    await slimRoot(root, "bookworm");
+    await must(["install", "-D", "-m", "755", bun, join(root, "usr/local/bin/bun")]);
+    await must(["ln", "-s", "bun", join(root, "usr/local/bin/bunx")]);
+    appendFileSync(join(root, "etc/passwd"), "bun:x:1000:1000::/home/bun:/bin/sh\n");
+    appendFileSync(join(root, "etc/shadow"), "bun:!:19000::::::\n");
+    appendFileSync(join(root, "etc/group"), "bun:x:1000:\n");
+    appendFileSync(join(root, "etc/gshadow"), "bun:!::\n");
+    mkdirSync(join(root, "home/bun/app"), { recursive: true });
+    await must(["chown", "-R", "1000:1000", join(root, "home/bun")]);
+    if (ca) await must(["install", "-D", "-m", "644", ca, join(root, "usr/local/share/extra-ca.crt")]);
+    await importRoot(root, name, [
+      `ENV ${PATH}`,
+      ...(ca ? ["ENV NODE_EXTRA_CA_CERTS=/usr/local/share/extra-ca.crt"] : []),
+      "WORKDIR /home/bun/app",
+      'CMD ["/usr/local/bin/bun"]',
+    ]);
+  });
 }
 
 /** Makes the stand-in for a base image the Dockerfile names, unless the storage already holds that name. */

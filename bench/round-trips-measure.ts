@@ -52,15 +52,19 @@ export async function measureRoundTrips(
   const store = createRedisStore({ client, driver, limits: { roomsPerTeam: 1_000_000 } });
   const live = createLiveRooms(store);
   const principal: Principal = { teamId: "bench", kind: "static" };
+  // Tools for people's acts run as a person (an operator, whose role costs no read, like an agent's key).
+  const person: Principal = { teamId: "bench", kind: "operator", humanId: "bench" };
   const call = async (
     name: string,
     args: Record<string, unknown>,
     context?: { roomId: string; agentId: string },
   ) => {
-    const deps = { store, live, principal, requestId: "bench", ...(context ? { context } : {}) };
+    const caller = CATALOG.get(name)?.peopleOnly !== undefined ? person : principal;
+    const deps = { store, live, principal: caller, requestId: "bench", ...(context ? { context } : {}) };
     const { result } = await callTool(CATALOG, name, args, deps);
     if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
-    return JSON.parse((result.content[0] as { text: string }).text);
+    // A result whose text is written for people (show_room_board's) carries its value as structuredContent.
+    return result.structuredContent ?? JSON.parse((result.content[0] as { text: string }).text);
   };
   const pass = async () => {
     const counts = new Map<string, number>();

@@ -13,6 +13,7 @@ import { type Config, ConfigError, DEFAULT_OPERATOR_NAME, loadConfig, noKeysErro
 import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
 import { createWebhookWorker } from "./live/webhooks/worker.ts";
 import { createLogger, describeError, type Logger } from "./log.ts";
+import { boardHtml } from "./mcp/board/board-html.ts";
 import { checkArchiveDir, createArchiver } from "./moving/archive.ts";
 import { roomLifetimeMs } from "./protocol/limits.ts";
 import { systemClock } from "./protocol/time.ts";
@@ -130,9 +131,13 @@ async function main(): Promise<void> {
     : undefined;
   worker?.start();
   archiver?.start();
-  // The pages' bundles are built on first use; start now so the first page is served at once.
+  // The pages' bundles and the room board's document are built on first use; start now so the first page and
+  // the first board are served at once.
   assets().catch((error: unknown) =>
     logger.log("error", "building the web pages failed", describeError(error)),
+  );
+  boardHtml().catch((error: unknown) =>
+    logger.log("error", "building the room board failed", describeError(error)),
   );
   logger.log("info", "roomd listening", {
     host: config.host,

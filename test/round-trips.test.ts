@@ -16,7 +16,11 @@ test("every tool costs the Redis round trips it declares (1 unless it says why) 
   for (const tool of CATALOG.tools) {
     expect(`${tool.name}: ${warm.get(tool.name)}`).toBe(`${tool.name}: ${tool.roundTrips}`);
   }
-  // A cold script cache adds at most the one EVAL fallback.
+  // A cold script cache adds at most one EVAL fallback per script call (EVALSHA → NOSCRIPT → EVAL): one for a
+  // tool of one call; show_room_board's seven reads run scripts no earlier tool ran (the approvals and handoffs
+  // lists), each falling back once.
   for (const tool of CATALOG.tools)
-    expect(cold.get(tool.name), tool.name).toBeLessThanOrEqual(tool.roundTrips + 1);
+    expect(cold.get(tool.name), tool.name).toBeLessThanOrEqual(
+      tool.roundTrips + Math.max(1, tool.roundTrips),
+    );
 });

@@ -1,16 +1,18 @@
 /**
  * The one call path every tools/call takes, driven by the tool's declarations (tool.ts):
  * look up → well-formed Unicode → bound identity filled in → schema → identity enforced → room scope (invites
- * confined, the actor for presence, the idempotency key) → handler → result (structuredContent, replayed) or an
- * error written for the model. Handlers only do their own work.
+ * confined, the actor for presence, the idempotency key) → people only (tools for people's acts) → the person's
+ * role → handler → result (structuredContent, replayed) or an error written for the model. Handlers only do their
+ * own work.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { LiveRooms } from "../live/hub.ts";
 import { errors, RoomError, type RoomErrorKind, STORE_UNAVAILABLE } from "../protocol/errors.ts";
 import { type JsonText, jsonText } from "../protocol/json-text.ts";
+import { peopleErrors } from "../protocol/people.ts";
 import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed, unknownKey } from "../protocol/validation.ts";
-import { requireRole } from "../store/room-roles.ts";
+import { readRoles, requireRole } from "../store/room-roles.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
 import type { Catalog } from "./catalog.ts";
 import { McpFailure } from "./failure.ts";
@@ -22,6 +24,7 @@ import {
   Noted,
   publishedInput,
   RawResult,
+  Readable,
   type RequestIO,
   type RoomToolCall,
   type ToolDefinition,
@@ -240,6 +243,11 @@ export async function callTool(
   try {
     const { args, agent, idempotency, scope } = prepare(tool, raw, deps);
     keyed = idempotency !== undefined;
+    if (tool.peopleOnly !== undefined && deps.principal.humanId === undefined) {
+      // Read first, so another team's room reads as missing here too, exactly as for every other tool.
+      if (scope) await readRoles(deps.store, scope);
+      throw peopleErrors.peopleOnly(tool.peopleOnly);
+    }
     // A person's key acts through tools as the agent it names: what it may write depends on its role in the room.
     const act = typeof tool.personAct === "function" ? tool.personAct(args) : tool.personAct;
     if (scope && act !== undefined) await requireRole(deps.store, scope, deps.principal, act);
@@ -255,6 +263,13 @@ export async function callTool(
     const readScope = scope ? { ...scope, idempotency: undefined } : undefined;
     const answered = await tool.handler(args as never, { ...call, scope, readScope } as RoomToolCall);
     if (answered instanceof RawResult) return { result: answered.result as CallToolResult, outcome: "ok" };
+    if (answered instanceof Readable) {
+      const { value, text } = answered;
+      return {
+        result: { content: [{ type: "text", text }], structuredContent: structuredOf(value) },
+        outcome: "ok",
+      };
+    }
     const value = answered instanceof Noted ? answered.value : answered;
     const replayed = scope?.idempotency?.replayed === true;
     const shaped = replayed && isObject(value) ? { ...value, replayed: true } : value;

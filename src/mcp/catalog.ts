@@ -5,8 +5,10 @@
  */
 import { z } from "zod";
 import { portable } from "./portable-schema.ts";
-import { PROFILES, type Profile, publishedInput, type ToolDefinition } from "./tool.ts";
+import { PROFILES, type Profile, publishedInput, type ToolDefinition, type ToolUi } from "./tool.ts";
 import { agentroomTools } from "./tools/agentroom.ts";
+import { boardTools } from "./tools/board.ts";
+import { boardActTools } from "./tools/board-acts.ts";
 import { claimTools } from "./tools/claims.ts";
 import { compactTools } from "./tools/compact.ts";
 import { compactPeopleTools } from "./tools/compact-people.ts";
@@ -38,6 +40,8 @@ export interface ListedTool {
     idempotentHint: boolean;
     openWorldHint: boolean;
   };
+  /** MCP Apps: `ui` (the view's resource, who may call the tool) and the older flat `ui/resourceUri`. */
+  _meta?: Record<string, unknown>;
 }
 
 export interface Catalog {
@@ -53,6 +57,17 @@ export interface Catalog {
  */
 export function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
   return portable(z.toJSONSchema(schema, { io, unrepresentable: "any" })) as Record<string, unknown>;
+}
+
+/**
+ * A tool's `_meta` for MCP Apps hosts (ext-apps specification 2026-01-26): `ui.resourceUri` and `ui.visibility`,
+ * and the same URI under the flat `ui/resourceUri` key that hosts written to the earlier drafts read.
+ */
+function uiMeta(ui: ToolUi): Record<string, unknown> {
+  return {
+    ui: { resourceUri: ui.resourceUri, ...(ui.visibility ? { visibility: [...ui.visibility] } : {}) },
+    "ui/resourceUri": ui.resourceUri,
+  };
 }
 
 /** The tools/list entry of a tool. */
@@ -71,6 +86,7 @@ export function listing(tool: ToolDefinition): ListedTool {
       idempotentHint: tool.idempotent,
       openWorldHint: false,
     },
+    ...(tool.ui ? { _meta: uiMeta(tool.ui) } : {}),
   };
 }
 
@@ -111,4 +127,6 @@ export const CATALOG: Catalog = createCatalog([
   ...agentroomTools,
   ...peopleTools,
   ...roomInfoTools,
+  ...boardTools,
+  ...boardActTools,
 ]);

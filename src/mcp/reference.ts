@@ -108,6 +108,18 @@ function toolSection(tool: ToolDefinition): string {
       "- **Room and agent:** not arguments: from the `X-Roomd-Room` / `X-Roomd-Agent` headers, an invite or a bound key.",
     );
   }
+  if (tool.ui) {
+    const appOnly = tool.ui.visibility !== undefined && !tool.ui.visibility.includes("model");
+    lines.push(
+      appOnly
+        ? `- **MCP Apps:** app-only (\`_meta.ui.visibility: ["app"]\`): called by the view \`${tool.ui.resourceUri}\`, listed to no model by hosts that render MCP Apps; checked like any tool.`
+        : `- **MCP Apps:** hosts that render MCP Apps show its result in \`${tool.ui.resourceUri}\` (\`_meta.ui.resourceUri\`).`,
+    );
+  }
+  if (tool.peopleOnly !== undefined)
+    lines.push(
+      `- **Callers:** people's keys only; any other key gets \`Only people can ${tool.peopleOnly}\`.`,
+    );
   if (tool.events.length > 0) lines.push(`- **Appends:** ${tool.events.map((e) => `\`${e}\``).join(", ")}.`);
   if (tool.errors.length > 0) lines.push(`- **Refusals:** ${tool.errors.map((e) => `\`${e}\``).join("; ")}.`);
   return lines.join("\n");

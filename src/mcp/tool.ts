@@ -72,6 +72,17 @@ export interface RequestIO {
   requestState?: unknown;
 }
 
+/**
+ * What a tool says to an MCP Apps host (the `io.modelcontextprotocol/ui` extension; docs/people.md, "The room
+ * board in chat clients"): the `ui://` resource its results are rendered with, and who may call it — the model and
+ * the view (the default), or the view alone (`["app"]`: hosts list such a tool to no model). Visibility is never an
+ * authorisation: the call path checks a tool the same whoever calls it.
+ */
+export interface ToolUi {
+  resourceUri: string;
+  visibility?: readonly ("model" | "app")[];
+}
+
 /** A room tool's handler also receives the room scope the call path built (team, claim right, actor, idempotency). */
 export interface RoomToolCall extends ToolCall {
   scope: RoomScope;
@@ -132,6 +143,13 @@ export interface ToolDefinition {
   errors: readonly string[];
   /** Redis round trips of the tool's own work once scripts are cached (checked by a test). */
   roundTrips: number;
+  /** Set for a tool an MCP Apps host renders or calls from its view (see ToolUi). */
+  ui?: ToolUi;
+  /**
+   * Set for a tool only people may call, as the words of the refusal every other key gets ("Only people can
+   * <peopleOnly>"), after the room is checked like any tool's (another team's room reads as missing).
+   */
+  peopleOnly?: string;
   example: Example;
   handler(args: never, call: RoomToolCall): Promise<unknown>;
 }
@@ -144,6 +162,17 @@ export class Noted {
   constructor(
     readonly value: unknown,
     readonly note: Record<string, unknown>,
+  ) {}
+}
+
+/**
+ * A value with the text people and models read of it (a board, rather than its JSON): the call answers `text` as
+ * the text content and the value as structuredContent (the tool declares an output).
+ */
+export class Readable<T = unknown> {
+  constructor(
+    readonly value: T,
+    readonly text: string,
   ) {}
 }
 
@@ -195,6 +224,8 @@ interface Common<I extends z.ZodObject, O extends z.ZodObject | undefined> {
   errors?: readonly string[];
   /** Default 1. */
   roundTrips?: number;
+  ui?: ToolUi;
+  peopleOnly?: string;
   example: Example;
 }
 
@@ -203,7 +234,7 @@ type Result<O> = O extends z.ZodObject ? z.input<O> : unknown;
 /** A tool that works in one room: its input has `roomId`, and the handler gets the scope. */
 export interface RoomToolSpec<I extends z.ZodObject, O extends z.ZodObject | undefined> extends Common<I, O> {
   room?: true;
-  handler(args: z.output<I>, call: RoomToolCall): Promise<Result<O>>;
+  handler(args: z.output<I>, call: RoomToolCall): Promise<Result<O> | Readable<Result<O>>>;
 }
 
 /** A tool that works on no room (whoami, list_rooms, …). */
@@ -248,6 +279,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject | undefi
     events: spec.events ?? [],
     errors: spec.errors ?? [],
     roundTrips: spec.roundTrips ?? 1,
+    ...(spec.ui ? { ui: spec.ui } : {}),
+    ...(spec.peopleOnly !== undefined ? { peopleOnly: spec.peopleOnly } : {}),
     example: spec.example,
     handler: spec.handler as ToolDefinition["handler"],
   };

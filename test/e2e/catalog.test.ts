@@ -2,7 +2,8 @@
  * Every tool of the catalog, on every store, through real HTTP: another team is denied like a missing room, an
  * invite for another room likewise, a bound key cannot act as anyone else, and bad arguments get a clear error
  * and change nothing. The tools come from the catalog and their arguments from their own examples, so a new
- * tool is covered without editing this file.
+ * tool is covered without editing this file. A tool for people's acts (peopleOnly) runs its example with a
+ * person's key of the team, and refuses the team's agent key, changing nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
@@ -21,8 +22,12 @@ import {
   snapshot,
 } from "../support/catalog-check.ts";
 import { httpClient } from "../support/http.ts";
-import { type RunningServer, startInProcess, TEAM_A, TEAM_B } from "../support/server.ts";
+import { OPERATOR, type RunningServer, startInProcess, TEAM_A, TEAM_B } from "../support/server.ts";
 import { E2E_STORES, newRoomId } from "../support/stores.ts";
+
+/** A person of team A (an operator of the team: a person whose role needs no room to name it). */
+const PERSON_A = { secret: "secret-person-a-0123456789", humanId: "pat" };
+const OPERATORS = `${OPERATOR.teamId}:${OPERATOR.secret},${TEAM_A.teamId}:${PERSON_A.secret}:${PERSON_A.humanId}`;
 
 for (const make of E2E_STORES) {
   describe(`the catalog on ${make().name}`, () => {
@@ -33,7 +38,7 @@ for (const make of E2E_STORES) {
     let foreignInvite: string;
     beforeAll(async () => {
       store = await make().open();
-      server = startInProcess(store);
+      server = startInProcess(store, undefined, { OPERATOR_KEYS: OPERATORS });
       env = { http: httpClient(server.url), teamKey: TEAM_A.secret, otherTeamKey: TEAM_B.secret };
       boundToAlice = (await env.http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" })).body
         .secret;
@@ -67,10 +72,22 @@ for (const make of E2E_STORES) {
             expect(result.text, bad.label).toMatch(bad.expect);
           }
           expect(await snapshot(env, roomId)).toBe(before);
-          // The example itself succeeds.
-          const ok = await send(env, TEAM_A.secret, tool, valid);
+          // The example itself succeeds (a tool for people's acts, with a person's key).
+          const ok = await send(env, tool.peopleOnly ? PERSON_A.secret : TEAM_A.secret, tool, valid);
           expect(ok.isError, ok.text).toBe(false);
         });
+        if (tool.peopleOnly !== undefined) {
+          test("an agent's key is refused, nothing changes", async () => {
+            const roomId = newRoomId();
+            const valid = await prepared(tool, env, roomId);
+            const before = await snapshot(env, roomId);
+            for (const key of [TEAM_A.secret, boundToAlice]) {
+              const result = await send(env, key, tool, valid);
+              expect(result.text).toBe(`Error: Only people can ${tool.peopleOnly}`);
+            }
+            expect(await snapshot(env, roomId)).toBe(before);
+          });
+        }
       });
     }
   });

@@ -1,6 +1,7 @@
 /**
  * People in the room through real HTTP (docs/people.md): which keys are people, who may do what on the
- * /rooms/:roomId routes, approvals only people decide (never an agent key, by any route or tool), messages
+ * /rooms/:roomId routes, approvals only people decide (never an agent key, by any route or tool; a person by the
+ * route or the room board's decide_approval), messages
  * reaching the addressed agent first, handoffs, forks and verdicts, and bad input answered clearly with nothing
  * changed.
  */
@@ -249,12 +250,14 @@ for (const make of E2E_STORES) {
       expect(read).toEqual(won);
     });
 
-    test("no tool of the catalog decides an approval, whatever key calls it", async () => {
+    test("only decide_approval decides an approval, and only for a person; no agent key decides one", async () => {
       // Every tool runs its example in a room holding a pending approval, with the approval's id wherever the
-      // tool takes one, as a person and as an agent: the approval stays pending.
-      const people = [OPERATOR.secret, keys.alice, keys.plain];
+      // tool takes one, as a person and as an agent: the approval stays pending — but for the board's
+      // decide_approval called with a person's key.
+      const callers = [OPERATOR.secret, keys.alice, keys.plain, keys.bot];
+      const people = new Set([OPERATOR.secret, keys.alice]);
       for (const tool of CATALOG.tools) {
-        for (const key of people) {
+        for (const key of callers) {
           const roomId = await room();
           await http.tool(keys.plain, "request_approval", { roomId, agentId: "asker", action: "x" });
           const args = await tool.example(
@@ -267,9 +270,11 @@ for (const make of E2E_STORES) {
           };
           await http.tool(key, tool.name, full);
           const approvals = (await http.get(`/rooms/${roomId}/approvals`, OPERATOR.secret)).body.approvals;
-          expect({ tool: tool.name, status: approvals[0].status }).toEqual({
+          const decides = tool.name === "decide_approval" && people.has(key);
+          const first = approvals.find((a: { id: string }) => a.id === "apr-1");
+          expect({ tool: tool.name, status: first.status }).toEqual({
             tool: tool.name,
-            status: "pending",
+            status: decides ? "approved" : "pending",
           });
         }
       }

@@ -29,6 +29,8 @@ for (const make of E2E_STORES) {
     let http: ReturnType<typeof httpClient>;
     /** A fresh team (provisioned), so list_rooms sees only what this file makes. */
     let team: string;
+    /** A person of the team, for the tools of people's acts. */
+    let person: string;
     const keys: Record<string, string> = {};
     const call = async (key: string, tool: string, args: Json) => {
       const result = await http.tool(key, tool, args);
@@ -45,7 +47,11 @@ for (const make of E2E_STORES) {
       server = startInProcess(store);
       http = httpClient(server.url);
       const teamId = `wt-${crypto.randomUUID().slice(0, 8)}`;
-      team = (await http.post("/admin/keys/provision", OPERATOR.secret, { teamId })).body.secret;
+      // The team starts with a person's key (pat), who makes the team's agent key.
+      person = (
+        await http.post("/admin/keys/provision", OPERATOR.secret, { teamId, kind: "human", humanId: "pat" })
+      ).body.secret;
+      team = (await http.post("/admin/keys", person, { note: "the team's agents" })).body.secret;
       for (const agent of ["alice", "bob"]) {
         keys[agent] = (await http.post("/admin/keys", team, { boundAgentId: agent })).body.secret;
       }
@@ -251,9 +257,14 @@ for (const make of E2E_STORES) {
                   profile: tool.profiles[0] ?? "full",
                   headers: { "X-Roomd-Room": roomId, "X-Roomd-Agent": "alice" },
                 })
-              : client;
+              : tool.peopleOnly !== undefined
+                ? await connect(server.url, person)
+                : client;
           if (own !== client) await own.client.listTools();
-          const result = await own.raw(tool.name, tool.room && own === client ? { roomId, ...args } : args);
+          const result = await own.raw(
+            tool.name,
+            tool.room && tool.context !== "context" ? { roomId, ...args } : args,
+          );
           if (own !== client) await own.close();
           expect({ tool: tool.name, isError: result.isError ?? false }).toEqual({
             tool: tool.name,

@@ -258,7 +258,11 @@ export function sharedPostgres(): Promise<PostgresServer> {
   if (!shared) {
     const started = startPostgres();
     shared = started;
-    stopWithTestProcess(async () => (await started).stop());
+    // Forgotten once stopped: a worker that keeps its modules across files (`--no-isolate`) starts another.
+    stopWithTestProcess(async () => {
+      shared = undefined;
+      await (await started).stop();
+    });
   }
   return shared;
 }

@@ -239,7 +239,11 @@ export function sharedRedisCluster(): Promise<RedisCluster> {
   if (!shared) {
     const started = startRedisCluster();
     shared = started;
-    stopWithTestProcess(async () => (await started).stop());
+    // Forgotten once stopped: a worker that keeps its modules across files (`--no-isolate`) starts another.
+    stopWithTestProcess(async () => {
+      shared = undefined;
+      await (await started).stop();
+    });
   }
   return shared;
 }

@@ -94,7 +94,11 @@ export function sharedRedis(): Promise<RedisServer> {
   if (!shared) {
     const started = startRedisServer();
     shared = started;
-    stopWithTestProcess(async () => (await started).stop());
+    // Forgotten once stopped: a worker that keeps its modules across files (`--no-isolate`) starts another.
+    stopWithTestProcess(async () => {
+      shared = undefined;
+      await (await started).stop();
+    });
   }
   return shared;
 }

@@ -15,6 +15,8 @@ const SHARED = [
   "protocol/people.ts",
   "protocol/claims.ts",
   "protocol/roles.ts",
+  // The room board's snapshot shape (the board inside chat clients draws it).
+  "protocol/board.ts",
   // The timeline's one formatter, shared with roomctl watch: pure functions over event records.
   "protocol/timeline.ts",
   "protocol/timeline-parts.ts",

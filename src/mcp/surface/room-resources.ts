@@ -3,6 +3,8 @@
  * resource obeys exactly the tools' access rules: another team's room, an invite's other room and a missing
  * record all answer the same -32602 "Resource not found", a bound key reads only what it may.
  */
+import { BOARD_RESOURCE, readBoardResource } from "../board/resource.ts";
+import { BOARD_URI } from "../board/ui.ts";
 import { type CallDeps, callTool } from "../call-path.ts";
 import { parseRoomUri, type RoomResource, roomUri } from "./room-uris.ts";
 import {
@@ -71,11 +73,12 @@ export async function readRoomJson(call: SurfaceCall, uri: string, resource: Roo
   return JSON.parse(text);
 }
 
-/** resources/read of a room resource. */
+/** resources/read of a room resource, or of the room board's view (the same for every key). */
 export async function readRoomResource(
   call: SurfaceCall,
   uri: string,
 ): Promise<{ contents: ResourceContents[] }> {
+  if (uri === BOARD_URI) return readBoardResource();
   const resource = parseRoomUri(uri);
   if (!resource) throw resourceNotFound(uri);
   let value = await readRoomJson(call, uri, resource);
@@ -88,8 +91,9 @@ export async function readRoomResource(
 }
 
 /**
- * resources/list: the summary, plan and events of each room the key may use (an invite: its one room), oldest
- * room first, ROOMS_PER_PAGE rooms a page; the cursor is the index of the next room.
+ * resources/list: the room board's view (board/ui.ts) first, then the summary, plan and events of each room the
+ * key may use (an invite: its one room), oldest room first, ROOMS_PER_PAGE rooms a page; the cursor is the index
+ * of the next room.
  */
 export async function listRoomResources(
   call: SurfaceCall,
@@ -109,6 +113,8 @@ export async function listRoomResources(
     listed({ kind: "plan", roomId }, `${roomId}: plan`),
     listed({ kind: "events", roomId }, `${roomId}: recent events`),
   ]);
+  // The board's view heads the first page: MCP Apps hosts find (and may fetch ahead) the UI resources here.
+  if (start === 0) resources.unshift({ ...BOARD_RESOURCE });
   const next = start + ROOMS_PER_PAGE;
   return next < rooms.length ? { resources, nextCursor: String(next) } : { resources };
 }

@@ -35,6 +35,8 @@ export interface ListedResource {
   title?: string;
   description?: string;
   mimeType?: string;
+  /** Extensions' metadata (MCP Apps: `ui`). */
+  _meta?: Record<string, unknown>;
 }
 
 export interface ListedTemplate {
@@ -46,8 +48,8 @@ export interface ListedTemplate {
 }
 
 export type ResourceContents =
-  | { uri: string; mimeType: string; text: string }
-  | { uri: string; mimeType: string; blob: string };
+  | { uri: string; mimeType: string; text: string; _meta?: Record<string, unknown> }
+  | { uri: string; mimeType: string; blob: string; _meta?: Record<string, unknown> };
 
 export interface ListedPrompt {
   name: string;

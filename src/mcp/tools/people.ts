@@ -20,7 +20,7 @@ export const driverShape = z.object({
   since: iso.nullable(),
 });
 
-const approvalShape = z.object({
+export const approvalShape = z.object({
   id: z.string(),
   action: z.string(),
   details: z.record(z.string(), z.unknown()),
@@ -34,7 +34,7 @@ const approvalShape = z.object({
   expires_at: iso,
 });
 
-const handoffShape = z.object({
+export const handoffShape = z.object({
   id: z.string(),
   from: z.string(),
   to: z.string(),
@@ -100,6 +100,45 @@ export function requestApproval(call: RoomToolCall, agentId: string, a: Approval
     details: a.details ?? {},
     ...(a.approvers !== undefined ? { approvers: approverNames(a.approvers) } : {}),
     expiresInMs: (a.expiresInSeconds ?? PEOPLE_LIMITS.expiresDefaultSeconds) * 1000,
+  });
+}
+
+/** What offer_handoff and the board's hand_over take: an offer (to, tasks, context, note) or a cancel. */
+interface HandoffAsk {
+  to?: string;
+  taskIds?: string[];
+  contextIds?: string[];
+  note?: string;
+  cancel?: string;
+}
+
+/**
+ * Makes an offer from `by`, or withdraws the offer `cancel` names: an agent offers its own or unowned tasks
+ * (agentOffer), a person any task on behalf of the room.
+ */
+export function offerOrCancel(
+  call: RoomToolCall,
+  a: HandoffAsk,
+  { by, agentOffer }: { by: string; agentOffer: boolean },
+) {
+  if (a.cancel !== undefined) {
+    if (a.to !== undefined || a.taskIds !== undefined || a.contextIds !== undefined || a.note !== undefined) {
+      const others = agentOffer ? "roomId, from and cancel" : "roomId and cancel";
+      throw new RoomError("invalid", `Invalid arguments: cancel: give only ${others} to withdraw an offer`);
+    }
+    return call.store.cancelHandoff(call.scope, { id: a.cancel, by });
+  }
+  if (a.to === undefined) throw new RoomError("invalid", "Invalid arguments: to: required to make an offer");
+  if (a.note === undefined)
+    throw new RoomError("invalid", "Invalid arguments: note: required to make an offer");
+  return call.store.offerHandoff(call.scope, {
+    from: by,
+    to: a.to,
+    taskIds: a.taskIds ?? [],
+    contextIds: a.contextIds ?? [],
+    note: a.note,
+    offeredBy: by,
+    agentOffer,
   });
 }
 
@@ -231,35 +270,7 @@ export const peopleTools = [
       HANDOFF_CLOSED,
     ],
     example: async () => ({ from: "alice", to: "bob", note: "API done; the UI is yours" }),
-    handler: async (a, call) => {
-      if (a.cancel !== undefined) {
-        if (
-          a.to !== undefined ||
-          a.taskIds !== undefined ||
-          a.contextIds !== undefined ||
-          a.note !== undefined
-        ) {
-          throw new RoomError(
-            "invalid",
-            "Invalid arguments: cancel: give only roomId, from and cancel to withdraw an offer",
-          );
-        }
-        return call.store.cancelHandoff(call.scope, { id: a.cancel, by: a.from });
-      }
-      if (a.to === undefined)
-        throw new RoomError("invalid", "Invalid arguments: to: required to make an offer");
-      if (a.note === undefined)
-        throw new RoomError("invalid", "Invalid arguments: note: required to make an offer");
-      return call.store.offerHandoff(call.scope, {
-        from: a.from,
-        to: a.to,
-        taskIds: a.taskIds ?? [],
-        contextIds: a.contextIds ?? [],
-        note: a.note,
-        offeredBy: a.from,
-        agentOffer: true,
-      });
-    },
+    handler: (a, call) => offerOrCancel(call, a, { by: a.from, agentOffer: true }),
   }),
   defineTool({
     name: "accept_handoff",

@@ -78,7 +78,7 @@ function taskCard(t: BoardTask, byId: ReadonlyMap<string, BoardTask>): HTMLEleme
   );
 }
 
-export function boardParts(view: View): Child[] {
+export function boardParts(view: Pick<View, "tasks">): Child[] {
   const byId = new Map(view.tasks.map((t) => [t.id, t]));
   const known = new Set<string>(COLUMNS.map((c) => c.status));
   const columns: { key: string; label: string; tasks: BoardTask[] }[] = COLUMNS.map((c) => ({

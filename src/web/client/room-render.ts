@@ -21,7 +21,7 @@ export interface Actions {
 export const empty = (text: string) => el("p", { class: "muted empty" }, text);
 
 /** The agents the page can address: everyone present, and every task owner who is not a person. */
-export function agentsOf(view: View): string[] {
+export function agentsOf(view: Pick<View, "presence" | "tasks">): string[] {
   const names = new Set<string>();
   for (const p of view.presence) names.add(p.agentId);
   for (const t of view.tasks) if (t.owner && !t.owner.startsWith("human:")) names.add(t.owner);
@@ -63,10 +63,10 @@ function roleNote(viewer: Viewer): Child {
   );
 }
 
-export function driverParts(view: View, viewer: Viewer, actions: Actions): Child[] {
-  const driver = view.info.driver;
+/** Who drives the room, since when, at which epoch ("You drive this room" for the holder). */
+export function driverLine(driver: View["info"]["driver"], viewer: Pick<Viewer, "me">): HTMLElement {
   const mine = driver.holder !== null && driver.holder === viewer.me;
-  const text = driver.holder
+  return driver.holder
     ? el(
         "p",
         { class: "driver-text" },
@@ -76,6 +76,12 @@ export function driverParts(view: View, viewer: Viewer, actions: Actions): Child
         ` · epoch ${driver.epoch}`,
       )
     : el("p", { class: "driver-text" }, "Nobody drives this room", ` · epoch ${driver.epoch}`);
+}
+
+export function driverParts(view: View, viewer: Viewer, actions: Actions): Child[] {
+  const driver = view.info.driver;
+  const mine = driver.holder !== null && driver.holder === viewer.me;
+  const text = driverLine(driver, viewer);
   // A holder whose role changed still releases the wheel; taking it needs the approver role.
   if (!mine && !may(viewer, "drive")) return [text, roleNote(viewer)];
   const controls: Child[] = [];
@@ -165,7 +171,11 @@ export function driverParts(view: View, viewer: Viewer, actions: Actions): Child
   return parts;
 }
 
-export function approvalParts(view: View, viewer: Viewer, actions: Actions): Child[] {
+export function approvalParts(
+  view: Pick<View, "approvals">,
+  viewer: Viewer,
+  actions: Pick<Actions, "decide">,
+): Child[] {
   const pending = view.approvals.filter((a) => a.status === "pending");
   if (pending.length === 0) return [empty("Nothing waits for a decision.")];
   return pending.map((a) => {
@@ -232,7 +242,7 @@ export function presenceState(p: View["presence"][number], now = Date.now()): st
   return p.statusText === "idle" || now - Date.parse(p.lastSeen) > 60_000 ? "idle" : "online";
 }
 
-export function peopleParts(view: View, events: Event[]): Child[] {
+export function peopleParts(view: Pick<View, "presence">, events: Event[]): Child[] {
   if (view.presence.length === 0) return [empty("No agent has been here yet.")];
   return view.presence.map((p) => {
     const step = events.find((e) => e.type === "agent_step" && e.from === p.agentId);
@@ -262,7 +272,7 @@ export function peopleParts(view: View, events: Event[]): Child[] {
   });
 }
 
-export function lockParts(view: View): Child[] {
+export function lockParts(view: Pick<View, "locks" | "claims">): Child[] {
   const rows: Child[] = [
     ...view.locks.map((l) =>
       el(
@@ -335,7 +345,11 @@ export function verdictParts(view: View): Child[] {
   });
 }
 
-export function handoffParts(view: View, viewer: Viewer, actions: Actions): Child[] {
+export function handoffParts(
+  view: Pick<View, "handoffs">,
+  viewer: Viewer,
+  actions: Pick<Actions, "cancelHandoff">,
+): Child[] {
   const open = view.handoffs.filter((h) => h.status === "offered");
   if (open.length === 0) return [empty("No open handoffs.")];
   return open.map((h) =>

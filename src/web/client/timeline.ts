@@ -96,10 +96,11 @@ export function filterNames(events: Iterable<EventLike>, present: readonly strin
 
 /**
  * One timeline entry: the event's sentence (the words `roomctl watch` prints), then its number, type and time; for
- * members the payload one click away and "Fork here". Its kind, sender and addressee are data attributes for the
- * filters.
+ * members the payload one click away and, where forking is offered, "Fork here". Its kind, sender and addressee
+ * are data attributes for the filters.
  */
-export function eventItem(e: Event, viewer: Viewer, actions: Actions): HTMLLIElement {
+export function eventItem(e: Event, viewer: Viewer, actions?: Pick<Actions, "fork">): HTMLLIElement {
+  const fork = viewer.fork ? actions?.fork : undefined;
   const payload = e.payload && Object.keys(e.payload).length > 0 ? e.payload : null;
   const { kind, node } = sentenceOf(e);
   return el(
@@ -125,7 +126,7 @@ export function eventItem(e: Event, viewer: Viewer, actions: Actions): HTMLLIEle
       " · ",
       time(e.timestamp),
     ),
-    viewer.member && (payload || viewer.fork)
+    viewer.member && (payload || fork)
       ? el(
           "div",
           { class: "event-actions" },
@@ -137,13 +138,13 @@ export function eventItem(e: Event, viewer: Viewer, actions: Actions): HTMLLIEle
                 json(payload),
               )
             : null,
-          viewer.fork
+          fork
             ? el(
                 "button",
                 {
                   class: "link fork",
                   attrs: { type: "button", "aria-label": `Fork the room here, at event ${e.seq}` },
-                  on: { click: () => actions.fork(e.seq) },
+                  on: { click: () => fork(e.seq) },
                 },
                 "Fork here",
               )

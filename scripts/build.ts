@@ -1,9 +1,9 @@
 /**
  * `bun run build`: self-contained executables — `dist/roomd` (the server, src/index.ts) and `dist/roomctl` (the
  * command-line client, src/cli/index.ts) — made by `bun build --compile`: each holds the Bun runtime, roomd's code
- * and its dependencies, so it runs with no Bun, no node_modules and no checkout. The pages' assets are built first
- * and compiled in (web/prebuilt.ts), because a binary has no client sources to build them from. Minified, without
- * source maps.
+ * and its dependencies, so it runs with no Bun, no node_modules and no checkout. The pages' assets and the room
+ * board's document are built first and compiled in (web/prebuilt.ts, mcp/board/prebuilt.ts), because a binary has no
+ * client sources to build them from. Minified, without source maps.
  *
  *   bun run build [--outdir dist] [--target bun-linux-x64|bun-linux-arm64|…]
  *
@@ -13,6 +13,7 @@ import { mkdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { BunPlugin } from "bun";
+import { buildBoardHtml } from "../src/mcp/board/board-html.ts";
 import { buildSources } from "../src/web/assets.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -26,14 +27,18 @@ const outdir = resolve(ROOT, values.outdir);
 mkdirSync(outdir, { recursive: true });
 
 const started = performance.now();
-const sources = await buildSources();
+const [sources, board] = await Promise.all([buildSources(), buildBoardHtml()]);
 
-/** Gives web/prebuilt.ts the built assets as its value, in the compiled program only. */
+/** Gives web/prebuilt.ts and mcp/board/prebuilt.ts the built assets as their values, in the compiled program only. */
 const prebuilt: BunPlugin = {
   name: "roomd-prebuilt-assets",
   setup(build) {
     build.onLoad({ filter: /[\\/]src[\\/]web[\\/]prebuilt\.ts$/ }, () => ({
       contents: `export const PREBUILT = ${JSON.stringify(sources)};\n`,
+      loader: "ts",
+    }));
+    build.onLoad({ filter: /[\\/]src[\\/]mcp[\\/]board[\\/]prebuilt\.ts$/ }, () => ({
+      contents: `export const PREBUILT_BOARD = ${JSON.stringify(board)};\n`,
       loader: "ts",
     }));
   },

@@ -1,10 +1,12 @@
 /**
  * What the tests of the shipped forms of roomd (the compiled binary, the npm package, the container image) share:
  * starting a roomd command the way a user would, and checking it from outside as a user would — its first-run key,
- * the probes, an MCP call with the official SDK client, and a room's page with its script and stylesheet.
+ * the probes, an MCP call with the official SDK client, the room board chat clients render, and a room's page with
+ * its script and stylesheet.
  */
 import { expect } from "bun:test";
 import { type Subprocess, spawn } from "bun";
+import { APP_MIME, BOARD_URI } from "../../src/mcp/board/ui.ts";
 import { connect } from "./mcp-client.ts";
 import { refuseWhileRegistering, waitUntilReady } from "./processes.ts";
 
@@ -105,7 +107,9 @@ export function printedKey(output: string): string {
 
 /**
  * Checks a running roomd as a user would: /health and /readyz answer 200 on the embedded store; with the key an MCP
- * client adds a task and reads it back; the room's page names a script and a stylesheet that are served.
+ * client adds a task and reads it back, and reads the room board's document (its script and style inlined); the
+ * room's page names a script and a stylesheet that are served. The page's assets and the board are built from
+ * client sources, which a compiled binary does not hold: both must come with it.
  */
 export async function checkServes(url: string, key: string): Promise<void> {
   const health = await fetch(`${url}/health`);
@@ -124,6 +128,11 @@ export async function checkServes(url: string, key: string): Promise<void> {
     expect(task.title).toBe("ship it");
     const plan = await client.call<{ tasks: { id: string }[] }>("read_plan", { roomId });
     expect(plan.tasks.map((t) => t.id)).toEqual([task.id]);
+    const board = await client.client.readResource({ uri: BOARD_URI });
+    const document = board.contents[0] as { mimeType?: string; text?: string };
+    expect(document.mimeType).toBe(APP_MIME);
+    expect(document.text).toContain("<title>Room board</title>");
+    expect(document.text).toMatch(/<script type="module">[^<]{1000,}/);
   } finally {
     await client.close();
   }

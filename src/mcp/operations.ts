@@ -100,7 +100,7 @@ function describe(message: Message, headers: Headers, catalog: Catalog): McpOper
 }
 
 /** A response's failure: its JSON-RPC error code, or `tool_error` for a tool's error result. */
-export function failureOf(message: Message): OperationError | undefined {
+function failureOf(message: Message): OperationError | undefined {
   if (typeof message.error === "object" && message.error !== null) {
     const { code, message: text } = message.error as { code?: unknown; message?: unknown };
     return { type: String(code ?? "_OTHER"), ...(typeof text === "string" ? { message: text } : {}) };

@@ -1,6 +1,6 @@
 /**
  * `bun bench/cpu.ts [--store sqlite,redis] [--eras 2025,2026-07-28] [--servers roomd,sdk2,sdk2-mcpserver]
- * [--agents 16] [--calls 8000] [--tasks 100] [--log-levels info] [--floor-calls 60000]
+ * [--agents 16] [--calls 8000] [--tasks 100] [--log-levels info] [--tracing off] [--floor-calls 60000]
  * [--workloads tools/list,get_shared_var,mixed] [--tries 3]`
  * CPU per tool call against a floor, side by side in one run. The floor is a bare Hono JSON POST handler
  * (bench/floor-server.ts: read a JSON body, answer a small JSON object) under the same load generator, the same
@@ -14,7 +14,8 @@
  * per request) and `sdk2-mcpserver` (a McpServer per request with the tools registered). CPU is
  * the process's user + system time from /proc, per call; on Redis also the redis-server main thread's CPU per
  * call. A phase during which other work took more than 10% of the machine is run again, up to `--tries` runs in
- * all (the cleanest is kept).
+ * all (the cleanest is kept). `--tracing off,on` runs each store with tracing off (no OTLP endpoint: the default)
+ * and on (exporting every span to a receiver in this process that counts and drops them, sampling everything).
  */
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
@@ -41,6 +42,7 @@ const { values } = parseArgs({
     calls: { type: "string", default: "8000" },
     tasks: { type: "string", default: "100" },
     "log-levels": { type: "string", default: "info" },
+    tracing: { type: "string", default: "off" },
     "floor-calls": { type: "string", default: "60000" },
     workloads: { type: "string", default: "tools/list,get_shared_var,mixed" },
     tries: { type: "string", default: "3" },
@@ -56,6 +58,7 @@ const floorCalls = Number(values["floor-calls"]);
 const list = (raw: string) => raw.split(",").filter(Boolean);
 const stores = list(values.store) as BenchStore[];
 const logLevels = list(values["log-levels"]);
+const tracingModes = list(values.tracing);
 const workloads = new Set(list(values.workloads));
 const eras = list(values.eras) as Era[];
 for (const era of eras) if (!ERAS.includes(era)) throw new Error(`--eras: one of ${ERAS.join(", ")}`);
@@ -117,15 +120,31 @@ async function floorPhase(label: string, era: Era): Promise<void> {
       tries,
     );
     floors.set(era, [...(floors.get(era) ?? []), usPerCall(r)]);
-    rows.push(row("—", "", "floor", era, `bare Hono JSON POST (floor, ${label})`, r));
+    rows.push(row("—", "", "—", "floor", era, `bare Hono JSON POST (floor, ${label})`, r));
   } finally {
     await floor.stop();
   }
 }
 
+/** Where a roomd with tracing on sends its spans: an OTLP/HTTP receiver that counts the spans and drops them. */
+let spansReceived = 0;
+const receiver = tracingModes.includes("on")
+  ? Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(req) {
+        const body = (await req.json()) as { resourceSpans?: { scopeSpans: { spans: unknown[] }[] }[] };
+        for (const r of body.resourceSpans ?? [])
+          for (const s of r.scopeSpans) spansReceived += s.spans.length;
+        return Response.json({});
+      },
+    })
+  : undefined;
+
 function row(
   store: string,
   logLevel: string,
+  tracing: string,
   server: string,
   era: Era,
   workload: string,
@@ -134,6 +153,7 @@ function row(
   return {
     store,
     LOG_LEVEL: logLevel,
+    tracing,
     server,
     era,
     workload,
@@ -154,12 +174,14 @@ function row(
  * workload measured in each era on one server after the other, so that the phases compared are measured minutes
  * apart at most, under the same load of a shared machine (a server waiting its turn is idle).
  */
-async function storePhases(store: BenchStore, logLevel: string): Promise<void> {
+async function storePhases(store: BenchStore, logLevel: string, tracing: string): Promise<void> {
+  const otel: Record<string, string> =
+    tracing === "on" ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver?.port}` } : {};
   const targets = new Map<string, BenchTarget>();
   try {
     for (const server of servers) {
       const { entry, env } = BENCH_SERVERS[server] ?? {};
-      const options = { env: { LOG_LEVEL: logLevel, ...env }, ...(entry ? { entry } : {}) };
+      const options = { env: { LOG_LEVEL: logLevel, ...otel, ...env }, ...(entry ? { entry } : {}) };
       targets.set(server, await startTarget(store, options));
     }
     // Warm-up: every server in every era, on rooms the small call then reads.
@@ -186,7 +208,9 @@ async function storePhases(store: BenchStore, logLevel: string): Promise<void> {
             era,
             next: await next(warm.get(server) ?? [], url),
           });
-          rows.push(row(store, logLevel, server, era, workload, await cleanestPhase(target, prepare, tries)));
+          rows.push(
+            row(store, logLevel, tracing, server, era, workload, await cleanestPhase(target, prepare, tries)),
+          );
         }
       }
     };
@@ -205,8 +229,10 @@ async function storePhases(store: BenchStore, logLevel: string): Promise<void> {
 
 const loadBefore = loadavg()[0] ?? 0;
 for (const era of eras) await floorPhase("first", era);
-for (const store of stores) for (const level of logLevels) await storePhases(store, level);
+for (const store of stores)
+  for (const level of logLevels) for (const mode of tracingModes) await storePhases(store, level, mode);
 for (const era of eras) await floorPhase("last", era);
+await receiver?.stop(true);
 
 const floorOf = new Map<Era, number>();
 for (const [era, measured] of floors) floorOf.set(era, measured.reduce((a, b) => a + b, 0) / measured.length);
@@ -225,6 +251,8 @@ const floorText = [...floors]
   .join("; ");
 console.log(
   `machine: ${cpus().length} × ${cpus()[0]?.model}; 1-min load average before: ${loadBefore.toFixed(2)}, ` +
-    `after: ${(loadavg()[0] ?? 0).toFixed(2)}; ${floorText}\n`,
+    `after: ${(loadavg()[0] ?? 0).toFixed(2)}; ${floorText}` +
+    (receiver ? `; spans received with tracing on: ${spansReceived}` : "") +
+    "\n",
 );
 console.log(table(rows));

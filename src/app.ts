@@ -1,8 +1,8 @@
 /**
  * createApp(deps): the Hono application. Middleware order: request id → Host check (a malformed Host is a 400) →
- * Origin check (every route but /health) → body cap (64 KB; /mcp brings its own 512 KB, the room import
- * IMPORT_MAX_BYTES) → routes (each route group brings its own authentication and rate limiting) → one onError that
- * logs with the request id and answers generically.
+ * Origin check (every route but the probes /health, /livez, /readyz) → body cap (64 KB; /mcp brings its own
+ * 512 KB, the room import IMPORT_MAX_BYTES) → routes (each route group brings its own authentication and rate
+ * limiting) → one onError that logs with the request id and answers generically.
  */
 import { Hono } from "hono";
 import pkg from "../package.json" with { type: "json" };
@@ -14,7 +14,7 @@ import { adminRoutes } from "./http/admin/index.ts";
 import { createFailureLimiter, type FailureLimiter } from "./http/auth-failures.ts";
 import { MAX_ROUTE_BODY_BYTES, routeBodyLimit } from "./http/body-limit.ts";
 import { roomErrorResponse } from "./http/errors.ts";
-import { healthRoutes } from "./http/health.ts";
+import { healthRoutes, PROBE_ROUTES } from "./http/health.ts";
 import { hostCheck } from "./http/host-check.ts";
 import { mcpRoutes } from "./http/mcp-route.ts";
 import { countRateLimited, countStoreRequests, httpMetrics } from "./http/metrics/instrument.ts";
@@ -31,9 +31,11 @@ import { createStreamSlots, type StreamSlots } from "./http/stream-slots.ts";
 import { createLiveRooms, type LiveRooms } from "./live/hub.ts";
 import { describeError, type Logger } from "./log.ts";
 import { CATALOG, type Catalog } from "./mcp/catalog.ts";
+import type { McpTracer } from "./mcp/operations.ts";
 import { RoomError } from "./protocol/errors.ts";
 import type { Clock } from "./protocol/time.ts";
 import type { RoomStore } from "./store/types.ts";
+import type { Tracing } from "./telemetry/tracing.ts";
 import { webRoutes } from "./web/index.ts";
 
 export interface AppDeps {
@@ -63,6 +65,7 @@ export interface AppDeps {
     | "webhooksPerRoom"
     | "importMaxBytes"
     | "cookieSecure"
+    | "storeTimeoutMs"
     | "conformanceFixtures"
   >;
   /** The process's live rooms: streams and waiters share one hub per room. */
@@ -79,6 +82,8 @@ export interface AppDeps {
   proxy?: Config["trustedProxy"];
   /** People's web sessions (docs/web.md): a session cookie authenticates every route but /mcp. */
   sessions: Sessions;
+  /** Spans per MCP request and notification, when tracing is on (telemetry/). */
+  mcpTracer?: McpTracer;
 }
 
 export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
@@ -89,13 +94,13 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   app.use(hostCheck());
   // Every route a browser could reach, present and future, unless listed as open.
   app.use(
-    originCheck({ host: deps.config.host, allowedOrigins: deps.config.allowedOrigins, open: ["/health"] }),
+    originCheck({ host: deps.config.host, allowedOrigins: deps.config.allowedOrigins, open: PROBE_ROUTES }),
   );
   // The room import brings its own cap (IMPORT_MAX_BYTES), enforced as its body streams in.
   app.use(
     routeBodyLimit({ maxSize: MAX_ROUTE_BODY_BYTES, except: ["/mcp", /^\/admin\/rooms\/[^/]+\/import$/] }),
   );
-  app.route("/", healthRoutes(deps.store));
+  app.route("/", healthRoutes(deps.store, { timeoutMs: deps.config.storeTimeoutMs }));
   // MCP is for agents and their keys: no cookie authenticates it.
   app.route(
     "/",
@@ -103,6 +108,7 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
       ...deps,
       sessions: null,
       onToolCall: deps.metrics.toolCall,
+      onOperation: deps.metrics.mcpOperation,
       conformanceFixtures: deps.config.conformanceFixtures === true,
     }),
   );
@@ -138,6 +144,7 @@ export function appDeps(
   logger: Logger,
   now: Clock,
   extraOperatorKeys: Config["operatorKeys"] = [],
+  tracing?: Pick<Tracing, "mcp" | "store">,
 ): AppDeps {
   const operatorKeys = [...config.operatorKeys, ...extraOperatorKeys];
   const keys = createKeyRing({ operatorKeys, apiKeys: config.apiKeys });
@@ -148,7 +155,8 @@ export function appDeps(
     version: pkg.version,
     liveRooms: () => live?.rooms ?? 0,
   });
-  const counted = countStoreRequests(store, metrics);
+  // With tracing on, each operation asked of the store inside a traced request is a span (telemetry/store-spans.ts).
+  const counted = countStoreRequests(tracing ? tracing.store(store) : store, metrics);
   live = createLiveRooms(counted);
   const gate = countRateLimited(createGate({ keys, store: counted, config }), metrics);
   return {
@@ -169,5 +177,6 @@ export function appDeps(
       ...(config.trustedProxy ? [config.trustedProxy.teamId] : []),
     ]),
     proxy: config.trustedProxy,
+    ...(tracing ? { mcpTracer: tracing.mcp } : {}),
   };
 }

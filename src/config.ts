@@ -7,6 +7,7 @@ import { z } from "zod";
 import { type Cidr, parseCidr } from "./protocol/cidr.ts";
 import { TEAM_ID } from "./protocol/ids.ts";
 import { HUMAN_ID } from "./protocol/principal.ts";
+import { type TracingSettings, tracingEnv, tracingSettings } from "./telemetry/settings.ts";
 
 /** The person who holds the first-run operator key when OPERATOR_NAME is not set (docs/people.md). */
 export const DEFAULT_OPERATOR_NAME = "local";
@@ -148,6 +149,8 @@ export type Config = StoreConfig & {
    * should hold no team's key. Operator keys may read it too.
    */
   metricsToken?: string;
+  /** OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT, …), or null: off, the default. */
+  tracing: TracingSettings | null;
 };
 
 /** The webhook settings (config fields the admin routes and the delivery worker read). */
@@ -385,6 +388,19 @@ const envSchema = z.object({
     .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .optional(),
   METRICS_TOKEN: metricsToken,
+  // Tracing (telemetry/settings.ts): off unless an OTLP endpoint is set.
+  OTEL_EXPORTER_OTLP_ENDPOINT: tracingEnv.OTEL_EXPORTER_OTLP_ENDPOINT,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: tracingEnv.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+  OTEL_EXPORTER_OTLP_HEADERS: tracingEnv.OTEL_EXPORTER_OTLP_HEADERS,
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: tracingEnv.OTEL_EXPORTER_OTLP_TRACES_HEADERS,
+  OTEL_EXPORTER_OTLP_PROTOCOL: tracingEnv.OTEL_EXPORTER_OTLP_PROTOCOL,
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: tracingEnv.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL,
+  OTEL_SERVICE_NAME: tracingEnv.OTEL_SERVICE_NAME,
+  OTEL_RESOURCE_ATTRIBUTES: tracingEnv.OTEL_RESOURCE_ATTRIBUTES,
+  OTEL_TRACES_SAMPLER: tracingEnv.OTEL_TRACES_SAMPLER,
+  OTEL_TRACES_SAMPLER_ARG: tracingEnv.OTEL_TRACES_SAMPLER_ARG,
+  OTEL_TRACES_EXPORTER: tracingEnv.OTEL_TRACES_EXPORTER,
+  OTEL_SDK_DISABLED: tracingEnv.OTEL_SDK_DISABLED,
 });
 
 export class ConfigError extends Error {
@@ -529,6 +545,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       importMaxBytes: e.IMPORT_MAX_BYTES,
       logLevel: e.LOG_LEVEL ?? "info",
       ...(e.METRICS_TOKEN ? { metricsToken: e.METRICS_TOKEN } : {}),
+      tracing: tracingSettings(e),
     };
   }
   throw new ConfigError(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);

@@ -1,9 +1,14 @@
-/** Entry: loadConfig(env) → openStore(config) → createApp(deps) → Bun.serve. */
+#!/usr/bin/env bun
+/**
+ * Entry: loadConfig(env) → openStore(config) → createApp(deps) → Bun.serve. Also the compiled `roomd` executable's
+ * entry, whose other commands (healthcheck, --version, --help) are in commands.ts.
+ */
 import { statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { ensureLocalKey, storeHoldsOperatorKey } from "./access/first-run.ts";
 import { appDeps, createApp } from "./app.ts";
 import { connectBlock } from "./clients.ts";
+import { healthcheck, parseCommand, USAGE, VERSION } from "./commands.ts";
 import { type Config, ConfigError, DEFAULT_OPERATOR_NAME, loadConfig, noKeysError } from "./config.ts";
 import { readOrCreateSigningKey } from "./live/webhooks/signing-key.ts";
 import { createWebhookWorker } from "./live/webhooks/worker.ts";
@@ -58,10 +63,22 @@ function warnOpenDataDir(config: Config, logger: Logger): void {
 }
 
 async function main(): Promise<void> {
+  const command = parseCommand(process.argv.slice(2));
+  if (typeof command === "object") {
+    process.stderr.write(command.error);
+    process.exit(2);
+  }
+  if (command === "version") return void process.stdout.write(`roomd ${VERSION}\n`);
+  if (command === "help") return void process.stdout.write(USAGE);
+  if (command === "healthcheck") process.exit(await healthcheck(loadConfig(process.env)));
   const loaded = loadConfig(process.env);
   const logger = createLogger(loaded.logLevel);
   const signingKey = webhookSigningKey(loaded);
   const config: Config = signingKey ? { ...loaded, webhookSigningKey: signingKey } : loaded;
+  // Tracing first (only when configured: the SDK is not even loaded otherwise), so the store's round trips are seen.
+  const tracing = config.tracing
+    ? (await import("./telemetry/tracing.ts")).startTracing(config.tracing, { version: VERSION })
+    : undefined;
   if (config.archiveDir !== undefined) {
     try {
       checkArchiveDir(config.archiveDir);
@@ -89,7 +106,7 @@ async function main(): Promise<void> {
     noKeys && config.store === "sqlite"
       ? await ensureLocalKey(config.sqlitePath, store, systemClock())
       : undefined;
-  const deps = appDeps(config, store, logger, systemClock);
+  const deps = appDeps(config, store, logger, systemClock, [], tracing);
   const app = createApp(deps);
   // Rooms past ROOM_TTL_DAYS are archived (ARCHIVE_DIR) before they go; the store keeps them until then.
   const lifetimeMs = roomLifetimeMs(config.roomTtlDays);
@@ -127,6 +144,7 @@ async function main(): Promise<void> {
     port: server.port,
     store: store.driver,
     webhooks: worker ? "on" : "off (set WEBHOOK_SIGNING_KEY)",
+    tracing: config.tracing ? { endpoint: new URL(config.tracing.url).origin } : "off",
     roomTtlDays: config.roomTtlDays ?? 30,
     archive: archiveDir ?? "off",
     eventRetention:
@@ -172,6 +190,8 @@ async function main(): Promise<void> {
     await worker?.stop();
     await archiver?.stop();
     await store.close();
+    // The spans still queued are sent before the process goes.
+    await tracing?.shutdown().catch(() => {});
     process.exit(0);
   };
   process.on("SIGINT", shutdown);

@@ -51,12 +51,17 @@ const ALLOWED: Record<string, string[]> = {
   web: ["protocol", "store", "http", "mcp", "live", "access", "log.ts", "config.ts", "clients.ts", "cli"],
   cli: ["protocol", "mcp", "log.ts", "clients.ts", "files.ts"],
   moving: ["protocol", "store", "config.ts", "log.ts", "files.ts"],
-  "config.ts": ["protocol", "store"],
+  // Tracing's settings (telemetry/settings.ts, zod only) are read with every other variable.
+  "config.ts": ["protocol", "store", "telemetry"],
+  // Tracing: spans around the MCP path's operations and the store's work; loaded by index.ts only when configured.
+  telemetry: ["protocol", "store", "mcp"],
+  // roomd's command line (healthcheck, --version): reads the bind address from the configuration.
+  "commands.ts": ["config.ts"],
   "log.ts": [],
   // Owner-only files and directories (data directory, database, keys, journals, exports): imports nothing.
   "files.ts": [],
   "clients.ts": ["protocol"],
-  "app.ts": ["protocol", "store", "http", "mcp", "access", "live", "web", "log.ts", "config.ts"],
+  "app.ts": ["protocol", "store", "http", "mcp", "access", "live", "web", "log.ts", "config.ts", "telemetry"],
   "index.ts": [
     "protocol",
     "store",
@@ -71,6 +76,8 @@ const ALLOWED: Record<string, string[]> = {
     "config.ts",
     "app.ts",
     "clients.ts",
+    "commands.ts",
+    "telemetry",
     // The entry starts the archiver of idle rooms (moving/archive.ts) beside the server and the webhook worker.
     "moving",
   ],

@@ -20,6 +20,7 @@ import { handleLegacy } from "../mcp/legacy.ts";
 import { deliverAnswers, onlyResponses } from "../mcp/legacy-asks.ts";
 import { isStreamedSubscribe, streamedSubscribe } from "../mcp/legacy-subscribe.ts";
 import { handleModern } from "../mcp/modern/handle.ts";
+import type { McpTracer, OnOperation } from "../mcp/operations.ts";
 import type { McpRequestDeps } from "../mcp/request-deps.ts";
 import { legacyParamsRefusal, readBody, rpcError } from "../mcp/server.ts";
 import { ROOM_FEATURES } from "../mcp/surface/methods.ts";
@@ -41,6 +42,10 @@ export interface McpRouteDeps extends AuthDeps {
   logger: Logger;
   /** Each tools/call's tool, outcome and seconds (the metrics). */
   onToolCall?: (tool: string, outcome: ToolOutcome, seconds: number) => void;
+  /** Each MCP request or notification, with how it ended and its seconds (the metrics). */
+  onOperation?: OnOperation;
+  /** Spans per MCP operation, when tracing is on. */
+  mcpTracer?: McpTracer;
   /** Subscription streams count with every other stream of the process and team. */
   streams: StreamSlots;
   /** CONFORMANCE_FIXTURES: the `conformance` profile exists (the official suite's fixtures). */
@@ -127,6 +132,8 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
         logger: deps.logger,
         requestId: c.get("requestId"),
         onToolCall: deps.onToolCall,
+        ...(deps.onOperation ? { onOperation: deps.onOperation } : {}),
+        ...(deps.mcpTracer ? { tracer: deps.mcpTracer } : {}),
         streams: { take: () => deps.streams.take(streamOwnerOf(principal)) },
         ...(deps.keepAliveMs !== undefined ? { keepAliveMs: deps.keepAliveMs } : {}),
         ...("failure" in admitted

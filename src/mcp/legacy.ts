@@ -10,6 +10,7 @@ import { ErrorCode, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonText } from "../protocol/json-text.ts";
 import { routeAsks } from "./legacy-asks.ts";
+import { observeOperations } from "./operations.ts";
 import { CAPABILITIES, INSTRUCTIONS, type McpRequestDeps, surfaceCallOf } from "./request-deps.ts";
 import { installGuards } from "./sdk-guards.ts";
 import { negotiate } from "./server.ts";
@@ -142,6 +143,7 @@ export async function handleLegacy(
   });
   await server.connect(transport);
   if (!json) routeAsks(transport, deps.principal);
+  if (deps.onOperation || deps.tracer) observeOperations(transport, request.headers, deps);
   // The transport reads only headers (the body is given parsed); most clients already list both types.
   const given = request.headers.get("accept") ?? "";
   const forTransport =

@@ -1,4 +1,5 @@
 /** What answering one MCP request needs, in either era. */
+import type { McpTracer, OnOperation } from "./operations.ts";
 import type { Features, SurfaceCall } from "./surface/types.ts";
 import type { Profile } from "./tool.ts";
 import type { ToolRunDeps } from "./tool-run.ts";
@@ -20,6 +21,10 @@ export interface McpRequestDeps extends ToolRunDeps {
   streams: SlotTaker;
   /** Keep-alive interval of subscription streams (tests shorten it). */
   keepAliveMs?: number;
+  /** Called once per MCP request or notification (the mcp.server.operation.duration histogram). */
+  onOperation?: OnOperation;
+  /** Spans per MCP request or notification; absent while tracing is off (operations.ts). */
+  tracer?: McpTracer;
 }
 
 /**

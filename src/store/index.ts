@@ -7,6 +7,8 @@ import { roomLifetimeMs } from "../protocol/limits.ts";
 import { VALUE_PIECES, type ValuePieces } from "../protocol/room-values.ts";
 import { type Clock, systemClock } from "../protocol/time.ts";
 import type { EventRetention } from "./move-types.ts";
+import type { ScriptClient } from "./redis/client.ts";
+import { roundTrips } from "./round-trips.ts";
 import type { RoomStore } from "./types.ts";
 
 const DAY_MS = 86_400_000;
@@ -24,6 +26,14 @@ export function retentionOf(
   config: Pick<StoreConfig, "eventRetentionDays" | "eventRetentionMax">,
 ): EventRetention {
   return { maxEvents: config.eventRetentionMax ?? 0, maxAgeMs: (config.eventRetentionDays ?? 0) * DAY_MS };
+}
+
+/** The Redis client, observed when something watches round trips (store/round-trips.ts). */
+async function observed(client: ScriptClient): Promise<ScriptClient> {
+  const observe = roundTrips.observe;
+  if (!observe) return client;
+  const { observeScriptClient } = await import("./redis/observed-client.ts");
+  return observeScriptClient(client, observe);
 }
 
 /**
@@ -54,9 +64,11 @@ export async function openStore(
         "./redis/index.ts"
       );
       const options = { timeoutMs: config.storeTimeoutMs };
-      const client = config.redisCluster
-        ? createClusterScriptClient(config.redisUrl, options)
-        : createTcpScriptClient(config.redisUrl, options);
+      const client = await observed(
+        config.redisCluster
+          ? createClusterScriptClient(config.redisUrl, options)
+          : createTcpScriptClient(config.redisUrl, options),
+      );
       return createRedisStore({
         client,
         driver: "redis",
@@ -69,7 +81,7 @@ export async function openStore(
     }
     case "upstash": {
       const { createRedisStore, createUpstashScriptClient } = await import("./redis/index.ts");
-      const client = createUpstashScriptClient(config.upstashUrl, config.upstashToken);
+      const client = await observed(createUpstashScriptClient(config.upstashUrl, config.upstashToken));
       return createRedisStore({
         client,
         driver: "upstash",

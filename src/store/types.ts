@@ -332,6 +332,12 @@ export type RoomChange =
 export interface ChangeFeed {
   /** Starts reporting the room's changes to `onChange`; the returned function stops. */
   watch(roomId: string, onChange: (change: RoomChange) => void): () => void;
+  /**
+   * Resolves once the feed's own connection to the store is up (a Redis subscription, a PostgreSQL LISTEN), rejects
+   * when it cannot be had now: what GET /readyz checks besides ping(). Absent on feeds that hold no connection of
+   * their own (SQLite's in-process signal, a REST client's polls, which ping() already covers).
+   */
+  probe?(): Promise<void>;
 }
 
 // ── webhooks ──────────────────────────────────────────────────────────────────────────────────────────────

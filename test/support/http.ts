@@ -27,6 +27,16 @@ export function postTool(
   });
 }
 
+/** GETs a probe (/livez, /readyz, /health), optionally from a browser's `origin`: its status and JSON body. */
+export async function probe(
+  url: string,
+  path: string,
+  origin?: string,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${url}${path}`, origin ? { headers: { Origin: origin } } : {});
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
 export function httpClient(base: string) {
   const request = async (
     method: string,

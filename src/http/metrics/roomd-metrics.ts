@@ -5,6 +5,7 @@
  * the webhook outcomes.
  */
 import type { ToolOutcome } from "../../mcp/call-path.ts";
+import type { McpOperation, OperationError } from "../../mcp/operations.ts";
 import { registerProcessMetrics } from "./process.ts";
 import { CollectedFamily, CounterFamily, HistogramFamily, Registry } from "./registry.ts";
 
@@ -13,12 +14,32 @@ export const TOOL_SECONDS_BUCKETS = [
   0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 ];
 
+/**
+ * mcp.server.operation.duration's buckets, in seconds, as OpenTelemetry's semantic conventions for MCP recommend
+ * (so dashboards built on them fit).
+ */
+export const MCP_OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+
+/** error.type values kept as they are: JSON-RPC's own codes and tool errors; any other is `_OTHER`. */
+const ERROR_TYPES = new Set([
+  "tool_error",
+  "-32700",
+  "-32600",
+  "-32601",
+  "-32602",
+  "-32603",
+  "-32000",
+  "-32001",
+]);
+
 export type DeliveryOutcome = "delivered" | "failed" | "dropped";
 
 export interface RoomdMetrics {
   readonly registry: Registry;
   /** One tools/call: `tool` is a catalog name or "unknown". */
   toolCall(tool: string, outcome: ToolOutcome, seconds: number): void;
+  /** One MCP request or notification, from its arrival to its answer (mcp.server.operation.duration). */
+  mcpOperation(operation: McpOperation, error: OperationError | undefined, seconds: number): void;
   /** One operation asked of the store. */
   storeRequest(): void;
   /** One HTTP answer: the matched route pattern (never the raw path) and the status. */
@@ -64,6 +85,14 @@ export function createRoomdMetrics(options: MetricsOptions): RoomdMetrics {
       "Time from the start of a tool call's work to its result, in seconds, by tool.",
       TOOL_SECONDS_BUCKETS,
       ["tool"],
+    ),
+  );
+  const operations = registry.add(
+    new HistogramFamily(
+      "mcp_server_operation_duration_seconds",
+      "MCP requests and notifications from arrival to answer, in seconds (OpenTelemetry's mcp.server.operation.duration), by method, tool and error type.",
+      MCP_OPERATION_BUCKETS,
+      ["mcp_method_name", "gen_ai_tool_name", "error_type"],
     ),
   );
   const store = registry
@@ -113,6 +142,7 @@ export function createRoomdMetrics(options: MetricsOptions): RoomdMetrics {
     { outcomes: Map<ToolOutcome, Series>; seconds: { observe(v: number): void } }
   >();
   const byRoute = new Map<string, Series>();
+  const byOperation = new Map<string, { observe(v: number): void }>();
   const byDelivery = new Map<DeliveryOutcome, Series>();
 
   return {
@@ -130,6 +160,16 @@ export function createRoomdMetrics(options: MetricsOptions): RoomdMetrics {
       }
       calls.inc();
       entry.seconds.observe(seconds);
+    },
+    mcpOperation(operation, error, seconds) {
+      const errorType = error === undefined ? "" : ERROR_TYPES.has(error.type) ? error.type : "_OTHER";
+      const key = `${operation.method} ${operation.tool ?? ""} ${errorType}`;
+      let series = byOperation.get(key);
+      if (!series) {
+        series = operations.labels(operation.method, operation.tool ?? "", errorType);
+        byOperation.set(key, series);
+      }
+      series.observe(seconds);
     },
     storeRequest: () => store.inc(),
     httpRequest(route, status) {

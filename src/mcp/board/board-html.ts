@@ -3,8 +3,10 @@
  * board.ts by Bun.build — a build of browser code named by path, not an import) and its style sheet, inlined, so
  * the document loads nothing, connects nowhere and runs under the MCP Apps hosts' default CSP (inline script and
  * style allowed, nothing else). Built once per process on first use, in memory: `bun run start` needs no build step.
+ * A compiled binary carries it already built (prebuilt.ts), since it holds no client sources to build from.
  */
 import { join } from "node:path";
+import { PREBUILT_BOARD } from "./prebuilt.ts";
 
 const CLIENT = join(import.meta.dir, "..", "..", "web", "client");
 
@@ -21,7 +23,8 @@ function inlineStyle(css: string): string {
   return css;
 }
 
-async function build(): Promise<string> {
+/** Builds the board's document from the client sources (what `bun run build` compiles into a binary). */
+export async function buildBoardHtml(): Promise<string> {
   const result = await Bun.build({
     entrypoints: [join(CLIENT, "board.ts")],
     target: "browser",
@@ -60,7 +63,8 @@ let built: Promise<string> | undefined;
 
 /** The board's HTML, built on first call (a failed build is retried by the next call). */
 export function boardHtml(): Promise<string> {
-  built ??= build().catch((error: unknown) => {
+  if (PREBUILT_BOARD !== undefined) return Promise.resolve(PREBUILT_BOARD);
+  built ??= buildBoardHtml().catch((error: unknown) => {
     built = undefined;
     throw error;
   });

@@ -5,6 +5,7 @@
  * unknown ones answer 404 with -32601. Nothing is built per request that does not depend on the request.
  */
 import { MODERN_VERSION, SUPPORTED_VERSIONS } from "../eras.ts";
+import { startOperation, type WatchedOperation } from "../operations.ts";
 import { CAPABILITIES, INSTRUCTIONS, type McpRequestDeps, surfaceCallOf } from "../request-deps.ts";
 import { negotiate } from "../server.ts";
 import { answerSurface, SURFACE_METHODS } from "../surface/methods.ts";
@@ -63,33 +64,64 @@ const failed = (id: ModernRequest["id"], failure: McpFailure) =>
 export async function handleModern(http: Request, body: unknown, deps: McpRequestDeps): Promise<Response> {
   const checked = checkEnvelope(http.headers, body);
   if ("refused" in checked) return checked.refused;
-  if ("notification" in checked) return new Response(null, { status: 202 });
-  const request = checked.ok;
+  // Each request or notification is one operation (metrics, and a span when tracing is on: operations.ts).
+  const operation = startOperation(body, http.headers, deps);
+  if ("notification" in checked) {
+    operation?.end();
+    return new Response(null, { status: 202 });
+  }
+  if (!operation) return answerRequest(http, checked.ok, deps);
+  return operation.run(async () => {
+    try {
+      return await answerRequest(http, checked.ok, deps, operation);
+    } catch (error) {
+      operation.end({ type: "-32603" });
+      throw error;
+    }
+  });
+}
+
+async function answerRequest(
+  http: Request,
+  request: ModernRequest,
+  deps: McpRequestDeps,
+  operation?: WatchedOperation,
+): Promise<Response> {
   const { id, method, params } = request;
   const sse = !negotiate(http.headers.get("accept")).json;
   try {
+    let response: Response;
     switch (method) {
       case "server/discover":
-        return answer(envelopeText(id, discoverText(deps.profile)), sse);
+        response = answer(envelopeText(id, discoverText(deps.profile)), sse);
+        break;
       case "tools/list":
-        return answer(envelopeText(id, toolsListText(deps.catalog, deps.profile)), sse);
+        response = answer(envelopeText(id, toolsListText(deps.catalog, deps.profile)), sse);
+        break;
+      // A tool call ends its operation itself, once its result is known (a streamed one after its notifications).
       case "tools/call":
-        return await toolCall(http, request, deps, sse);
+        return await toolCall(http, request, deps, sse, operation);
       case "subscriptions/listen":
-        return await listen(http, request, deps, surfaceCall(deps, request, http.signal));
+        response = await listen(http, request, deps, surfaceCall(deps, request, http.signal));
+        break;
+      default: {
+        if (!SURFACE_METHODS.has(method))
+          throw new McpFailure(-32601, `Method not found: ${method.slice(0, 100)}`);
+        const result = await answerSurface(
+          method,
+          params,
+          surfaceCall(deps, request, http.signal),
+          deps.features,
+        );
+        response = answer(envelopeText(id, JSON.stringify(modernResult(method, result))), sse);
+      }
     }
-    if (!SURFACE_METHODS.has(method))
-      throw new McpFailure(-32601, `Method not found: ${method.slice(0, 100)}`);
-    const result = await answerSurface(
-      method,
-      params,
-      surfaceCall(deps, request, http.signal),
-      deps.features,
-    );
-    return answer(envelopeText(id, JSON.stringify(modernResult(method, result))), sse);
+    operation?.end();
+    return response;
   } catch (error) {
-    if (error instanceof McpFailure) return failed(id, error);
-    throw error;
+    if (!(error instanceof McpFailure)) throw error;
+    operation?.end({ type: String(error.code), message: error.message });
+    return failed(id, error);
   }
 }
 
@@ -102,6 +134,7 @@ async function toolCall(
   request: ModernRequest,
   deps: McpRequestDeps,
   sse: boolean,
+  operation?: WatchedOperation,
 ): Promise<Response> {
   const { id, params } = request;
   if (typeof params.name !== "string")
@@ -129,6 +162,7 @@ async function toolCall(
   };
   const run = async () => {
     const { result, json } = await runTool(deps, params.name as string, args, signal, io);
+    operation?.end(result.isError === true ? { type: "tool_error" } : undefined);
     if (json !== undefined && !("resultType" in result)) {
       // The answer's JSON is both the text content and structuredContent: serialised once, spliced in twice.
       const structured = result.structuredContent !== undefined ? `,"structuredContent":${json.raw}` : "";
@@ -147,6 +181,7 @@ async function toolCall(
         error instanceof McpFailure
           ? error
           : new McpFailure(-32603, `Internal error (request ${deps.requestId})`);
+      operation?.end({ type: String(failure.code), message: failure.message });
       stream.finish(
         JSON.stringify({
           jsonrpc: "2.0",

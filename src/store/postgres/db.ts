@@ -13,6 +13,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { SQL } from "bun";
 import { errors, RoomError, StoreFault } from "../../protocol/errors.ts";
+import { sendStatement } from "../sql/run.ts";
 
 export type Param = string | number | boolean | null | undefined;
 
@@ -187,6 +188,7 @@ export function openPg(options: PgOptions): Pg {
 
   function query<Row, P extends unknown[]>(text: string): Statement<Row, P> {
     const compiled = compile(text);
+    const operation = /^\s*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase() ?? "SQL";
     const values = (params: unknown[]): unknown[] => {
       if (compiled.names) {
         const named = (params[0] ?? {}) as Record<string, unknown>;
@@ -197,9 +199,10 @@ export function openPg(options: PgOptions): Pg {
     const exec = async (params: unknown[]) => {
       // Without parameters the simple protocol runs it, so a migration may hold several statements.
       const bound = values(params);
-      const result = await (bound.length > 0
-        ? runner().unsafe(compiled.text, bound as never[])
-        : runner().unsafe(compiled.text));
+      const send = () =>
+        bound.length > 0 ? runner().unsafe(compiled.text, bound as never[]) : runner().unsafe(compiled.text);
+      // Through the shared runner's one hook, which tracing watches (sql/run.ts sendStatement).
+      const result = await sendStatement({ system: "postgresql", operation, text: compiled.text }, send);
       return result as unknown[] & { count?: number; affectedRows?: number };
     };
     return {

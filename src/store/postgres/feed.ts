@@ -111,6 +111,11 @@ export function createPgFeed(pg: Pg): PgFeed {
           if (set.size === 0 && listeners.get(roomId) === set) listeners.delete(roomId);
         };
       },
+      // The LISTEN connection the feed uses (opened now if nothing is watched yet): refused while it is down.
+      async probe() {
+        listen();
+        if (!(await listening)) throw new Error("the change feed's LISTEN connection is down");
+      },
     },
     appended(roomId, seq) {
       queue()?.push(`${roomId} ${seq}`);

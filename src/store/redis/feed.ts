@@ -62,8 +62,15 @@ export function createRedisFeed(client: ScriptClient, run: RunOptions, pollMs = 
       };
     },
     close: () => backend.close(),
+    // A subscription of a channel no room uses, dropped at once: the subscribing connection answers now.
+    ...(client.subscribeSharded
+      ? { probe: async () => void (await (await client.subscribeSharded?.(PROBE_CHANNEL, () => {}))?.()) }
+      : {}),
   };
 }
+
+/** The channel GET /readyz subscribes to (no script publishes on it). */
+const PROBE_CHANNEL = "roomd:{readyz}:probe";
 
 interface Backend {
   start(roomId: string): void;

@@ -8,7 +8,12 @@
  *
  * Measured cost of the indirection on SQLite: under 50 ns per statement (two generator objects), against ~1–10 µs
  * for the statement itself; see docs/benchmarks.md ("One body for both SQL drivers").
+ *
+ * A statement sent to a database server (PostgreSQL's; SQLite's are calls on the file, with no round trip) goes
+ * through sendStatement, the one hook where the store's SQL round trips are watched (tracing: store/round-trips.ts):
+ * the shared bodies' statements and the driver's own (its rate charges, sessions, pings and migrations) alike.
  */
+import { type RoundTrip, roundTrips } from "../round-trips.ts";
 
 /**
  * A step of an operation body that ends with a T. What it yields is a driver's pending answer (a promise on
@@ -71,6 +76,15 @@ export async function runAsync<T>(op: Op<T>): Promise<T> {
     step = op.next(value);
   }
   return step.value;
+}
+
+/**
+ * Sends one statement to the database server with `send`, handed to the round-trip observer when one is set (the
+ * process traces); otherwise sent as it is, at the cost of one property read.
+ */
+export function sendStatement<T>(trip: RoundTrip, send: () => Promise<T>): Promise<T> {
+  const observe = roundTrips.observe;
+  return observe ? observe(trip, send) : send();
 }
 
 /** A step that is done at once with `value`: a SQLite statement's answer, or a branch with nothing to run. */

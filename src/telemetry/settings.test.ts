@@ -27,6 +27,7 @@ describe("tracing settings", () => {
       resourceAttributes: {},
       sampler: "parentbased_always_on",
       ratio: 1,
+      scheduleDelayMs: 1000,
     });
     const both = loadConfig({
       OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
@@ -37,6 +38,7 @@ describe("tracing settings", () => {
       OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=prod",
       OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
       OTEL_TRACES_SAMPLER_ARG: "0.25",
+      OTEL_BSP_SCHEDULE_DELAY: "250",
     }).tracing;
     expect(both).toEqual({
       url: "https://traces.example/otlp/spans",
@@ -45,6 +47,7 @@ describe("tracing settings", () => {
       resourceAttributes: { "deployment.environment": "prod" },
       sampler: "parentbased_traceidratio",
       ratio: 0.25,
+      scheduleDelayMs: 250,
     });
   });
 
@@ -54,7 +57,11 @@ describe("tracing settings", () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
       OTEL_EXPORTER_OTLP_HEADERS: "secret-token-without-a-key",
       OTEL_TRACES_SAMPLER_ARG: "2",
+      OTEL_BSP_SCHEDULE_DELAY: "5",
     });
+    expect(text).toContain(
+      "OTEL_BSP_SCHEDULE_DELAY: must be a whole number of milliseconds from 10 to 60000",
+    );
     expect(text).toContain("OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:// or https:// URL");
     expect(text).toContain("OTEL_EXPORTER_OTLP_PROTOCOL: roomd exports OTLP over HTTP as JSON");
     expect(text).toContain("OTEL_EXPORTER_OTLP_HEADERS: must be key=value pairs");

@@ -26,6 +26,8 @@ export interface TracingSettings {
   sampler: SamplerName;
   /** OTEL_TRACES_SAMPLER_ARG for the ratio samplers (default 1). */
   ratio: number;
+  /** ms between two exports of finished spans (OTEL_BSP_SCHEDULE_DELAY; roomd's default 1000). */
+  scheduleDelayMs: number;
 }
 
 const SAMPLERS: readonly SamplerName[] = [
@@ -100,6 +102,12 @@ export const tracingEnv = {
     .min(0, { error: "must be a number from 0 to 1" })
     .max(1, { error: "must be a number from 0 to 1" })
     .optional(),
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce
+    .number({ error: "must be a whole number of milliseconds from 10 to 60000" })
+    .int({ error: "must be a whole number of milliseconds from 10 to 60000" })
+    .min(10, { error: "must be a whole number of milliseconds from 10 to 60000" })
+    .max(60_000, { error: "must be a whole number of milliseconds from 10 to 60000" })
+    .optional(),
   OTEL_TRACES_EXPORTER: z.enum(["otlp", "none"], { error: "must be otlp or none" }).optional(),
   OTEL_SDK_DISABLED: z.enum(["true", "false", ""], { error: "must be true or false" }).optional(),
 };
@@ -127,5 +135,6 @@ export function tracingSettings(e: TracingEnv): TracingSettings | null {
     resourceAttributes: parsePairs(e.OTEL_RESOURCE_ATTRIBUTES ?? "") ?? {},
     sampler: e.OTEL_TRACES_SAMPLER ?? "parentbased_always_on",
     ratio: e.OTEL_TRACES_SAMPLER_ARG ?? 1,
+    scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY ?? 1000,
   };
 }

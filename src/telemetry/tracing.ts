@@ -59,7 +59,7 @@ export function startTracing(settings: TracingSettings, info: { version: string 
       "service.version": info.version,
     }),
     sampler: sampler(settings.sampler, settings.ratio),
-    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 1000 })],
+    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: settings.scheduleDelayMs })],
   });
   trace.setGlobalTracerProvider(provider);
   const tracer = provider.getTracer("roomd", info.version);

@@ -55,7 +55,9 @@ describe("Redis outage under three roomd processes", () => {
 
   test("calls fail with Store unavailable, /health 503, admin 200; after restart a fresh room audits clean", async () => {
     redis = await startRedisServer();
-    const env = { ...BASE_ENV, STORE: "redis", REDIS_URL: redis.url, STORE_TIMEOUT_MS: "500" };
+    // A stopped Redis refuses connections at once, so the outage's calls fail fast whatever the timeout; 2 s keeps a
+    // loaded machine's slow answers (load 20 in a CI run) from passing for the outage's, before and after it.
+    const env = { ...BASE_ENV, STORE: "redis", REDIS_URL: redis.url, STORE_TIMEOUT_MS: "2000" };
     servers.push(...(await Promise.all([spawnServer(env), spawnServer(env), spawnServer(env)])));
     const urls = servers.map((s) => s.url);
 
@@ -229,7 +231,9 @@ describe("PostgreSQL killed and restarted under three roomd processes", () => {
       ...BASE_ENV,
       STORE: "postgres",
       DATABASE_URL: await postgres.createDatabase(),
-      STORE_TIMEOUT_MS: "500",
+      // A killed PostgreSQL refuses connections at once, so the outage's calls fail fast whatever the timeout; 2 s
+      // keeps a loaded machine's slow answers (load 20 in a CI run) from passing for the outage's after it.
+      STORE_TIMEOUT_MS: "2000",
     };
     servers.push(...(await Promise.all([spawnServer(env), spawnServer(env), spawnServer(env)])));
     const urls = servers.map((s) => s.url);

@@ -9,6 +9,7 @@
  */
 import type { RoomScope } from "../store/types.ts";
 import type { LiveRooms, RoomHub, Watcher } from "./hub.ts";
+import { nap } from "./nap.ts";
 
 export interface ChangeWait {
   live: LiveRooms;
@@ -58,13 +59,9 @@ export async function waitForChange(options: ChangeWait): Promise<boolean> {
       }
       const left = deadline - performance.now();
       if (left <= 0) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        woken = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      const sleep = nap(left);
+      woken = sleep.wake;
+      await sleep.done;
       woken = undefined;
     }
     return moved();

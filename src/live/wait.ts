@@ -13,6 +13,7 @@
 import type { RoomEvent, UnreadBatch } from "../protocol/records.ts";
 import type { RoomScope, RoomStore } from "../store/types.ts";
 import { type LiveRooms, RoomGone, type RoomHub, type Watcher } from "./hub.ts";
+import { nap } from "./nap.ts";
 
 export interface WaitOptions {
   store: RoomStore;
@@ -113,13 +114,9 @@ export async function waitForEvents(options: WaitOptions): Promise<WaitResult> {
       const left = deadline - performance.now();
       if (left <= 0) break;
       if (dirty) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        woken = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      const sleep = nap(left);
+      woken = sleep.wake;
+      await sleep.done;
       woken = undefined;
     }
     return { ...(await peek()), timedOut: true };

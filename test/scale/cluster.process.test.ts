@@ -131,7 +131,10 @@ describe("three roomd processes on a Redis Cluster while the busy room's primary
     });
     await reached(load, 1 / 3);
     // Once its replica holds every write it acknowledged (asynchronous replication may otherwise lose the last
-    // acknowledged writes, as Redis documents): what is tested is roomd's side of the failover.
+    // acknowledged writes, as Redis documents): what is tested is roomd's side of the failover. The primary's
+    // writes pause until then, so the outage starts there: a write that waited out its store timeout in the
+    // pause fails before the kill (CI's process tier saw five such, the replica being slow to catch up).
+    const outageFrom = Date.now();
     const failover = await cluster.killPrimaryOf(
       slot,
       (at) => {
@@ -152,11 +155,11 @@ describe("three roomd processes on a Redis Cluster while the busy room's primary
         `kill), longest call ${longest} ms, ` +
         `${report.tasks} tasks, ${report.events} events; problems ${JSON.stringify(auditProblems(report))}`,
     );
-    // The failover bit, and every failure is the documented one, inside the failover window.
+    // The failover bit, and every failure is the documented one, inside the outage (pause, kill, promotion).
     expect(failed.length).toBeGreaterThan(0);
     expect(describeCalls(failed.filter((c) => !c.error?.startsWith(STORE_UNAVAILABLE)))).toEqual([]);
     expect(
-      describeCalls(failed.filter((c) => c.endedAt < killedAt || c.startedAt > promotedAt + TIMEOUT_MS)),
+      describeCalls(failed.filter((c) => c.endedAt < outageFrom || c.startedAt > promotedAt + TIMEOUT_MS)),
     ).toEqual([]);
     // Nothing hangs: a tool call makes at most a few store calls (limiter, claim handshake), each bounded.
     expect(longest).toBeLessThan(4 * TIMEOUT_MS);

@@ -19,6 +19,7 @@ import type { EventRetention } from "../../src/store/move-types.ts";
 import { keySlot } from "../../src/store/redis/cluster/slot.ts";
 import type { RoomStore, StoreDriver } from "../../src/store/types.ts";
 import { sharedPostgres } from "./postgres.ts";
+import { stopWithTestProcess } from "./processes.ts";
 import { redisCommand, sharedRedisCluster } from "./redis-cluster.ts";
 import { freePort, sharedRedis } from "./redis-server.ts";
 import { startUpstashFront } from "./upstash-front.ts";
@@ -161,9 +162,21 @@ export function redisClusterE2e(): E2eStore {
 }
 
 let front: ReturnType<typeof startUpstashFront> | undefined;
-/** One Upstash-compatible REST front over the shared redis-server, for every test file of this process. */
+/**
+ * One Upstash-compatible REST front over the shared redis-server, for every test file of this process. Stopped and
+ * forgotten with the shared servers: a worker that keeps its modules across files (`--no-isolate`) without the
+ * run's servers gets a new redis-server for its next file, and a front kept over the old one answered every
+ * Upstash test of the later files "Store unavailable".
+ */
 export async function sharedUpstashFront() {
-  front ??= startUpstashFront({ redisUrl: (await sharedRedis()).url });
+  if (!front) {
+    const started = sharedRedis().then((redis) => startUpstashFront({ redisUrl: redis.url }));
+    front = started;
+    stopWithTestProcess(async () => {
+      front = undefined;
+      await (await started).stop();
+    });
+  }
   return front;
 }
 

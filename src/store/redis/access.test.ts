@@ -106,6 +106,10 @@ describe("round trips", () => {
       "resolveKey (unknown)": await roundTrips(() => store.resolveKey(s.teamId, digest(), rate)),
       consumeRate: await roundTrips(() => store.consumeRate(s.teamId, rate)),
       listKeys: await roundTrips(() => store.listKeys(s.teamId)),
+      // The team is indexed already (it has a key): a rotation is its one script.
+      rotateKey: await roundTrips(() =>
+        store.rotateKey(s.teamId, key.keyId, newKey(s.teamId), iso(t + 60_000), 50),
+      ),
       deleteKey: await roundTrips(() => store.deleteKey(s.teamId, key.keyId)),
       createInvite: await roundTrips(() => store.createInvite(invite, 50)),
       resolveInvite: await roundTrips(() => store.resolveInvite(s.roomId, invite.digest)),
@@ -119,6 +123,33 @@ describe("round trips", () => {
     await store.createRoom({ ...s, roomId: `r-${id8()}` });
     expect(await roundTrips(() => store.listRooms(s.teamId))).toBe(1 + 2);
     expect(await roundTrips(() => store.deleteRoom(s))).toBe(2);
+  });
+});
+
+describe("a key's use", () => {
+  test("lastUsedAt is a field of the team's key_used hash, written inside the lookup's one script, once a minute", async () => {
+    const s = newScope();
+    const key = newKey(s.teamId);
+    await store.createKey(key, 50);
+    const rate = { bucket: "tools", limit: 100, windowMs: 60_000 } as const;
+    const used = () => raw.send("HGET", [`team:{${s.teamId}}:key_used`, key.keyId]);
+    // Without a charge the lookup is a read: one round trip, nothing written.
+    expect(await roundTrips(() => store.resolveKey(s.teamId, key.digest))).toBe(1);
+    expect(await used()).toBeNull();
+    // The charged lookup, the charge and the use: still one round trip.
+    expect(await roundTrips(() => store.resolveKey(s.teamId, key.digest, rate))).toBe(1);
+    expect(await used()).toBe(String(t));
+    const first = t;
+    t += 30_000;
+    expect(await roundTrips(() => store.resolveKey(s.teamId, key.digest, rate))).toBe(1);
+    expect(await used()).toBe(String(first));
+    t += 30_000;
+    expect(await roundTrips(() => store.resolveKey(s.teamId, key.digest, rate))).toBe(1);
+    expect(await used()).toBe(String(t));
+    expect((await store.listKeys(s.teamId))[0]?.lastUsedAt).toBe(iso(t));
+    // Deleting the key forgets its use.
+    await store.deleteKey(s.teamId, key.keyId);
+    expect(await used()).toBeNull();
   });
 });
 

@@ -62,6 +62,10 @@ export function roomsOf(principal: Principal): readonly string[] | undefined {
   return principal.rooms;
 }
 
+/** The room a call names when it names none: an invite's, or the one room of a key scoped to one room. */
+export const defaultRoom = (principal: Principal): string | undefined =>
+  principal.allowedRoomId ?? (principal.rooms?.length === 1 ? principal.rooms[0] : undefined);
+
 /** A key narrowed by a scope (rooms or readOnly): of the admin API it may use only GET /admin/me. */
 export const isScoped = (principal: Principal): boolean =>
   principal.rooms !== undefined || principal.readOnly === true;

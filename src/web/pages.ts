@@ -114,7 +114,8 @@ export function pageRoutes(deps: WebDeps & { publicGate: PublicGate }): Hono {
           member: member ? "1" : "0",
           me: who?.principal.humanId ? `human:${who.principal.humanId}` : "",
           operator: who?.principal.kind === "operator" ? "1" : "0",
-          role: role ?? "",
+          // A read-only key reads as a viewer would: the page offers it nothing that writes.
+          role: who?.principal.readOnly === true && role !== undefined ? "viewer" : (role ?? ""),
           // A person's invite reaches this room only: it cannot fork it into a room of its own.
           fork: member && who?.principal.kind !== "invite" && may("fork") ? "1" : "0",
         },

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { type CountingClient, countingClient } from "../../../bench/round-trips-measure.ts";
 import { type RedisServer, startRedisServer } from "../../../test/support/redis-server.ts";
+import { KEY_USE_STEP_MS, keyLive, useDue } from "../../protocol/key-life.ts";
 import { iso } from "../../protocol/time.ts";
 import type { NewInvite, NewKey } from "../access-types.ts";
 import type { RoomScope, RoomStore } from "../types.ts";
@@ -150,6 +151,37 @@ describe("a key's use", () => {
     // Deleting the key forgets its use.
     await store.deleteKey(s.teamId, key.keyId);
     expect(await used()).toBeNull();
+  });
+});
+
+describe("the key rules in Lua agree with protocol/key-life.ts", () => {
+  test("useDue and keyLive: RESOLVE_KEY writes a use and finds a key exactly when the TypeScript rules say so", async () => {
+    const rate = { bucket: "tools", limit: 1000, windowMs: 60_000 } as const;
+    for (const ago of [
+      undefined,
+      0,
+      1,
+      KEY_USE_STEP_MS - 1,
+      KEY_USE_STEP_MS,
+      KEY_USE_STEP_MS + 1,
+      3_600_000,
+    ]) {
+      for (const ahead of [undefined, -1, 0, 1, 60_000]) {
+        const key = {
+          ...newKey(`t-${id8()}`),
+          ...(ago !== undefined ? { lastUsedAt: iso(t - ago) } : {}),
+          ...(ahead !== undefined ? { expiresAt: iso(t + ahead) } : {}),
+        };
+        await store.createKey(key, 50);
+        const found = (await store.resolveKey(key.teamId, key.digest, rate)).key !== null;
+        const live = keyLive(ahead === undefined ? undefined : t + ahead, t);
+        expect({ ago, ahead, found }).toEqual({ ago, ahead, found: live });
+        const used = await raw.send("HGET", [`team:{${key.teamId}}:key_used`, key.keyId]);
+        const due = live && useDue(ago === undefined ? undefined : t - ago, t);
+        const expected = due ? String(t) : ago === undefined ? null : String(t - ago);
+        expect({ ago, ahead, used }).toEqual({ ago, ahead, used: expected });
+      }
+    }
   });
 });
 

@@ -102,6 +102,14 @@ for (const make of E2E_STORES) {
       expect((await http.get(`/room/${mine}`, scopedKey)).status).toBe(200);
       const message = await http.post(`/rooms/${notMine}/messages`, scopedKey, { text: "hi" });
       expect(message.status).toBe(404);
+      // A fork is a new room: never one outside the key's rooms.
+      const fork = await http.post(`/rooms/${mine}/fork`, scopedKey, { newRoomId: `${base}-fork` });
+      expect(fork.status).toBe(403);
+      expect(fork.body.error).toContain("This key reaches only its own rooms");
+      expect((await http.post(`/rooms/${mine}/fork`, scopedKey, {})).status).toBe(403);
+      expect((await http.tool(team.secret, "read_plan", { roomId: `${base}-fork` })).text).toContain(
+        '"tasks":[]',
+      );
     });
 
     test("a scoped key may use only GET /admin/me of the admin API", async () => {
@@ -118,6 +126,14 @@ for (const make of E2E_STORES) {
           expect(answer.status, `${method} ${path}`).toBe(403);
           expect(answer.body, `${method} ${path}`).toEqual({ error: SCOPED_ADMIN });
         }
+      }
+      // The dashboard's stream names every room of the team: refused to a scoped key too.
+      for (const key of [scopedKey, readOnlyKey]) {
+        const stream = await fetch(`${server.url}/dashboard/stream`, {
+          headers: { Authorization: `Bearer ${key}` },
+        });
+        expect(stream.status).toBe(403);
+        expect(await stream.json()).toEqual({ error: SCOPED_ADMIN });
       }
       expect((await http.get("/admin/me", readOnlyKey)).body).toMatchObject({ readOnly: true });
       expect((await http.get("/admin/me", scopedKey)).body).toMatchObject({ rooms: [mine, alsoMine] });

@@ -59,7 +59,9 @@ export function toolsListText(catalog: Catalog, profile: Profile, readOnly = fal
   const id = readOnly ? `${profile} read` : profile;
   let text = byProfile.get(id);
   if (text === undefined) {
-    text = JSON.stringify(modernResult("tools/list", { tools: catalog.listing(profile, readOnly) }));
+    const result = modernResult("tools/list", { tools: catalog.listing(profile, readOnly) });
+    // A read-only key's list depends on the key (protocol/key-life.ts): not to be shared with other callers.
+    text = JSON.stringify(readOnly ? { ...result, cacheScope: "private" } : result);
     byProfile.set(id, text);
   }
   return text;

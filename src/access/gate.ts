@@ -89,6 +89,9 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
           keyId: key.keyId,
           ...(key.boundAgentId ? { boundAgentId: key.boundAgentId } : {}),
           ...(humanId !== undefined ? { humanId } : {}),
+          // The key's scope rides on the principal, so every layer checks it from there (protocol/key-life.ts).
+          ...(key.rooms !== undefined ? { rooms: key.rooms } : {}),
+          ...(key.readOnly === true ? { readOnly: true as const } : {}),
         };
         return decide(principal, decision);
       }

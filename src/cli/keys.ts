@@ -14,6 +14,39 @@ interface KeyRow {
   boundAgentId?: string;
   humanId?: string;
   hint: string;
+  expiresAt?: string;
+  lastUsedAt?: string;
+  rooms?: string[];
+  readOnly?: boolean;
+  rotatedTo?: string;
+}
+
+/** What a key may reach: its rooms scope and read-only, or the whole team. */
+const scopeOf = (row: KeyRow) =>
+  [row.rooms ? `rooms ${row.rooms.join(",")}` : "", row.readOnly ? "read-only" : ""]
+    .filter(Boolean)
+    .join(", ") || "team";
+
+/** " (rooms a,b, read-only, until …)" for a narrowed or expiring key; "" for a plain one. */
+function detailOf(row: KeyRow): string {
+  const parts = [
+    scopeOf(row) === "team" ? "" : scopeOf(row),
+    row.expiresAt ? `until ${when(row.expiresAt)}` : "",
+  ];
+  const shown = parts.filter(Boolean).join(", ");
+  return shown === "" ? "" : ` (${shown})`;
+}
+
+/** The --rooms list: comma-separated room ids (the server checks each). */
+function roomsOption(values: OptionValues): string[] | undefined {
+  const given = str(values, "rooms");
+  if (given === undefined) return undefined;
+  const rooms = given
+    .split(",")
+    .map((r) => r.trim())
+    .filter((r) => r !== "");
+  if (rooms.length === 0) throw new UsageError("--rooms must name at least one room id (a,b,c)");
+  return rooms;
 }
 
 interface InviteRow {
@@ -46,35 +79,49 @@ const whoOf = (row: { boundAgentId?: string; humanId?: string }) =>
   row.humanId ? `human:${row.humanId}` : row.boundAgentId ? `agent ${row.boundAgentId}` : "agent (unbound)";
 
 /** A duration: seconds, or a number with s, m, h or d. */
-export function seconds(value: string): number {
+export function seconds(value: string, option = "--expires"): number {
   const m = /^(\d{1,9})([smhd]?)$/.exec(value.trim());
   if (!m)
     throw new UsageError(
-      `--expires must be a duration such as 3600, 90m, 12h or 7d, got ${JSON.stringify(value)}`,
+      `${option} must be a duration such as 3600, 90m, 12h or 7d, got ${JSON.stringify(value)}`,
     );
   return Number(m[1]) * { "": 1, s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as "" | "s" | "m" | "h" | "d"];
 }
 
 export const keys: Command = {
   name: "keys",
-  summary: "the team's keys: list, create (for an agent or a person), revoke",
+  summary:
+    "the team's keys: list, create (for an agent or a person, with a lifetime and a scope), rotate, revoke",
   help: `usage:
   roomctl keys [--json]                                       the team's dynamic keys
-  roomctl keys create [--agent X | --human Y] [--note N] [--json]
+  roomctl keys create [--agent X | --human Y] [--note N] [--expires D] [--rooms a,b] [--read-only] [--json]
                                                               a new key; its secret is shown once
+  roomctl keys rotate <key-id> [--grace D] [--expires D] [--json]
+                                                              a successor key (secret shown once); the old
+                                                              key keeps working for the grace (default 1h)
   roomctl keys revoke <key-id> [--json]                       the key stops working at once
 
 --agent X binds the key to agent X (it can act only as X: give it to that agent);
 --human Y makes a person's key (only a person may). Neither: an unbound agent key.
+--expires D: the key stops working after D (seconds, or 90m, 12h, 7d); without it, never
+(a rotated key's successor gets the old key's lifetime). --rooms a,b: the key reaches only these
+rooms; --read-only: it may only read. A scoped key cannot use the admin API (keys, rooms, invites).
+The list shows when each key expires and when it was last used (to the minute).
 
 examples:
-  roomctl keys create --agent backend --note "backend claude"
+  roomctl keys create --agent backend --note "backend claude" --expires 30d
   roomctl keys create --agent backend --json | jq -r .secret
+  roomctl keys create --agent watcher --rooms my-project --read-only
+  roomctl keys rotate k_local_ab12cd34 --grace 10m
   roomctl keys revoke k_local_ab12cd34`,
   options: {
     agent: { type: "string" },
     human: { type: "string" },
     note: { type: "string" },
+    expires: { type: "string" },
+    rooms: { type: "string" },
+    "read-only": { type: "boolean" },
+    grace: { type: "string" },
     json: { type: "boolean" },
   },
   async run({ values, positionals }) {
@@ -92,7 +139,14 @@ examples:
             { head: "FOR", get: (k) => whoOf(k) },
             { head: "SECRET", get: (k) => k.hint, style: () => "dim" },
             { head: "CREATED", get: (k) => when(k.createdAt) },
-            { head: "NOTE", get: (k) => k.note ?? "", max: 60 },
+            { head: "EXPIRES", get: (k) => (k.expiresAt ? when(k.expiresAt) : "never") },
+            { head: "LAST USED", get: (k) => (k.lastUsedAt ? when(k.lastUsedAt) : "never") },
+            { head: "SCOPE", get: (k) => scopeOf(k), max: 40 },
+            {
+              head: "NOTE",
+              get: (k) => (k.rotatedTo ? `rotated to ${k.rotatedTo}; ` : "") + (k.note ?? ""),
+              max: 60,
+            },
           ],
           "No keys (roomctl keys create --agent <id>).",
         );
@@ -100,15 +154,46 @@ examples:
     }
     if (action === "create") {
       noMore(positionals, 1);
-      only(values, ["agent", "human", "note", "json"], "keys create");
+      only(values, ["agent", "human", "note", "expires", "rooms", "read-only", "json"], "keys create");
       const note = str(values, "note");
-      const body = { ...whose(values, "boundAgentId"), ...(note !== undefined ? { note } : {}) };
+      const expires = str(values, "expires");
+      const rooms = roomsOption(values);
+      const body = {
+        ...whose(values, "boundAgentId"),
+        ...(note !== undefined ? { note } : {}),
+        ...(expires !== undefined ? { expiresIn: seconds(expires) } : {}),
+        ...(rooms !== undefined ? { rooms } : {}),
+        ...(values["read-only"] === true ? { readOnly: true } : {}),
+      };
       const made = await connect().post<KeyRow & { secret: string }>("/admin/keys", body);
       if (values.json) printJson(made);
       else
         out(
-          clean(`Created key ${made.keyId} for ${whoOf(made)}. Its secret, shown only this once:`) +
-            `\n${clean(made.secret)}`,
+          clean(
+            `Created key ${made.keyId} for ${whoOf(made)}${detailOf(made)}. Its secret, shown only this once:`,
+          ) + `\n${clean(made.secret)}`,
+        );
+      return 0;
+    }
+    if (action === "rotate") {
+      const keyId = required(positionals, 1, "<key-id>");
+      noMore(positionals, 2);
+      only(values, ["grace", "expires", "json"], "keys rotate");
+      const grace = str(values, "grace");
+      const expires = str(values, "expires");
+      const body = {
+        ...(grace !== undefined ? { graceSeconds: seconds(grace, "--grace") } : {}),
+        ...(expires !== undefined ? { expiresIn: seconds(expires) } : {}),
+      };
+      const made = await connect().post<
+        KeyRow & { secret: string; rotated: { keyId: string; expiresAt: string } }
+      >(`/admin/keys/${seg(keyId)}/rotate`, body);
+      if (values.json) printJson(made);
+      else
+        out(
+          clean(
+            `Rotated ${keyId}: it keeps working until ${when(made.rotated.expiresAt)}. Its successor ${made.keyId} (for ${whoOf(made)}, ${scopeOf(made)}), secret shown only this once:`,
+          ) + `\n${clean(made.secret)}`,
         );
       return 0;
     }
@@ -121,7 +206,7 @@ examples:
       else out(clean(`Revoked ${keyId}.`));
       return 0;
     }
-    throw new UsageError(`unknown keys action ${JSON.stringify(action)} (list, create, revoke)`);
+    throw new UsageError(`unknown keys action ${JSON.stringify(action)} (list, create, rotate, revoke)`);
   },
 };
 

@@ -10,6 +10,7 @@
 import { Hono } from "hono";
 import { ACCESS_DENIED } from "../protocol/errors.ts";
 import { isRoomId } from "../protocol/ids.ts";
+import { reachesRoom } from "../protocol/key-life.ts";
 import type { Clock } from "../protocol/time.ts";
 import type { RoomStore } from "../store/types.ts";
 import { type AuthDeps, checkBearer } from "./auth.ts";
@@ -40,7 +41,7 @@ export function roomPageRoutes(deps: RoomPageDeps): Hono<RequestIdEnv> {
       const admitted = await checkBearer(c, deps, "tools");
       if ("failure" in admitted) return admitted.failure;
       const { principal } = admitted;
-      if (principal.allowedRoomId !== undefined && principal.allowedRoomId !== roomId) {
+      if (!reachesRoom(principal, roomId)) {
         return c.json({ error: ACCESS_DENIED }, 404);
       }
       teamId = principal.teamId;

@@ -3,12 +3,14 @@
  * key that may read the room), `after` / `Last-Event-ID` resume, `agentId` and `types` filters, limits per team and
  * per process. Streams end when the client goes, and all of them at shutdown (LiveRooms.close).
  */
+
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { LiveRooms } from "../live/hub.ts";
 import { joinExisting, openRoomStream } from "../live/stream.ts";
 import { errors, RoomError } from "../protocol/errors.ts";
 import { AGENT_ID, isRoomId } from "../protocol/ids.ts";
+import { reachesRoom } from "../protocol/key-life.ts";
 import { LIMITS } from "../protocol/limits.ts";
 import { hasControl } from "../protocol/validation.ts";
 import { type AuthDeps, checkBearer } from "./auth.ts";
@@ -65,7 +67,7 @@ export function streamRoutes(deps: StreamRouteDeps) {
     const { principal } = admitted;
     const roomId = c.req.param("roomId");
     if (!isRoomId(roomId)) throw errors.denied();
-    if (principal.allowedRoomId !== undefined && principal.allowedRoomId !== roomId) throw errors.denied();
+    if (!reachesRoom(principal, roomId)) throw errors.denied();
     const after = resumeAfter(c);
     const types = typesOf(c.req.query("types"));
     let agent = c.req.query("agentId") || undefined;

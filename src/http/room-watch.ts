@@ -17,6 +17,7 @@ import type { LiveRooms } from "../live/hub.ts";
 import { joinExisting, openRoomStream } from "../live/stream.ts";
 import { ACCESS_DENIED, errors } from "../protocol/errors.ts";
 import { isRoomId } from "../protocol/ids.ts";
+import { reachesRoom } from "../protocol/key-life.ts";
 import type { Clock } from "../protocol/time.ts";
 import type { RoomStore } from "../store/types.ts";
 import { addressKey } from "./address-limit.ts";
@@ -78,7 +79,7 @@ export function roomWatchRoutes(deps: RoomWatchDeps): Hono<RequestIdEnv> {
       if ("failure" in admitted) return admitted.failure;
       const { principal } = admitted;
       if (!isRoomId(roomId)) throw errors.denied();
-      if (principal.allowedRoomId !== undefined && principal.allowedRoomId !== roomId) throw errors.denied();
+      if (!reachesRoom(principal, roomId)) throw errors.denied();
       const scope = { roomId, teamId: principal.teamId, mayClaim: false };
       const view = await readRoomView(deps.store, scope, true);
       if (!view.info.exists) throw errors.denied();

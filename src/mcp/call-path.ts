@@ -5,10 +5,12 @@
  * role → handler → result (structuredContent, replayed) or an error written for the model. Handlers only do their
  * own work.
  */
+
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { LiveRooms } from "../live/hub.ts";
 import { errors, RoomError, type RoomErrorKind, STORE_UNAVAILABLE } from "../protocol/errors.ts";
 import { type JsonText, jsonText } from "../protocol/json-text.ts";
+import { defaultRoom, keyLifeErrors, reachesRoom } from "../protocol/key-life.ts";
 import { peopleErrors } from "../protocol/people.ts";
 import type { Principal } from "../protocol/principal.ts";
 import { describeIssues, findIllFormed, unknownKey } from "../protocol/validation.ts";
@@ -126,6 +128,8 @@ function fingerprint(tool: string, args: Record<string, unknown>): string {
 
 /** Refusals that are not worth a handler: each is an expected RoomError. */
 function prepare(tool: ToolDefinition, raw: unknown, deps: CallDeps) {
+  // A read-only key: every write is refused before its arguments are looked at (protocol/key-life.ts).
+  if (deps.principal.readOnly === true && isMutating(tool)) throw keyLifeErrors.readOnly(tool.name);
   if (raw !== undefined && (raw === null || typeof raw !== "object" || Array.isArray(raw))) {
     throw new RoomError("invalid", "Invalid arguments: arguments: expected an object");
   }
@@ -187,7 +191,7 @@ function fillFromContext(tool: ToolDefinition, given: Record<string, unknown>, d
       throw new RoomError("invalid", `Invalid arguments: arguments: ${unknownKey(sent, known)} (${where})`);
     }
   }
-  const room = deps.context?.roomId ?? deps.principal.allowedRoomId;
+  const room = deps.context?.roomId ?? defaultRoom(deps.principal);
   const agent = deps.context?.agentId ?? deps.principal.boundAgentId;
   if (tool.room && room !== undefined) given.roomId ??= room;
   if (agent !== undefined) for (const field of requiredActingOf(tool)) given[field] ??= agent;
@@ -218,11 +222,14 @@ function fillFromContext(tool: ToolDefinition, given: Record<string, unknown>, d
   }
 }
 
-/** The room a call works on: an invite reaches only its own room (any other reads as missing) and never claims. */
+/**
+ * The room a call works on: an invite reaches only its own room and never claims; a scoped key only its rooms
+ * (protocol/key-life.ts). Any other room reads as missing.
+ */
 function roomScope(principal: Principal, roomId: string): RoomScope {
   const { allowedRoomId, teamId } = principal;
+  if (!reachesRoom(principal, roomId)) throw errors.denied();
   if (allowedRoomId === undefined) return { roomId, teamId };
-  if (roomId !== allowedRoomId) throw errors.denied();
   return { roomId, teamId, mayClaim: false };
 }
 

@@ -5,7 +5,14 @@
  */
 import { z } from "zod";
 import { portable } from "./portable-schema.ts";
-import { PROFILES, type Profile, publishedInput, type ToolDefinition, type ToolUi } from "./tool.ts";
+import {
+  isMutating,
+  PROFILES,
+  type Profile,
+  publishedInput,
+  type ToolDefinition,
+  type ToolUi,
+} from "./tool.ts";
 import { agentroomTools } from "./tools/agentroom.ts";
 import { boardTools } from "./tools/board.ts";
 import { boardActTools } from "./tools/board-acts.ts";
@@ -47,8 +54,11 @@ export interface ListedTool {
 export interface Catalog {
   readonly tools: readonly ToolDefinition[];
   get(name: string): ToolDefinition | undefined;
-  /** The tools/list result of a profile, built once. */
-  listing(profile: Profile): readonly ListedTool[];
+  /**
+   * The tools/list result of a profile, built once; with `readOnly` (a read-only key, protocol/key-life.ts), only
+   * its read tools — the tools whose effect is "read", the same source as their readOnlyHint.
+   */
+  listing(profile: Profile, readOnly?: boolean): readonly ListedTool[];
 }
 
 /**
@@ -98,13 +108,16 @@ export function createCatalog(tools: readonly ToolDefinition[]): Catalog {
     byName.set(tool.name, tool);
   }
   const listings = new Map<Profile, readonly ListedTool[]>();
+  const readListings = new Map<Profile, readonly ListedTool[]>();
   for (const profile of PROFILES) {
-    listings.set(profile, tools.filter((t) => t.profiles.includes(profile)).map(listing));
+    const shown = tools.filter((t) => t.profiles.includes(profile));
+    listings.set(profile, shown.map(listing));
+    readListings.set(profile, shown.filter((t) => !isMutating(t)).map(listing));
   }
   return {
     tools,
     get: (name) => byName.get(name),
-    listing: (profile) => listings.get(profile) ?? [],
+    listing: (profile, readOnly) => (readOnly ? readListings : listings).get(profile) ?? [],
   };
 }
 

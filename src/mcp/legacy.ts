@@ -89,7 +89,8 @@ export async function handleLegacy(
   const surface = (): SurfaceCall => surfaceCallOf(deps, request.signal);
   server.fallbackRequestHandler = async (req, extra) => {
     if (req.method === "tools/list") {
-      return { tools: (splice ? LISTING_MARKER : deps.catalog.listing(deps.profile)) as never };
+      const readOnly = deps.principal.readOnly === true;
+      return { tools: (splice ? LISTING_MARKER : deps.catalog.listing(deps.profile, readOnly)) as never };
     }
     try {
       if (SURFACE_METHODS.has(req.method))
@@ -151,7 +152,10 @@ export async function handleLegacy(
       ? request
       : new Request(request.url, { method: "POST", headers: transportHeaders(request, negotiated.accept) });
   const response = await transport.handleRequest(forTransport, { parsedBody: body });
-  if (splice) return spliced(response, () => [[LISTING_QUOTED, listingBytes(deps.catalog, deps.profile)]]);
+  if (splice)
+    return spliced(response, () => [
+      [LISTING_QUOTED, listingBytes(deps.catalog, deps.profile, deps.principal.readOnly === true)],
+    ]);
   if (!loneCall) return response;
   return spliced(response, () => {
     if (answer === undefined) return [];

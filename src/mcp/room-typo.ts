@@ -4,7 +4,9 @@
  * invite's one room), and they are the same whether the id asked for is missing or another team's, so the answer
  * still tells nothing about other teams. It runs only on that refusal: a successful call pays nothing.
  */
+
 import { closestNames } from "../protocol/closest.ts";
+import { defaultRoom, roomsOf } from "../protocol/key-life.ts";
 import type { Principal } from "../protocol/principal.ts";
 import { roomHint } from "../protocol/records.ts";
 import type { RoomStore } from "../store/types.ts";
@@ -26,10 +28,13 @@ export async function closestRooms(
   store: Pick<RoomStore, "usableRooms">,
 ): Promise<string[]> {
   let mine: string[];
-  if (principal.allowedRoomId !== undefined) mine = [principal.allowedRoomId];
+  // A scoped principal is told only of the rooms it may reach (an invite's one room, a scoped key's rooms).
+  const only = roomsOf(principal);
+  if (only !== undefined && principal.allowedRoomId !== undefined) mine = [...only];
   else {
     try {
-      mine = (await store.usableRooms(principal.teamId)).slice(0, TYPO_SCAN_MAX).map((r) => r.roomId);
+      const rooms = (await store.usableRooms(principal.teamId)).map((r) => r.roomId);
+      mine = (only === undefined ? rooms : rooms.filter((r) => only.includes(r))).slice(0, TYPO_SCAN_MAX);
     } catch {
       mine = [];
     }
@@ -76,5 +81,5 @@ export function askedRoom(
 ): string | undefined {
   const given = raw !== null && typeof raw === "object" ? (raw as Record<string, unknown>).roomId : undefined;
   if (typeof given === "string") return given;
-  return header ?? principal.allowedRoomId;
+  return header ?? defaultRoom(principal);
 }

@@ -13,17 +13,18 @@ export const LISTING_QUOTED = JSON.stringify(LISTING_MARKER);
 const encoder = new TextEncoder();
 
 /** Each catalog's tools/list arrays, serialised once per profile (~116 KB for `full`: ~250 µs to stringify). */
-const serialised = new WeakMap<Catalog, Map<Profile, Uint8Array>>();
-export function listingBytes(catalog: Catalog, profile: Profile): Uint8Array {
+const serialised = new WeakMap<Catalog, Map<string, Uint8Array>>();
+export function listingBytes(catalog: Catalog, profile: Profile, readOnly = false): Uint8Array {
   let byProfile = serialised.get(catalog);
   if (!byProfile) {
     byProfile = new Map();
     serialised.set(catalog, byProfile);
   }
-  let bytes = byProfile.get(profile);
+  const id = readOnly ? `${profile} read` : profile;
+  let bytes = byProfile.get(id);
   if (!bytes) {
-    bytes = encoder.encode(JSON.stringify(catalog.listing(profile)));
-    byProfile.set(profile, bytes);
+    bytes = encoder.encode(JSON.stringify(catalog.listing(profile, readOnly)));
+    byProfile.set(id, bytes);
   }
   return bytes;
 }

@@ -13,6 +13,10 @@ export interface Principal {
   boundAgentId?: string;
   /** Set for invites: the one room this principal may touch. */
   allowedRoomId?: string;
+  /** Set for a key scoped to some rooms (protocol/key-life.ts): every other room reads as missing. */
+  rooms?: readonly string[];
+  /** Set for a read-only key (protocol/key-life.ts): every write is refused before its arguments are checked. */
+  readOnly?: true;
   /**
    * Set exactly for people (operator keys, the first-run key, human dynamic keys and invites, the proxy's
    * users): 1-64 chars of [A-Za-z0-9_.@-]. A principal without it is an agent.

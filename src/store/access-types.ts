@@ -26,6 +26,19 @@ export interface KeyRecord {
   humanId?: string;
   /** "****" + the secret's last 4 chars. */
   hint: string;
+  /** When the key stops working (POST /admin/keys expiresIn, or a rotation's grace); absent: never. */
+  expiresAt?: string;
+  /**
+   * The key's last admitted use, coarse: a charged resolveKey records it only when it is missing or at least a
+   * minute old (protocol/key-life.ts KEY_USE_STEP_MS). Absent: never used.
+   */
+  lastUsedAt?: string;
+  /** Some rooms only (1..N room ids): every other room reads as missing (protocol/key-life.ts). */
+  rooms?: string[];
+  /** Reads only: every write tool and non-GET room route is refused. */
+  readOnly?: true;
+  /** Set once the key was rotated: its successor's key id (a key is rotated at most once). */
+  rotatedTo?: string;
 }
 
 export interface NewKey extends KeyRecord {
@@ -105,9 +118,12 @@ export interface RoomSummaryView {
 export interface AccessStore {
   // ── keys (team slot) ──────────────────────────────────────────────────────────────────────────────────
   /**
-   * Auth and rate limit in one atomic step: finds the dynamic key of `teamId` with this digest; when found and
-   * `rate` is given, charges the team's `rate.bucket` window (the same window consumeRate(teamId, …) charges).
-   * Unknown digest → {key: null}, and nothing is charged or written.
+   * Auth and rate limit in one atomic step: finds the unexpired key of `teamId` with this digest; when found and
+   * `rate` is given, charges the team's `rate.bucket` window (the same window consumeRate(teamId, …) charges) and,
+   * in the same step, records the use (lastUsedAt = now) when lastUsedAt is missing or at least a minute old
+   * (protocol/key-life.ts useDue). The record answered shows lastUsedAt as it was before this lookup. Without
+   * `rate` it is a pure read. Unknown digest or expired key (expiresAt <= now) → {key: null}, and nothing is
+   * charged or written.
    */
   resolveKey(
     teamId: string,
@@ -115,10 +131,26 @@ export interface AccessStore {
     rate?: RateRequest,
   ): Promise<{ key: KeyRecord | null; rate?: RateDecision }>;
   /**
-   * Stores a key unless the team already has `maxKeys` dynamic keys (errors.keyLimit(maxKeys)). Operator-kind
-   * keys do not count towards the limit. Concurrent creations never exceed the limit.
+   * Stores a key unless the team already has `maxKeys` unexpired dynamic keys (errors.keyLimit(maxKeys)).
+   * Operator-kind and expired keys do not count towards the limit. Concurrent creations never exceed the limit.
+   * Every field of the record is stored as given (lastUsedAt and rotatedTo too: `bun run migrate` copies them).
    */
   createKey(key: NewKey, maxKeys: number): Promise<KeyRecord>;
+  /**
+   * Rotation, in one atomic step: when `teamId` has the unexpired dynamic key `keyId`, stores `successor` (under the
+   * same limit as createKey: the old key still counts) and ends the old key at `graceEndsAt` — never later than its
+   * own expiresAt — marking it rotatedTo the successor. null (nothing written) when there is no such live dynamic
+   * key; keyLifeErrors.rotated when the key was already rotated (of two concurrent rotations one wins, the other
+   * gets this); errors.keyLimit(maxKeys) at the limit. The caller copies the old key's binding, note and scope into
+   * the successor.
+   */
+  rotateKey(
+    teamId: string,
+    keyId: string,
+    successor: NewKey,
+    graceEndsAt: string,
+    maxKeys: number,
+  ): Promise<{ rotated: KeyRecord; successor: KeyRecord } | null>;
   /**
    * Provisioning: stores the first key of a team that has no key and no room yet; errors.teamExists when the team
    * already has a key (dynamic or operator) or a room. Atomic: two concurrent provisions of one team → one winner.

@@ -11,6 +11,7 @@ import { checkBearer } from "../http/auth.ts";
 import { eventStream, tooManyStreams } from "../http/stream-slots.ts";
 import { RoomGone, type Watcher } from "../live/hub.ts";
 import { RoomError } from "../protocol/errors.ts";
+import { isScoped, keyLifeErrors } from "../protocol/key-life.ts";
 import type { WebDeps } from "./shared.ts";
 
 /** How often a dashboard stream lists the team's rooms again (rooms made by agents on other processes). */
@@ -31,6 +32,8 @@ export function dashboardStreamRoutes(deps: WebDeps): Hono {
     const { principal } = admitted;
     if (principal.kind === "invite" || principal.boundAgentId !== undefined)
       throw new RoomError("forbidden", "Only team keys and people can watch the team's rooms");
+    // It names every room of the team: a key scoped to some rooms (or read-only) may not list them.
+    if (isScoped(principal)) throw keyLifeErrors.scopedAdmin();
     const teamId = principal.teamId;
     // A dashboard's stream is one of the team's streams, and of the process's.
     const slot = deps.streams.take({ teamId });

@@ -76,6 +76,29 @@ ${options.body}
 }
 
 /** A page that says what went wrong (404 for a room that is not there, …). */
+/**
+ * What a key scoped to some rooms (or read-only) sees in place of the dashboard, whose administration it may not
+ * use: why, and links to the rooms it may open.
+ */
+export function scopedPage(
+  options: Pick<PageOptions, "assets" | "csrf" | "person">,
+  text: string,
+  rooms: readonly string[],
+): Html {
+  const title = "Your rooms";
+  const links = rooms.map((room) => html`<li><a href="/room/${room}">${room}</a></li>`);
+  return page({
+    ...options,
+    title,
+    script: "login",
+    body: html`<section class="card narrow" aria-labelledby="h-scoped"><h1 id="h-scoped">${title}</h1><p>${text}</p>${
+      rooms.length > 0
+        ? html`<ul class="scoped-rooms">${links}</ul>`
+        : html`<p>None of its rooms exists yet.</p>`
+    }</section>`,
+  });
+}
+
 export function messagePage(assets: Assets, title: string, text: string): Html {
   return page({
     title,

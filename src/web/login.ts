@@ -28,7 +28,7 @@ import type { Principal } from "../protocol/principal.ts";
 import { assets } from "./assets.ts";
 import { page, pageHeaders } from "./layout.ts";
 import type { WebDeps } from "./shared.ts";
-import { safeNext, signedIn } from "./shared.ts";
+import { homeOf, safeNext, signedIn } from "./shared.ts";
 
 /** The sign-in form's one-time cookie (its CSRF token is derived from it). */
 const LOGIN_COOKIE = "roomd_login";
@@ -147,7 +147,7 @@ ${
     deleteCookie(c, LOGIN_COOKIE, { path: "/login" });
     setSessionCookie(c, deps, result.id);
     const { principal } = result;
-    const home = principal.allowedRoomId !== undefined ? `/room/${principal.allowedRoomId}` : "/dashboard";
+    const home = homeOf(principal);
     return c.json({
       ok: true,
       humanId: principal.humanId,

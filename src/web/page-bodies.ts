@@ -145,11 +145,14 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
         <input id="key-id" name="id" required pattern="[A-Za-z0-9_.:@\\-]{1,64}" placeholder="an agent id, or a person's name" spellcheck="false" autocomplete="off"></div>
       <div class="field"><label for="key-note">Note</label>
         <input id="key-note" name="note" maxlength="200" placeholder="what the key is for (optional)" autocomplete="off"></div>
+      <div class="field"><label for="key-days">Days</label>
+        <input id="key-days" name="days" type="number" min="1" max="3650" placeholder="never expires" aria-describedby="key-days-hint"></div>
+      <p id="key-days-hint" class="sr">Leave Days empty for a key that never expires.</p>
       <button type="submit">Create key</button>
     </form>
     <div id="key-secret" class="secret" hidden></div>
     <div class="table-wrap"><table id="keys"><caption class="sr">The team's keys</caption>
-      <thead><tr><th scope="col">Key</th><th scope="col">For</th><th scope="col">Note</th><th scope="col">Created</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
+      <thead><tr><th scope="col">Key</th><th scope="col">For</th><th scope="col">Note</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
       <tbody></tbody></table></div>
   </section>
   <section aria-labelledby="h-invites" class="card">

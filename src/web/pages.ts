@@ -4,15 +4,17 @@
  * requests that do not prefer HTML on). The HTML is a shell rendered here with every value escaped; the page's
  * script reads the state from the JSON routes and keeps it live from the room's stream.
  */
+
 import type { Context, Next } from "hono";
 import { Hono } from "hono";
 import { csrfToken } from "../access/sessions.ts";
 import type { PublicGate } from "../http/public-gate.ts";
 import { isRoomId } from "../protocol/ids.ts";
+import { isScoped, reachesRoom } from "../protocol/key-life.ts";
 import { type Act, mayAct, type Role } from "../protocol/roles.ts";
 import { roleIn } from "../store/room-roles.ts";
 import { assets } from "./assets.ts";
-import { messagePage, page, pageHeaders } from "./layout.ts";
+import { messagePage, page, pageHeaders, scopedPage } from "./layout.ts";
 import { dashboardBody, roomBody } from "./page-bodies.ts";
 import { type SignedIn, signedIn, type WebDeps } from "./shared.ts";
 
@@ -45,9 +47,18 @@ export function pageRoutes(deps: WebDeps & { publicGate: PublicGate }): Hono {
   app.get("/dashboard", async (c) => {
     const who = await signedIn(c, deps);
     if (!who) return c.redirect("/login?next=/dashboard", 303);
-    // A person's invite opens one room: that room is their dashboard.
-    if (who.principal.allowedRoomId !== undefined) return c.redirect(who.home, 303);
+    // A person's invite (or a key scoped to one room) opens one room: that room is their dashboard.
+    if (who.home !== "/dashboard") return c.redirect(who.home, 303);
     pageHeaders(c);
+    // A scoped key may not use the administration the dashboard is made of: it is shown the rooms it may open.
+    if (isScoped(who.principal)) {
+      const live = (await deps.store.listRooms(who.principal.teamId)).map((r) => r.roomId);
+      const rooms = live.filter((room) => reachesRoom(who.principal, room));
+      const what = who.principal.readOnly === true ? "read-only" : "scoped to some rooms";
+      const text = `You signed in with a key that is ${what}: it cannot manage keys, rooms or invites. Open a room:`;
+      const options = { assets: await assets(), csrf: csrfToken(who.id), person: personOf(who) };
+      return c.html(scopedPage(options, text, rooms));
+    }
     const operator = who.principal.kind === "operator";
     return c.html(
       page({
@@ -71,14 +82,15 @@ export function pageRoutes(deps: WebDeps & { publicGate: PublicGate }): Hono {
     let role: Role | undefined;
     if (who && isRoomId(roomId)) {
       const { principal } = who;
-      if (principal.allowedRoomId === undefined || principal.allowedRoomId === roomId) {
+      if (reachesRoom(principal, roomId)) {
         const scope = { roomId, teamId: principal.teamId, mayClaim: false };
         const info = await deps.store.roomInfo(scope).catch(() => null);
         member = info?.exists === true;
         if (member) role = await roleIn(deps.store, scope, principal);
       }
     }
-    const may = (act: Act) => role !== undefined && mayAct(role, act);
+    // A read-only key is offered nothing that writes (its writes would be refused).
+    const may = (act: Act) => role !== undefined && who?.principal.readOnly !== true && mayAct(role, act);
     if (!member) {
       if (deps.config.roomSummary !== "public") {
         if (!who)
@@ -102,7 +114,8 @@ export function pageRoutes(deps: WebDeps & { publicGate: PublicGate }): Hono {
           member: member ? "1" : "0",
           me: who?.principal.humanId ? `human:${who.principal.humanId}` : "",
           operator: who?.principal.kind === "operator" ? "1" : "0",
-          role: role ?? "",
+          // A read-only key reads as a viewer would: the page offers it nothing that writes.
+          role: who?.principal.readOnly === true && role !== undefined ? "viewer" : (role ?? ""),
           // A person's invite reaches this room only: it cannot fork it into a room of its own.
           fork: member && who?.principal.kind !== "invite" && may("fork") ? "1" : "0",
         },

@@ -1,4 +1,5 @@
 /** What every page route shares: its dependencies, who is signed in, and where a sign-in may lead back to. */
+
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { SESSION_COOKIE, type Sessions } from "../access/sessions.ts";
@@ -6,6 +7,7 @@ import type { Config } from "../config.ts";
 import { type AuthDeps, proxiedPerson } from "../http/auth.ts";
 import type { StreamSlots } from "../http/stream-slots.ts";
 import type { LiveRooms } from "../live/hub.ts";
+import { defaultRoom } from "../protocol/key-life.ts";
 import type { Principal } from "../protocol/principal.ts";
 import type { Clock } from "../protocol/time.ts";
 import type { StoredSession } from "../store/session-types.ts";
@@ -41,8 +43,16 @@ export async function signedIn(c: Context, deps: WebDeps): Promise<SignedIn | nu
   const found = await deps.sessions.admit(id, "meta", proxiedPerson(c, deps.proxy));
   if (!found?.admission.ok) return null;
   const { principal } = found.admission;
-  const home = principal.allowedRoomId !== undefined ? `/room/${principal.allowedRoomId}` : "/dashboard";
-  return { id, session: found.session, principal, home };
+  return { id, session: found.session, principal, home: homeOf(principal) };
+}
+
+/**
+ * Where a person lands: an invite's room, or the one room of a key scoped to one room; everyone else the dashboard
+ * (which shows a scoped key its rooms instead of the administration it may not use).
+ */
+export function homeOf(principal: Principal): string {
+  const room = defaultRoom(principal);
+  return room !== undefined ? `/room/${room}` : "/dashboard";
 }
 
 /** A local page to return to after signing in, or undefined: never another site (`//host`) or anything odd. */

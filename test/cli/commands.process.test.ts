@@ -487,6 +487,55 @@ describe("keys and invites", () => {
     );
   });
 
+  test("keys create with --expires, --rooms and --read-only; the list shows expiry and last use; rotate", async () => {
+    const made = await roomctlJson(
+      [
+        "keys",
+        "create",
+        "--agent",
+        "watcher",
+        "--expires",
+        "2h",
+        "--rooms",
+        "room-one,room-two",
+        "--read-only",
+      ],
+      { env: carol },
+    );
+    expect([made.rooms, made.readOnly]).toEqual([["room-one", "room-two"], true]);
+    expect(Date.parse(made.expiresAt) - Date.parse(made.createdAt)).toBe(7_200_000);
+    const watcherEnv = { ROOMD_URL: server.url, ROOMD_KEY: made.secret };
+    expect((await roomctlJson(["whoami"], { env: watcherEnv })).boundAgentId).toBe("watcher");
+    const row = (await roomctlJson(["keys"], { env: carol })).find((k: any) => k.keyId === made.keyId);
+    expect(typeof row.lastUsedAt).toBe("string");
+    const listing = (await roomctl(["keys"], { env: carol })).stdout;
+    expect(listing).toMatch(/EXPIRES +LAST USED +SCOPE/);
+    expect(listing).toContain("rooms room-one,room-two, read-only");
+
+    const rotated = await roomctlJson(["keys", "rotate", made.keyId, "--grace", "10m"], { env: carol });
+    expect(rotated.rotated.keyId).toBe(made.keyId);
+    expect(Date.parse(rotated.rotated.expiresAt) - Date.now()).toBeLessThanOrEqual(600_000);
+    expect([rotated.boundAgentId, rotated.rooms, rotated.readOnly]).toEqual([
+      "watcher",
+      ["room-one", "room-two"],
+      true,
+    ]);
+    expect((await roomctl(["keys"], { env: carol })).stdout).toContain(`rotated to ${rotated.keyId}`);
+    const text = await roomctl(["keys", "rotate", rotated.keyId], { env: carol });
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^Rotated ${rotated.keyId}: it keeps working until .+\\. Its successor k_ops_\\w+ .+:\nrk_ops_\\S+\n$`,
+      ),
+    );
+    expect(failed(await roomctl(["keys", "rotate", rotated.keyId], { env: carol }), 1)).toContain(
+      "already rotated",
+    );
+    expect(
+      failed(await roomctl(["keys", "rotate", made.keyId, "--grace", "soon"], { env: carol }), 2),
+    ).toContain("--grace must be a duration");
+    expect(failed(await roomctl(["keys", "create", "--rooms", ","], { env: carol }), 2)).toContain("--rooms");
+  });
+
   test("invites: create (agent, --expires), list, revoke", async () => {
     const roomId = newRoomId();
     await roomctl(["rooms", "create", roomId], { env: carol });

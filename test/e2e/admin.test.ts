@@ -115,6 +115,8 @@ for (const make of E2E_STORES) {
         createdAt: made.body.createdAt,
         note: "ci",
         hint: `****${secret.slice(-4)}`,
+        // The GET /admin/me above was its first use (test/e2e/key-lifetime.test.ts covers lastUsedAt).
+        lastUsedAt: expect.any(String),
       });
       expect(JSON.stringify(list.body)).not.toContain(secret);
       expect(

@@ -3,12 +3,14 @@
  * invite for another room likewise, a bound key cannot act as anyone else, and bad arguments get a clear error
  * and change nothing. The tools come from the catalog and their arguments from their own examples, so a new
  * tool is covered without editing this file. A tool for people's acts (peopleOnly) runs its example with a
- * person's key of the team, and refuses the team's agent key, changing nothing.
+ * person's key of the team, and refuses the team's agent key, changing nothing. Both key scopes are checked for
+ * every tool too: a read-only key is refused every write and allowed every read, a key scoped to other rooms reads
+ * the room as missing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { CATALOG, createCatalog } from "../../src/mcp/catalog.ts";
-import { defineTool } from "../../src/mcp/tool.ts";
+import { defineTool, type ToolDefinition } from "../../src/mcp/tool.ts";
 import { agentIdSchema } from "../../src/protocol/ids.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import {
@@ -22,6 +24,7 @@ import {
   snapshot,
 } from "../support/catalog-check.ts";
 import { httpClient } from "../support/http.ts";
+import { readOnlyProblems, roomScopeProblems } from "../support/scope-check.ts";
 import { OPERATOR, type RunningServer, startInProcess, TEAM_A, TEAM_B } from "../support/server.ts";
 import { E2E_STORES, newRoomId } from "../support/stores.ts";
 
@@ -36,6 +39,8 @@ for (const make of E2E_STORES) {
     let env: CheckEnv;
     let boundToAlice: string;
     let foreignInvite: string;
+    let readOnlyKey: string;
+    let scoped: { key: string; rooms: string[] };
     beforeAll(async () => {
       store = await make().open();
       server = startInProcess(store, undefined, { OPERATOR_KEYS: OPERATORS });
@@ -45,6 +50,9 @@ for (const make of E2E_STORES) {
       const elsewhere = newRoomId();
       await env.http.post("/admin/rooms", TEAM_A.secret, { roomId: elsewhere });
       foreignInvite = (await env.http.post(`/admin/rooms/${elsewhere}/invite`, TEAM_A.secret, {})).body.token;
+      readOnlyKey = (await env.http.post("/admin/keys", TEAM_A.secret, { readOnly: true })).body.secret;
+      scoped = { key: "", rooms: [elsewhere] };
+      scoped.key = (await env.http.post("/admin/keys", TEAM_A.secret, { rooms: scoped.rooms })).body.secret;
     });
     afterAll(async () => {
       await server.stop();
@@ -58,6 +66,12 @@ for (const make of E2E_STORES) {
         });
         test("an invite for another room is denied like a missing room, nothing changes", async () => {
           expect(await foreignInviteProblems(tool, env, newRoomId(), foreignInvite)).toEqual([]);
+        });
+        test("a read-only key: a write is refused before its arguments, a read is allowed", async () => {
+          expect(await readOnlyProblems(tool, env, newRoomId(), readOnlyKey)).toEqual([]);
+        });
+        test("a key scoped to other rooms reads the room as missing, nothing changes", async () => {
+          expect(await roomScopeProblems(tool, env, newRoomId(), scoped)).toEqual([]);
         });
         test("a key bound to alice cannot act as another agent", async () => {
           expect(await impersonationProblems(tool, env, newRoomId(), boundToAlice)).toEqual([]);
@@ -121,6 +135,26 @@ describe("the checks catch a tool that escapes identity enforcement", () => {
     example: async () => ({ by: "alice" }),
     handler: (a, call) =>
       call.store.postEvent(call.scope, { type: "rogue", from: a.by, to: "all", payload: {} }),
+  });
+
+  test("the scope checks fail when the key is not narrowed at all", async () => {
+    const make = E2E_STORES[0] as (typeof E2E_STORES)[number];
+    const store = await make().open();
+    const server = startInProcess(store);
+    try {
+      const env = { http: httpClient(server.url), teamKey: TEAM_A.secret, otherTeamKey: TEAM_B.secret };
+      const addTask = CATALOG.get("add_task") as ToolDefinition;
+      const unscoped = { key: TEAM_A.secret, rooms: [newRoomId()] };
+      expect((await readOnlyProblems(addTask, env, newRoomId(), TEAM_A.secret)).join("\n")).toContain(
+        "add_task: a read-only key got",
+      );
+      expect((await roomScopeProblems(addTask, env, newRoomId(), unscoped)).join("\n")).toContain(
+        "add_task: a key scoped to other rooms got",
+      );
+    } finally {
+      await server.stop();
+      await store.close();
+    }
   });
 
   test("the impersonation check fails both", async () => {

@@ -165,6 +165,17 @@ describe("the 2026-07-28 envelope", () => {
     const names = (r: Sent) => (r.body.result.tools as { name: string }[]).map((t) => t.name);
     expect(names(a)).toEqual(names(b));
     expect(a.body.result).toMatchObject({ ttlMs: 300_000, cacheScope: "public", resultType: "complete" });
+    // A read-only key's list holds only read tools, and depends on the key: private.
+    const readOnly = await fetch(`${server.url}/admin/keys`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${TEAM_A.secret}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ readOnly: true }),
+    });
+    const reader = (await readOnly.json()) as { secret: string };
+    const listed = await modern("tools/list", {}, {}, reader.secret);
+    expect(listed.body.result).toMatchObject({ cacheScope: "private", resultType: "complete" });
+    expect(names(listed)).toContain("read_plan");
+    expect(names(listed)).not.toContain("add_task");
     const key = await fetch(`${server.url}/admin/keys`, {
       method: "POST",
       headers: { Authorization: `Bearer ${TEAM_A.secret}`, "Content-Type": "application/json" },

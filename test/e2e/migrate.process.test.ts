@@ -72,7 +72,14 @@ async function scriptedTeam(store: RoomStore, now: number): Promise<Secrets> {
     await fillRoom(store, { roomId, teamId: team }, `t${i}`);
   await store.createRoom({ roomId: rooms[3] as string, teamId: team });
   const keys: Secrets["keys"] = [];
-  for (const extra of [{}, { boundAgentId: "bob" }, { humanId: "ann" }] as const) {
+  // The last key has a lifetime, a recorded use and a scope: migrate copies them as they are.
+  const lived = {
+    expiresAt: iso(now + 30 * 86_400_000),
+    lastUsedAt: iso(now - 5000),
+    rooms: [rooms[0] as string],
+    readOnly: true as const,
+  };
+  for (const extra of [{}, { boundAgentId: "bob" }, { humanId: "ann" }, lived] as const) {
     const secret = newKeySecret(team);
     await store.createKey(
       {
@@ -227,6 +234,11 @@ describe("bun run migrate between real stores", () => {
       ...(await hashes(source, other, [`${other}-solo`])),
     };
 
+    let keysBefore = await source.keyDigests(main.team);
+    expect(keysBefore.find((k) => k.readOnly)).toMatchObject({
+      rooms: [main.rooms[0]],
+      lastUsedAt: expect.any(String),
+    });
     const stops: [string, string, StoreSettings][] = [
       ["sqliteA", "redis", { store: "redis", redisUrl: redisA.url, redisCluster: false }],
       ["redis", "postgres", { store: "postgres", databaseUrl: postgres, databasePoolSize: 2 }],
@@ -241,7 +253,7 @@ describe("bun run migrate between real stores", () => {
       );
       expect({ code: run.code, err: run.err }).toEqual({ code: 0, err: "" });
       expect(run.out).toContain(
-        "done: 2 teams; verified keys 3 (3 copied, 0 already there), rooms 5 (5 copied",
+        "done: 2 teams; verified keys 4 (4 copied, 0 already there), rooms 5 (5 copied",
       );
       expect(run.out).toContain("invites 2 (2 copied");
       expect(run.out).toContain("webhooks 1 (1 copied");
@@ -252,10 +264,13 @@ describe("bun run migrate between real stores", () => {
         ...(await hashes(target, other, [`${other}-solo`])),
       };
       expect(got).toEqual(expected);
+      // Every key field — expiry, last use, scope included — is what the store before had.
+      expect(await target.keyDigests(main.team)).toEqual(keysBefore);
       expect(
         (await target.listWebhooks({ roomId: main.rooms[0] as string, teamId: main.team }))[0],
       ).toMatchObject(webhook);
       await authenticates(target, main);
+      keysBefore = await target.keyDigests(main.team);
     }
     await noSecretIn(redisA.url, main);
     await noSecretIn(redisB.url, main);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { STORE_UNAVAILABLE } from "../../src/protocol/errors.ts";
 import type { RoomStore } from "../../src/store/types.ts";
 import { inviteTests } from "./conformance/access-invites.ts";
+import { keyLifetimeTests } from "./conformance/access-key-lifetime.ts";
 import { keyTests, provisionTests } from "./conformance/access-keys.ts";
 import { rateTests } from "./conformance/access-rate.ts";
 import { mayClaimTests, roomAdminTests, roomLimitTests } from "./conformance/access-rooms.ts";
@@ -147,6 +148,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("file claims, leave_room, room state", () => claimTests(suite));
     describe("access: keys", () => keyTests(suite));
     describe("access: provisionTeam", () => provisionTests(suite));
+    describe("access: key lifetime, use and rotation", () => keyLifetimeTests(suite));
     describe("access: rate limiting", () => rateTests(suite));
     describe("access: invites", () => inviteTests(suite));
     describe("access: mayClaim false (invite scopes)", () => mayClaimTests(suite));

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import type { Browser, Page } from "playwright-core";
 import { silentLogger } from "../../src/log.ts";
 import type { RoomStore } from "../../src/store/types.ts";
+import { httpClient } from "../support/http.ts";
 import {
   type InProcessServer,
   OPERATOR,
@@ -133,6 +134,42 @@ for (const make of STORES) {
       await page.waitForSelector("#live.ok");
       await clean(watched);
     });
+
+    pageTest(
+      "a person's scoped key: one room opens that room; several rooms, or read-only, a page of its rooms",
+      async () => {
+        const [first, second] = [await room(), await room()];
+        const http = httpClient(base);
+        const keyFor = async (body: Record<string, unknown>) =>
+          (await http.post("/admin/keys", team.person, { kind: "human", humanId: team.humanId, ...body }))
+            .body.secret as string;
+        const watched = await openPage(browser);
+        const { page } = watched;
+        await signIn(page, base, await keyFor({ rooms: [first] }));
+        expect(new URL(page.url()).pathname).toBe(`/room/${first}`);
+        await page.waitForSelector("#live.ok");
+        // The dashboard sends it back to its room rather than breaking on the admin API.
+        await page.goto(`${base}/dashboard`);
+        expect(new URL(page.url()).pathname).toBe(`/room/${first}`);
+        await page.click("#sign-out");
+        await page.waitForURL((url) => url.pathname === "/login");
+
+        await signIn(page, base, await keyFor({ rooms: [first, second], readOnly: true }));
+        expect(new URL(page.url()).pathname).toBe("/dashboard");
+        expect(await page.textContent("h1")).toBe("Your rooms");
+        expect(await page.textContent("main")).toContain("read-only");
+        const links = await page.$$eval(".scoped-rooms a", (as) => as.map((a) => a.getAttribute("href")));
+        expect(links.sort()).toEqual([`/room/${first}`, `/room/${second}`].sort());
+        // By keyboard to a room, which it can read but where it is offered nothing that writes.
+        await tabTo(page, `.scoped-rooms a[href="/room/${second}"]`);
+        await Promise.all([page.waitForURL(`${base}/room/${second}`), page.keyboard.press("Enter")]);
+        await page.waitForSelector("#live.ok");
+        expect(await page.locator("#message-form").count()).toBe(0);
+        await page.setViewportSize({ width: 390, height: 844 });
+        await noHorizontalScroll(page);
+        await clean(watched);
+      },
+    );
 
     test("a change made through MCP on another roomd process shows without a reload", async () => {
       const roomId = await room();
@@ -559,12 +596,22 @@ for (const make of STORES) {
       await page.click("#room-form button");
       await page.waitForSelector(`#rooms tr[data-room="${fresh}"]`);
       await page.fill("#key-id", "ci-bot");
+      await page.fill("#key-days", "30");
       await page.click("#key-form button");
       await page.waitForSelector("#key-secret:not([hidden])");
       const secret = await page.inputValue("#key-secret input");
       expect(secret).toMatch(/^rk_/);
       expect(await page.locator('#key-secret button:text-is("Copy")').count()).toBe(1);
       await page.waitForSelector('#keys td:text-is("agent ci-bot")');
+      // The Days field gave the key 30 days; Expires and Last used are columns of the list.
+      const heads = await page.$$eval("#keys thead th", (ths) => ths.map((th) => th.textContent));
+      expect(heads).toEqual(["Key", "For", "Note", "Created", "Expires", "Last used", "Actions"]);
+      const botRow = page.locator('#keys tr:has(td:text-is("agent ci-bot"))');
+      const ends = Date.parse(
+        (await botRow.locator("td:nth-of-type(4) time").getAttribute("datetime")) as string,
+      );
+      expect(Math.abs(ends - (Date.now() + 30 * 86_400_000))).toBeLessThan(5 * 60_000);
+      expect(await botRow.locator("td:nth-of-type(5)").textContent()).toBe("never");
       expect(await page.content()).not.toContain(team.person);
       // The new key works as the agent it is bound to.
       expect((await callTool(base, secret, "whoami", {})).boundAgentId).toBe("ci-bot");

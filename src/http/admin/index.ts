@@ -1,5 +1,6 @@
 /** /admin/*: team keys only (invites get 403); one rate-limit unit per request. */
 import { Hono } from "hono";
+import { isScoped, keyLifeErrors } from "../../protocol/key-life.ts";
 import { principalType } from "../../protocol/principal.ts";
 import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
 import { importRoutes } from "./import.ts";
@@ -23,11 +24,15 @@ export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
     if (principal.boundAgentId !== undefined && c.req.path !== "/admin/me") {
       return c.json({ error: "Keys bound to an agent can only use GET /admin/me" }, 403);
     }
+    // A scoped key (rooms, readOnly) could otherwise mint itself an unscoped one, or reach other rooms.
+    if (isScoped(principal) && !(c.req.path === "/admin/me" && c.req.method === "GET")) {
+      throw keyLifeErrors.scopedAdmin();
+    }
     await next();
   });
   app.get("/me", (c) => {
     const principal = c.get("principal");
-    const { teamId, kind, keyId, boundAgentId, humanId } = principal;
+    const { teamId, kind, keyId, boundAgentId, humanId, rooms, readOnly } = principal;
     return c.json({
       teamId,
       kind,
@@ -35,6 +40,8 @@ export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
       ...(humanId !== undefined ? { humanId } : {}),
       ...(keyId ? { keyId } : {}),
       ...(boundAgentId ? { boundAgentId } : {}),
+      ...(rooms !== undefined ? { rooms } : {}),
+      ...(readOnly === true ? { readOnly } : {}),
     });
   });
   app.route("/", keyRoutes(deps));

@@ -3,7 +3,14 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { digestHex, hintOf, newKeyId, newKeySecret } from "../../access/secrets.ts";
 import { errors, RoomError } from "../../protocol/errors.ts";
-import { agentIdSchema, TEAM_ID } from "../../protocol/ids.ts";
+import { agentIdSchema, roomIdSchema, TEAM_ID } from "../../protocol/ids.ts";
+import {
+  DEFAULT_ROTATION_GRACE_S,
+  graceEnd,
+  MAX_KEY_LIFETIME_S,
+  MAX_SCOPE_ROOMS,
+  successorExpiry,
+} from "../../protocol/key-life.ts";
 import { peopleErrors } from "../../protocol/people.ts";
 import { HUMAN_ID, type Principal } from "../../protocol/principal.ts";
 import { iso } from "../../protocol/time.ts";
@@ -43,12 +50,37 @@ export function checkKind(
 
 const kindField = z.enum(["agent", "human"]).optional();
 
+/** A lifetime in whole seconds (expiresIn, graceSeconds). */
+const seconds = (min: number) =>
+  z
+    .number()
+    .int({ error: "must be a whole number of seconds" })
+    .min(min, { error: `must be at least ${min} second${min === 1 ? "" : "s"}` })
+    .max(MAX_KEY_LIFETIME_S, { error: `must be at most ${MAX_KEY_LIFETIME_S} seconds (ten years)` });
+
+/** A key's rooms scope: 1..MAX_SCOPE_ROOMS distinct room ids. */
+const scopeRooms = z
+  .array(roomIdSchema)
+  .min(1, { error: "must name at least one room (leave rooms out for every room of the team)" })
+  .max(MAX_SCOPE_ROOMS, { error: `must name at most ${MAX_SCOPE_ROOMS} rooms` })
+  .refine((rooms) => new Set(rooms).size === rooms.length, { error: "must not name a room twice" });
+
 const keyFields = {
   note: z.string().max(200).optional(),
   boundAgentId: agentIdSchema.optional(),
   kind: kindField,
   humanId: humanIdSchema.optional(),
+  /** Seconds until the key stops working (docs/security.md#key-lifetime-and-scopes); absent: never. */
+  expiresIn: seconds(1).optional(),
+  rooms: scopeRooms.optional(),
+  readOnly: z.boolean().optional(),
 };
+
+const rotateBody = z.strictObject({
+  /** How long the old key keeps working (seconds; default DEFAULT_ROTATION_GRACE_S, 0: ends now). */
+  graceSeconds: seconds(0).optional(),
+  expiresIn: seconds(1).optional(),
+});
 const keyBody = z.strictObject(keyFields).superRefine(checkKind);
 
 /**
@@ -85,20 +117,37 @@ function mintKey(
   deps: AdminDeps,
   teamId: string,
   body: z.infer<typeof keyBody>,
+  expiresMs?: number,
 ): { key: NewKey; secret: string } {
   const secret = newKeySecret(teamId);
+  const now = deps.now();
+  const expires = expiresMs ?? (body.expiresIn !== undefined ? now + body.expiresIn * 1000 : undefined);
   const key: NewKey = {
     keyId: newKeyId(teamId),
     teamId,
     kind: "dynamic",
-    createdAt: iso(deps.now()),
+    createdAt: iso(now),
     hint: hintOf(secret),
     digest: digestHex(secret),
     ...(body.note ? { note: body.note } : {}),
     ...(body.boundAgentId ? { boundAgentId: body.boundAgentId } : {}),
     ...(body.kind === "human" && body.humanId ? { humanId: body.humanId } : {}),
+    ...(expires !== undefined ? { expiresAt: iso(expires) } : {}),
+    ...(body.rooms !== undefined ? { rooms: body.rooms } : {}),
+    ...(body.readOnly === true ? { readOnly: true as const } : {}),
   };
   return { key, secret };
+}
+
+/** What a rotation's successor inherits from the key it replaces: binding, note and scope. */
+function inherited(old: KeyRecord): z.infer<typeof keyBody> {
+  return {
+    ...(old.note !== undefined ? { note: old.note } : {}),
+    ...(old.boundAgentId !== undefined ? { boundAgentId: old.boundAgentId } : {}),
+    ...(old.humanId !== undefined ? { kind: "human" as const, humanId: old.humanId } : {}),
+    ...(old.rooms !== undefined ? { rooms: old.rooms } : {}),
+    ...(old.readOnly === true ? { readOnly: true } : {}),
+  };
 }
 
 function created(record: KeyRecord, secret: string) {
@@ -150,6 +199,37 @@ export function keyRoutes(deps: AdminDeps): Hono<AuthEnv> {
     }
     if (!(await deps.store.deleteKey(team, keyId))) throw keyNotFound();
     return c.json({ ok: true, keyId });
+  });
+  // Rotation (docs/http.md#post-adminkeyskeyidrotate): a successor with the same binding, note and scope; the old
+  // key keeps working for the grace period. Who may rotate a key is who may revoke it.
+  app.post("/keys/:keyId/rotate", async (c) => {
+    const principal = c.get("principal");
+    const keyId = c.req.param("keyId");
+    const team = KEY_ID.exec(keyId)?.[1];
+    if (!team || (team !== principal.teamId && principal.kind !== "operator")) throw keyNotFound();
+    const body = await parseBody(c, rotateBody);
+    const old = (await deps.store.listKeys(team)).find((k) => k.keyId === keyId);
+    if (old?.kind !== "dynamic") throw keyNotFound();
+    assertMayRevokePeople(principal, old);
+    const now = deps.now();
+    const { key, secret } = mintKey(deps, team, inherited(old), successorExpiry(old, now, body.expiresIn));
+    const graceEndsAt = iso(
+      graceEnd(
+        old.expiresAt === undefined ? undefined : Date.parse(old.expiresAt),
+        now,
+        body.graceSeconds ?? DEFAULT_ROTATION_GRACE_S,
+      ),
+    );
+    const done = await deps.store.rotateKey(team, keyId, key, graceEndsAt, deps.limits.keysPerTeam);
+    // Expired (or revoked) between the listing and the rotation: as missing.
+    if (!done) throw keyNotFound();
+    return c.json(
+      {
+        ...created(done.successor, secret),
+        rotated: { keyId, expiresAt: done.rotated.expiresAt, rotatedTo: done.successor.keyId },
+      },
+      201,
+    );
   });
   return app;
 }

@@ -2,11 +2,13 @@
  * POST /rooms/:roomId/fork (docs/people.md#forks): a new room from a prefix of this one's log, owned by the caller's
  * team, with nobody at its wheel. Invites cannot fork: the new room would be out of their reach.
  */
+
 import { Hono } from "hono";
 import { z } from "zod";
 import { shortId } from "../../access/secrets.ts";
 import { RoomError } from "../../protocol/errors.ts";
 import { isRoomId } from "../../protocol/ids.ts";
+import { reachesRoom } from "../../protocol/key-life.ts";
 import { personOf } from "../../protocol/principal.ts";
 import { mayAct, roleRefusal } from "../../protocol/roles.ts";
 import { roleIn } from "../../store/room-roles.ts";
@@ -41,8 +43,15 @@ export function forkRoutes(deps: RoomRouteDeps): Hono<AuthEnv> {
     const body = await parseBody(c, forkBody);
     const role = await roleIn(deps.store, scope, principal);
     if (role !== undefined && !mayAct(role, "fork")) throw roleRefusal(scope.roomId, "fork", role);
+    const newRoomId = body.newRoomId ?? shortId(12);
+    // A key scoped to some rooms makes no room outside them (protocol/key-life.ts).
+    if (!reachesRoom(principal, newRoomId))
+      throw new RoomError(
+        "forbidden",
+        "This key reaches only its own rooms: fork into one of them (newRoomId) with a key scoped to it",
+      );
     const made = await deps.store.forkRoom(scope, {
-      newRoomId: body.newRoomId ?? shortId(12),
+      newRoomId,
       ...(body.atSeq !== undefined ? { atSeq: body.atSeq } : {}),
       by: person ?? principal.boundAgentId ?? "system",
     });

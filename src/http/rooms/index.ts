@@ -5,7 +5,9 @@
  * as not found.
  * Routes throw RoomErrors; the app's onError answers them with their status.
  */
+
 import { Hono } from "hono";
+import { keyLifeErrors } from "../../protocol/key-life.ts";
 import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
 import { bridgeRoutes } from "./bridge.ts";
 import { exportRoutes } from "./export.ts";
@@ -19,6 +21,14 @@ import { workRoutes } from "./work.ts";
 export function roomsRoutes(deps: RoomRouteDeps & AuthDeps): Hono<AuthEnv> {
   const app = new Hono<AuthEnv>();
   app.use("*", auth(deps));
+  // A read-only key reads rooms only: every other method is refused before its route looks at anything.
+  app.use("*", async (c, next) => {
+    const method = c.req.method;
+    if (c.get("principal").readOnly === true && method !== "GET" && method !== "HEAD") {
+      throw keyLifeErrors.readOnly(`${method} ${c.req.path}`);
+    }
+    await next();
+  });
   app.route("/", talkRoutes(deps));
   app.route("/", workRoutes(deps));
   app.route("/", forkRoutes(deps));

@@ -3,10 +3,12 @@
  * (an invite reaches its own room only and never claims), and who acts — a person as `human:<id>`, an agent by
  * its bound id or the id it names.
  */
+
 import type { Context } from "hono";
 import { z } from "zod";
 import { errors, RoomError } from "../../protocol/errors.ts";
 import { agentIdSchema, isRoomId } from "../../protocol/ids.ts";
+import { reachesRoom } from "../../protocol/key-life.ts";
 import { peopleErrors } from "../../protocol/people.ts";
 import { type Principal, personOf } from "../../protocol/principal.ts";
 import type { Act } from "../../protocol/roles.ts";
@@ -35,8 +37,9 @@ export function scopeOf(c: RoomContext): RoomScope {
   const roomId = c.req.param("roomId") ?? "";
   const principal = c.get("principal");
   if (!isRoomId(roomId)) throw errors.denied();
+  // An invite's or a scoped key's other rooms read as missing (protocol/key-life.ts).
+  if (!reachesRoom(principal, roomId)) throw errors.denied();
   if (principal.allowedRoomId === undefined) return { roomId, teamId: principal.teamId };
-  if (principal.allowedRoomId !== roomId) throw errors.denied();
   return { roomId, teamId: principal.teamId, mayClaim: false };
 }
 

@@ -96,7 +96,10 @@ async function answerRequest(
         response = answer(envelopeText(id, discoverText(deps.profile)), sse);
         break;
       case "tools/list":
-        response = answer(envelopeText(id, toolsListText(deps.catalog, deps.profile)), sse);
+        response = answer(
+          envelopeText(id, toolsListText(deps.catalog, deps.profile, deps.principal.readOnly === true)),
+          sse,
+        );
         break;
       // A tool call ends its operation itself, once its result is known (a streamed one after its notifications).
       case "tools/call":

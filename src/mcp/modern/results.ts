@@ -49,17 +49,20 @@ export const envelopeText = (id: RequestId, result: string) =>
   `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`;
 
 /** Each catalog's tools/list result per profile, serialised once (~116 KB for `full`). */
-const listings = new WeakMap<Catalog, Map<Profile, string>>();
-export function toolsListText(catalog: Catalog, profile: Profile): string {
+const listings = new WeakMap<Catalog, Map<string, string>>();
+export function toolsListText(catalog: Catalog, profile: Profile, readOnly = false): string {
   let byProfile = listings.get(catalog);
   if (!byProfile) {
     byProfile = new Map();
     listings.set(catalog, byProfile);
   }
-  let text = byProfile.get(profile);
+  const id = readOnly ? `${profile} read` : profile;
+  let text = byProfile.get(id);
   if (text === undefined) {
-    text = JSON.stringify(modernResult("tools/list", { tools: catalog.listing(profile) }));
-    byProfile.set(profile, text);
+    const result = modernResult("tools/list", { tools: catalog.listing(profile, readOnly) });
+    // A read-only key's list depends on the key (protocol/key-life.ts): not to be shared with other callers.
+    text = JSON.stringify(readOnly ? { ...result, cacheScope: "private" } : result);
+    byProfile.set(id, text);
   }
   return text;
 }

@@ -4,6 +4,7 @@
  * the one call path, so completion never shows what a read would refuse). A refused or failed read completes
  * nothing rather than failing the request: completion is a hint.
  */
+import { defaultRoom } from "../../protocol/key-life.ts";
 import { callTool } from "../call-path.ts";
 import { callDeps } from "./room-resources.ts";
 import { ROOM_TEMPLATES } from "./room-uris.ts";
@@ -39,7 +40,7 @@ async function candidates(call: SurfaceCall, kind: Kind, context: Record<string,
     const listed = (await read(call, "list_rooms", {})) as { rooms?: { roomId: string }[] } | undefined;
     return ids(listed?.rooms, "roomId");
   }
-  const roomId = context.roomId ?? context.room ?? call.context?.roomId ?? call.principal.allowedRoomId;
+  const roomId = context.roomId ?? context.room ?? call.context?.roomId ?? defaultRoom(call.principal);
   if (roomId === undefined) return [];
   if (kind === "agent") return ids(await read(call, "get_presence", { roomId }), "agentId");
   if (kind === "task") {

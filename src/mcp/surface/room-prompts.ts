@@ -4,8 +4,10 @@
  * the one call path: the same access rules, and the same first call an agent makes). `handoff` drafts a handoff
  * note from what the agent holds: its tasks and the context entries it wrote.
  */
+
 import { agentInstructions } from "../../clients.ts";
 import { AGENT_ID, isRoomId } from "../../protocol/ids.ts";
+import { defaultRoom } from "../../protocol/key-life.ts";
 import { callTool } from "../call-path.ts";
 import { callDeps } from "./room-resources.ts";
 import { type ListedPrompt, McpFailure, type PromptMessage, type SurfaceCall } from "./types.ts";
@@ -41,7 +43,7 @@ const text = (value: string): PromptMessage => ({ role: "user", content: { type:
 
 /** The room and agent a prompt is about: arguments, else the request's headers and key (as for tools). */
 function roomAndAgent(call: SurfaceCall, args: Record<string, string>): { roomId: string; agentId: string } {
-  const roomId = args.room?.trim() || call.context?.roomId || call.principal.allowedRoomId;
+  const roomId = args.room?.trim() || call.context?.roomId || defaultRoom(call.principal);
   const agentId = args.agent?.trim() || call.context?.agentId || call.principal.boundAgentId;
   if (roomId === undefined || !isRoomId(roomId))
     throw new McpFailure(

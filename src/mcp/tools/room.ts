@@ -38,8 +38,8 @@ export const roomTools = [
     name: "whoami",
     title: "Who am I",
     description:
-      "Who the key you call with is: its team, its kind (operator, static, dynamic, invite, proxy), whether it is a person's or an agent's, and what it is bound to (an agent id, an invite's one room).",
-    returns: "{teamId, kind, type, humanId?, keyId?, boundAgentId?, allowedRoomId?}",
+      "Who the key you call with is: its team, its kind (operator, static, dynamic, invite, proxy), whether it is a person's or an agent's, what it is bound to (an agent id, an invite's one room) and its scope (the rooms it may use, read-only).",
+    returns: "{teamId, kind, type, humanId?, keyId?, boundAgentId?, allowedRoomId?, rooms?, readOnly?}",
     input: z.strictObject({}),
     output: z.object({
       teamId: z.string(),
@@ -49,13 +49,15 @@ export const roomTools = [
       keyId: z.string().optional(),
       boundAgentId: z.string().optional(),
       allowedRoomId: z.string().optional(),
+      rooms: z.array(z.string()).optional(),
+      readOnly: z.boolean().optional(),
     }),
     effect: "read",
     room: false,
     roundTrips: 0,
     example: async () => ({}),
     handler: async (_a, call) => {
-      const { teamId, kind, humanId, keyId, boundAgentId, allowedRoomId } = call.principal;
+      const { teamId, kind, humanId, keyId, boundAgentId, allowedRoomId, rooms, readOnly } = call.principal;
       return {
         teamId,
         kind,
@@ -64,6 +66,8 @@ export const roomTools = [
         ...(keyId !== undefined ? { keyId } : {}),
         ...(boundAgentId !== undefined ? { boundAgentId } : {}),
         ...(allowedRoomId !== undefined ? { allowedRoomId } : {}),
+        ...(rooms !== undefined ? { rooms: [...rooms] } : {}),
+        ...(readOnly === true ? { readOnly } : {}),
       };
     },
   }),

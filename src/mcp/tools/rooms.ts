@@ -1,5 +1,7 @@
 /** Room tools (3): which rooms this key can use, and starting a room from a built-in template. */
+
 import { z } from "zod";
+import { reachesRoom } from "../../protocol/key-life.ts";
 import {
   buildSeed,
   findTemplate,
@@ -82,8 +84,8 @@ export const roomTools = [
     example: async () => ({}),
     handler: async (_a, call) => {
       const all = await call.store.usableRooms(call.principal.teamId);
-      const only = call.principal.allowedRoomId;
-      const rooms = only === undefined ? all : all.filter((r) => r.roomId === only);
+      // An invite's or a scoped key's other rooms are not listed (protocol/key-life.ts).
+      const rooms = all.filter((r) => reachesRoom(call.principal, r.roomId));
       return { rooms, count: rooms.length };
     },
   }),

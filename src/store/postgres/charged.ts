@@ -5,6 +5,7 @@
  * LATERAL runs its right side for each row of its left side only).
  */
 
+import { KEY_USE_STEP_MS } from "../../protocol/key-life.ts";
 import type { Clock } from "../../protocol/time.ts";
 import type { InviteRecord, KeyRecord, RateDecision, RateRequest } from "../access-types.ts";
 import { invitePrefix, teamBucket } from "../rate-buckets.ts";
@@ -15,8 +16,14 @@ import type { Op, SqlClient } from "../sql/run.ts";
 import type { ChargeRow, Rate } from "./rate.ts";
 
 export function createChargedLookups(sql: SqlClient, now: Clock, rooms: Rooms, keys: Keys, rate: Rate) {
-  const keyCharged = sql.query<KeyRow & ChargeRow, [string, string, string, number, number, number]>(
-    `WITH k AS (SELECT ${KEY_COLUMNS} FROM keys WHERE team_id = ?1 AND digest = ?2)
+  // The lookup, the key's use (only when due: protocol/key-life.ts useDue) and the charge, in one statement. The
+  // UPDATE of a data-modifying CTE runs whether or not it is read, and the SELECT sees the row as it was before it
+  // (so the record answered shows the previous use, as on every driver).
+  const keyCharged = sql.query<KeyRow & ChargeRow, [string, string, string, number, number, number, number]>(
+    `WITH k AS (SELECT ${KEY_COLUMNS} FROM keys WHERE team_id = ?1 AND digest = ?2
+                  AND (expires_at IS NULL OR expires_at > ?4)),
+     used AS (UPDATE keys SET last_used_at = ?4 WHERE key_id = (SELECT key_id FROM k)
+                AND (last_used_at IS NULL OR last_used_at <= ?7))
      SELECT k.*, c.allowed, c.remaining, c.reset_ms FROM k
      LEFT JOIN LATERAL roomd_rate_charge(?3, ?4, ?5, ?6) c ON true`,
   );
@@ -53,7 +60,16 @@ export function createChargedLookups(sql: SqlClient, now: Clock, rooms: Rooms, k
       request: RateRequest,
     ): Op<{ key: KeyRecord | null; rate?: RateDecision }> {
       const bucket = teamBucket(teamId, request.bucket);
-      const row = yield* keyCharged.get(teamId, digest, bucket, now(), request.windowMs, request.limit);
+      const at = now();
+      const row = yield* keyCharged.get(
+        teamId,
+        digest,
+        bucket,
+        at,
+        request.windowMs,
+        request.limit,
+        at - KEY_USE_STEP_MS,
+      );
       if (!row) return { key: null };
       return { key: keys.toKey(row), rate: rate.decision(row, request) };
     },

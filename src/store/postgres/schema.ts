@@ -361,8 +361,19 @@ CREATE TABLE room_values (
 );
 `;
 
+/**
+ * Keys with a lifetime and a scope, as the SQLite driver's KEY_LIFE migration (src/store/sqlite/schema.ts): expiry
+ * and last use (ms), the scope as JSON {rooms?, readOnly?} and, once rotated, the successor's id.
+ */
+const V4 = `
+ALTER TABLE keys ADD COLUMN expires_at BIGINT;
+ALTER TABLE keys ADD COLUMN last_used_at BIGINT;
+ALTER TABLE keys ADD COLUMN scope rtext;
+ALTER TABLE keys ADD COLUMN rotated_to rtext;
+`;
+
 /** Migrations: MIGRATIONS[i] takes a database from version i to i + 1. Append only. */
-const MIGRATIONS = [V1, V2, V3];
+const MIGRATIONS = [V1, V2, V3, V4];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -8,6 +8,7 @@ import { sharedPostgres, startPostgres } from "../../../test/support/postgres.ts
 import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { inviteBucket, teamBucket } from "../rate-buckets.ts";
+import { roundTrips } from "../round-trips.ts";
 import type { RoomChange, RoomScope } from "../types.ts";
 import { createPostgresStore, type PostgresRoomStore } from "./index.ts";
 
@@ -117,6 +118,51 @@ describe("postgres store: expiry and the sweep", () => {
 });
 
 describe("postgres store: authentication with a charge is one statement", () => {
+  test("the charged key lookup records the key's use in its one statement, at most once a minute", async () => {
+    const { store, sql } = await fresh();
+    const rate = { bucket: "tools" as const, limit: 100, windowMs: 60_000 };
+    const digest = "5".repeat(64);
+    await store.createKey(
+      {
+        keyId: "k_team-a_usedused",
+        teamId: "team-a",
+        kind: "dynamic",
+        createdAt: new Date(t).toISOString(),
+        hint: "****",
+        digest,
+      },
+      10,
+    );
+    const statements: string[] = [];
+    roundTrips.observe = (trip, send) => {
+      statements.push(trip.operation);
+      return send();
+    };
+    const used = async () =>
+      Number(
+        (
+          (await sql`SELECT last_used_at FROM keys WHERE key_id = 'k_team-a_usedused'`) as {
+            last_used_at: string;
+          }[]
+        )[0]?.last_used_at,
+      );
+    try {
+      const first = t;
+      await store.resolveKey("team-a", digest, rate);
+      expect(statements).toEqual(["WITH"]);
+      expect(await used()).toBe(first);
+      t += 59_999;
+      await store.resolveKey("team-a", digest, rate);
+      expect(await used()).toBe(first);
+      t += 1;
+      await store.resolveKey("team-a", digest, rate);
+      expect(await used()).toBe(t);
+      expect(statements).toEqual(["WITH", "WITH", "WITH"]);
+    } finally {
+      roundTrips.observe = undefined;
+    }
+  });
+
   test("a found key or valid invite is charged to its bucket; an unknown digest or an expired invite charges nothing", async () => {
     const { store, sql } = await fresh();
     const buckets = async () =>

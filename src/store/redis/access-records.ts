@@ -1,8 +1,14 @@
 /** Turns stored key and invite JSON (which carries the digest, and for invites expiresMs) into contract records. */
 import type { InviteRecord, KeyRecord, NewInvite, NewKey } from "../access-types.ts";
 
+/**
+ * A key as the team scripts answer it: the stored JSON (with its digest, its expiry also as ms so Lua compares
+ * numbers) and, spliced in from the key_used hash, its last use in ms.
+ */
+export type StoredKey = NewKey & { expiresMs?: number; usedMs?: number };
+
 /** The digest never leaves the driver: records are rebuilt field by field, optional fields only when set. */
-export function toKeyRecord(stored: NewKey): KeyRecord {
+export function toKeyRecord(stored: StoredKey): KeyRecord {
   const key: KeyRecord = {
     keyId: stored.keyId,
     teamId: stored.teamId,
@@ -13,8 +19,16 @@ export function toKeyRecord(stored: NewKey): KeyRecord {
   if (stored.note !== undefined) key.note = stored.note;
   if (stored.boundAgentId !== undefined) key.boundAgentId = stored.boundAgentId;
   if (stored.humanId !== undefined) key.humanId = stored.humanId;
+  if (stored.expiresAt !== undefined) key.expiresAt = stored.expiresAt;
+  if (stored.usedMs !== undefined) key.lastUsedAt = new Date(stored.usedMs).toISOString();
+  if (stored.rooms !== undefined) key.rooms = stored.rooms;
+  if (stored.readOnly === true) key.readOnly = true;
+  if (stored.rotatedTo !== undefined) key.rotatedTo = stored.rotatedTo;
   return key;
 }
+
+/** A stored key as moving reads it: the record with its digest (migrate copies it with createKey). */
+export const toNewKey = (stored: StoredKey): NewKey => ({ ...toKeyRecord(stored), digest: stored.digest });
 
 export function toInviteRecord(stored: NewInvite): InviteRecord {
   const invite: InviteRecord = {
@@ -30,8 +44,25 @@ export function toInviteRecord(stored: NewInvite): InviteRecord {
   return invite;
 }
 
-/** A key as stored in the team's keys hash. */
-export const storedKey = (key: NewKey): string => JSON.stringify({ ...toKeyRecord(key), digest: key.digest });
+/**
+ * A key as stored in the team's keys hash: without lastUsedAt (the key_used hash keeps it, createKey's `used`) and
+ * with its expiry also as ms.
+ */
+export function storedKey(key: NewKey): string {
+  const { lastUsedAt: _used, ...record } = toKeyRecord(key);
+  if (key.expiresAt === undefined) return JSON.stringify({ ...record, digest: key.digest });
+  const expiresMs = Date.parse(key.expiresAt);
+  if (Number.isNaN(expiresMs)) throw new Error(`key expiresAt is not an ISO date: ${key.expiresAt}`);
+  return JSON.stringify({ ...record, digest: key.digest, expiresMs });
+}
+
+/** A key's last use as createKey's `used` argument (ms), or undefined. */
+export function usedMs(key: NewKey): number | undefined {
+  if (key.lastUsedAt === undefined) return undefined;
+  const ms = Date.parse(key.lastUsedAt);
+  if (Number.isNaN(ms)) throw new Error(`key lastUsedAt is not an ISO date: ${key.lastUsedAt}`);
+  return ms;
+}
 
 /** An invite as stored in the room's invites hash: expiry also as ms, so Lua compares numbers. */
 export function storedInvite(invite: NewInvite): string {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { RedisClient } from "bun";
 import { type CountingClient, countingClient } from "../../../bench/round-trips-measure.ts";
 import { type RedisServer, startRedisServer } from "../../../test/support/redis-server.ts";
+import { KEY_USE_STEP_MS, keyLive, useDue } from "../../protocol/key-life.ts";
 import { iso } from "../../protocol/time.ts";
 import type { NewInvite, NewKey } from "../access-types.ts";
 import type { RoomScope, RoomStore } from "../types.ts";
@@ -106,6 +107,10 @@ describe("round trips", () => {
       "resolveKey (unknown)": await roundTrips(() => store.resolveKey(s.teamId, digest(), rate)),
       consumeRate: await roundTrips(() => store.consumeRate(s.teamId, rate)),
       listKeys: await roundTrips(() => store.listKeys(s.teamId)),
+      // The team is indexed already (it has a key): a rotation is its one script.
+      rotateKey: await roundTrips(() =>
+        store.rotateKey(s.teamId, key.keyId, newKey(s.teamId), iso(t + 60_000), 50),
+      ),
       deleteKey: await roundTrips(() => store.deleteKey(s.teamId, key.keyId)),
       createInvite: await roundTrips(() => store.createInvite(invite, 50)),
       resolveInvite: await roundTrips(() => store.resolveInvite(s.roomId, invite.digest)),
@@ -119,6 +124,64 @@ describe("round trips", () => {
     await store.createRoom({ ...s, roomId: `r-${id8()}` });
     expect(await roundTrips(() => store.listRooms(s.teamId))).toBe(1 + 2);
     expect(await roundTrips(() => store.deleteRoom(s))).toBe(2);
+  });
+});
+
+describe("a key's use", () => {
+  test("lastUsedAt is a field of the team's key_used hash, written inside the lookup's one script, once a minute", async () => {
+    const s = newScope();
+    const key = newKey(s.teamId);
+    await store.createKey(key, 50);
+    const rate = { bucket: "tools", limit: 100, windowMs: 60_000 } as const;
+    const used = () => raw.send("HGET", [`team:{${s.teamId}}:key_used`, key.keyId]);
+    // Without a charge the lookup is a read: one round trip, nothing written.
+    expect(await roundTrips(() => store.resolveKey(s.teamId, key.digest))).toBe(1);
+    expect(await used()).toBeNull();
+    // The charged lookup, the charge and the use: still one round trip.
+    expect(await roundTrips(() => store.resolveKey(s.teamId, key.digest, rate))).toBe(1);
+    expect(await used()).toBe(String(t));
+    const first = t;
+    t += 30_000;
+    expect(await roundTrips(() => store.resolveKey(s.teamId, key.digest, rate))).toBe(1);
+    expect(await used()).toBe(String(first));
+    t += 30_000;
+    expect(await roundTrips(() => store.resolveKey(s.teamId, key.digest, rate))).toBe(1);
+    expect(await used()).toBe(String(t));
+    expect((await store.listKeys(s.teamId))[0]?.lastUsedAt).toBe(iso(t));
+    // Deleting the key forgets its use.
+    await store.deleteKey(s.teamId, key.keyId);
+    expect(await used()).toBeNull();
+  });
+});
+
+describe("the key rules in Lua agree with protocol/key-life.ts", () => {
+  test("useDue and keyLive: RESOLVE_KEY writes a use and finds a key exactly when the TypeScript rules say so", async () => {
+    const rate = { bucket: "tools", limit: 1000, windowMs: 60_000 } as const;
+    for (const ago of [
+      undefined,
+      0,
+      1,
+      KEY_USE_STEP_MS - 1,
+      KEY_USE_STEP_MS,
+      KEY_USE_STEP_MS + 1,
+      3_600_000,
+    ]) {
+      for (const ahead of [undefined, -1, 0, 1, 60_000]) {
+        const key = {
+          ...newKey(`t-${id8()}`),
+          ...(ago !== undefined ? { lastUsedAt: iso(t - ago) } : {}),
+          ...(ahead !== undefined ? { expiresAt: iso(t + ahead) } : {}),
+        };
+        await store.createKey(key, 50);
+        const found = (await store.resolveKey(key.teamId, key.digest, rate)).key !== null;
+        const live = keyLive(ahead === undefined ? undefined : t + ahead, t);
+        expect({ ago, ahead, found }).toEqual({ ago, ahead, found: live });
+        const used = await raw.send("HGET", [`team:{${key.teamId}}:key_used`, key.keyId]);
+        const due = live && useDue(ago === undefined ? undefined : t - ago, t);
+        const expected = due ? String(t) : ago === undefined ? null : String(t - ago);
+        expect({ ago, ahead, used }).toEqual({ ago, ahead, used: expected });
+      }
+    }
   });
 });
 

@@ -1,12 +1,13 @@
 /** Keys and rate limiting of the Redis store: team-slot scripts, one round trip each. */
 import { errors } from "../../protocol/errors.ts";
+import { KEY_USE_STEP_MS, keyLifeErrors } from "../../protocol/key-life.ts";
 import type { AccessStore, NewKey, RateDecision, RateRequest } from "../access-types.ts";
-import { byCreation, storedKey, toKeyRecord } from "./access-records.ts";
+import { byCreation, storedKey, toKeyRecord, usedMs } from "./access-records.ts";
 import type { Bridge } from "./call.ts";
 
 type KeyOps = Pick<
   AccessStore,
-  "resolveKey" | "createKey" | "provisionTeam" | "listKeys" | "deleteKey" | "consumeRate"
+  "resolveKey" | "createKey" | "rotateKey" | "provisionTeam" | "listKeys" | "deleteKey" | "consumeRate"
 >;
 
 const BUCKETS: ReadonlySet<string> = new Set<RateRequest["bucket"]>(["tools", "meta"]);
@@ -63,15 +64,38 @@ export function keyOps({ team }: Bridge): KeyOps {
         bucket: charge?.bucket,
         limit: charge?.limit,
         window: charge?.windowMs,
+        step: charge ? KEY_USE_STEP_MS : undefined,
       });
       if (!value.key) return { key: null };
       return value.rate ? { key: toKeyRecord(value.key), rate: value.rate } : { key: toKeyRecord(value.key) };
     },
 
     async createKey(key, maxKeys) {
-      const { value } = await team(key.teamId, "CREATE_KEY", { ...keyArgs(key), max: maxKeys });
+      const { value } = await team(key.teamId, "CREATE_KEY", {
+        ...keyArgs(key),
+        max: maxKeys,
+        used: usedMs(key),
+      });
       if (value === "limit") throw errors.keyLimit(maxKeys);
       return toKeyRecord(value);
+    },
+
+    async rotateKey(teamId, keyId, successor, graceEndsAt, maxKeys) {
+      const grace = Date.parse(graceEndsAt);
+      if (Number.isNaN(grace)) throw new Error(`rotateKey graceEndsAt is not an ISO date: ${graceEndsAt}`);
+      const { value } = await team(teamId, "ROTATE_KEY", {
+        id: keyId,
+        sid: successor.keyId,
+        sdigest: successor.digest,
+        skey: storedKey(successor),
+        grace,
+        ends: graceEndsAt,
+        max: maxKeys,
+      });
+      if (value === "missing") return null;
+      if (value === "limit") throw errors.keyLimit(maxKeys);
+      if ("already" in value) throw keyLifeErrors.rotated(keyId, value.already);
+      return { rotated: toKeyRecord(value.rotated), successor: toKeyRecord(value.successor) };
     },
 
     async provisionTeam(key) {

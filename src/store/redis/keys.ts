@@ -90,6 +90,7 @@ export const TEAM_KEY_PARTS = [
   "rl:tools", // zset: sliding-window log of the "tools" bucket (member unique, score ms)
   "rl:meta", // zset: sliding-window log of the "meta" bucket
   "meta", // hash: key_n (creation counter, so keys created in one millisecond still list in order)
+  "key_used", // hash: key id → its last admitted use (ms), written by RESOLVE_KEY at most once a minute
 ] as const;
 
 /** The full KEYS list of a team, in TEAM_KEY_PARTS order. */

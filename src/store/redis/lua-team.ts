@@ -2,8 +2,8 @@
  * Lua of the team-slot scripts: keys, rate limiting and the room-limit index. Each is TEAM_PRELUDE followed by its
  * body and touches only the team's keys (`team:{<teamId>}:…`).
  */
-import type { NewKey, RateDecision } from "../access-types.ts";
-import type { Numbered } from "./access-records.ts";
+import type { RateDecision } from "../access-types.ts";
+import type { Numbered, StoredKey } from "./access-records.ts";
 import { KEY_BINDINGS } from "./lua-prelude.ts";
 import { RATE_LUA } from "./lua-rate.ts";
 import { arg, returns, script } from "./script-decl.ts";
@@ -22,6 +22,7 @@ export const TEAM_KEY_NAMES = [
   "K_RL_TOOLS", // zset: sliding-window log of the "tools" bucket
   "K_RL_META", // zset: sliding-window log of the "meta" bucket
   "K_TEAM_META", // hash: key_n, the key creation counter
+  "K_KEY_USED", // hash: key id -> last admitted use (ms)
 ] as const;
 
 /**
@@ -42,29 +43,59 @@ local function num(n)
 end
 local function ok(json) return '{"ok":' .. json .. '}' end
 local function bucket_key(bucket) if bucket == "meta" then return K_RL_META end return K_RL_TOOLS end
--- Stores a key JSON with its creation number "n" spliced in (listings sort by createdAt, then n).
-local function store_key(id, digest, key)
+-- Stores a key JSON with its creation number "n" spliced in (listings sort by createdAt, then n), and its last
+-- use (ms) when it has one (a key copied by migrate).
+local function store_key(id, digest, key, used)
   local n = redis.call("HINCRBY", K_TEAM_META, "key_n", 1)
   redis.call("HSET", K_KEYS, id, string.sub(key, 1, -2) .. ',"n":' .. n .. '}')
   redis.call("HSET", K_KEY_DIGESTS, digest, id)
+  if used then redis.call("HSET", K_KEY_USED, id, num(used)) end
+end
+-- A stored key JSON with its last use spliced in as "usedMs" (from the key_used hash) when it has one.
+local function with_used(id, key)
+  local used = redis.call("HGET", K_KEY_USED, id)
+  if not used then return key end
+  return string.sub(key, 1, -2) .. ',"usedMs":' .. used .. '}'
+end
+-- True while a stored key works: no expiresMs, or one after NOW (protocol/key-life.ts keyLive).
+local function live_key(raw)
+  local expires = cjson.decode(raw).expiresMs
+  return expires == nil or expires > NOW
+end
+-- Unexpired dynamic keys: what the team's key limit counts.
+local function live_dynamic()
+  local count = 0
+  for _, raw in ipairs(redis.call("HVALS", K_KEYS)) do
+    local key = cjson.decode(raw)
+    if key.kind == "dynamic" and (key.expiresMs == nil or key.expiresMs > NOW) then count = count + 1 end
+  end
+  return count
 end
 ${RATE_LUA}`;
 
-/** resolveKey: auth and, when a bucket is given, the charge. Replies {ok: {key: JSON|null, rate?}}. */
+/**
+ * resolveKey: auth and, when a bucket is given, the charge and the key's use (written only when missing or at least
+ * `step` ms old: protocol/key-life.ts useDue). An expired key reads as unknown. Replies {ok: {key: JSON|null, rate?}},
+ * the key with its use before this lookup.
+ */
 export const RESOLVE_KEY = script({
   args: {
     digest: arg.text, // sha256(secret), lowercase hex
     bucket: arg.textOrEmpty, // "tools" | "meta" to charge, "" to charge nothing
     limit: arg.maybeNumber, // requests allowed per window (when charging)
     window: arg.maybeNumber, // window length in ms (when charging)
+    step: arg.maybeNumber, // KEY_USE_STEP_MS: how old a recorded use must be to be written again (when charging)
   },
-  reply: returns<{ key: NewKey | null; rate?: RateDecision }>(),
+  reply: returns<{ key: Numbered<StoredKey> | null; rate?: RateDecision }>(),
   body: `
 local id = redis.call("HGET", K_KEY_DIGESTS, digest)
 local key = id and redis.call("HGET", K_KEYS, id)
-if not key then return ok('{"key":null}') end
-if bucket == "" then return ok('{"key":' .. key .. '}') end
-return ok('{"key":' .. key .. ',"rate":' .. charge(bucket_key(bucket), limit, window) .. '}')
+if not key or not live_key(key) then return ok('{"key":null}') end
+local shown = with_used(id, key)
+if bucket == "" then return ok('{"key":' .. shown .. '}') end
+local used = tonumber(redis.call("HGET", K_KEY_USED, id))
+if used == nil or used <= NOW - step then redis.call("HSET", K_KEY_USED, id, num(NOW)) end
+return ok('{"key":' .. shown .. ',"rate":' .. charge(bucket_key(bucket), limit, window) .. '}')
 `,
 });
 
@@ -87,23 +118,61 @@ return ok("[" .. table.concat(out, ",") .. "]")
 `,
 });
 
-/** createKey: stores unless the team has `max` dynamic keys. Replies {ok: key JSON} or {ok: "limit"}. */
+/**
+ * createKey: stores unless the team has `max` unexpired dynamic keys. Replies {ok: key JSON} or {ok: "limit"}.
+ */
 export const CREATE_KEY = script({
   args: {
     id: arg.text, // key id
     digest: arg.text, // sha256(secret)
     key: arg.text, // key JSON as stored (with digest)
     max: arg.number, // most dynamic keys the team may have
+    used: arg.maybeNumber, // the key's last use (ms), kept by a copy (migrate); none for a new key
   },
-  reply: returns<NewKey | "limit">(),
+  reply: returns<StoredKey | "limit">(),
   body: `
-local dynamic = 0
-for _, raw in ipairs(redis.call("HVALS", K_KEYS)) do
-  if cjson.decode(raw).kind == "dynamic" then dynamic = dynamic + 1 end
-end
-if dynamic >= max then return ok('"limit"') end
-store_key(id, digest, key)
+if live_dynamic() >= max then return ok('"limit"') end
+store_key(id, digest, key, used)
+if used then return ok(string.sub(key, 1, -2) .. ',"usedMs":' .. num(used) .. '}') end
 return ok(key)
+`,
+});
+
+/**
+ * rotateKey: when the team has the live dynamic key `id` not yet rotated, stores the successor (under the key
+ * limit: the old key still counts) and ends the old key at `grace` (never later than it already ended), marking it
+ * rotatedTo the successor. Replies {ok: {rotated: key JSON, successor: key JSON}}, or {ok: "missing"},
+ * {ok: {already: successor id}}, {ok: "limit"}.
+ */
+export const ROTATE_KEY = script({
+  args: {
+    id: arg.text, // the key rotated
+    sid: arg.text, // the successor's key id
+    sdigest: arg.text, // sha256 of the successor's secret
+    skey: arg.text, // the successor's key JSON as stored (with digest)
+    grace: arg.number, // ms: when the old key ends at the latest
+    ends: arg.text, // the same as an ISO date (the record's expiresAt)
+    max: arg.number, // most dynamic keys the team may have
+  },
+  reply: returns<
+    { rotated: Numbered<StoredKey>; successor: StoredKey } | "missing" | "limit" | { already: string }
+  >(),
+  body: `
+local raw = redis.call("HGET", K_KEYS, id)
+if not raw then return ok('"missing"') end
+local old = cjson.decode(raw)
+if old.kind ~= "dynamic" or not live_key(raw) then return ok('"missing"') end
+if old.rotatedTo then return ok('{"already":' .. str(old.rotatedTo) .. '}') end
+if live_dynamic() >= max then return ok('"limit"') end
+store_key(sid, sdigest, skey, nil)
+if old.expiresMs == nil or old.expiresMs > grace then
+  old.expiresMs = grace
+  old.expiresAt = ends
+end
+old.rotatedTo = sid
+local kept = cjson.encode(old)
+redis.call("HSET", K_KEYS, id, kept)
+return ok('{"rotated":' .. with_used(id, kept) .. ',"successor":' .. skey .. '}')
 `,
 });
 
@@ -114,21 +183,24 @@ export const PROVISION_TEAM = script({
     digest: arg.text, // sha256(secret)
     key: arg.text, // key JSON as stored (with digest)
   },
-  reply: returns<NewKey | "exists">(),
+  reply: returns<StoredKey | "exists">(),
   body: `
 -- A team with keys or with rooms exists: provisioning never reaches into it (docs/http.md, provision).
 if redis.call("HLEN", K_KEYS) > 0 or redis.call("ZCARD", K_ROOMS) > 0 then return ok('"exists"') end
-store_key(id, digest, key)
+store_key(id, digest, key, nil)
 return ok(key)
 `,
 });
 
-/** listKeys. Replies {ok: [key JSON…]} (unordered; sorted in TS). */
+/** listKeys. Replies {ok: [key JSON…]}, each with its last use (unordered; sorted in TS). */
 export const LIST_KEYS = script({
   args: {},
-  reply: returns<Numbered<NewKey>[]>(),
+  reply: returns<Numbered<StoredKey>[]>(),
   body: `
-return ok("[" .. table.concat(redis.call("HVALS", K_KEYS), ",") .. "]")
+local all = redis.call("HGETALL", K_KEYS)
+local out = {}
+for i = 1, #all, 2 do out[#out + 1] = with_used(all[i], all[i + 1]) end
+return ok("[" .. table.concat(out, ",") .. "]")
 `,
 });
 
@@ -143,6 +215,7 @@ local raw = redis.call("HGET", K_KEYS, id)
 if not raw then return ok("false") end
 local digest = cjson.decode(raw).digest
 redis.call("HDEL", K_KEYS, id)
+redis.call("HDEL", K_KEY_USED, id)
 if redis.call("HGET", K_KEY_DIGESTS, digest) == id then redis.call("HDEL", K_KEY_DIGESTS, digest) end
 return ok("true")
 `,

@@ -11,7 +11,7 @@ import { travelling, type ValuePieces } from "../../protocol/room-values.ts";
 import { iso } from "../../protocol/time.ts";
 import type { LoggedEvent, MoveStore, RoomSnapshot } from "../move-types.ts";
 import type { RoomScope } from "../types.ts";
-import { byCreation } from "./access-records.ts";
+import { byCreation, toNewKey } from "./access-records.ts";
 import type { Bridge } from "./call.ts";
 import type { ScriptClient } from "./client.ts";
 import { importWrites, keyNumber, type Write } from "./import-writes.ts";
@@ -235,7 +235,7 @@ export function moveOps(
 
     async keyDigests(teamId) {
       const { value } = await team(teamId, "LIST_KEYS", {});
-      return value.sort(byCreation).map(({ n: _n, ...key }) => key);
+      return value.sort(byCreation).map(toNewKey);
     },
 
     async inviteDigests(scope) {

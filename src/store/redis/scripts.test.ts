@@ -91,12 +91,13 @@ const PINNED: Record<string, string> = {
   CLAIM_DELIVERIES: "6b6073b0341d27612a11709ad776c5b2b8deda0f",
   RECORD_DELIVERY: "3806546bf85517a25622b20729ba5059bb05b0e6",
   CONSUME_RATE: "4f0cd396e3e71b3e3a5e4975610e6fbfd021a773",
-  CREATE_KEY: "b2367613bdf22772e848802877af970c22454493",
-  DELETE_KEY: "54e054c1eeb46622053c73ab714b1b4d8e9bfb0c",
-  LIST_KEYS: "3ce55f17f6c67839cccc3ba188f0983d9deceb33",
-  PROVISION_TEAM: "b7dc5aab7a347456fdfb1ad47b41330a1a5ebf15",
+  CREATE_KEY: "9496ca2122cfef7ed2af48bcdd07990e4fe3239e",
+  DELETE_KEY: "cb284fa73a4619e3d983c5eea0a8bfb1858482ab",
+  LIST_KEYS: "739bd898b19be475f0aa7231bfc66594d016199c",
+  PROVISION_TEAM: "d309897d782d73103dbe528e20c20de07dbe2086",
   RESERVE_ROOM: "62b6a21a8ec5ac136591efd795b2212b596c1c3e",
-  RESOLVE_KEY: "79fa55f259860cd0e6cac6fea25c01b3bd0d41c1",
+  ROTATE_KEY: "53ecaa87b72f028a704022bd310ab5311e342bb0",
+  RESOLVE_KEY: "6c533a16d8902c5089ec89f68920b6bd084ce64a",
   ROOM_INDEX: "e267d51c4081f774446f50140fd9639ca3b2f8fe",
   UNINDEX_ROOMS: "7ca172ce84d1908bc0a22b549c29b8de4558dbc8",
   WEBHOOK_INDEX_ADD: "aeb50ca59865dc851288683c93aaf1457d43f35f",
@@ -123,12 +124,12 @@ test("every script's SHA1 is computed from its text and pinned", () => {
 test("there is one script per store operation (lifecycle excepted) plus the room-index steps", () => {
   // 24 room operations (readLog for watchers among them), and 11 of the tools of the earlier server (deletions,
   // history, templates, reviews, search, analytics; usableRooms reads ROOM_INDEX and ROOM_INFO); 9 room-slot
-  // access operations (deleteIdleRoom among them) and ROOM_INFO (read by listRooms and the handshake); 6 team-slot key and rate operations;
+  // access operations (deleteIdleRoom among them) and ROOM_INFO (read by listRooms and the handshake); 7 team-slot key and rate operations (rotateKey among them);
   // RESERVE_ROOM, ROOM_INDEX and UNINDEX_ROOMS of the room index; 8 of leases, file claims, leave_room and the
   // AgentRoom views (listClaims and checkFiles share LIST_CLAIMS); 5 webhook admin operations, the worker's claim
   // and record, and 3 scripts of the rooms-with-webhooks index; 17 people operations and the 2 steps of a fork
   // (FORK_SOURCE, FORK_WRITE); 3 of moving rooms (EXPORT_ROOM, EXPORT_LOG, IMPORT_WRITE; keyDigests and
   // inviteDigests read through LIST_KEYS and LIST_INVITES); 3 of people's web sessions (create, touch, delete) and 2
   // of the teams index; 2 of a room's small values (READ_VALUES, WRITE_VALUE).
-  expect(Object.keys(SCRIPTS)).toHaveLength(24 + 11 + 10 + 6 + 3 + 8 + 5 + 2 + 3 + 17 + 2 + 3 + 3 + 2 + 2);
+  expect(Object.keys(SCRIPTS)).toHaveLength(24 + 11 + 10 + 7 + 3 + 8 + 5 + 2 + 3 + 17 + 2 + 3 + 3 + 2 + 2);
 });

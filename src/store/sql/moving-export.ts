@@ -14,7 +14,16 @@ import type { RoomScope } from "../types.ts";
 import type { DriverOps } from "./driver.ts";
 import type { Values } from "./room-values.ts";
 import type { RoomRow, SqlParts } from "./rooms.ts";
-import { EVENT_COLUMNS, type EventRow, forkedFromOf, perDialect, toEvent } from "./rows.ts";
+import {
+  EVENT_COLUMNS,
+  type EventRow,
+  forkedFromOf,
+  KEY_COLUMNS,
+  type KeyRow,
+  perDialect,
+  toEvent,
+  toKey,
+} from "./rows.ts";
 import type { Op } from "./run.ts";
 
 const parsedRows = <T>(rows: { json: string }[]): T[] => rows.map((row) => JSON.parse(row.json) as T);
@@ -28,17 +37,8 @@ interface ClaimRow {
   reason: string | null;
 }
 
-interface KeyDigestRow {
-  key_id: string;
-  team_id: string;
-  kind: string;
-  digest: string;
-  created_at: number;
-  note: string | null;
-  bound_agent_id: string | null;
-  human_id: string | null;
-  hint: string;
-}
+/** A key's row with its digest: everything migrate copies (expiry, last use, scope, rotation included). */
+type KeyDigestRow = KeyRow & { digest: string };
 
 interface InviteDigestRow {
   token_id: string;
@@ -95,8 +95,7 @@ export function createExport({ sql, now, rooms, dialect }: SqlParts, driver: Dri
       "SELECT owner AS team FROM rooms WHERE last_activity > ? UNION SELECT team_id FROM keys ORDER BY 1",
     ),
     keys: q<KeyDigestRow>(
-      `SELECT key_id, team_id, kind, digest, created_at, note, bound_agent_id, human_id, hint FROM keys
-       WHERE team_id = ? ORDER BY created_at, rowid`,
+      `SELECT ${KEY_COLUMNS}, digest FROM keys WHERE team_id = ? ORDER BY created_at, rowid`,
     ),
     invites: q<InviteDigestRow, [string, number]>(
       `SELECT token_id, team_id, digest, created_at, expires_at, agent_id, human_id, hint FROM invites
@@ -193,15 +192,8 @@ export function createExport({ sql, now, rooms, dialect }: SqlParts, driver: Dri
     },
     *keyDigests(teamId: string): Op<NewKey[]> {
       return (yield* read.keys.all(teamId)).map((row) => ({
-        keyId: row.key_id,
-        teamId: row.team_id,
-        kind: row.kind === "operator" ? "operator" : "dynamic",
-        createdAt: iso(row.created_at),
-        hint: row.hint,
+        ...toKey(row.note === null ? row : { ...row, note: load(row.note) }),
         digest: row.digest,
-        ...(row.note === null ? {} : { note: load(row.note) }),
-        ...(row.bound_agent_id === null ? {} : { boundAgentId: row.bound_agent_id }),
-        ...(row.human_id === null ? {} : { humanId: row.human_id }),
       }));
     },
     *inviteDigests(scope: { roomId: string; teamId: string }): Op<NewInvite[]> {

@@ -5,6 +5,7 @@
  */
 import type { FileClaim } from "../../protocol/claims.ts";
 import { eventId } from "../../protocol/event-rules.ts";
+import type { KeyScope } from "../../protocol/key-life.ts";
 import { type DriverState, type ForkedFrom, NO_DRIVER } from "../../protocol/people.ts";
 import { type LockInfo, type Presence, presenceOf, type RoomEvent } from "../../protocol/records.ts";
 import { iso } from "../../protocol/time.ts";
@@ -248,9 +249,15 @@ export interface KeyRow {
   bound_agent_id: string | null;
   human_id: string | null;
   hint: string;
+  expires_at: number | null;
+  last_used_at: number | null;
+  /** JSON {rooms?, readOnly?} (protocol/key-life.ts KeyScope); NULL: the whole team. */
+  scope: string | null;
+  rotated_to: string | null;
 }
 
-export const KEY_COLUMNS = "key_id, team_id, kind, created_at, note, bound_agent_id, hint, human_id";
+export const KEY_COLUMNS =
+  "key_id, team_id, kind, created_at, note, bound_agent_id, hint, human_id, expires_at, last_used_at, scope, rotated_to";
 
 export function toKey(row: KeyRow): KeyRecord {
   const key: KeyRecord = {
@@ -263,7 +270,25 @@ export function toKey(row: KeyRow): KeyRecord {
   if (row.note !== null) key.note = row.note;
   if (row.bound_agent_id !== null) key.boundAgentId = row.bound_agent_id;
   if (row.human_id !== null) key.humanId = row.human_id;
+  // BIGINT columns may come back as strings from PostgreSQL's driver; Number() takes both.
+  if (row.expires_at !== null) key.expiresAt = iso(Number(row.expires_at));
+  if (row.last_used_at !== null) key.lastUsedAt = iso(Number(row.last_used_at));
+  if (row.scope !== null) {
+    const scope = JSON.parse(row.scope) as KeyScope;
+    if (scope.rooms !== undefined) key.rooms = scope.rooms;
+    if (scope.readOnly === true) key.readOnly = true;
+  }
+  if (row.rotated_to !== null) key.rotatedTo = row.rotated_to;
   return key;
+}
+
+/** A key's scope column: JSON {rooms?, readOnly?}, or NULL when the key is not narrowed. */
+export function scopeColumn(key: { rooms?: string[]; readOnly?: true }): string | null {
+  if (key.rooms === undefined && key.readOnly !== true) return null;
+  return JSON.stringify({
+    ...(key.rooms !== undefined ? { rooms: key.rooms } : {}),
+    ...(key.readOnly === true ? { readOnly: true } : {}),
+  });
 }
 
 /**

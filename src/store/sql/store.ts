@@ -179,6 +179,7 @@ export function sqlStore(b: Bodies, run: Runner): Omit<RoomStore, DriverOwn> {
     provisionTeam: write(byKeyTeam, b.keys.provisionTeam),
     listKeys: read(b.keys.listKeys),
     deleteKey: write(byTeam, b.keys.deleteKey),
+    rotateKey: write(byTeam, b.keys.rotateKey),
     listTeams: read(b.keys.listTeams),
     createInvite: write(byRoom, b.invites.createInvite),
     listInvites: read(b.invites.listInvites),

@@ -92,8 +92,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   // Auth without a rate charge writes nothing, so it takes no write lock; with one it is a write (committed with
   // the other writes of the same turn, group-commit.ts).
   const resolveKeyRead = run.read(keys.resolveKey);
+  // The charged lookup is a request's admission: it records the key's use, when due, in the same transaction.
   const resolveKeyCharged = write(function resolveKey(teamId: string, digest: string, request: RateRequest) {
-    const found = runSync(keys.resolveKey(teamId, digest));
+    const found = runSync(keys.useKey(teamId, digest));
     return found.key
       ? { key: found.key, rate: rate.charge(teamBucket(teamId, request.bucket), request) }
       : found;

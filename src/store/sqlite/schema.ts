@@ -33,7 +33,8 @@
  * Team and limiter rows (not room rows):
  *
  *   keys           key_id PK, team_id, kind ("dynamic" | "operator"), digest UNIQUE (sha256 hex of the secret),
- *                  created_at (ms), note, bound_agent_id (NULL when absent), hint. Index team_id.
+ *                  created_at (ms), note, bound_agent_id (NULL when absent), hint; from KEY_LIFE on, expires_at and
+ *                  last_used_at (ms), scope (JSON), rotated_to. Index team_id.
  *   rate_counts    per bucket: n = rate_hits rows currently kept for it, last_at = its newest hit (for the sweep).
  *   rate_hits      one row per admitted request: bucket ("team:<teamId>:<tools|meta>" or
  *                  "invite:<roomId>:<tokenId>:<tools|meta>"), at (ms). Index (bucket, at) serves the sliding window.
@@ -446,10 +447,35 @@ CREATE TABLE room_values (
 `;
 
 /**
+ * Keys with a lifetime and a scope (docs/security.md#key-lifetime-and-scopes): when a key stops working (ms; NULL:
+ * never), its last admitted use (ms, written at most once a minute), its scope as JSON {rooms?, readOnly?} (NULL:
+ * the whole team) and, once rotated, its successor's id. Not room tables.
+ */
+const KEY_LIFE = `
+ALTER TABLE keys ADD COLUMN expires_at INTEGER;
+ALTER TABLE keys ADD COLUMN last_used_at INTEGER;
+ALTER TABLE keys ADD COLUMN scope TEXT;
+ALTER TABLE keys ADD COLUMN rotated_to TEXT;
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS, RETENTION, WEB, VALUES];
+const MIGRATIONS = [
+  V1,
+  V2,
+  SIGNALS,
+  TOOLS,
+  CLAIMS,
+  WEBHOOKS,
+  PEOPLE,
+  FORK_FLOORS,
+  RETENTION,
+  WEB,
+  VALUES,
+  KEY_LIFE,
+];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

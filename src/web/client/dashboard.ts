@@ -28,7 +28,29 @@ interface KeyRow {
   boundAgentId?: string;
   humanId?: string;
   hint: string;
+  expiresAt?: string;
+  lastUsedAt?: string;
+  rooms?: string[];
+  readOnly?: boolean;
+  rotatedTo?: string;
 }
+
+/** A key's end: never, the time, or that it is over (an expired key stays listed until revoked). */
+const keyEnd = (k: KeyRow): string | Node => {
+  if (k.expiresAt === undefined) return "never";
+  return Date.parse(k.expiresAt) <= Date.now() ? "expired" : time(k.expiresAt);
+};
+
+/** Who a key is for, and what it may reach when it is scoped. */
+const keyFor = (k: KeyRow): string => {
+  const who = k.humanId
+    ? `person ${k.humanId}`
+    : k.boundAgentId
+      ? `agent ${k.boundAgentId}`
+      : "team (unbound)";
+  const scope = [k.rooms ? `rooms ${k.rooms.join(", ")}` : "", k.readOnly ? "read-only" : ""].filter(Boolean);
+  return scope.length > 0 ? `${who}; ${scope.join("; ")}` : who;
+};
 interface InviteRow {
   tokenId: string;
   expiresAt: string;
@@ -211,20 +233,22 @@ async function loadKeys(): Promise<void> {
   replace(
     body,
     keys.length === 0
-      ? el("tr", null, el("td", { attrs: { colspan: "5" } }, "No keys in the store yet."))
+      ? el("tr", null, el("td", { attrs: { colspan: "7" } }, "No keys in the store yet."))
       : null,
     ...keys.map((k) =>
       el(
         "tr",
         null,
         idCell(k.keyId, k.hint),
+        el("td", null, keyFor(k)),
         el(
           "td",
           null,
-          k.humanId ? `person ${k.humanId}` : k.boundAgentId ? `agent ${k.boundAgentId}` : "team (unbound)",
+          k.rotatedTo ? `rotated to ${k.rotatedTo}${k.note ? `; ${k.note}` : ""}` : (k.note ?? ""),
         ),
-        el("td", null, k.note ?? ""),
         el("td", null, time(k.createdAt)),
+        el("td", null, keyEnd(k)),
+        el("td", null, k.lastUsedAt ? time(k.lastUsedAt) : "never"),
         revokeCell(`Revoke key ${k.keyId}`, async () => {
           if (!window.confirm(`Revoke ${k.keyId}? It stops working at once.`)) return;
           await api("DELETE", `/admin/keys/${encodeURIComponent(k.keyId)}`);
@@ -377,9 +401,11 @@ onSubmit("key-form", async (form) => {
   const kind = field(form, "kind");
   const id = field(form, "id");
   const note = field(form, "note");
+  const days = field(form, "days");
   const made = await api<{ keyId: string; secret: string }>("POST", "/admin/keys", {
     ...(kind === "human" ? { kind: "human", humanId: id } : { boundAgentId: id }),
     ...(note !== "" ? { note } : {}),
+    ...(days !== "" ? { expiresIn: Math.round(Number(days) * 86_400) } : {}),
   });
   form.reset();
   showSecret(

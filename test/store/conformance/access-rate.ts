@@ -3,6 +3,7 @@
  * concurrency, refusals not recorded, buckets and teams independent, and auth + charge in one step.
  */
 import { expect, test } from "bun:test";
+import { iso } from "../../../src/protocol/time.ts";
 import type { RateDecision } from "../../../src/store/access-types.ts";
 import {
   instanceFor,
@@ -144,18 +145,20 @@ export function rateTests(suite: Suite): void {
       rate: allowed(4, 3),
     });
     expect(await suite.second.consumeRate(teamId, rate)).toEqual(allowed(4, 2));
+    // The first charged lookup recorded the key's use (conformance/access-key-lifetime.ts).
+    const used = { ...keyRecord(key), lastUsedAt: iso(suite.clock.now()) };
     expect(await suite.second.resolveKey(teamId, key.digest, rate)).toEqual({
-      key: keyRecord(key),
+      key: used,
       rate: allowed(4, 1),
     });
     expect(await suite.store.consumeRate(teamId, rate)).toMatchObject({ allowed: true, remaining: 0 });
     const refused = await suite.store.resolveKey(teamId, key.digest, rate);
-    expect(refused.key).toEqual(keyRecord(key));
+    expect(refused.key).toEqual(used);
     expect(refused.rate).toMatchObject({ allowed: false, limit: 4, remaining: 0 });
     expect((await suite.second.consumeRate(teamId, rate)).allowed).toBe(false);
     // The meta bucket was never charged.
     expect(await suite.store.resolveKey(teamId, key.digest, metaRate(4))).toEqual({
-      key: keyRecord(key),
+      key: used,
       rate: allowed(4, 3),
     });
   });

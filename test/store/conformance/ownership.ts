@@ -155,6 +155,7 @@ export const OPERATIONS: Record<Operation, Check> = {
   provisionTeam: { exempt: TEAM },
   listKeys: { exempt: TEAM },
   deleteKey: { exempt: TEAM },
+  rotateKey: { exempt: TEAM },
   listTeams: { exempt: "the operators' list of every team, for operators only (http/admin)" },
   consumeRate: { exempt: TEAM },
   createInvite: {

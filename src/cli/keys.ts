@@ -144,7 +144,7 @@ examples:
             { head: "SCOPE", get: (k) => scopeOf(k), max: 40 },
             {
               head: "NOTE",
-              get: (k) => (k.rotatedTo ? `rotated to ${k.rotatedTo}; ` : "") + (k.note ?? ""),
+              get: (k) => [k.rotatedTo && `rotated to ${k.rotatedTo}`, k.note].filter(Boolean).join("; "),
               max: 60,
             },
           ],

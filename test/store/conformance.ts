@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { STORE_UNAVAILABLE } from "../../src/protocol/errors.ts";
 import type { RoomStore } from "../../src/store/types.ts";
+import { agentRateTests } from "./conformance/access-agent-rate.ts";
 import { inviteTests } from "./conformance/access-invites.ts";
 import { keyTests, provisionTests } from "./conformance/access-keys.ts";
 import { rateTests } from "./conformance/access-rate.ts";
@@ -148,6 +149,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("access: keys", () => keyTests(suite));
     describe("access: provisionTeam", () => provisionTests(suite));
     describe("access: rate limiting", () => rateTests(suite));
+    describe("access: an agent's window inside its team's", () => agentRateTests(suite));
     describe("access: invites", () => inviteTests(suite));
     describe("access: mayClaim false (invite scopes)", () => mayClaimTests(suite));
     describe("access: room administration", () => roomAdminTests(suite));

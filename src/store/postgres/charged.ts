@@ -15,10 +15,18 @@ import type { Op, SqlClient } from "../sql/run.ts";
 import type { ChargeRow, Rate } from "./rate.ts";
 
 export function createChargedLookups(sql: SqlClient, now: Clock, rooms: Rooms, keys: Keys, rate: Rate) {
-  const keyCharged = sql.query<KeyRow & ChargeRow, [string, string, string, number, number, number]>(
+  // The agent's bucket is rate-buckets.ts agentBucket of the key's bound agent, else of the agent the request
+  // names (?8): "agent:" + team + ":" + agent + ":" + bucket; NULL (the team's window alone) when there is none.
+  const keyCharged = sql.query<
+    KeyRow & ChargeRow,
+    [string, string, string, number, number, number, number, string | null, string, boolean]
+  >(
     `WITH k AS (SELECT ${KEY_COLUMNS} FROM keys WHERE team_id = ?1 AND digest = ?2)
-     SELECT k.*, c.allowed, c.remaining, c.reset_ms FROM k
-     LEFT JOIN LATERAL roomd_rate_charge(?3, ?4, ?5, ?6) c ON true`,
+     SELECT k.*, c.allowed, c.remaining, c.reset_ms, c.shown FROM k
+     LEFT JOIN LATERAL roomd_rate_charge_pair(?3,
+       CASE WHEN ?10::boolean AND coalesce(k.bound_agent_id, ?8::text) IS NOT NULL
+         THEN 'agent:' || ?1 || ':' || coalesce(k.bound_agent_id, ?8) || ':' || ?9::text END,
+       ?4, ?5, ?6, ?7) c ON true`,
   );
   // The checks of resolveInvite and the charge; the bucket is rate-buckets.ts inviteBucket:
   // invitePrefix(roomId) + tokenId + ":" + bucket.
@@ -53,7 +61,20 @@ export function createChargedLookups(sql: SqlClient, now: Clock, rooms: Rooms, k
       request: RateRequest,
     ): Op<{ key: KeyRecord | null; rate?: RateDecision }> {
       const bucket = teamBucket(teamId, request.bucket);
-      const row = yield* keyCharged.get(teamId, digest, bucket, now(), request.windowMs, request.limit);
+      // The same agent chargedAgent (rate-buckets.ts) picks: only with RateRequest.agent, only for "tools".
+      const agentWindow = request.agent !== undefined && request.bucket === "tools";
+      const row = yield* keyCharged.get(
+        teamId,
+        digest,
+        bucket,
+        now(),
+        request.windowMs,
+        request.limit,
+        request.agent?.limit ?? 0,
+        request.agent?.id ?? null,
+        request.bucket,
+        agentWindow,
+      );
       if (!row) return { key: null };
       return { key: keys.toKey(row), rate: rate.decision(row, request) };
     },

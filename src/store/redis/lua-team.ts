@@ -48,7 +48,16 @@ local function store_key(id, digest, key)
   redis.call("HSET", K_KEYS, id, string.sub(key, 1, -2) .. ',"n":' .. n .. '}')
   redis.call("HSET", K_KEY_DIGESTS, digest, id)
 end
-${RATE_LUA}`;
+${RATE_LUA}-- An agent's own window inside its team's (rate-buckets.ts agentBucket): "team:{<teamId>}:rl:agent:<agent>:<bucket>",
+-- in the team's slot by its hash tag. Named here, not passed in KEYS: a bound key's agent is known only once the key
+-- is found in this same script, and the caller cannot name it beforehand.
+local function agent_key(agent, bucket) return string.sub(K_RL_TOOLS, 1, -9) .. "rl:agent:" .. agent .. ":" .. bucket end
+-- The team's charge, and its agent's too when there is one (agent ~= "" and agent_limit given).
+local function charge_team(bucket, agent, agent_limit, limit, window)
+  if agent == "" or not agent_limit or bucket ~= "tools" then return charge(bucket_key(bucket), limit, window) end
+  return charge_pair(K_RL_TOOLS, agent_key(agent, bucket), limit, agent_limit, window)
+end
+`;
 
 /** resolveKey: auth and, when a bucket is given, the charge. Replies {ok: {key: JSON|null, rate?}}. */
 export const RESOLVE_KEY = script({
@@ -57,6 +66,8 @@ export const RESOLVE_KEY = script({
     bucket: arg.textOrEmpty, // "tools" | "meta" to charge, "" to charge nothing
     limit: arg.maybeNumber, // requests allowed per window (when charging)
     window: arg.maybeNumber, // window length in ms (when charging)
+    agent: arg.textOrEmpty, // the agent the request names ("" none); a bound key's agent replaces it
+    agentLimit: arg.maybeNumber, // the agent's own window's limit; none: the team's window alone
   },
   reply: returns<{ key: NewKey | null; rate?: RateDecision }>(),
   body: `
@@ -64,7 +75,9 @@ local id = redis.call("HGET", K_KEY_DIGESTS, digest)
 local key = id and redis.call("HGET", K_KEYS, id)
 if not key then return ok('{"key":null}') end
 if bucket == "" then return ok('{"key":' .. key .. '}') end
-return ok('{"key":' .. key .. ',"rate":' .. charge(bucket_key(bucket), limit, window) .. '}')
+local bound = agent_limit and cjson.decode(key).boundAgentId
+if type(bound) == "string" then agent = bound end
+return ok('{"key":' .. key .. ',"rate":' .. charge_team(bucket, agent, agent_limit, limit, window) .. '}')
 `,
 });
 
@@ -78,11 +91,13 @@ export const CONSUME_RATE = script({
     limit: arg.number, // requests allowed per window
     window: arg.number, // window length in ms
     n: arg.number, // requests to charge
+    agent: arg.textOrEmpty, // the agent whose own window is charged too ("" none)
+    agentLimit: arg.maybeNumber, // that window's limit; none: the team's window alone
   },
   reply: returns<RateDecision[]>(),
   body: `
 local out = {}
-for i = 1, n do out[i] = charge(bucket_key(bucket), limit, window) end
+for i = 1, n do out[i] = charge_team(bucket, agent, agent_limit, limit, window) end
 return ok("[" .. table.concat(out, ",") .. "]")
 `,
 });

@@ -35,8 +35,8 @@
  *   keys           key_id PK, team_id, kind ("dynamic" | "operator"), digest UNIQUE (sha256 hex of the secret),
  *                  created_at (ms), note, bound_agent_id (NULL when absent), hint. Index team_id.
  *   rate_counts    per bucket: n = rate_hits rows currently kept for it, last_at = its newest hit (for the sweep).
- *   rate_hits      one row per admitted request: bucket ("team:<teamId>:<tools|meta>" or
- *                  "invite:<roomId>:<tokenId>:<tools|meta>"), at (ms). Index (bucket, at) serves the sliding window.
+ *   rate_hits      one row per admitted request: bucket ("team:<teamId>:<tools|meta>",
+ *                  "agent:<teamId>:<agentId>:tools" or "invite:<roomId>:<tokenId>:<tools|meta>"), at (ms). Index (bucket, at) serves the sliding window.
  *
  * rooms is also indexed by (owner, last_activity): the per-team room count and listRooms.
  */

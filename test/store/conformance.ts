@@ -48,6 +48,7 @@ import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
 import { sessionTests, teamListTests } from "./conformance/sessions.ts";
+import { suspensionTests } from "./conformance/suspensions.ts";
 import { togetherForkTests } from "./conformance/together-forks.ts";
 import { handoffLeaseTests } from "./conformance/together-handoffs.ts";
 import { togetherLogTests, togetherMailTests, togetherWebhookTests } from "./conformance/together-log.ts";
@@ -146,6 +147,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("analytics", () => analyticsTests(suite));
     describe("task leases", () => leaseTests(suite));
     describe("file claims, leave_room, room state", () => claimTests(suite));
+    describe("suspended agents", () => suspensionTests(suite));
     describe("access: keys", () => keyTests(suite));
     describe("access: provisionTeam", () => provisionTests(suite));
     describe("access: rate limiting", () => rateTests(suite));

@@ -362,6 +362,8 @@ CREATE TABLE room_values (
 `;
 
 /**
+ * Suspended agents (protocol/suspensions.ts): one row per agent suspended in a room, `at` in ms.
+ *
  * A request charged to its team's window and its agent's (AGENT_RATE_LIMIT_PER_MINUTE, protocol/rate-pair.ts):
  * roomd_rate_window locks a bucket's count row (made when missing) and forgets its expired hits, giving the requests
  * it holds now; roomd_rate_charge_pair measures the team's bucket, then the agent's (always in that order, so two
@@ -370,6 +372,14 @@ CREATE TABLE room_values (
  * refusing one ("team" first), else the one with fewer requests left (the agent's on a tie).
  */
 const V4 = `
+CREATE TABLE suspensions (
+  room_id rtext NOT NULL,
+  agent_id rtext NOT NULL,
+  by_id rtext NOT NULL,
+  at BIGINT NOT NULL,
+  reason rtext NOT NULL,
+  PRIMARY KEY (room_id, agent_id)
+);
 CREATE FUNCTION roomd_rate_window(p_bucket text, p_now bigint, p_window bigint)
 RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE

@@ -445,11 +445,36 @@ CREATE TABLE room_values (
 ) STRICT;
 `;
 
+/** Suspended agents (protocol/suspensions.ts): one row per agent suspended in a room, `at` in ms. */
+const SUSPENSIONS = `
+CREATE TABLE suspensions (
+  room_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  by_id TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  PRIMARY KEY (room_id, agent_id)
+) STRICT;
+`;
+
 /**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
-const MIGRATIONS = [V1, V2, SIGNALS, TOOLS, CLAIMS, WEBHOOKS, PEOPLE, FORK_FLOORS, RETENTION, WEB, VALUES];
+const MIGRATIONS = [
+  V1,
+  V2,
+  SIGNALS,
+  TOOLS,
+  CLAIMS,
+  WEBHOOKS,
+  PEOPLE,
+  FORK_FLOORS,
+  RETENTION,
+  WEB,
+  VALUES,
+  SUSPENSIONS,
+];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

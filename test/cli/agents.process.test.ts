@@ -1,6 +1,6 @@
 /**
  * `roomctl suspend`, `roomctl resume` and `roomctl agents` as real processes against a real roomd
- * (docs/roomctl.md#suspend-room-agent---reason-why): an approver suspends and resumes, a member is refused (exit 1,
+ * (docs/roomctl.md): an approver suspends and resumes, a member is refused (exit 1,
  * naming the role), the suspended agent's calls are refused meanwhile, and usage mistakes exit 2.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";

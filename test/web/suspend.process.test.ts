@@ -104,3 +104,30 @@ test("an approver suspends and resumes an agent from the room view; a viewer is 
   expect(watched.problems).toEqual([]);
   await watched.close();
 });
+
+test("the dashboard's Suspended agents panel: suspend, listed with who and why, resume; usable at 390 px", async () => {
+  const roomId = newRoomId();
+  await callTool(server.url, team.agents, "add_task", { roomId, title: "Build", agentId: "builder" });
+  const watched = await openPage(browser, { width: 390, height: 900 });
+  const { page } = watched;
+  await signIn(page, server.url, team.person, "/dashboard");
+  await page.waitForSelector(`#suspend-room option[value="${roomId}"]`, { state: "attached" });
+  await page.selectOption("#suspend-room", roomId);
+  await page.locator("#suspended", { hasText: "No agent is suspended in this room." }).waitFor();
+  await page.fill("#suspend-agent", "builder");
+  await page.fill("#suspend-reason", "spending the budget");
+  await page.click("#suspend-form button[type=submit]");
+  const row = page.locator("#suspended li", { hasText: "builder" });
+  await row.waitFor();
+  expect(await row.textContent()).toContain("by human:alice since");
+  expect(await row.textContent()).toContain("spending the budget");
+  const refused = await postTool(server.url, team.agents, "read_plan", { roomId }, undefined, {
+    "X-Roomd-Agent": "builder",
+  });
+  expect(JSON.stringify(await refused.json())).toContain("AGENT_SUSPENDED");
+  expect((await page.evaluate("document.scrollingElement.scrollWidth")) as number).toBeLessThanOrEqual(390);
+  await page.click(`#suspended button[aria-label="Resume builder in ${roomId}"]`);
+  await page.locator("#suspended", { hasText: "No agent is suspended in this room." }).waitFor();
+  expect(watched.problems).toEqual([]);
+  await watched.close();
+});

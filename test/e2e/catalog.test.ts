@@ -3,7 +3,8 @@
  * invite for another room likewise, a bound key cannot act as anyone else, and bad arguments get a clear error
  * and change nothing. The tools come from the catalog and their arguments from their own examples, so a new
  * tool is covered without editing this file. A tool for people's acts (peopleOnly) runs its example with a
- * person's key of the team, and refuses the team's agent key, changing nothing.
+ * person's key of the team, and refuses the team's agent key, changing nothing. An agent suspended in the room is
+ * refused by every room tool, changing nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
@@ -20,6 +21,7 @@ import {
   prepared,
   send,
   snapshot,
+  suspendedProblems,
 } from "../support/catalog-check.ts";
 import { httpClient } from "../support/http.ts";
 import { OPERATOR, type RunningServer, startInProcess, TEAM_A, TEAM_B } from "../support/server.ts";
@@ -61,6 +63,9 @@ for (const make of E2E_STORES) {
         });
         test("a key bound to alice cannot act as another agent", async () => {
           expect(await impersonationProblems(tool, env, newRoomId(), boundToAlice)).toEqual([]);
+        });
+        test("an agent suspended in the room is refused (AGENT_SUSPENDED), nothing changes", async () => {
+          expect(await suspendedProblems(tool, env, newRoomId(), boundToAlice)).toEqual([]);
         });
         test("bad arguments: a clear error naming the field, nothing changes", async () => {
           const roomId = newRoomId();

@@ -87,6 +87,13 @@ for (const make of E2E_STORES) {
         from: "team:team-a",
         payload: { agentId: "worker", reason: "it keeps rewriting the lockfile" },
       });
+      // Presence shows it.
+      const presence = await lead.call<{ agentId: string; suspended?: unknown }[]>("get_presence", { roomId });
+      expect(presence.find((p) => p.agentId === "worker")?.suspended).toMatchObject({
+        by: "team:team-a",
+        reason: "it keeps rewriting the lockfile",
+      });
+      expect(presence.find((p) => p.agentId === "lead")?.suspended).toBeUndefined();
       const listed = await http.get(`/admin/rooms/${roomId}/agents/suspended`, TEAM_A.secret);
       expect(listed.body.suspended.map((s: { agentId: string }) => s.agentId)).toEqual(["worker"]);
 

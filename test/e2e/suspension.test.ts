@@ -88,7 +88,9 @@ for (const make of E2E_STORES) {
         payload: { agentId: "worker", reason: "it keeps rewriting the lockfile" },
       });
       // Presence shows it.
-      const presence = await lead.call<{ agentId: string; suspended?: unknown }[]>("get_presence", { roomId });
+      const presence = await lead.call<{ agentId: string; suspended?: unknown }[]>("get_presence", {
+        roomId,
+      });
       expect(presence.find((p) => p.agentId === "worker")?.suspended).toMatchObject({
         by: "team:team-a",
         reason: "it keeps rewriting the lockfile",

@@ -177,4 +177,16 @@ export function suspensionTests(suite: Suite): void {
       expect((await suite.store.listLocks(scope)).filter((l) => l.owner === "a")).toEqual([]);
     }
   });
+
+  test("a fork after a suspension: the released task reads as in the source, and the fork's agents start free", async () => {
+    const { scope, task } = await holding("a");
+    await suite.store.suspendAgent(scope, { agentId: "a", by: "p", reason: "r" });
+    const fork = { ...scope, roomId: newScope().roomId };
+    await suite.second.forkRoom(scope, { newRoomId: fork.roomId, by: "human:pat" });
+    const source = (await suite.store.readPlan(scope)).tasks.find((t) => t.id === task.id);
+    const forked = (await suite.store.readPlan(fork)).tasks.find((t) => t.id === task.id);
+    expect(forked).toMatchObject({ status: "pending", owner: null, version: source?.version });
+    expect(await suite.store.listSuspensions(fork)).toEqual([]);
+    await suite.store.postEvent(as(fork, "a"), { type: "note", from: "a", to: "all", payload: {} });
+  });
 }

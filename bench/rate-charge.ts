@@ -16,7 +16,10 @@ export async function checkedRateCharge(client: RedisClient, teamId: string): Pr
   await client.send("SCRIPT", ["LOAD", script.text]);
   const keys = scriptKeys(script, teamKeys(teamId), false);
   const argv = [String(Date.now())];
-  script.encode({ bucket: "tools", limit: 1_000_000, window: 60_000, n: 1 }, argv);
+  script.encode(
+    { bucket: "tools", limit: 1_000_000, window: 60_000, n: 1, agent: "", agentLimit: null },
+    argv,
+  );
   const command = [script.sha, String(keys.length), ...keys, ...argv];
   const reply = await client.send("EVALSHA", command);
   if (typeof reply !== "string" || !reply.startsWith('{"ok":'))

@@ -95,6 +95,11 @@ export type Config = StoreConfig & {
   operatorName: string;
   /** Requests per team per minute. */
   rateLimitPerMinute: number;
+  /**
+   * Tool calls per agent per minute, inside its team's budget (AGENT_RATE_LIMIT_PER_MINUTE); 0: no agent window,
+   * the team's alone (the default).
+   */
+  agentRateLimitPerMinute: number;
   /** Allow requests when the limiter's store is unreachable. */
   rateLimitFailOpen: boolean;
   /** Whether GET /room/:id needs a bearer. */
@@ -334,6 +339,7 @@ const envSchema = z.object({
   OPERATOR_KEYS: keyList(true),
   RATE_LIMIT_PER_MINUTE: intIn(1, 1_000_000, 600),
   RATE_LIMIT_FAIL_OPEN: bool(true),
+  AGENT_RATE_LIMIT_PER_MINUTE: intIn(0, 1_000_000, 0),
   ROOM_SUMMARY: z.enum(["public", "private"], { error: "must be public or private" }).optional(),
   STORE_TIMEOUT_MS: intIn(50, 60_000, 2000),
   UPSTASH_POLL_MS: intIn(100, 10_000, 200),
@@ -520,6 +526,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       operatorName: e.OPERATOR_NAME ?? DEFAULT_OPERATOR_NAME,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
       rateLimitFailOpen: e.RATE_LIMIT_FAIL_OPEN,
+      agentRateLimitPerMinute: e.AGENT_RATE_LIMIT_PER_MINUTE,
       roomSummary: e.ROOM_SUMMARY ?? "public",
       storeTimeoutMs: e.STORE_TIMEOUT_MS,
       roomsPerTeam: e.ROOMS_PER_TEAM,

@@ -30,32 +30,49 @@ const WINDOW_MS = 60_000;
 export interface GateOptions {
   keys: KeyRing;
   store: RoomStore;
-  config: Pick<Config, "rateLimitPerMinute" | "rateLimitFailOpen" | "operatorName">;
+  config: Pick<
+    Config,
+    "rateLimitPerMinute" | "rateLimitFailOpen" | "operatorName" | "agentRateLimitPerMinute"
+  >;
 }
 
 export interface Gate {
-  (secret: string | null, bucket: Bucket): Promise<Admission>;
+  /**
+   * `agent`: the agent a tool call names (its acting argument or X-Roomd-Agent), whose own window is charged too
+   * when AGENT_RATE_LIMIT_PER_MINUTE is set — a bound key's agent stands in for it, whatever the call names.
+   */
+  (secret: string | null, bucket: Bucket, agent?: string): Promise<Admission>;
   /**
    * A person the trusted proxy vouched for (docs/people.md#people-and-agents): no key to find, only the team's rate
    * window to charge (failing open like env keys when the limiter's store is down and RATE_LIMIT_FAIL_OPEN allows).
    */
-  person(teamId: string, humanId: string, bucket: Bucket): Promise<Admission>;
+  person(teamId: string, humanId: string, bucket: Bucket, agent?: string): Promise<Admission>;
   /** True for an env key (operator or static): checked in memory, no store work. */
   knows(secret: string): boolean;
   /**
    * A web session's credential admitted again, exactly as its secret was at sign-in: an env key by its digest, a
    * dynamic key of `teamId`, an invite, or the proxy's person (docs/web.md).
    */
-  credential(held: SessionCredential, teamId: string, humanId: string, bucket: Bucket): Promise<Admission>;
+  credential(
+    held: SessionCredential,
+    teamId: string,
+    humanId: string,
+    bucket: Bucket,
+    agent?: string,
+  ): Promise<Admission>;
 }
 
 const isOutage = (error: unknown) => error instanceof RoomError && error.kind === "store_unavailable";
 
 export function createGate({ keys, store, config }: GateOptions): Gate {
-  const rateFor = (bucket: Bucket): RateRequest => ({
+  /** The team's window, and the agent's inside it for a tool call when AGENT_RATE_LIMIT_PER_MINUTE is set. */
+  const rateFor = (bucket: Bucket, agent?: string): RateRequest => ({
     bucket,
     limit: bucket === "tools" ? config.rateLimitPerMinute : config.rateLimitPerMinute * META_CEILING_FACTOR,
     windowMs: WINDOW_MS,
+    ...(bucket === "tools" && config.agentRateLimitPerMinute > 0
+      ? { agent: { ...(agent !== undefined ? { id: agent } : {}), limit: config.agentRateLimitPerMinute } }
+      : {}),
   });
   const decide = (principal: Principal, rate?: RateDecision): Admission =>
     rate && !rate.allowed ? { ok: false, status: 429, rate, principal } : { ok: true, principal, rate };
@@ -65,14 +82,16 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
     digest: Buffer,
     shape: { team?: string; room?: string },
     bucket: Bucket,
+    agent?: string,
   ): Promise<Admission> => {
-    const rate = rateFor(bucket);
+    const rate = rateFor(bucket, agent);
     const known = keys.resolveDigest(digest);
     try {
       if (known) {
         // Env keys need no lookup; only the limiter touches the store, and it may fail open.
         try {
-          return decide(known, await store.consumeRate(known.teamId, rate));
+          const own = known.boundAgentId !== undefined ? rateFor(bucket, known.boundAgentId) : rate;
+          return decide(known, await store.consumeRate(known.teamId, own));
         } catch (error) {
           if (isOutage(error) && config.rateLimitFailOpen) return { ok: true, principal: known };
           throw error;
@@ -120,17 +139,23 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
     }
   };
 
-  const admit = async (secret: string | null, bucket: Bucket): Promise<Admission> => {
+  const admit = async (secret: string | null, bucket: Bucket, agent?: string): Promise<Admission> => {
     if (secret === null) return { ok: false, status: 401 };
     // Hashed once: the digest serves the in-memory env keys and the store lookup alike.
     const team = teamOfKey(secret) ?? undefined;
     const room = team ? undefined : (roomOfInvite(secret) ?? undefined);
-    return admitDigest(sha256(secret), { ...(team ? { team } : {}), ...(room ? { room } : {}) }, bucket);
+    const shape = { ...(team ? { team } : {}), ...(room ? { room } : {}) };
+    return admitDigest(sha256(secret), shape, bucket, agent);
   };
-  const person = async (teamId: string, humanId: string, bucket: Bucket): Promise<Admission> => {
+  const person = async (
+    teamId: string,
+    humanId: string,
+    bucket: Bucket,
+    agent?: string,
+  ): Promise<Admission> => {
     const principal: Principal = { teamId, kind: "proxy", humanId };
     try {
-      return decide(principal, await store.consumeRate(teamId, rateFor(bucket)));
+      return decide(principal, await store.consumeRate(teamId, rateFor(bucket, agent)));
     } catch (error) {
       if (isOutage(error))
         return config.rateLimitFailOpen ? { ok: true, principal } : { ok: false, status: 503 };
@@ -138,11 +163,17 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
     }
   };
   /** A web session's credential, checked again as on its sign-in (revoked keys and invites fail here). */
-  const credential = (held: SessionCredential, teamId: string, humanId: string, bucket: Bucket) => {
-    if (held.kind === "proxy") return person(teamId, humanId, bucket);
+  const credential = (
+    held: SessionCredential,
+    teamId: string,
+    humanId: string,
+    bucket: Bucket,
+    agent?: string,
+  ) => {
+    if (held.kind === "proxy") return person(teamId, humanId, bucket, agent);
     const digest = Buffer.from(held.digest, "hex");
-    if (held.kind === "invite") return admitDigest(digest, { room: held.roomId }, bucket);
-    return admitDigest(digest, held.kind === "key" ? { team: teamId } : {}, bucket);
+    if (held.kind === "invite") return admitDigest(digest, { room: held.roomId }, bucket, agent);
+    return admitDigest(digest, held.kind === "key" ? { team: teamId } : {}, bucket, agent);
   };
   return Object.assign(admit, {
     knows: (secret: string) => keys.resolve(secret) !== null,

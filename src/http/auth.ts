@@ -11,7 +11,7 @@ import type { Admission, Bucket, Gate } from "../access/gate.ts";
 import type { Sessions } from "../access/sessions.ts";
 import type { TrustedProxy } from "../config.ts";
 import { peerAllowed } from "../protocol/cidr.ts";
-import { STORE_UNAVAILABLE } from "../protocol/errors.ts";
+import { rateLimitText, STORE_UNAVAILABLE } from "../protocol/errors.ts";
 import { HUMAN_ID, type Principal } from "../protocol/principal.ts";
 import type { RateDecision } from "../store/access-types.ts";
 import type { FailureLimiter } from "./auth-failures.ts";
@@ -98,8 +98,16 @@ export function tooManyFailures(c: Context): Response {
   return c.json({ error: "Too many failed authentication attempts" }, 429);
 }
 
-/** The whole check for one request; the caller answers `failure` as is. */
-export async function checkBearer(c: Context, deps: AuthDeps, bucket: Bucket): Promise<Checked> {
+/**
+ * The whole check for one request; the caller answers `failure` as is. `agent`: the agent a tool call names, whose
+ * own window is charged too when AGENT_RATE_LIMIT_PER_MINUTE is set (gate.ts).
+ */
+export async function checkBearer(
+  c: Context,
+  deps: AuthDeps,
+  bucket: Bucket,
+  agent?: string,
+): Promise<Checked> {
   const address = clientAddress(c);
   const proxy = deps.proxy;
   const humanId = proxyAssertion(c, proxy, address);
@@ -114,7 +122,7 @@ export async function checkBearer(c: Context, deps: AuthDeps, bucket: Bucket): P
         ),
       };
     }
-    const checked = settle(c, deps, address, await deps.gate.person(proxy.teamId, humanId, bucket));
+    const checked = settle(c, deps, address, await deps.gate.person(proxy.teamId, humanId, bucket, agent));
     if (deps.sessions && "principal" in checked) {
       const refused = await proxiedCsrfRefusal(c, deps.sessions, checked.principal);
       if (refused) return { failure: refused };
@@ -140,7 +148,7 @@ export async function checkBearer(c: Context, deps: AuthDeps, bucket: Bucket): P
   if (deps.failures.blocked(address) && !(bearer !== null && deps.gate.knows(bearer))) {
     return { failure: tooManyFailures(c) };
   }
-  return settle(c, deps, address, await deps.gate(bearer, bucket));
+  return settle(c, deps, address, await deps.gate(bearer, bucket, agent));
 }
 
 /** The answer to an admission: the principal, or the failure response with its headers. */
@@ -153,14 +161,20 @@ function settle(c: Context, deps: AuthDeps, address: string, admission: Admissio
     return { failure: c.json({ error: UNAUTHORIZED }, 401) };
   }
   if (admission.status === 429) {
+    const spent = admission.rate.spent;
+    const whose = spent ? { whose: spent, ...agentOf(admission.principal) } : undefined;
     return {
-      failure: c.json({ error: "Rate limit exceeded" }, 429),
+      failure: c.json({ error: rateLimitText(whose), ...(spent ? { spent } : {}) }, 429),
       limited: admission.principal,
       rate: admission.rate,
     };
   }
   return { failure: c.json({ error: STORE_UNAVAILABLE }, 503) };
 }
+
+/** The agent a refusal names: the principal's bound agent (an unbound key's call names its own, mcp-route.ts). */
+const agentOf = (principal: Principal) =>
+  principal.boundAgentId !== undefined ? { agentId: principal.boundAgentId } : {};
 
 /** Middleware form for routes: one unit of the team's "tools" budget per request. */
 export const auth =

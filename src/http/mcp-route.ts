@@ -26,7 +26,9 @@ import { legacyParamsRefusal, readBody, rpcError } from "../mcp/server.ts";
 import { ROOM_FEATURES } from "../mcp/surface/methods.ts";
 import { PROFILES, type Profile } from "../mcp/tool.ts";
 import { errors } from "../protocol/errors.ts";
+import { AGENT_ID } from "../protocol/ids.ts";
 import type { Principal } from "../protocol/principal.ts";
+import type { RateDecision } from "../store/access-types.ts";
 import type { RoomStore } from "../store/types.ts";
 import { type AuthDeps, type Checked, checkBearer, rateHeaders } from "./auth.ts";
 import type { RequestIdEnv } from "./request-id.ts";
@@ -72,18 +74,48 @@ export function callContext(headers: Headers): CallContext {
 async function admitMessages(
   c: Context,
   deps: McpRouteDeps,
-  parsed: { messages: number; toolCalls: number },
-): Promise<Checked & { bucket: Bucket }> {
+  parsed: { body: unknown; messages: number; toolCalls: number },
+): Promise<Checked & { bucket: Bucket; agent?: string }> {
   const buckets: Bucket[] = Array.from({ length: parsed.messages - parsed.toolCalls }, () => "meta");
   if (parsed.toolCalls > 0) buckets.push("tools");
   let admitted: Checked | undefined;
   let bucket: Bucket = "meta";
+  const agent = parsed.toolCalls > 0 ? callingAgent(deps.catalog, parsed.body, c.req.raw.headers) : undefined;
   for (const next of buckets) {
     bucket = next;
-    admitted = await checkBearer(c, deps, bucket);
+    admitted = await checkBearer(c, deps, bucket, next === "tools" ? agent : undefined);
     if ("failure" in admitted) break;
   }
-  return { ...(admitted as Checked), bucket };
+  return { ...(admitted as Checked), bucket, ...(agent !== undefined ? { agent } : {}) };
+}
+
+/**
+ * The agent a tool call acts as, for its own rate window (AGENT_RATE_LIMIT_PER_MINUTE): the tool's acting argument
+ * (tool.ts `acting`, the first), else the X-Roomd-Agent header — what the call path would use; undefined when
+ * neither names a well-formed agent id (the call is then charged to the team alone, and its own checks refuse it). A
+ * bound key's agent replaces it in the store, whatever the call names.
+ */
+function callingAgent(catalog: Catalog, body: unknown, headers: Headers): string | undefined {
+  const call = (Array.isArray(body) ? body : [body]).find(
+    (m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "tools/call",
+  ) as { params?: { name?: unknown; arguments?: unknown } } | undefined;
+  const name = call?.params?.name;
+  const tool = typeof name === "string" ? catalog.get(name) : undefined;
+  const field = tool?.acting[0];
+  const args = call?.params?.arguments;
+  const given =
+    field !== undefined && typeof args === "object" && args !== null
+      ? (args as Record<string, unknown>)[field]
+      : undefined;
+  const agent = typeof given === "string" ? given : callContext(headers).agentId;
+  return agent !== undefined && AGENT_ID.test(agent) ? agent : undefined;
+}
+
+/** The tool error of a spent window, saying whose it is when the agent's window was charged too. */
+function spentRefusal(rate: RateDecision | undefined, agentId: string | undefined) {
+  const spent = rate?.spent;
+  const whose = spent ? { whose: spent, ...(agentId !== undefined ? { agentId } : {}) } : undefined;
+  return errors.rateLimited(rate?.resetMs ?? 60_000, whose);
 }
 
 export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
@@ -137,7 +169,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono<RequestIdEnv> {
         streams: { take: () => deps.streams.take(streamOwnerOf(principal)) },
         ...(deps.keepAliveMs !== undefined ? { keepAliveMs: deps.keepAliveMs } : {}),
         ...("failure" in admitted
-          ? { rateLimited: errors.rateLimited(admitted.rate?.resetMs ?? 60_000).message }
+          ? { rateLimited: spentRefusal(admitted.rate, principal.boundAgentId ?? admitted.agent).message }
           : {}),
       };
       let response: Response;

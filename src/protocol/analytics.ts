@@ -6,7 +6,7 @@
  * Definitions (also in docs/protocol.md#get_room_analytics):
  * - Who owned what comes from the log as protocol/task-log.ts reads it (the reading forks use too): task events
  *   carrying the whole task (task_updated — a handoff's moves included —, task_claimed, task_lease_expired), and
- *   agent_left returning the leaver's tasks; events posted by agents never count.
+ *   agent_left and agent_suspended returning the agent's tasks; events posted by agents never count.
  * - tasksByStatus, taskCount: the current plan as reads show it. tasksDeleted: task_deleted events.
  * - donePerAgent: transitions of a task into done (from any other status, or added as done), credited to the task's
  *   owner after the change, or to the event's `from` when it has none. A task reopened and done again counts again.
@@ -30,7 +30,7 @@ import { planSteps } from "./task-log.ts";
 /** What a driver reads for the analytics, in one atomic step. */
 export interface AnalyticsLog {
   /**
-   * The whole log, oldest first. Payloads may be left out ({}) except for agent_left, room_forked and events whose
+   * The whole log, oldest first. Payloads may be left out ({}) except for agent_left, agent_suspended, room_forked and events whose
    * type starts with task_ or context_, which the analytics read.
    */
   events: RoomEvent[];

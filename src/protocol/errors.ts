@@ -48,6 +48,15 @@ export class StoreFault extends Error {
 export const ACCESS_DENIED = "Room not found or access denied";
 export const STORE_UNAVAILABLE = "Store unavailable, retry shortly";
 
+/** "Rate limit exceeded", saying whose budget is spent when an agent window was charged too. */
+export function rateLimitText(spent?: { whose: "agent" | "team"; agentId?: string }): string {
+  if (!spent) return "Rate limit exceeded";
+  if (spent.whose === "team")
+    return "Rate limit exceeded: the team's budget is spent (every agent of the team shares it)";
+  const who = spent.agentId !== undefined ? `agent ${spent.agentId}` : "this agent";
+  return `Rate limit exceeded: ${who}'s own budget is spent (the team's is not)`;
+}
+
 export const errors = {
   taskNotFound: (id: string) => new RoomError("not_found", `Task not found: ${id}`),
   contextNotFound: (id: string) => new RoomError("not_found", `Context entry not found: ${id}`),
@@ -89,8 +98,12 @@ export const errors = {
       `Webhook limit reached: a room may have at most ${max} webhooks (WEBHOOKS_PER_ROOM); delete one first`,
     ),
   /** Over the rate limit: the message says how long to wait (whole seconds, at least 1). */
-  rateLimited: (resetMs: number) =>
-    new RoomError("limit", `Rate limit exceeded; retry in ${Math.max(1, Math.ceil(resetMs / 1000))} s`),
+  /**
+   * A spent window. `spent` names whose when an agent's window was charged too (AGENT_RATE_LIMIT_PER_MINUTE): the
+   * agent's own budget, or the team's.
+   */
+  rateLimited: (resetMs: number, spent?: { whose: "agent" | "team"; agentId?: string }) =>
+    new RoomError("limit", `${rateLimitText(spent)}; retry in ${Math.max(1, Math.ceil(resetMs / 1000))} s`),
   teamExists: (teamId: string) =>
     new RoomError("conflict", `Team ${teamId} already exists: provisioning never touches an existing team`),
   storeUnavailable: (cause?: unknown) => new RoomError("store_unavailable", STORE_UNAVAILABLE, { cause }),

@@ -8,7 +8,9 @@
  */
 export const ROOMD_EVENT_TYPES: ReadonlySet<string> = new Set([
   "agent_left",
+  "agent_resumed",
   "agent_step",
+  "agent_suspended",
   "approval_decided",
   "approval_requested",
   "context_available",

@@ -31,6 +31,7 @@ export const FORK_PLAN_TYPES: ReadonlySet<string> = new Set([
   "task_lease_expired",
   "context_deleted",
   "agent_left",
+  "agent_suspended",
   ...RECORD_EVENT_TYPES,
 ]);
 

@@ -17,7 +17,7 @@ describe("roles", () => {
     expect(table).toEqual({
       viewer: [],
       member: ["message", "handoff", "fork", "tools"],
-      approver: ["message", "handoff", "fork", "tools", "decide", "drive", "roles"],
+      approver: ["message", "handoff", "fork", "tools", "decide", "drive", "roles", "suspend"],
     });
   });
 

@@ -32,6 +32,8 @@ export const ACT_ROLE = {
   decide: "approver",
   drive: "approver",
   roles: "approver",
+  /** Suspending an agent in the room, and resuming it (protocol/suspensions.ts). */
+  suspend: "approver",
 } as const satisfies Record<string, Role>;
 export type Act = keyof typeof ACT_ROLE;
 
@@ -43,6 +45,7 @@ const ACT_WORDS: Record<Act, string> = {
   decide: "Deciding approvals",
   drive: "Taking the wheel",
   roles: "Setting roles",
+  suspend: "Suspending agents",
 };
 
 /** The roles a room names: a person's humanId (or `*`) to a role. Empty: nobody named, everyone an approver. */

@@ -8,8 +8,8 @@
  * - `task_deleted` {taskId} removes the task.
  * - `task_lease_expired` {taskId} without a task (written before it carried one) returns the task to pending with
  *   no owner, version + 1, updated_at = the lease's end (protocol/leases.ts effectiveTask).
- * - `agent_left` {tasks} returns each listed task to pending with no owner, version + 1, updated_at = the event's
- *   time: what leave_room did to them in the same step.
+ * - `agent_left` {tasks} and `agent_suspended` {tasks} return each listed task to pending with no owner, version + 1,
+ *   updated_at = the event's time: what leave_room or the suspension did to them in the same step.
  * - `room_forked` {released} sets each whole task listed: the leases a fork let go of (fork-release.ts).
  * Events posted by agents (post_event, reply_to_event) never change the plan, whatever they carry.
  */
@@ -54,7 +54,7 @@ export function planSteps(event: LoggedEvent, current: (id: string) => Task | un
     const id = text(payload.taskId) ?? wholeTask(payload.task)?.id;
     return id === undefined ? [] : [{ remove: id }];
   }
-  if (event.type === "agent_left") {
+  if (event.type === "agent_left" || event.type === "agent_suspended") {
     const ids = Array.isArray(payload.tasks) ? payload.tasks : [];
     return ids.flatMap((id): PlanStep[] => {
       const task = typeof id === "string" ? current(id) : undefined;

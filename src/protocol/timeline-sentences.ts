@@ -31,6 +31,18 @@ const DRIVER: Record<string, (holder: Part, previous: Part) => Part[]> = {
   forked: (h) => [h, " drives this fork"],
 };
 
+/** What an agent's leaving or suspension released ("<lead>task-3; 2 file claims; lock `deploy`"), or nothing. */
+function freedBy(p: Obj, lead: string): Part[] {
+  const freed: Part[][] = [];
+  const tasks = strs(p.tasks);
+  const paths = strs(p.paths);
+  const locks = strs(p.locks);
+  if (tasks.length > 0) freed.push(listed(tasks));
+  if (paths.length > 0) freed.push([plural(paths.length, "file claim")]);
+  if (locks.length > 0) freed.push([locks.length === 1 ? "lock " : "locks ", ...listed(locks, true)]);
+  return freed.length > 0 ? [lead, ...freed.flatMap((parts, i) => (i > 0 ? ["; ", ...parts] : parts))] : [];
+}
+
 const OTHER_SENTENCES: Record<string, Build> = {
   human_message: (e, p) =>
     has(str(p.text), (text) => [{ who: e.from }, " wrote to ", whom(e.to), ": ", text]),
@@ -66,22 +78,21 @@ const OTHER_SENTENCES: Record<string, Build> = {
       ...saying(p.note),
     ]);
   },
-  agent_left: (e, p) => {
-    const freed: Part[][] = [];
-    const tasks = strs(p.tasks);
-    const paths = strs(p.paths);
-    const locks = strs(p.locks);
-    if (tasks.length > 0) freed.push(listed(tasks));
-    if (paths.length > 0) freed.push([plural(paths.length, "file claim")]);
-    if (locks.length > 0) freed.push([locks.length === 1 ? "lock " : "locks ", ...listed(locks, true)]);
-    return [
-      { who: str(p.agentId) ?? e.from },
-      " left the room",
-      ...(freed.length > 0
-        ? [" and released ", ...freed.flatMap((parts, i) => (i > 0 ? ["; ", ...parts] : parts))]
-        : []),
-    ];
-  },
+  agent_left: (e, p) => [
+    { who: str(p.agentId) ?? e.from },
+    " left the room",
+    ...freedBy(p, " and released "),
+  ],
+  agent_suspended: (e, p) =>
+    has(str(p.agentId), (agent) => [
+      { who: str(p.by) ?? e.from },
+      " suspended ",
+      { who: agent },
+      ...saying(p.reason),
+      ...freedBy(p, "; released "),
+    ]),
+  agent_resumed: (e, p) =>
+    has(str(p.agentId), (agent) => [{ who: str(p.by) ?? e.from }, " resumed ", { who: agent }]),
   agent_step: (e, p) =>
     has(str(p.tool), (tool) => [
       { who: e.from },
@@ -137,6 +148,8 @@ const SHORT: Record<string, string> = {
   files_released: "released files",
   files_claim_expired: "noted that a file claim ran out",
   agent_left: "left the room",
+  agent_suspended: "suspended an agent",
+  agent_resumed: "resumed an agent",
   human_message: "wrote to",
   broadcast: "wrote to everyone",
   steer: "steered",

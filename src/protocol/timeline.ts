@@ -40,6 +40,8 @@ const KIND_OF: Record<string, EventKind> = {
   driver_changed: "people",
   approval_requested: "people",
   approval_decided: "people",
+  agent_suspended: "people",
+  agent_resumed: "people",
   agent_step: "system",
   agent_left: "system",
   event_deleted: "system",

@@ -74,10 +74,22 @@ export interface RateRequest {
   bucket: "tools" | "meta";
   limit: number;
   windowMs: number;
+  /**
+   * The agent's own window inside the team's (AGENT_RATE_LIMIT_PER_MINUTE, docs/operations.md): the same bucket
+   * and window length, `limit` requests per agent. `id` is the agent the request names; a bound key's agent
+   * replaces it (the store knows it only once the key is found, in the same step). With no agent at all (no id,
+   * no bound agent) only the team's window is charged. Ignored by invites, which have a window of their own.
+   */
+  agent?: { id?: string; limit: number };
 }
 
 export interface RateDecision {
   allowed: boolean;
+  /**
+   * Whose window decided a refusal when an agent window was charged too: "agent" (the agent's own budget is
+   * spent, the team's is not) or "team". Absent when allowed, and when only the team's window was charged.
+   */
+  spent?: "agent" | "team";
   limit: number;
   /** Requests left in the window after this one (0 when refused). */
   remaining: number;
@@ -120,7 +132,8 @@ export interface AccessStore {
   /**
    * Auth and rate limit in one atomic step: finds the unexpired key of `teamId` with this digest; when found and
    * `rate` is given, charges the team's `rate.bucket` window (the same window consumeRate(teamId, …) charges) and,
-   * in the same step, records the use (lastUsedAt = now) when lastUsedAt is missing or at least a minute old
+   * with `rate.agent`, the agent's window (the key's bound agent, else `rate.agent.id`) exactly as consumeRate; in
+   * the same step it records the use (lastUsedAt = now) when lastUsedAt is missing or at least a minute old
    * (protocol/key-life.ts useDue). The record answered shows lastUsedAt as it was before this lookup. Without
    * `rate` it is a pure read. Unknown digest or expired key (expiresAt <= now) → {key: null}, and nothing is
    * charged or written.
@@ -171,6 +184,11 @@ export interface AccessStore {
    * Charges one request to the team's bucket: sliding window (a request counts for exactly windowMs after it
    * was admitted), exact under concurrency (50 parallel requests with limit 20 → exactly 20 allowed).
    * A refused request is not recorded.
+   *
+   * With `rate.agent` (and an agent id), the agent's window of the same bucket is charged in the same atomic step:
+   * the request is admitted only when both windows have room, and then recorded in both; refused by either, it is
+   * recorded in neither (a team's full window refuses first: `spent` says which). The decision shown when
+   * admitted is the window with fewer requests left (the agent's on a tie).
    */
   consumeRate(teamId: string, rate: RateRequest): Promise<RateDecision>;
 

@@ -5,6 +5,17 @@ import type { RateRequest } from "./access-types.ts";
 export const RATE_HITS_KEEP_MS = 60 * 60 * 1000;
 
 export const teamBucket = (teamId: string, bucket: RateRequest["bucket"]) => `team:${teamId}:${bucket}`;
+/** An agent's own window inside its team's (RateRequest.agent). */
+export const agentBucket = (teamId: string, agentId: string, bucket: RateRequest["bucket"]) =>
+  `agent:${teamId}:${agentId}:${bucket}`;
+/**
+ * The agent whose window a request charges besides its team's: a bound key's agent, else the one the request
+ * names; none without `rate.agent`, for the meta bucket, or when neither names one.
+ */
+export function chargedAgent(rate: RateRequest, boundAgentId?: string): string | undefined {
+  if (!rate.agent || rate.bucket !== "tools") return undefined;
+  return boundAgentId ?? rate.agent.id;
+}
 export const inviteBucket = (roomId: string, tokenId: string, bucket: RateRequest["bucket"]) =>
   `invite:${roomId}:${tokenId}:${bucket}`;
 /** Prefix of every bucket of a room's invites, or of one invite when tokenId is given. */

@@ -263,6 +263,15 @@ export const ROOM_STATE = {
     moved: { not: "a notice to the watchers of the moment" },
     forked: { not: "a notice to the watchers of the moment" },
   },
+  suspensions: {
+    what: "agents suspended in the room: who suspended each, when and why (protocol/suspensions.ts)",
+    tables: ["suspensions"],
+    parts: ["suspended"],
+    moved: {
+      not: "an act on an agent of this room, now: an imported or migrated room starts with every agent free (suspend it again there)",
+    },
+    forked: { not: "a fork is a new room: its agents start free, as after a resume" },
+  },
   values: {
     what: "the small values declared in protocol/room-values.ts (one table and one hash for all of them)",
     tables: ["room_values"],

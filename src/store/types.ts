@@ -50,6 +50,7 @@ import type {
   UnreadBatch,
 } from "../protocol/records.ts";
 import type { SearchHit, SearchKind } from "../protocol/search.ts";
+import type { ResumeResult, SuspendResult, Suspension } from "../protocol/suspensions.ts";
 import type { TaskChange } from "../protocol/task-rules.ts";
 import type { RoomSeed } from "../protocol/templates.ts";
 import type { WebhookAttempt } from "../protocol/webhooks.ts";
@@ -690,6 +691,28 @@ export interface RoomStore
    * team does not own it records nothing (roomExists false). The scope's actor is ignored: leaving is not a visit.
    */
   leaveRoom(scope: RoomScope, agentId: string): Promise<LeaveResult>;
+
+  // ── suspended agents (protocol/suspensions.ts) ───────────────────────────────────────────────────────
+  /**
+   * Suspends `agentId` in a room scope.teamId owns (RoomError denied otherwise; never claims): in the same atomic
+   * step its live task leases go back (pending, unowned, as at a lease's expiry), its file claims and locks are
+   * released (files_released when paths went), the wheel too when it drives the room, and `agent_suspended`
+   * {agentId, by, reason, tasks, paths, locks} is appended (from `by`); signals "presence". From then on every room
+   * operation whose actor (RoomScope.actor, or leaveRoom's agent) is the agent is refused with
+   * protocol/suspensions.ts suspendedError, until resumeAgent. Already suspended: answers the earlier suspension
+   * with already: true and changes nothing.
+   */
+  suspendAgent(
+    scope: RoomScope,
+    input: { agentId: string; by: string; reason: string },
+  ): Promise<SuspendResult>;
+  /**
+   * Lifts the suspension and appends `agent_resumed` {agentId, by}; {resumed: false} and nothing changed when the
+   * agent was not suspended. RoomError denied unless scope.teamId owns the room.
+   */
+  resumeAgent(scope: RoomScope, input: { agentId: string; by: string }): Promise<ResumeResult>;
+  /** The room's suspended agents, sorted by agent id (byte order). RoomError denied unless the team owns the room. */
+  listSuspensions(scope: RoomScope): Promise<Suspension[]>;
 
   // ── file claims (protocol/claims.ts) ─────────────────────────────────────────────────────────────────
   /**

@@ -190,6 +190,22 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
     <p id="roles-summary" class="meta" role="status"></p>
     <ul id="roles" class="stack plain" aria-label="Roles in the chosen room"></ul>
   </section>
+  <section aria-labelledby="h-suspended" class="card">
+    <h2 id="h-suspended">Suspended agents</h2>
+    <p class="muted">Suspending stops one agent in one room: its tasks go back, its file claims and locks are released,
+      and every call it makes there is refused with who suspended it and why, until you resume it. Approvers of the
+      room and operators may.</p>
+    <form id="suspend-form" class="row-form">
+      <div class="field"><label for="suspend-room">Room</label>
+        <select id="suspend-room" name="room" required></select></div>
+      <div class="field"><label for="suspend-agent">Agent's id</label>
+        <input id="suspend-agent" name="agent" required pattern="[A-Za-z0-9_.:\\-]{1,64}" placeholder="e.g. builder" spellcheck="false" autocomplete="off"></div>
+      <div class="field"><label for="suspend-reason">Why</label>
+        <input id="suspend-reason" name="reason" required maxlength="500" autocomplete="off"></div>
+      <button type="submit">Suspend</button>
+    </form>
+    <ul id="suspended" class="stack plain" aria-label="Agents suspended in the chosen room"></ul>
+  </section>
   <section aria-labelledby="h-connect" class="card">
     <h2 id="h-connect">Connect an agent</h2>
     <form id="connect-form" class="row-form">

@@ -5,7 +5,7 @@
  * tool is covered without editing this file. A tool for people's acts (peopleOnly) runs its example with a
  * person's key of the team, and refuses the team's agent key, changing nothing. Both key scopes are checked for
  * every tool too: a read-only key is refused every write and allowed every read, a key scoped to other rooms reads
- * the room as missing.
+ * the room as missing. An agent suspended in the room is refused by every room tool, changing nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
@@ -22,6 +22,7 @@ import {
   prepared,
   send,
   snapshot,
+  suspendedProblems,
 } from "../support/catalog-check.ts";
 import { httpClient } from "../support/http.ts";
 import { readOnlyProblems, roomScopeProblems } from "../support/scope-check.ts";
@@ -75,6 +76,9 @@ for (const make of E2E_STORES) {
         });
         test("a key bound to alice cannot act as another agent", async () => {
           expect(await impersonationProblems(tool, env, newRoomId(), boundToAlice)).toEqual([]);
+        });
+        test("an agent suspended in the room is refused (AGENT_SUSPENDED), nothing changes", async () => {
+          expect(await suspendedProblems(tool, env, newRoomId(), boundToAlice)).toEqual([]);
         });
         test("bad arguments: a clear error naming the field, nothing changes", async () => {
           const roomId = newRoomId();

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { STORE_UNAVAILABLE } from "../../src/protocol/errors.ts";
 import type { RoomStore } from "../../src/store/types.ts";
+import { agentRateTests } from "./conformance/access-agent-rate.ts";
 import { inviteTests } from "./conformance/access-invites.ts";
 import { keyLifetimeTests } from "./conformance/access-key-lifetime.ts";
 import { keyTests, provisionTests } from "./conformance/access-keys.ts";
@@ -48,6 +49,7 @@ import { reviewTests, templateTests } from "./conformance/room-tools.ts";
 import { actorTests, faultTests, idempotencyTests, logTests, noClaimTests } from "./conformance/scope.ts";
 import { searchTests } from "./conformance/search.ts";
 import { sessionTests, teamListTests } from "./conformance/sessions.ts";
+import { suspensionTests } from "./conformance/suspensions.ts";
 import { togetherForkTests } from "./conformance/together-forks.ts";
 import { handoffLeaseTests } from "./conformance/together-handoffs.ts";
 import { togetherLogTests, togetherMailTests, togetherWebhookTests } from "./conformance/together-log.ts";
@@ -146,10 +148,12 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("analytics", () => analyticsTests(suite));
     describe("task leases", () => leaseTests(suite));
     describe("file claims, leave_room, room state", () => claimTests(suite));
+    describe("suspended agents", () => suspensionTests(suite));
     describe("access: keys", () => keyTests(suite));
     describe("access: provisionTeam", () => provisionTests(suite));
     describe("access: key lifetime, use and rotation", () => keyLifetimeTests(suite));
     describe("access: rate limiting", () => rateTests(suite));
+    describe("access: an agent's window inside its team's", () => agentRateTests(suite));
     describe("access: invites", () => inviteTests(suite));
     describe("access: mayClaim false (invite scopes)", () => mayClaimTests(suite));
     describe("access: room administration", () => roomAdminTests(suite));

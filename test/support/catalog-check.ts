@@ -255,3 +255,29 @@ export function badCases(tool: ToolDefinition, valid: Json): BadCase[] {
   }
   return cases;
 }
+
+/**
+ * A room tool called by a key bound to alice while alice is suspended in the room (protocol/suspensions.ts): refused
+ * with AGENT_SUSPENDED, changing nothing, whatever the tool — one naming its agent or not, a read or a write.
+ */
+export async function suspendedProblems(
+  tool: ToolDefinition,
+  env: CheckEnv,
+  roomId: string,
+  boundToAlice: string,
+) {
+  if (!tool.room || tool.peopleOnly !== undefined) return [];
+  const args = await prepared(tool, env, roomId);
+  const suspended = await env.http.post(`/admin/rooms/${roomId}/agents/alice/suspend`, env.teamKey, {
+    reason: "catalog check",
+  });
+  if (suspended.status !== 201) return [`${tool.name}: suspending alice answered ${suspended.status}`];
+  const before = await snapshot(env, roomId);
+  const result = await send(env, boundToAlice, tool, args);
+  const after = await snapshot(env, roomId);
+  const problems: string[] = [];
+  if (!result.text.startsWith(`Error: AGENT_SUSPENDED: agent alice is suspended in room ${roomId} by `))
+    problems.push(`${tool.name}: a suspended agent's call answered ${result.text.slice(0, 120)}`);
+  if (after !== before) problems.push(`${tool.name}: a suspended agent's call changed the room`);
+  return problems;
+}

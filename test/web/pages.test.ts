@@ -199,6 +199,7 @@ describe(`pages and their routes on ${make().name}`, () => {
         "member",
         "presence",
         "roomId",
+        "suspended",
         "tasks",
         "verdicts",
       ].sort(),

@@ -104,6 +104,8 @@ beforeAll(async () => {
   const scope = { roomId: newRoomId(), teamId: "timeline" };
   await fillRoom(store, scope);
   await store.leaveRoom(scope, "bob");
+  await store.suspendAgent(scope, { agentId: "carol", by: "human:ann", reason: "looping" });
+  await store.resumeAgent(scope, { agentId: "carol", by: "human:ann" });
   events = (await store.readEvents(scope, { limit: 500 })).reverse();
 });
 afterAll(() => store?.close());
@@ -143,6 +145,34 @@ describe("the timeline's sentences", () => {
     expect(text("agent_left")).toEqual([
       "bob left the room and released task-3; 2 file claims; lock `deploy`",
     ]);
+    const suspended = {
+      type: "agent_suspended",
+      from: "human:ann",
+      to: "all",
+      payload: {
+        agentId: "bob",
+        by: "human:ann",
+        reason: "looping",
+        tasks: ["task-3"],
+        paths: ["a"],
+        locks: [],
+      },
+    };
+    expect(sentence(suspended)).toBe("ann suspended bob: looping; released task-3; 1 file claim");
+    expect(sentence({ ...suspended, payload: { ...suspended.payload, tasks: [], paths: [] } })).toBe(
+      "ann suspended bob: looping",
+    );
+    expect(
+      sentence({
+        type: "agent_resumed",
+        from: "key:k_t_1",
+        to: "all",
+        payload: { agentId: "bob", by: "key:k_t_1" },
+      }),
+    ).toBe("key:k_t_1 resumed bob");
+    expect(sentence({ type: "agent_suspended", from: "human:ann", to: "all" })).toBe(
+      "ann suspended an agent",
+    );
     expect(SAMPLES.map(sentence)).toEqual([
       "ann forked this room from `shop` at event #41",
       "ann forked this room from `shop` at event #41, releasing the leases on task-3",

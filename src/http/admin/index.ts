@@ -9,6 +9,7 @@ import { overviewRoutes } from "./overview.ts";
 import { roleRoutes } from "./roles.ts";
 import { roomRoutes } from "./rooms.ts";
 import type { AdminDeps } from "./shared.ts";
+import { suspensionRoutes } from "./suspensions.ts";
 import { teamRoutes } from "./teams.ts";
 import { webhookRoutes } from "./webhooks.ts";
 
@@ -47,6 +48,7 @@ export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
   app.route("/", keyRoutes(deps));
   app.route("/", roomRoutes(deps));
   app.route("/", roleRoutes(deps));
+  app.route("/", suspensionRoutes(deps));
   app.route("/", webhookRoutes(deps));
   app.route("/", importRoutes(deps));
   app.route("/", overviewRoutes(deps));

@@ -42,15 +42,11 @@ export function countRateLimited(gate: Gate, metrics: RoomdMetrics): Gate {
     if (!admission.ok && admission.status === 429) metrics.rateLimited();
     return admission;
   };
-  const admit: Gate = Object.assign(
-    async (secret: string | null, bucket: Parameters<Gate>[1]) => count(await gate(secret, bucket)),
-    {
-      knows: (secret: string) => gate.knows(secret),
-      person: async (teamId: string, humanId: string, bucket: Parameters<Gate>[1]) =>
-        count(await gate.person(teamId, humanId, bucket)),
-      credential: async (...args: Parameters<Gate["credential"]>) => count(await gate.credential(...args)),
-    },
-  );
+  const admit: Gate = Object.assign(async (...args: Parameters<Gate>) => count(await gate(...args)), {
+    knows: (secret: string) => gate.knows(secret),
+    person: async (...args: Parameters<Gate["person"]>) => count(await gate.person(...args)),
+    credential: async (...args: Parameters<Gate["credential"]>) => count(await gate.credential(...args)),
+  });
   return admit;
 }
 

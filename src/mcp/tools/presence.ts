@@ -1,5 +1,6 @@
 /** Presence tools (2): who is working in the room, and on what. */
 import { z } from "zod";
+import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { stripControls } from "../../protocol/validation.ts";
 import { missingRoomHint } from "../room-typo.ts";
@@ -47,11 +48,29 @@ export const presenceTools = [
     name: "get_presence",
     title: "Who is here",
     description:
-      "Every agent ever seen in the room: online (seen within 120 s), offline, or left (called leave_room), with last seen and status text.",
-    returns: "Presence[], by agent id",
+      "Every agent ever seen in the room: online (seen within 120 s), offline, or left (called leave_room), with last seen and status text; an agent suspended in the room carries suspended {by, at, reason} (its calls here are refused until someone resumes it).",
+    returns: "Presence[] (with suspended? {by, at, reason}), by agent id",
     input: z.strictObject({ roomId }),
     effect: "read",
+    // The room's suspensions are a second read (protocol/suspensions.ts), kept apart from presence in the store.
+    roundTrips: 2,
     example: async () => ({}),
-    handler: (_a, call) => call.store.getPresence(call.scope),
+    handler: async (_a, call) => {
+      const [presence, suspended] = await Promise.all([
+        call.store.getPresence(call.scope),
+        call.store
+          .listSuspensions({ ...call.scope, mayClaim: false, observe: true })
+          .catch((error: unknown) => {
+            if (error instanceof RoomError && error.kind === "denied") return [];
+            throw error;
+          }),
+      ]);
+      if (suspended.length === 0) return presence;
+      const byAgent = new Map(suspended.map(({ agentId, ...s }) => [agentId, s]));
+      return presence.map((p) => {
+        const s = byAgent.get(p.agentId);
+        return s ? { ...p, suspended: s } : p;
+      });
+    },
   }),
 ];

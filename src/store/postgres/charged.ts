@@ -19,13 +19,21 @@ export function createChargedLookups(sql: SqlClient, now: Clock, rooms: Rooms, k
   // The lookup, the key's use (only when due: protocol/key-life.ts useDue) and the charge, in one statement. The
   // UPDATE of a data-modifying CTE runs whether or not it is read, and the SELECT sees the row as it was before it
   // (so the record answered shows the previous use, as on every driver).
-  const keyCharged = sql.query<KeyRow & ChargeRow, [string, string, string, number, number, number, number]>(
+  // The agent's bucket is rate-buckets.ts agentBucket of the key's bound agent, else of the agent the request
+  // names (?8): "agent:" + team + ":" + agent + ":" + bucket; NULL (the team's window alone) when there is none.
+  const keyCharged = sql.query<
+    KeyRow & ChargeRow,
+    [string, string, string, number, number, number, number, string | null, string, boolean, number]
+  >(
     `WITH k AS (SELECT ${KEY_COLUMNS} FROM keys WHERE team_id = ?1 AND digest = ?2
                   AND (expires_at IS NULL OR expires_at > ?4)),
      used AS (UPDATE keys SET last_used_at = ?4 WHERE key_id = (SELECT key_id FROM k)
-                AND (last_used_at IS NULL OR last_used_at <= ?7))
-     SELECT k.*, c.allowed, c.remaining, c.reset_ms FROM k
-     LEFT JOIN LATERAL roomd_rate_charge(?3, ?4, ?5, ?6) c ON true`,
+                AND (last_used_at IS NULL OR last_used_at <= ?11))
+     SELECT k.*, c.allowed, c.remaining, c.reset_ms, c.shown FROM k
+     LEFT JOIN LATERAL roomd_rate_charge_pair(?3,
+       CASE WHEN ?10::boolean AND coalesce(k.bound_agent_id, ?8::text) IS NOT NULL
+         THEN 'agent:' || ?1 || ':' || coalesce(k.bound_agent_id, ?8) || ':' || ?9::text END,
+       ?4, ?5, ?6, ?7) c ON true`,
   );
   // The checks of resolveInvite and the charge; the bucket is rate-buckets.ts inviteBucket:
   // invitePrefix(roomId) + tokenId + ":" + bucket.
@@ -61,6 +69,8 @@ export function createChargedLookups(sql: SqlClient, now: Clock, rooms: Rooms, k
     ): Op<{ key: KeyRecord | null; rate?: RateDecision }> {
       const bucket = teamBucket(teamId, request.bucket);
       const at = now();
+      // The same agent chargedAgent (rate-buckets.ts) picks: only with RateRequest.agent, only for "tools".
+      const agentWindow = request.agent !== undefined && request.bucket === "tools";
       const row = yield* keyCharged.get(
         teamId,
         digest,
@@ -68,6 +78,10 @@ export function createChargedLookups(sql: SqlClient, now: Clock, rooms: Rooms, k
         at,
         request.windowMs,
         request.limit,
+        request.agent?.limit ?? 0,
+        request.agent?.id ?? null,
+        request.bucket,
+        agentWindow,
         at - KEY_USE_STEP_MS,
       );
       if (!row) return { key: null };

@@ -12,7 +12,7 @@ import { VALUE_PIECES, type ValuePieces } from "../../protocol/room-values.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
-import { teamBucket } from "../rate-buckets.ts";
+import { agentBucket, chargedAgent, teamBucket } from "../rate-buckets.ts";
 import { roomLock } from "../sql/parts.ts";
 import { createRoomTx } from "../sql/room-tx.ts";
 import { createRooms } from "../sql/rooms.ts";
@@ -161,7 +161,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       request ? resolveKeyCharged(teamId, digest, request) : resolveKeyRead(teamId, digest),
     // One statement (rate.ts), so no transaction around it: no BEGIN and COMMIT round trips.
     consumeRate: alone(function consumeRate(teamId, request) {
-      return rate.charge(teamBucket(teamId, request.bucket), request);
+      const agent = chargedAgent(request);
+      const own = agent === undefined ? undefined : agentBucket(teamId, agent, request.bucket);
+      return rate.chargePair(teamBucket(teamId, request.bucket), own, request);
     }),
     resolveInvite: (roomId, digest, request) =>
       request ? resolveInviteCharged(roomId, digest, request) : resolveInviteRead(roomId, digest),

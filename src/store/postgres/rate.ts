@@ -14,11 +14,13 @@ export { inviteBucket, invitePrefix, teamBucket } from "../rate-buckets.ts";
 
 const PRUNE_BATCH = 200;
 
-/** What roomd_rate_charge returns. */
+/** What roomd_rate_charge returns (and roomd_rate_charge_pair, with `shown`). */
 export interface ChargeRow {
   allowed: boolean;
   remaining: number;
   reset_ms: number;
+  /** roomd_rate_charge_pair: the window the answer describes, "team" or "agent". */
+  shown?: string | null;
 }
 
 export function createRate(pg: Pg, now: Clock) {
@@ -50,14 +52,43 @@ export function createRate(pg: Pg, now: Clock) {
     return decision(row, rate);
   }
 
-  /** The decision from roomd_rate_charge's columns (also when a caller's statement joined it). */
+  const chargedPair = pg.query<ChargeRow, [string, string | null, number, number, number, number]>(
+    "SELECT allowed, remaining, reset_ms, shown FROM roomd_rate_charge_pair(?, ?, ?, ?, ?, ?)",
+  );
+
+  /**
+   * Charges one request to the team's `bucket` and, when `agent` is given, to the agent's bucket too, both or
+   * neither (protocol/rate-pair.ts): one statement, roomd_rate_charge_pair (schema.ts V4).
+   */
+  async function chargePair(
+    bucket: string,
+    agent: string | undefined,
+    rate: RateRequest,
+  ): Promise<RateDecision> {
+    if (agent === undefined || !rate.agent) return charge(bucket, rate);
+    const row = await chargedPair.get(bucket, agent, now(), rate.windowMs, rate.limit, rate.agent.limit);
+    if (!row) throw new Error("rate: roomd_rate_charge_pair returned no row");
+    return decision(row, rate);
+  }
+
+  /** The decision from roomd_rate_charge's (or _pair's) columns (also when a caller's statement joined it). */
   function decision(row: ChargeRow, rate: RateRequest): RateDecision {
     if (typeof row.allowed !== "boolean") throw new Error("rate: the charge did not run");
-    return { allowed: row.allowed, limit: rate.limit, remaining: row.remaining, resetMs: row.reset_ms };
+    const agent = row.shown === "agent" && rate.agent !== undefined;
+    const limit = agent ? (rate.agent?.limit as number) : rate.limit;
+    const spent = row.allowed || !row.shown || !rate.agent ? {} : { spent: row.shown as "team" | "agent" };
+    return {
+      allowed: row.allowed,
+      ...spent,
+      limit,
+      remaining: Number(row.remaining),
+      resetMs: Number(row.reset_ms),
+    };
   }
 
   return {
     charge,
+    chargePair,
     decision,
     /** Forgets every bucket starting with prefix (a deleted room's or invite's windows). */
     async dropPrefix(prefix: string): Promise<void> {

@@ -44,11 +44,12 @@ export function pgRunner(pg: Pg, now: Clock, rooms: Rooms, roomTx: RoomTx): Runn
         pg.write([roomLock(scope.roomId)], () => runAsync(full(scope, ...args)), body.name);
     },
     roomRead<A extends unknown[], T>(body: RoomBody<A, T>) {
+      const guarded = roomTx.read(body);
       return async (scope: RoomScope, ...args: A): Promise<T> => {
         const at = now();
         let result: T;
         try {
-          result = await pg.read(() => runAsync(body(scope, ...args)), body.name);
+          result = await pg.read(() => runAsync(guarded(scope, ...args)), body.name);
         } finally {
           await touchAfterRead();
         }

@@ -372,8 +372,96 @@ ALTER TABLE keys ADD COLUMN scope rtext;
 ALTER TABLE keys ADD COLUMN rotated_to rtext;
 `;
 
+/**
+ * Suspended agents (protocol/suspensions.ts): one row per agent suspended in a room, `at` in ms.
+ *
+ * A request charged to its team's window and its agent's (AGENT_RATE_LIMIT_PER_MINUTE, protocol/rate-pair.ts):
+ * roomd_rate_window locks a bucket's count row (made when missing) and forgets its expired hits, giving the requests
+ * it holds now; roomd_rate_charge_pair measures the team's bucket, then the agent's (always in that order, so two
+ * charges never wait on each other crosswise), and records the request in both or in neither. With p_agent NULL it
+ * charges the team's bucket alone, as roomd_rate_charge does. `shown` names the window the answer describes: the
+ * refusing one ("team" first), else the one with fewer requests left (the agent's on a tie).
+ */
+const V5 = `
+CREATE TABLE suspensions (
+  room_id rtext NOT NULL,
+  agent_id rtext NOT NULL,
+  by_id rtext NOT NULL,
+  at BIGINT NOT NULL,
+  reason rtext NOT NULL,
+  PRIMARY KEY (room_id, agent_id)
+);
+CREATE FUNCTION roomd_rate_window(p_bucket text, p_now bigint, p_window bigint)
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  kept bigint;
+  expired bigint;
+BEGIN
+  LOOP
+    SELECT rc.n INTO kept FROM rate_counts rc WHERE rc.bucket = p_bucket FOR UPDATE;
+    EXIT WHEN FOUND;
+    INSERT INTO rate_counts (bucket, n, last_at) VALUES (p_bucket, 0, p_now - p_window)
+      ON CONFLICT (bucket) DO NOTHING;
+  END LOOP;
+  DELETE FROM rate_hits h WHERE h.bucket = p_bucket AND h.at <= p_now - p_window;
+  GET DIAGNOSTICS expired = ROW_COUNT;
+  RETURN kept - expired;
+END
+$$;
+CREATE FUNCTION roomd_rate_charge_pair(
+  p_bucket text, p_agent text, p_now bigint, p_window bigint, p_limit bigint, p_agent_limit bigint)
+RETURNS TABLE (allowed boolean, remaining bigint, reset_ms bigint, shown text) LANGUAGE plpgsql AS $$
+DECLARE
+  team_live bigint;
+  agent_live bigint := 0;
+  pick text;
+  pick_bucket text;
+  left_after bigint;
+  first_at bigint;
+BEGIN
+  PERFORM set_config('synchronous_commit', 'off', true);
+  team_live := roomd_rate_window(p_bucket, p_now, p_window);
+  IF p_agent IS NOT NULL THEN agent_live := roomd_rate_window(p_agent, p_now, p_window); END IF;
+  IF team_live >= p_limit OR (p_agent IS NOT NULL AND agent_live >= p_agent_limit) THEN
+    UPDATE rate_counts rc SET n = team_live, last_at = greatest(rc.last_at, p_now - p_window)
+      WHERE rc.bucket = p_bucket;
+    IF p_agent IS NOT NULL THEN
+      UPDATE rate_counts rc SET n = agent_live, last_at = greatest(rc.last_at, p_now - p_window)
+        WHERE rc.bucket = p_agent;
+    END IF;
+    pick := CASE WHEN team_live >= p_limit THEN 'team' ELSE 'agent' END;
+    pick_bucket := CASE WHEN pick = 'team' THEN p_bucket ELSE p_agent END;
+    SELECT h.at INTO first_at FROM rate_hits h WHERE h.bucket = pick_bucket ORDER BY h.at LIMIT 1;
+    RETURN QUERY SELECT false, 0::bigint, greatest(1, coalesce(first_at, p_now) + p_window - p_now), pick;
+    RETURN;
+  END IF;
+  INSERT INTO rate_hits (bucket, at) VALUES (p_bucket, p_now);
+  UPDATE rate_counts rc SET n = team_live + 1, last_at = greatest(rc.last_at, p_now) WHERE rc.bucket = p_bucket;
+  IF p_agent IS NOT NULL THEN
+    INSERT INTO rate_hits (bucket, at) VALUES (p_agent, p_now);
+    UPDATE rate_counts rc SET n = agent_live + 1, last_at = greatest(rc.last_at, p_now) WHERE rc.bucket = p_agent;
+  END IF;
+  IF p_agent IS NULL OR p_limit - team_live < p_agent_limit - agent_live THEN
+    pick := 'team';
+    pick_bucket := p_bucket;
+    left_after := p_limit - team_live - 1;
+  ELSE
+    pick := 'agent';
+    pick_bucket := p_agent;
+    left_after := p_agent_limit - agent_live - 1;
+  END IF;
+  IF left_after > 0 THEN
+    RETURN QUERY SELECT true, left_after, 0::bigint, pick;
+    RETURN;
+  END IF;
+  SELECT h.at INTO first_at FROM rate_hits h WHERE h.bucket = pick_bucket ORDER BY h.at LIMIT 1;
+  RETURN QUERY SELECT true, 0::bigint, greatest(1, coalesce(first_at, p_now) + p_window - p_now), pick;
+END
+$$;
+`;
+
 /** Migrations: MIGRATIONS[i] takes a database from version i to i + 1. Append only. */
-const MIGRATIONS = [V1, V2, V3, V4];
+const MIGRATIONS = [V1, V2, V3, V4, V5];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -18,6 +18,9 @@ function checked(rate?: RateRequest): RateRequest | undefined {
   return rate;
 }
 
+/** Whether a request charges an agent's window as well (rate-buckets.ts chargedAgent; the bound agent is Lua's). */
+const chargedAgentWindow = (rate: RateRequest) => rate.agent !== undefined && rate.bucket === "tools";
+
 /** Most charges one CONSUME_RATE makes (a larger batch is split). */
 const RATE_BATCH = 64;
 
@@ -47,6 +50,8 @@ export function keyOps({ team }: Bridge): KeyOps {
         limit: request.limit,
         window: request.windowMs,
         n: waiters.length,
+        agent: request.agent?.id,
+        agentLimit: chargedAgentWindow(request) ? request.agent?.limit : undefined,
       });
       waiters.forEach((w, i) => {
         w.resolve(value[i] as RateDecision);
@@ -65,6 +70,8 @@ export function keyOps({ team }: Bridge): KeyOps {
         limit: charge?.limit,
         window: charge?.windowMs,
         step: charge ? KEY_USE_STEP_MS : undefined,
+        agent: charge?.agent?.id,
+        agentLimit: charge && chargedAgentWindow(charge) ? charge.agent?.limit : undefined,
       });
       if (!value.key) return { key: null };
       return value.rate ? { key: toKeyRecord(value.key), rate: value.rate } : { key: toKeyRecord(value.key) };
@@ -115,7 +122,8 @@ export function keyOps({ team }: Bridge): KeyOps {
 
     async consumeRate(teamId, rate) {
       const request = checked(rate) as RateRequest;
-      const id = `${teamId}\n${request.bucket}\n${request.limit}\n${request.windowMs}`;
+      const agent = chargedAgentWindow(request) ? `${request.agent?.id}\n${request.agent?.limit}` : "";
+      const id = `${teamId}\n${request.bucket}\n${request.limit}\n${request.windowMs}\n${agent}`;
       let batch = pending.get(id);
       if (!batch) {
         batch = { teamId, request, waiters: [] };

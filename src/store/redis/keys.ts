@@ -52,6 +52,7 @@ export const ROOM_KEY_PARTS = [
   "marks", // hash: "<type> <agent>" → seq of the last such event the bridge or get_my_summary delivered
   "ctx_by", // zset (score 0): "t<type as JSON> <id>" and "a<author as JSON> <id>" per context entry (lua-context.ts CTX_BY)
   "values", // hash: "<kind> <key>" → the value's JSON text, every kind of protocol/room-values.ts (lua-values.ts)
+  "suspended", // hash: agent id → Suspension JSON {agentId, by, at (ISO), reason} (protocol/suspensions.ts)
 ] as const;
 
 export type RoomKeyPart = (typeof ROOM_KEY_PARTS)[number];

@@ -349,6 +349,58 @@ return ok(e)
 `,
 });
 
+/** release_holdings(agent), shared by LEAVE_ROOM and SUSPEND_AGENT (lua-suspensions.ts). */
+export const RELEASE_HOLDINGS = `
+-- Releases everything the agent holds at once: its live leases (tasks back to pending, unowned), file claims
+-- (files_released), locks and the wheel (driver_changed). leave_room and a suspension (lua-suspensions.ts) end with it.
+-- Needs PLAN_HELPERS, CLAIM_HELPERS and PEOPLE_HELPERS before it. Returns the lists tasks, paths, locks.
+local function release_holdings(agent)
+  ensure_counts()
+  leases_due()
+  record_leases()
+  G.expire()
+  local tasks = {}
+  for _, item in ipairs(R.items("l", agent)) do
+    local id = R.key("l", item)
+    local raw = redis.call("HGET", K_TASKS, id)
+    local t = raw and cjson.decode(raw)
+    redis.call("ZREM", K_LEASES, id)
+    if t and val(t.owner) == agent and t.lease_expires_at then
+      local previous = t.status
+      t.status, t.owner, t.lease_expires_at = "pending", nil, nil
+      t.version = t.version + 1
+      t.updated_at = NOW_ISO
+      W("HSET", K_TASKS, id, task_json(t, strs(t.depends_on)))
+      moved(previous, "pending")
+      tasks[#tasks + 1] = id
+    end
+  end
+  R.store("l", agent, {})
+  if #tasks > 0 then W("HSET", K_META, "plan_updated_at", NOW_ISO) end
+  table.sort(tasks, function(a, b) return tonumber(string.match(a, "(%d+)$")) < tonumber(string.match(b, "(%d+)$")) end)
+  local paths = G.release_all(agent)
+  local locks = {}
+  local held = redis.call("HGETALL", K_LOCKS)
+  for i = 1, #held, 2 do
+    local lock = cjson.decode(held[i + 1])
+    if lock.holder == agent and lock.expiresAt > NOW then
+      redis.call("HDEL", K_LOCKS, held[i])
+      locks[#locks + 1] = held[i]
+    end
+  end
+  G.sorted(locks)
+  if #paths > 0 then
+    append_event("files_released", agent, "all", '{"paths":' .. strs(paths) .. '}')
+    signal("claims")
+  end
+  if #locks > 0 then signal("locks") end
+  -- Driving the room (claim_driver): an agent that left or was suspended can steer nothing, so the wheel goes too.
+  local d = P.driver()
+  if d.holder == agent then P.change(d, nil, nil, "released", agent) end
+  return tasks, paths, locks
+end
+`;
+
 /**
  * leaveRoom: presence "left" (status text cleared); the agent's live leases (tasks back to pending), claims and locks released, and the
  * wheel when it drives the room (driver_changed, reason released, before agent_left).
@@ -359,53 +411,14 @@ export const LEAVE_ROOM = script({
     agent: arg.text, // the agent leaving
   },
   reply: returns<{ exists: boolean; tasks: string[]; paths: string[]; locks: string[] }>(),
-  body: `${PLAN_HELPERS}${CLAIM_HELPERS}${PEOPLE_HELPERS}
+  body: `${PLAN_HELPERS}${CLAIM_HELPERS}${PEOPLE_HELPERS}${RELEASE_HOLDINGS}
 if not OWNED then return ok('{"exists":false,"tasks":[],"paths":[],"locks":[]}') end
-ensure_counts()
-leases_due()
-record_leases()
-G.expire()
-local tasks = {}
-for _, item in ipairs(R.items("l", agent)) do
-  local id = R.key("l", item)
-  local raw = redis.call("HGET", K_TASKS, id)
-  local t = raw and cjson.decode(raw)
-  redis.call("ZREM", K_LEASES, id)
-  if t and val(t.owner) == agent and t.lease_expires_at then
-    local previous = t.status
-    t.status, t.owner, t.lease_expires_at = "pending", nil, nil
-    t.version = t.version + 1
-    t.updated_at = NOW_ISO
-    W("HSET", K_TASKS, id, task_json(t, strs(t.depends_on)))
-    moved(previous, "pending")
-    tasks[#tasks + 1] = id
-  end
-end
-R.store("l", agent, {})
-if #tasks > 0 then W("HSET", K_META, "plan_updated_at", NOW_ISO) end
-table.sort(tasks, function(a, b) return tonumber(string.match(a, "(%d+)$")) < tonumber(string.match(b, "(%d+)$")) end)
-local paths = G.release_all(agent)
-local locks = {}
-local held = redis.call("HGETALL", K_LOCKS)
-for i = 1, #held, 2 do
-  local lock = cjson.decode(held[i + 1])
-  if lock.holder == agent and lock.expiresAt > NOW then
-    redis.call("HDEL", K_LOCKS, held[i])
-    locks[#locks + 1] = held[i]
-  end
-end
-G.sorted(locks)
+local refused = suspended_reply(agent)
+if refused then return refused end
+local tasks, paths, locks = release_holdings(agent)
 -- The status text goes: it said what the agent was doing, and that is over.
 W("HSET", K_PRESENCE, agent, '{"lastSeen":' .. num(NOW) .. ',"left":true}')
 signal("presence")
-if #paths > 0 then
-  append_event("files_released", agent, "all", '{"paths":' .. strs(paths) .. '}')
-  signal("claims")
-end
-if #locks > 0 then signal("locks") end
--- Driving the room (claim_driver): an agent that left can steer nothing, so the wheel goes too.
-local d = P.driver()
-if d.holder == agent then P.change(d, nil, nil, "released", agent) end
 local released = '"tasks":' .. strs(tasks) .. ',"paths":' .. strs(paths) .. ',"locks":' .. strs(locks)
 append_event("agent_left", agent, "all", '{"agentId":' .. str(agent) .. ',' .. released .. '}')
 return ok('{"exists":true,' .. released .. '}')

@@ -173,12 +173,22 @@ end
 `;
 
 /**
- * Appended to PRELUDE by every script that acts for TEAM: a room owned by another team is refused first; a claim
+ * Appended to PRELUDE by every script that acts for TEAM: a room owned by another team is refused first, then a
+ * call of a suspended actor; a claim
  * of an unowned room starts from nothing (keys a vanished room left behind are dropped); then a kept result of the
  * call's idempotency key is returned as it was (or the key refused for other arguments).
  */
 export const GUARD = `
 if OWNER and not OWNED then return '{"err":"denied"}' end
+-- A suspended agent's call is refused before anything is read or written (protocol/suspensions.ts); the room's id
+-- comes back for the message. Only on an owned room: another team's reads as missing above.
+local function suspended_reply(agent)
+  local s = OWNED and agent ~= "" and redis.call("HGET", K_SUSPENDED, agent)
+  if not s then return nil end
+  return '{"err":"suspended","room":' .. str(string.match(K_META, "^room:{(.*)}:meta$")) .. ',"s":' .. s .. '}'
+end
+local refused_actor = suspended_reply(ACTOR)
+if refused_actor then return refused_actor end
 if not OWNER and CLAIM_OK then
   -- call.ts passes the whole room with every claim.
   if not WHOLE then error("a claim needs every key of the room") end

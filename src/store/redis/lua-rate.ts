@@ -27,4 +27,38 @@ local function charge(key, limit, window)
   return '{"allowed":true,"limit":' .. num(limit) .. ',"remaining":' .. num(remaining) .. ',"resetMs":'
     .. (remaining > 0 and "0" or num(reset_ms())) .. '}'
 end
+-- The reset of a full window: when its oldest member leaves it (never 0).
+local function window_reset(key, window)
+  local oldest = tonumber(redis.call("ZRANGE", key, 0, 0, "WITHSCORES")[2]) or NOW
+  return math.max(1, oldest + window - NOW)
+end
+-- Records one admitted request in a window holding n members (members as charge() makes them).
+local function window_add(key, n, window)
+  local seq = n
+  while redis.call("ZADD", key, "NX", NOW, num(NOW) .. ":" .. seq) == 0 do seq = seq + 1 end
+  redis.call("PEXPIRE", key, window)
+end
+-- charge_pair: one request charged to the team's window (key) and its agent's (agent_key), both or neither, by the
+-- rule of src/protocol/rate-pair.ts: the team's full window refuses first, then the agent's; refused, neither
+-- records it ("spent" says whose); admitted, the answer is the window with fewer requests left (the agent's on a
+-- tie).
+local function charge_pair(key, agent_key, limit, agent_limit, window)
+  redis.call("ZREMRANGEBYSCORE", key, "-inf", NOW - window)
+  redis.call("ZREMRANGEBYSCORE", agent_key, "-inf", NOW - window)
+  local n = redis.call("ZCARD", key)
+  local m = redis.call("ZCARD", agent_key)
+  if n >= limit or m >= agent_limit then
+    local team = n >= limit
+    return '{"allowed":false,"spent":"' .. (team and "team" or "agent") .. '","limit":'
+      .. num(team and limit or agent_limit) .. ',"remaining":0,"resetMs":'
+      .. num(window_reset(team and key or agent_key, window)) .. '}'
+  end
+  window_add(key, n, window)
+  window_add(agent_key, m, window)
+  local shown_key, shown_limit, shown_n = agent_key, agent_limit, m
+  if limit - n < agent_limit - m then shown_key, shown_limit, shown_n = key, limit, n end
+  local remaining = shown_limit - shown_n - 1
+  return '{"allowed":true,"limit":' .. num(shown_limit) .. ',"remaining":' .. num(remaining) .. ',"resetMs":'
+    .. (remaining > 0 and "0" or num(window_reset(shown_key, window))) .. '}'
+end
 `;

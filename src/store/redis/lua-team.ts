@@ -71,7 +71,16 @@ local function live_dynamic()
   end
   return count
 end
-${RATE_LUA}`;
+${RATE_LUA}-- An agent's own window inside its team's (rate-buckets.ts agentBucket): "team:{<teamId>}:rl:agent:<agent>:<bucket>",
+-- in the team's slot by its hash tag. Named here, not passed in KEYS: a bound key's agent is known only once the key
+-- is found in this same script, and the caller cannot name it beforehand.
+local function agent_key(agent, bucket) return string.sub(K_RL_TOOLS, 1, -9) .. "rl:agent:" .. agent .. ":" .. bucket end
+-- The team's charge, and its agent's too when there is one (agent ~= "" and agent_limit given).
+local function charge_team(bucket, agent, agent_limit, limit, window)
+  if agent == "" or not agent_limit or bucket ~= "tools" then return charge(bucket_key(bucket), limit, window) end
+  return charge_pair(K_RL_TOOLS, agent_key(agent, bucket), limit, agent_limit, window)
+end
+`;
 
 /**
  * resolveKey: auth and, when a bucket is given, the charge and the key's use (written only when missing or at least
@@ -85,6 +94,8 @@ export const RESOLVE_KEY = script({
     limit: arg.maybeNumber, // requests allowed per window (when charging)
     window: arg.maybeNumber, // window length in ms (when charging)
     step: arg.maybeNumber, // KEY_USE_STEP_MS: how old a recorded use must be to be written again (when charging)
+    agent: arg.textOrEmpty, // the agent the request names ("" none); a bound key's agent replaces it
+    agentLimit: arg.maybeNumber, // the agent's own window's limit; none: the team's window alone
   },
   reply: returns<{ key: Numbered<StoredKey> | null; rate?: RateDecision }>(),
   body: `
@@ -95,7 +106,9 @@ local shown = with_used(id, key)
 if bucket == "" then return ok('{"key":' .. shown .. '}') end
 local used = tonumber(redis.call("HGET", K_KEY_USED, id))
 if used == nil or used <= NOW - step then redis.call("HSET", K_KEY_USED, id, num(NOW)) end
-return ok('{"key":' .. shown .. ',"rate":' .. charge(bucket_key(bucket), limit, window) .. '}')
+local bound = agent_limit and cjson.decode(key).boundAgentId
+if type(bound) == "string" then agent = bound end
+return ok('{"key":' .. shown .. ',"rate":' .. charge_team(bucket, agent, agent_limit, limit, window) .. '}')
 `,
 });
 
@@ -109,11 +122,13 @@ export const CONSUME_RATE = script({
     limit: arg.number, // requests allowed per window
     window: arg.number, // window length in ms
     n: arg.number, // requests to charge
+    agent: arg.textOrEmpty, // the agent whose own window is charged too ("" none)
+    agentLimit: arg.maybeNumber, // that window's limit; none: the team's window alone
   },
   reply: returns<RateDecision[]>(),
   body: `
 local out = {}
-for i = 1, n do out[i] = charge(bucket_key(bucket), limit, window) end
+for i = 1, n do out[i] = charge_team(bucket, agent, agent_limit, limit, window) end
 return ok("[" .. table.concat(out, ",") .. "]")
 `,
 });

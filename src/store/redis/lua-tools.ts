@@ -215,7 +215,7 @@ return ok('{"n":' .. n .. ',"tokens":' .. num(tokens) .. ',"df":[' .. table.conc
 
 /**
  * analyticsLog, one page per call: the events of seqs `from`…`from + count - 1` that the room holds (payloads only
- * for task_* and context_* events, agent_left and room_forked, the others cut before their payload like the room
+ * for task_* and context_* events, agent_left, agent_suspended and room_forked, the others cut before their payload like the room
  * summary's headers, with their time from event_idx), the log's head, and — on the page that reaches the head — the seqs of
  * events agents posted, the tasks, the context entries (without payloads) and the context deliveries, read at the
  * same instant as that last page, and where the next page starts. A page is bounded by `count`, so the read never holds the server for a whole
@@ -256,6 +256,7 @@ for page = low, high, 200 do
     if ev then
       if string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"task_') or string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"context_')
         or string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"agent_left"')
+        or string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"agent_suspended"')
         or string.find(ev, '^{"id":"evt%-%d+","seq":%d+,"type":"room_forked"') then
         out[#out + 1] = '{"e":' .. ev .. '}'
       else

@@ -11,6 +11,7 @@ import { leaseErrors } from "../../protocol/leases.ts";
 import { movingErrors } from "../../protocol/moving.ts";
 import { planErrors } from "../../protocol/plan-rules.ts";
 import { valueErrors } from "../../protocol/room-values.ts";
+import { type Suspension, suspendedError } from "../../protocol/suspensions.ts";
 import { iso } from "../../protocol/time.ts";
 import { toolErrors } from "../../protocol/tool-errors.ts";
 import { isNoScript, isScriptFailure, type ScriptClient } from "./client.ts";
@@ -51,6 +52,8 @@ export function refusal(reply: { err: string; [detail: string]: unknown }): Room
   switch (reply.err) {
     case "denied":
       return errors.denied();
+    case "suspended":
+      return suspendedError(String(reply.room), reply.s as Suspension);
     case "taskNotFound":
       return errors.taskNotFound(id);
     case "taskVersion":

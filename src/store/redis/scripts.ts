@@ -24,6 +24,7 @@ import { GUARD, KEY_BINDINGS, PRELUDE } from "./lua-prelude.ts";
 import * as room from "./lua-room.ts";
 import { SESSION_SCRIPTS_LUA, TEAM_INDEX_LUA } from "./lua-sessions.ts";
 import { keyNames, shake } from "./lua-shake.ts";
+import * as suspensions from "./lua-suspensions.ts";
 import * as team from "./lua-team.ts";
 import * as tools from "./lua-tools.ts";
 import * as values from "./lua-values.ts";
@@ -125,7 +126,7 @@ const ROOM_KEY_NAMES = ROOM_KEY_PARTS.map((part) => `K_${part.toUpperCase()}`);
 const { TEAM_PRELUDE, TEAM_KEY_NAMES, ...teamBodies } = team;
 // Shared Lua chunks exported beside the bodies, not scripts of their own.
 const { PLAN_HELPERS: _planHelpers, ...planBodies } = plan;
-const { GLOB: _glob, CLAIM_HELPERS: _claimHelpers, ...claimBodies } = claims;
+const { GLOB: _glob, CLAIM_HELPERS: _claimHelpers, RELEASE_HOLDINGS: _release, ...claimBodies } = claims;
 const { REVIEW_JSON: _review, SEARCH_SCORE: _score, ...toolBodies } = tools;
 const { CTX_RULES: _ctxRules, ...contextBodies } = context;
 const { EVENT_RULES: _eventRules, ...eventBodies } = events;
@@ -149,6 +150,7 @@ const GUARDED = defineKeyed(
     ...fork,
     ...moving,
     ...values,
+    ...suspensions,
   },
   PRELUDE + LOG + INDEX + GUARD,
   ROOM_KEY_NAMES,

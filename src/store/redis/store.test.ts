@@ -194,6 +194,7 @@ describe("key layout", () => {
     await store.claimTask(s, { taskId: leased.id, agentId: "b", leaseMs: 60_000 });
     await store.claimFiles(s, { agentId: "b", paths: ["src/**"], ttlMs: 60_000 });
     await store.writeValue(s, { piece: "test_note", key: "", value: "n" });
+    await store.suspendAgent(s, { agentId: "z", by: "p", reason: "r" });
 
     const keys = ((await raw.send("KEYS", [`*${s.roomId}*`])) as string[]).sort();
     expect(keys).toEqual(ROOM_KEY_PARTS.map((part) => `room:{${s.roomId}}:${part}`).sort());

@@ -21,6 +21,7 @@ import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
 import { runPing } from "./run.ts";
 import { sessionOps } from "./session-ops.ts";
+import { suspensionOps } from "./suspension-ops.ts";
 import { teamIndexOps } from "./team-index-ops.ts";
 import { toolOps } from "./tool-ops.ts";
 import { valueOps } from "./value-ops.ts";
@@ -79,6 +80,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...valueOps(call, pieces),
     ...leaseOps(call),
     ...claimOps(call),
+    ...suspensionOps(call),
     ...keys,
     ...teamIndexOps(run, clock, keys),
     ...inviteOps(bridge),

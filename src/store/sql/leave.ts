@@ -21,6 +21,7 @@ export function createLeave(
   leases: Leases,
   claims: Claims,
   driver: Pick<DriverOps, "releaseHeld">,
+  refuseSuspended: (scope: RoomScope) => Op<void>,
 ) {
   // Keeps the row (and so the fence): the next holder's fence grows as after any release.
   const releaseLocks = sql.query<{ resource: string }, [string, string, number]>(
@@ -33,39 +34,50 @@ export function createLeave(
      SET last_seen = excluded.last_seen, left_at = excluded.left_at, status_text = NULL`,
   );
 
+  /**
+   * Releases everything the agent holds at once (leases, claims, locks, the wheel), appending files_released when
+   * paths went; leave_room and a suspension (suspensions.ts) both end with it. Records ran-out leases and claims first.
+   */
+  function* releaseHoldings(roomId: string, agentId: string): Op<LeaveResult["released"]> {
+    yield* leases.recordExpired(roomId);
+    yield* claims.recordExpired(roomId);
+    const tasks = yield* leases.releaseAll(roomId, agentId);
+    const paths = yield* claims.releaseAll(roomId, agentId);
+    const locks = (yield* releaseLocks.all(roomId, agentId, now())).map((r) => r.resource).sort(byteOrder);
+    if (paths.length > 0) {
+      yield* events.append(roomId, {
+        type: "files_released",
+        from: agentId,
+        to: BROADCAST,
+        payload: { paths },
+      });
+      changes.signal(roomId, "claims");
+    }
+    if (locks.length > 0) changes.signal(roomId, "locks");
+    yield* driver.releaseHeld(roomId, agentId);
+    return { tasks, paths, locks };
+  }
+
   return {
-    /** Never claims: on a room the team does not own yet it records nothing. */
+    releaseHoldings,
+    /** Never claims: on a room the team does not own yet it records nothing. A suspended agent is refused. */
     *leaveRoom(scope: RoomScope, agentId: string): Op<LeaveResult> {
       const room = yield* rooms.check(scope);
       if (!room) return { agentId, roomExists: false, released: nothing };
+      yield* refuseSuspended({ ...scope, actor: agentId });
       yield* rooms.claim(scope);
-      yield* leases.recordExpired(room.room_id);
-      yield* claims.recordExpired(room.room_id);
-      const tasks = yield* leases.releaseAll(room.room_id, agentId);
-      const paths = yield* claims.releaseAll(room.room_id, agentId);
-      const locks = (yield* releaseLocks.all(room.room_id, agentId, now()))
-        .map((r) => r.resource)
-        .sort(byteOrder);
+      const released = yield* releaseHoldings(room.room_id, agentId);
       yield* markLeft.run(room.room_id, agentId, now());
       changes.signal(room.room_id, "presence");
-      if (paths.length > 0) {
-        yield* events.append(room.room_id, {
-          type: "files_released",
-          from: agentId,
-          to: BROADCAST,
-          payload: { paths },
-        });
-        changes.signal(room.room_id, "claims");
-      }
-      if (locks.length > 0) changes.signal(room.room_id, "locks");
-      yield* driver.releaseHeld(room.room_id, agentId);
       yield* events.append(room.room_id, {
         type: "agent_left",
         from: agentId,
         to: BROADCAST,
-        payload: { agentId, tasks, paths, locks },
+        payload: { agentId, ...released },
       });
-      return { agentId, roomExists: true, released: { tasks, paths, locks } };
+      return { agentId, roomExists: true, released };
     },
   };
 }
+
+export type Leave = ReturnType<typeof createLeave>;

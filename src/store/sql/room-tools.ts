@@ -32,13 +32,13 @@ export function createRoomTools(
   const usable = sql.query<{ room_id: string; created_at: number }, [string, number]>(
     "SELECT room_id, created_at FROM rooms WHERE owner = ? AND last_activity > ? ORDER BY created_at, room_id",
   );
-  // Payloads only where the analytics read them (task and context events, agent_left, room_forked), so a long log
+  // Payloads only where the analytics read them (task and context events, agent_left, agent_suspended, room_forked), so a long log
   // stays cheap.
   const log = sql.query<EventRow & { posted: number }, [string]>(
     `SELECT e.seq, e.type, e.from_agent, e.to_agent, e.ts, e.reply_to, e.deleted_by, e.deleted_at, '[]' AS read_by,
        e.posted,
        CASE WHEN substr(e.type, 1, 5) = 'task_' OR substr(e.type, 1, 8) = 'context_'
-         OR e.type IN ('agent_left', 'room_forked') THEN e.payload ELSE '{}' END AS payload
+         OR e.type IN ('agent_left', 'agent_suspended', 'room_forked') THEN e.payload ELSE '{}' END AS payload
      FROM events e WHERE e.room_id = ? ORDER BY e.seq`,
   );
   const tasks = sql.query<{ json: string }, [string]>("SELECT json FROM tasks WHERE room_id = ? ORDER BY n");

@@ -11,6 +11,7 @@ import { comesOnline, replaysKept } from "../../protocol/room-rules.ts";
 import type { RoomScope } from "../types.ts";
 import type { SqlParts } from "./rooms.ts";
 import type { Op } from "./run.ts";
+import { createSuspensionCheck } from "./suspensions.ts";
 
 /** A reader's presence is recorded at most this often (presence stays online for 120 s). */
 const PRESENCE_READ_EVERY_MS = 15_000;
@@ -20,7 +21,8 @@ const SEEN_MEMORY = 10_000;
 /** A room operation's body: its scope, then its arguments. */
 export type RoomBody<A extends unknown[], T> = (scope: RoomScope, ...args: A) => Op<T>;
 
-export function createRoomTx({ sql, now, rooms, changes, dialect }: SqlParts) {
+export function createRoomTx(parts: SqlParts) {
+  const { sql, now, rooms, changes, dialect } = parts;
   const kept = sql.query<{ fingerprint: string; result: string; at: number }, [string, string]>(
     "SELECT fingerprint, result, at FROM idempotency WHERE room_id = ? AND key = ?",
   );
@@ -32,6 +34,7 @@ export function createRoomTx({ sql, now, rooms, changes, dialect }: SqlParts) {
   const owner = sql.query<{ owner: string; last_activity: number }, [string]>(
     "SELECT owner, last_activity FROM rooms WHERE room_id = ?",
   );
+  const { refuseSuspended } = createSuspensionCheck(parts);
 
   /**
    * Records the agent's presence and renews its live leases and claims; a presence signal when it comes online
@@ -82,11 +85,19 @@ export function createRoomTx({ sql, now, rooms, changes, dialect }: SqlParts) {
     ): RoomBody<A, T> {
       return function* (scope, ...args) {
         // Most calls carry no key, and some no actor: their steps are skipped, not entered (a step costs ~0.1 µs).
+        if (scope.actor !== undefined) yield* refuseSuspended(scope);
         const earlier = scope.idempotency ? yield* replay(scope) : undefined;
         if (earlier) return earlier.value as T;
         const result = yield* fn(scope, ...args);
         if (scope.actor !== undefined || scope.idempotency) yield* settle(scope, result, keep(result));
         return result;
+      };
+    },
+    /** A room read's body: a suspended actor's read is refused like its writes. */
+    read<A extends unknown[], T>(fn: RoomBody<A, T>): RoomBody<A, T> {
+      return function* (scope, ...args) {
+        if (scope.actor !== undefined) yield* refuseSuspended(scope);
+        return yield* fn(scope, ...args);
       };
     },
     /**

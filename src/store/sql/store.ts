@@ -35,6 +35,7 @@ import type { RoomBody } from "./room-tx.ts";
 import { createValues } from "./room-values.ts";
 import type { SqlParts } from "./rooms.ts";
 import type { Op } from "./run.ts";
+import { createSuspensionCheck, createSuspensions } from "./suspensions.ts";
 import { createVars } from "./vars.ts";
 import { createVerdicts } from "./verdicts.ts";
 import { createWebhooks } from "./webhooks.ts";
@@ -84,6 +85,14 @@ export function createBodies(parts: SqlParts) {
   const mailbox = createMailbox(parts, { events, driver, plan, presence });
   const eventEdits = createEventEdits(parts, events);
   const values = createValues(parts);
+  const leave = createLeave(
+    parts,
+    events,
+    leases,
+    claims,
+    driver,
+    createSuspensionCheck(parts).refuseSuspended,
+  );
   return {
     events,
     locks,
@@ -104,7 +113,8 @@ export function createBodies(parts: SqlParts) {
     reviews: createReviews(parts, events),
     roomTools: createRoomTools(parts, { events, locks, plan, context }),
     webhooks: createWebhooks(parts, events),
-    leave: createLeave(parts, events, leases, claims, driver),
+    leave,
+    suspensions: createSuspensions(parts, events, leave),
     approvals: createApprovals(parts, events),
     handoffs: createHandoffs(parts, events, locks, leases),
     verdicts: createVerdicts(parts, events),
@@ -169,6 +179,9 @@ export function sqlStore(b: Bodies, run: Runner): Omit<RoomStore, DriverOwn> {
     renewLeases: roomWrite(b.leases.renewLeases),
     // Leaving is not a visit: the actor's presence would undo "left" (the kept result still applies).
     leaveRoom: (scope, agentId) => leaveRoom({ ...scope, actor: undefined }, agentId),
+    suspendAgent: roomWrite(b.suspensions.suspendAgent),
+    resumeAgent: roomWrite(b.suspensions.resumeAgent),
+    listSuspensions: roomRead(b.suspensions.listSuspensions),
     claimFiles: roomWrite(b.claims.claimFiles),
     releaseFiles: roomWrite(b.claims.releaseFiles),
     listClaims: roomRead(b.claims.listClaims),

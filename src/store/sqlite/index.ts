@@ -8,7 +8,7 @@ import { VALUE_PIECES, type ValuePieces } from "../../protocol/room-values.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type RateRequest, type StoreLimits } from "../access-types.ts";
 import { type EventRetention, NO_RETENTION } from "../move-types.ts";
-import { inviteBucket, teamBucket } from "../rate-buckets.ts";
+import { agentBucket, chargedAgent, inviteBucket, teamBucket } from "../rate-buckets.ts";
 import { createRoomTx } from "../sql/room-tx.ts";
 import { createRooms } from "../sql/rooms.ts";
 import { runSync } from "../sql/run.ts";
@@ -92,12 +92,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   // Auth without a rate charge writes nothing, so it takes no write lock; with one it is a write (committed with
   // the other writes of the same turn, group-commit.ts).
   const resolveKeyRead = run.read(keys.resolveKey);
+  /** The team's window and, with RateRequest.agent, its agent's (rate-buckets.ts chargedAgent), both or neither. */
+  const chargeTeam = (teamId: string, request: RateRequest, bound?: string) => {
+    const agent = chargedAgent(request, bound);
+    const own = agent === undefined ? undefined : agentBucket(teamId, agent, request.bucket);
+    return rate.chargePair(teamBucket(teamId, request.bucket), own, request);
+  };
   // The charged lookup is a request's admission: it records the key's use, when due, in the same transaction.
   const resolveKeyCharged = write(function resolveKey(teamId: string, digest: string, request: RateRequest) {
     const found = runSync(keys.useKey(teamId, digest));
-    return found.key
-      ? { key: found.key, rate: rate.charge(teamBucket(teamId, request.bucket), request) }
-      : found;
+    return found.key ? { key: found.key, rate: chargeTeam(teamId, request, found.key.boundAgentId) } : found;
   });
   const resolveInviteRead = run.read(invites.resolveInvite);
   const resolveInviteCharged = write(function resolveInvite(
@@ -149,7 +153,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
     resolveKey: (teamId, digest, request) =>
       request ? resolveKeyCharged(teamId, digest, request) : resolveKeyRead(teamId, digest),
     consumeRate: write(function consumeRate(teamId: string, request: RateRequest) {
-      return rate.charge(teamBucket(teamId, request.bucket), request);
+      return chargeTeam(teamId, request);
     }),
     resolveInvite: (roomId, digest, request) =>
       request ? resolveInviteCharged(roomId, digest, request) : resolveInviteRead(roomId, digest),

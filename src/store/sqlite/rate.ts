@@ -5,6 +5,7 @@
  * rows: each hit is inserted once and deleted once, whatever the limit (a count(*) per request grew with it).
  */
 import type { Database } from "bun:sqlite";
+import { refusingWindow, shownWindow } from "../../protocol/rate-pair.ts";
 import type { Clock } from "../../protocol/time.ts";
 import type { RateDecision, RateRequest } from "../access-types.ts";
 import { prefixRange, RATE_HITS_KEEP_MS } from "../rate-buckets.ts";
@@ -37,27 +38,59 @@ export function createRate(db: Database, now: Clock) {
   const dropBucketHits = db.query<unknown, [string]>("DELETE FROM rate_hits WHERE bucket = ?");
   const dropBucketCount = db.query<unknown, [string]>("DELETE FROM rate_counts WHERE bucket = ?");
 
-  /** Charges one request to `bucket` (call inside a write transaction). A refused request is not recorded. */
-  function charge(bucket: string, rate: RateRequest): RateDecision {
-    const t = now();
+  /** The window of `bucket` as it stands now (expired hits forgotten), and how to answer for it. */
+  function measure(bucket: string, rate: RateRequest, limit: number, t: number) {
     const expired = forget.run(bucket, t - rate.windowMs).changes;
     const row = counted.get(bucket);
     // Hits and their count are written together, so a bucket without a count row has no hits either.
     const count = (row?.n ?? 0) - expired;
     // The window has room again when its oldest hit leaves it; never report 0 while it is full.
     const resetMs = () => Math.max(1, (oldest.get(bucket)?.at ?? t) + rate.windowMs - t);
-    if (count >= rate.limit) {
-      setCount.run(bucket, count, t - rate.windowMs);
-      return { allowed: false, limit: rate.limit, remaining: 0, resetMs: resetMs() };
+    return {
+      count,
+      limit,
+      /** Keeps the count without this request (refused), recording that the window was looked at. */
+      refuse(): RateDecision {
+        setCount.run(bucket, count, t - rate.windowMs);
+        return { allowed: false, limit, remaining: 0, resetMs: resetMs() };
+      },
+      admit(): RateDecision {
+        hit.run(bucket, t);
+        setCount.run(bucket, count + 1, t);
+        const remaining = limit - count - 1;
+        return { allowed: true, limit, remaining, resetMs: remaining > 0 ? 0 : resetMs() };
+      },
+    };
+  }
+
+  /** Charges one request to `bucket` (call inside a write transaction). A refused request is not recorded. */
+  function charge(bucket: string, rate: RateRequest): RateDecision {
+    const window = measure(bucket, rate, rate.limit, now());
+    return window.count >= rate.limit ? window.refuse() : window.admit();
+  }
+
+  /**
+   * Charges one request to the team's `bucket` and, when `agent` is given, to the agent's bucket too, both or
+   * neither (protocol/rate-pair.ts; call inside a write transaction).
+   */
+  function chargePair(bucket: string, agent: string | undefined, rate: RateRequest): RateDecision {
+    if (agent === undefined || !rate.agent) return charge(bucket, rate);
+    const t = now();
+    const team = measure(bucket, rate, rate.limit, t);
+    const own = measure(agent, rate, rate.agent.limit, t);
+    const refusing = refusingWindow(team, own);
+    if (refusing !== null) {
+      const [teamDecision, agentDecision] = [team.refuse(), own.refuse()];
+      return { ...(refusing === "team" ? teamDecision : agentDecision), spent: refusing };
     }
-    hit.run(bucket, t);
-    setCount.run(bucket, count + 1, t);
-    const remaining = rate.limit - count - 1;
-    return { allowed: true, limit: rate.limit, remaining, resetMs: remaining > 0 ? 0 : resetMs() };
+    const shown = shownWindow(team, own);
+    const [teamDecision, agentDecision] = [team.admit(), own.admit()];
+    return shown === "team" ? teamDecision : agentDecision;
   }
 
   return {
     charge,
+    chargePair,
     /** Forgets every bucket starting with prefix (a deleted room's or invite's windows). */
     dropPrefix(prefix: string): void {
       dropHits.run(...prefixRange(prefix));

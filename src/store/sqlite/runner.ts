@@ -65,8 +65,9 @@ export function sqliteRunner(db: Database, roomTx: RoomTx, hooks: TxHooks, clock
       }, body.name);
     },
     roomRead<A extends unknown[], T>(body: RoomBody<A, T>) {
+      const guarded = roomTx.read(body);
       const inner = tx.read((scope: RoomScope, ...args: A): T => {
-        const result = runSync(body(scope, ...args));
+        const result = runSync(guarded(scope, ...args));
         pendingSeen = roomTx.seenAfterRead(scope, clock.now());
         return result;
       }, body.name);

@@ -36,8 +36,8 @@
  *                  created_at (ms), note, bound_agent_id (NULL when absent), hint; from KEY_LIFE on, expires_at and
  *                  last_used_at (ms), scope (JSON), rotated_to. Index team_id.
  *   rate_counts    per bucket: n = rate_hits rows currently kept for it, last_at = its newest hit (for the sweep).
- *   rate_hits      one row per admitted request: bucket ("team:<teamId>:<tools|meta>" or
- *                  "invite:<roomId>:<tokenId>:<tools|meta>"), at (ms). Index (bucket, at) serves the sliding window.
+ *   rate_hits      one row per admitted request: bucket ("team:<teamId>:<tools|meta>",
+ *                  "agent:<teamId>:<agentId>:tools" or "invite:<roomId>:<tokenId>:<tools|meta>"), at (ms). Index (bucket, at) serves the sliding window.
  *
  * rooms is also indexed by (owner, last_activity): the per-team room count and listRooms.
  */
@@ -446,6 +446,18 @@ CREATE TABLE room_values (
 ) STRICT;
 `;
 
+/** Suspended agents (protocol/suspensions.ts): one row per agent suspended in a room, `at` in ms. */
+const SUSPENSIONS = `
+CREATE TABLE suspensions (
+  room_id TEXT NOT NULL,
+  agent_id TEXT NOT NULL,
+  by_id TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  PRIMARY KEY (room_id, agent_id)
+) STRICT;
+`;
+
 /**
  * Keys with a lifetime and a scope (docs/security.md#key-lifetime-and-scopes): when a key stops working (ms; NULL:
  * never), its last admitted use (ms, written at most once a minute), its scope as JSON {rooms?, readOnly?} (NULL:
@@ -475,6 +487,7 @@ const MIGRATIONS = [
   WEB,
   VALUES,
   KEY_LIFE,
+  SUSPENSIONS,
 ];
 
 /** The schema version this code writes. */

@@ -6,6 +6,7 @@
 import type { Presence } from "../../protocol/records.ts";
 import { ApiError, api, bindSignOut, toSignIn } from "./api.ts";
 import { loadRoles } from "./dashboard-roles.ts";
+import { loadSuspended } from "./dashboard-suspended.ts";
 import { byId, el, refreshTimes, replace, showError, time } from "./dom.ts";
 import { labelCells } from "./tables.ts";
 
@@ -177,7 +178,7 @@ function drawRooms(): void {
 
 /** The room pickers of the invite and connect panels. */
 function fillRoomChoices(): void {
-  for (const id of ["invite-room", "connect-room", "roles-room"]) {
+  for (const id of ["invite-room", "connect-room", "roles-room", "suspend-room"]) {
     const select = byId<HTMLSelectElement>(id);
     const chosen = select.value;
     replace(select, ...[...rooms.keys()].sort().map((r) => el("option", { attrs: { value: r } }, r)));
@@ -185,6 +186,7 @@ function fillRoomChoices(): void {
   }
   void loadInvites();
   void act(loadRoles);
+  void act(loadSuspended);
 }
 
 async function loadRooms(): Promise<void> {

@@ -15,6 +15,9 @@ export interface Actions {
   cancelHandoff(handoffId: string): void;
   fork(seq: number): void;
   openContext(contextId: string): void;
+  /** Suspends the agent in the room with the reason typed in `form`, or resumes it (protocol/suspensions.ts). */
+  suspend(agentId: string, form: HTMLFormElement): void;
+  resume(agentId: string): void;
 }
 
 /** A part's line for "nothing here". */
@@ -242,9 +245,18 @@ export function presenceState(p: View["presence"][number], now = Date.now()): st
   return p.statusText === "idle" || now - Date.parse(p.lastSeen) > 60_000 ? "idle" : "online";
 }
 
-export function peopleParts(view: Pick<View, "presence">, events: Event[]): Child[] {
-  if (view.presence.length === 0) return [empty("No agent has been here yet.")];
-  return view.presence.map((p) => {
+export function peopleParts(
+  view: Pick<View, "presence" | "suspended">,
+  events: Event[],
+  viewer?: Viewer,
+  actions?: Actions,
+): Child[] {
+  const suspended = new Map((view.suspended ?? []).map((s) => [s.agentId, s]));
+  // A suspended agent that was never seen here still shows: it is who the room stopped.
+  const unseen = [...suspended.keys()].filter((id) => !view.presence.some((p) => p.agentId === id));
+  if (view.presence.length === 0 && unseen.length === 0) return [empty("No agent has been here yet.")];
+  const leash = viewer && actions && may(viewer, "suspend") ? actions : undefined;
+  const rows = view.presence.map((p) => {
     const step = events.find((e) => e.type === "agent_step" && e.from === p.agentId);
     const payload = step?.payload as { tool?: unknown; target?: unknown; ok?: unknown } | undefined;
     const state = presenceState(p);
@@ -268,8 +280,69 @@ export function peopleParts(view: Pick<View, "presence">, events: Event[]): Chil
             time(step.timestamp),
           )
         : null,
+      ...leashParts(p.agentId, suspended.get(p.agentId), leash),
     );
   });
+  const stopped = unseen.map((id) =>
+    el(
+      "li",
+      { class: "presence suspended" },
+      el("strong", null, id),
+      ...leashParts(id, suspended.get(id), leash),
+    ),
+  );
+  return [...rows, ...stopped];
+}
+
+/**
+ * An agent's suspension (who, since when, why) and, for a person who may suspend here, Resume — or, for an agent
+ * not suspended, a Suspend form asking why.
+ */
+function leashParts(
+  agentId: string,
+  s: NonNullable<View["suspended"]>[number] | undefined,
+  actions: Actions | undefined,
+): Child[] {
+  if (s) {
+    return [
+      el(
+        "div",
+        { class: "suspended-note" },
+        "Suspended",
+        s.by ? ` by ${s.by}` : "",
+        " since ",
+        time(s.at),
+        s.reason ? `: ${s.reason}` : "",
+      ),
+      actions
+        ? el(
+            "button",
+            {
+              attrs: { type: "button", "data-key": `resume-${agentId}` },
+              on: { click: () => actions.resume(agentId) },
+            },
+            `Resume ${agentId}`,
+          )
+        : null,
+    ];
+  }
+  if (!actions) return [];
+  const reasonId = `suspend-reason-${agentId}`;
+  const form = el(
+    "form",
+    { class: "suspend-form" },
+    el("label", { attrs: { for: reasonId } }, "Why"),
+    el("input", {
+      id: reasonId,
+      attrs: { name: "reason", required: "", maxlength: "500", autocomplete: "off", "data-key": reasonId },
+    }),
+    el("button", { attrs: { type: "submit" } }, `Suspend ${agentId}`),
+  );
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    actions.suspend(agentId, form);
+  });
+  return [el("details", { class: "suspend" }, el("summary", null, "Suspend…"), form)];
 }
 
 export function lockParts(view: Pick<View, "locks" | "claims">): Child[] {

@@ -21,6 +21,8 @@ export interface View {
   verdicts: (Omit<Verdict, "details"> & { details?: string })[];
   handoffs: (Omit<Handoff, "note"> & { note?: string })[];
   events: Event[];
+  /** Suspended agents (protocol/suspensions.ts Suspension); the public sees only who and since when. */
+  suspended?: { agentId: string; at: string; by?: string; reason?: string }[];
 }
 
 export interface ContextVersions {

@@ -227,7 +227,7 @@ function drawPeople(): void {
   const steps = v.presence.map((p) => list.find((e) => e.type === "agent_step" && e.from === p.agentId)?.seq);
   const now = Date.now();
   const states = v.presence.map((p) => [p, p.status === "online" && now - Date.parse(p.lastSeen) > 60_000]);
-  render(byId("people"), [states, steps], () => peopleParts(v, list));
+  render(byId("people"), [states, steps, v.suspended], () => peopleParts(v, list, viewer, actions));
 }
 
 // ── the stream ─────────────────────────────────────────────────────────────────────────────────────────────────
@@ -318,6 +318,16 @@ const actions: Actions = {
     byId<HTMLInputElement>("fork-name").value = "";
     dialog.showModal();
   },
+  suspend: (agentId, form) =>
+    act(async () => {
+      const field = form.elements.namedItem("reason") as HTMLInputElement;
+      const reason = field.value.trim();
+      if (reason === "") return;
+      await api("POST", `/admin${base}/agents/${encodeURIComponent(agentId)}/suspend`, { reason });
+      field.value = "";
+    }),
+  resume: (agentId) =>
+    act(() => api("POST", `/admin${base}/agents/${encodeURIComponent(agentId)}/resume`, {})),
   openContext: (id) =>
     act(async () => {
       const found = await api<ContextVersions>("GET", `${base}/context/${encodeURIComponent(id)}`);

@@ -71,6 +71,7 @@ export async function fillEveryPiece(store: RoomStore, clock: TestClock, scope: 
   await store.listContext(scope, { type: "note" });
   for (const agent of ["bob", "carol"]) while ((await store.consumeEvents(scope, agent, 100)).count > 0);
   await fillValues(store, scope);
+  await store.suspendAgent(scope, { agentId: "zed", by: "human:pat", reason: "looping" });
 }
 
 /** The pieces that travel `how`, and the places of those that stay (not shared with one that travels). */

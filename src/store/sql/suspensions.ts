@@ -1,0 +1,126 @@
+/**
+ * Suspended agents (protocol/suspensions.ts), once for both SQL dialects: the check every room operation makes for
+ * its actor (room-tx.ts), and suspend, resume and list. A suspension releases what the agent holds in the same
+ * transaction (leave.ts releaseHoldings), so a call of the agent racing it either committed before it (and what it
+ * took is released) or runs after it and is refused.
+ */
+import { BROADCAST } from "../../protocol/records.ts";
+import {
+  type ResumeResult,
+  resumedPayload,
+  type SuspendResult,
+  type Suspension,
+  suspendedError,
+  suspendedPayload,
+} from "../../protocol/suspensions.ts";
+import { iso } from "../../protocol/time.ts";
+import type { RoomScope } from "../types.ts";
+import type { Events } from "./events.ts";
+import type { Leave } from "./leave.ts";
+import type { SqlParts } from "./rooms.ts";
+import type { Op } from "./run.ts";
+
+interface SuspensionRow {
+  agent_id: string;
+  by_id: string;
+  at: number;
+  reason: string;
+}
+
+const toSuspension = (row: SuspensionRow): Suspension => ({
+  agentId: row.agent_id,
+  by: row.by_id,
+  at: iso(row.at),
+  reason: row.reason,
+});
+
+/** The check of a call's actor, alone (room-tx.ts runs it before every room operation with an actor). */
+export function createSuspensionCheck({ sql }: Pick<SqlParts, "sql">) {
+  // Only in a room the team owns: another team's room must read exactly like a missing one.
+  const suspension = sql.query<SuspensionRow, [string, string, string]>(
+    `SELECT s.agent_id, s.by_id, s.at, s.reason FROM suspensions s JOIN rooms r ON r.room_id = s.room_id
+     WHERE s.room_id = ? AND s.agent_id = ? AND r.owner = ?`,
+  );
+  return {
+    /** Refuses the scope's actor when it is suspended in the room (protocol/suspensions.ts suspendedError). */
+    *refuseSuspended(scope: RoomScope): Op<void> {
+      if (scope.actor === undefined) return;
+      const row = yield* suspension.get(scope.roomId, scope.actor, scope.teamId);
+      if (row) throw suspendedError(scope.roomId, toSuspension(row));
+    },
+  };
+}
+
+export function createSuspensions({ sql, now, rooms, changes }: SqlParts, events: Events, leave: Leave) {
+  const one = sql.query<SuspensionRow, [string, string]>(
+    "SELECT agent_id, by_id, at, reason FROM suspensions WHERE room_id = ? AND agent_id = ?",
+  );
+  const all = sql.query<SuspensionRow, [string]>(
+    "SELECT agent_id, by_id, at, reason FROM suspensions WHERE room_id = ? ORDER BY agent_id",
+  );
+  const insert = sql.query<unknown, [string, string, string, number, string]>(
+    "INSERT INTO suspensions (room_id, agent_id, by_id, at, reason) VALUES (?, ?, ?, ?, ?)",
+  );
+  const remove = sql.query<{ agent_id: string }, [string, string]>(
+    "DELETE FROM suspensions WHERE room_id = ? AND agent_id = ? RETURNING agent_id",
+  );
+
+  return {
+    /**
+     * Suspends the agent in a room the team owns (RoomError denied otherwise; never claims): its holdings go back at
+     * once and agent_suspended is appended. Already suspended: the earlier suspension, nothing changed.
+     */
+    *suspendAgent(
+      scope: RoomScope,
+      input: { agentId: string; by: string; reason: string },
+    ): Op<SuspendResult> {
+      const room = yield* rooms.owned(scope);
+      const earlier = yield* one.get(room.room_id, input.agentId);
+      if (earlier) {
+        return {
+          suspension: toSuspension(earlier),
+          already: true,
+          released: { tasks: [], paths: [], locks: [] },
+        };
+      }
+      yield* rooms.claim(scope);
+      const t = now();
+      yield* insert.run(room.room_id, input.agentId, input.by, t, input.reason);
+      const suspension: Suspension = {
+        agentId: input.agentId,
+        by: input.by,
+        at: iso(t),
+        reason: input.reason,
+      };
+      const released = yield* leave.releaseHoldings(room.room_id, input.agentId);
+      yield* events.append(room.room_id, {
+        type: "agent_suspended",
+        from: input.by,
+        to: BROADCAST,
+        payload: suspendedPayload(suspension, released),
+      });
+      changes.signal(room.room_id, "presence");
+      return { suspension, already: false, released };
+    },
+    /** Lifts the agent's suspension; false (nothing changed) when it was not suspended. */
+    *resumeAgent(scope: RoomScope, input: { agentId: string; by: string }): Op<ResumeResult> {
+      const room = yield* rooms.owned(scope);
+      const gone = yield* remove.get(room.room_id, input.agentId);
+      if (!gone) return { agentId: input.agentId, resumed: false };
+      yield* rooms.claim(scope);
+      yield* events.append(room.room_id, {
+        type: "agent_resumed",
+        from: input.by,
+        to: BROADCAST,
+        payload: resumedPayload(input.agentId, input.by),
+      });
+      changes.signal(room.room_id, "presence");
+      return { agentId: input.agentId, resumed: true };
+    },
+    /** The room's suspended agents, by agent id; RoomError denied for a room the team does not own. */
+    *listSuspensions(scope: RoomScope): Op<Suspension[]> {
+      const room = yield* rooms.owned(scope);
+      return (yield* all.all(room.room_id)).map(toSuspension);
+    },
+  };
+}

@@ -43,7 +43,8 @@ export function countRateLimited(gate: Gate, metrics: RoomdMetrics): Gate {
     return admission;
   };
   const admit: Gate = Object.assign(
-    async (secret: string | null, bucket: Parameters<Gate>[1]) => count(await gate(secret, bucket)),
+    async (secret: string | null, bucket: Parameters<Gate>[1], resource?: string) =>
+      count(await gate(secret, bucket, resource)),
     {
       knows: (secret: string) => gate.knows(secret),
       person: async (teamId: string, humanId: string, bucket: Parameters<Gate>[1]) =>

@@ -22,6 +22,8 @@ export const TEAM_KEY_NAMES = [
   "K_RL_TOOLS", // zset: sliding-window log of the "tools" bucket
   "K_RL_META", // zset: sliding-window log of the "meta" bucket
   "K_TEAM_META", // hash: key_n, the key creation counter
+  "K_OAUTH", // hash: grant id -> grant JSON (lua-oauth.ts)
+  "K_OAUTH_DIGESTS", // hash: sha256(code or token) -> "<role>|<grant id>"
 ] as const;
 
 /**

@@ -98,6 +98,11 @@ const PINNED: Record<string, string> = {
   RESERVE_ROOM: "62b6a21a8ec5ac136591efd795b2212b596c1c3e",
   RESOLVE_KEY: "79fa55f259860cd0e6cac6fea25c01b3bd0d41c1",
   ROOM_INDEX: "e267d51c4081f774446f50140fd9639ca3b2f8fe",
+  CREATE_OAUTH_GRANT: "b5e472191327ab5bdbc200d944c2cb2986640584",
+  EXCHANGE_OAUTH_GRANT: "5f58b4368d9a079f242572385e97186a993ecc24",
+  LIST_OAUTH_GRANTS: "15c2e7799eac3fe73823d4e1ce9a53126bee830a",
+  RESOLVE_OAUTH_TOKEN: "a4522e908996011f216b5cce2ec2efe8f7c8971b",
+  REVOKE_OAUTH_GRANT: "8f7683ac3006b6489710475870649d74a6e6249b",
   UNINDEX_ROOMS: "7ca172ce84d1908bc0a22b549c29b8de4558dbc8",
   WEBHOOK_INDEX_ADD: "aeb50ca59865dc851288683c93aaf1457d43f35f",
   WEBHOOK_ROOMS: "d6ee3402c85000c9b1c3cfb71a89ae258d521eb0",
@@ -129,6 +134,9 @@ test("there is one script per store operation (lifecycle excepted) plus the room
   // and record, and 3 scripts of the rooms-with-webhooks index; 17 people operations and the 2 steps of a fork
   // (FORK_SOURCE, FORK_WRITE); 3 of moving rooms (EXPORT_ROOM, EXPORT_LOG, IMPORT_WRITE; keyDigests and
   // inviteDigests read through LIST_KEYS and LIST_INVITES); 3 of people's web sessions (create, touch, delete) and 2
-  // of the teams index; 2 of a room's small values (READ_VALUES, WRITE_VALUE).
-  expect(Object.keys(SCRIPTS)).toHaveLength(24 + 11 + 10 + 6 + 3 + 8 + 5 + 2 + 3 + 17 + 2 + 3 + 3 + 2 + 2);
+  // of the teams index; 2 of a room's small values (READ_VALUES, WRITE_VALUE); 5 of OAuth grants (create, exchange,
+  // resolve, list, revoke).
+  expect(Object.keys(SCRIPTS)).toHaveLength(
+    24 + 11 + 10 + 6 + 3 + 8 + 5 + 2 + 3 + 17 + 2 + 3 + 3 + 2 + 2 + 5,
+  );
 });

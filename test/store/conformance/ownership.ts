@@ -155,6 +155,11 @@ export const OPERATIONS: Record<Operation, Check> = {
   provisionTeam: { exempt: TEAM },
   listKeys: { exempt: TEAM },
   deleteKey: { exempt: TEAM },
+  createOAuthGrant: { exempt: TEAM },
+  exchangeOAuthGrant: { exempt: TEAM },
+  resolveOAuthToken: { exempt: TEAM },
+  listOAuthGrants: { exempt: TEAM },
+  revokeOAuthGrant: { exempt: TEAM },
   listTeams: { exempt: "the operators' list of every team, for operators only (http/admin)" },
   consumeRate: { exempt: TEAM },
   createInvite: {

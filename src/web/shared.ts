@@ -47,7 +47,7 @@ export async function signedIn(c: Context, deps: WebDeps): Promise<SignedIn | nu
 
 /** A local page to return to after signing in, or undefined: never another site (`//host`) or anything odd. */
 export function safeNext(next: string | undefined): string | undefined {
-  return next !== undefined && /^\/(dashboard|room\/[a-z0-9][a-z0-9_-]{1,63})?$/.test(next)
+  return next !== undefined && /^\/(dashboard|room\/[a-z0-9][a-z0-9_-]{1,63}|oauth\/authorize)?$/.test(next)
     ? next
     : undefined;
 }

@@ -25,3 +25,17 @@ export const resourceMetadataUrl = (issuer: string): string =>
 
 /** The scopes roomd grants: `rooms` (act as an agent in the chosen room) — one scope, the consent picks the rest. */
 export const OAUTH_SCOPES = ["rooms"] as const;
+
+/** OAUTH_ISSUER, when set, is the origin every URL is built on. */
+export const oauthSettings = (config: { oauthIssuer?: string }): OAuthSettings =>
+  config.oauthIssuer ? { issuer: config.oauthIssuer } : {};
+
+/** Paths any Origin may reach (app.ts's Origin check): read by browser-based clients, no cookie involved. */
+export const OAUTH_OPEN_ROUTES = [
+  "/.well-known/oauth-protected-resource",
+  "/.well-known/oauth-protected-resource/mcp",
+  "/.well-known/oauth-authorization-server",
+  "/oauth/register",
+  "/oauth/token",
+  "/oauth/revoke",
+] as const;

@@ -1,0 +1,12 @@
+/** What the OAuth routes need (docs/security.md#oauth): the store, the clock, the failure limiter, the settings. */
+import type { Clock } from "../../protocol/time.ts";
+import type { RoomStore } from "../../store/types.ts";
+import type { FailureLimiter } from "../auth-failures.ts";
+import type { OAuthSettings } from "./urls.ts";
+
+export interface OAuthDeps {
+  store: RoomStore;
+  now: Clock;
+  failures: FailureLimiter;
+  settings: OAuthSettings;
+}

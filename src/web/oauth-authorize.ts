@@ -1,7 +1,7 @@
 /**
  * The authorization endpoint (OAuth 2.1 section 4.1; docs/security.md#oauth). GET checks the request — the client
- * and its exact redirect URI first (a bad one is shown as a page, never redirected to), then code + PKCE S256, state
- * and the resource (RFC 8707: this roomd's `/mcp`), refused by a redirect with `error` — and shows the consent page
+ * and its exact redirect URI first (a bad one is shown as a page, never redirected to), then code + PKCE S256 and
+ * the resource (RFC 8707: this roomd's `/mcp`), refused by a redirect with `error` — and shows the consent page
  * to the person signed in (roomd's own sign-in: a person's key or the trusted proxy; sign-in goes through /login and
  * comes back here, the request kept meanwhile in a short-lived cookie). POST is the consent form: the same session,
  * same-origin with the session's CSRF token, every parameter checked again; it stores the grant and redirects with
@@ -55,7 +55,7 @@ function paramsOf(source: (name: string) => string | undefined): Params {
   return params;
 }
 
-/** The client's redirect URI with the answer's parameters (state and iss always). */
+/** The client's redirect URI with the answer's parameters (iss always, state when the request had one). */
 function answer(redirectUri: string, values: Record<string, string | undefined>): string {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(values))
@@ -79,7 +79,6 @@ async function check(c: Context, deps: OAuthPageDeps, params: Params): Promise<C
     return refuse("unsupported_response_type", "response_type must be code");
   if (params.code_challenge_method !== "S256" || !CHALLENGE.test(params.code_challenge ?? ""))
     return refuse("invalid_request", "PKCE is required: code_challenge with code_challenge_method S256");
-  if (!params.state) return refuse("invalid_request", "state is required");
   const resource = resourceOf(iss);
   if (params.resource !== resource) return refuse("invalid_target", `resource must be ${resource}`);
   return { ok: true, client, redirectUri, params };
@@ -90,6 +89,8 @@ function consentHeaders(c: Context, redirectUri: string): void {
   pageHeaders(c);
   const origin = new URL(redirectUri).origin;
   c.header("Content-Security-Policy", PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${origin}`));
+  // A plain form's POST carries its Origin only under a policy that sends one (layout.ts PageOptions.referrer).
+  c.header("Referrer-Policy", "same-origin");
 }
 
 /** The pages need the web deps (sessions, the proxy) besides the OAuth ones. */
@@ -203,6 +204,7 @@ function consentPage(
     title: "Connect a client",
     assets: pageAssets,
     script: "login",
+    referrer: "same-origin",
     person: {
       humanId: person.session.humanId,
       teamId: principal.teamId,

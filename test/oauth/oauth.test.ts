@@ -197,7 +197,7 @@ describe(`OAuth on ${make().name}`, () => {
     }
   });
 
-  test("refusals by redirect: no PKCE, plain PKCE, no state, another resource, denied", async () => {
+  test("refusals by redirect: no PKCE, plain PKCE, another response type, another resource, denied", async () => {
     const clientId = await registerClient(base);
     const challenge = pkcePair().challenge;
     const cases: [Parameters<typeof authorizeUrl>[1], string][] = [

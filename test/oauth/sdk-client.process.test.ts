@@ -4,7 +4,8 @@
  * - The official MCP SDK client's own OAuth flow (its `authProvider` on the streamable HTTP transport): discovery from
  *   the 401, dynamic registration, PKCE, then chromium — as the person — signing in through roomd's sign-in and
  *   allowing the client on the consent page by keyboard at 390 px, with no console error or CSP violation; the SDK
- *   exchanges the code and its session's calls act as the chosen agent in the chosen room. A refresh rotates.
+ *   exchanges the code and its session's calls act as the chosen agent in the chosen room. A refresh rotates; the
+ *   dashboard lists the grant and its Revoke button ends it.
  * - The official conformance suite's authorization-server scenarios (`conformance authorization`): the metadata
  *   endpoint, and the authorization code grant with chromium allowing the suite's client on the consent page.
  */
@@ -200,6 +201,28 @@ describe("OAuth, end to end", () => {
         body: "{}",
       });
       expect(oldCall.status).toBe(401);
+
+      // The dashboard lists the grant; its Revoke button ends the new tokens too.
+      const call = (token: string) =>
+        fetch(`${server.url}/mcp`, {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${token}`,
+            "Content-Type": "application/json",
+            Accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+        });
+      expect((await call(after.access_token)).status).toBe(200);
+      await watched.page.goto(`${server.url}/dashboard`);
+      const row = watched.page.locator("#oauth-grants tbody tr", { hasText: "sdk-agent" });
+      await row.waitFor();
+      expect(await row.textContent()).toContain("SDK test client");
+      await row.locator("button").click();
+      await watched.page
+        .locator("#oauth-grants tbody tr", { hasText: "sdk-agent" })
+        .waitFor({ state: "detached" });
+      expect((await call(after.access_token)).status).toBe(401);
       expect(watched.problems).toEqual([]);
     } finally {
       await watched.close();

@@ -164,6 +164,13 @@ async function fetchDocument(clientId: string): Promise<ClientResult> {
   } catch {
     return { ok: false, error: "the client's metadata document could not be fetched" };
   }
+  return checkDocument(clientId, text);
+}
+
+/** A fetched Client ID Metadata Document checked: JSON, the same client_id, valid metadata. */
+export function checkDocument(clientId: string, text: string): ClientResult {
+  if (new TextEncoder().encode(text).length > CIMD_MAX_BYTES)
+    return { ok: false, error: "the client's metadata document is too large" };
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -179,7 +186,11 @@ async function fetchDocument(clientId: string): Promise<ClientResult> {
   if (!checked.ok) return { ok: false, error: `the client's metadata document: ${checked.error}` };
   return {
     ok: true,
-    client: { clientId, name: cleanName(meta.client_name, url.host), redirectUris: checked.redirectUris },
+    client: {
+      clientId,
+      name: cleanName(meta.client_name, new URL(clientId).host),
+      redirectUris: checked.redirectUris,
+    },
   };
 }
 

@@ -4,7 +4,10 @@
  * (https with a path only) and their documents' checks, and the SSRF guard refusing a document on an internal
  * address before any request is made.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   CIMD_MAX_BYTES,
   checkDocument,
@@ -13,6 +16,7 @@ import {
   register,
   resolveClient,
 } from "../../src/http/oauth/clients.ts";
+import type { Resolver } from "../../src/live/webhooks/pin.ts";
 
 const DOC_URL = "https://client.example/oauth/client.json";
 
@@ -51,11 +55,12 @@ describe("dynamic registration", () => {
       redirect_uris: ["https://app.example/cb"],
       token_endpoint_auth_method: "none",
     });
-    const found = await resolveClient(made.answer.client_id as string);
+    const clientId = made.answer.client_id as string;
+    const found = await resolveClient(clientId);
     expect(found).toEqual({
       ok: true,
       client: {
-        clientId: made.answer.client_id,
+        clientId,
         name: "Claude <b>",
         redirectUris: ["https://app.example/cb"],
       },
@@ -132,6 +137,95 @@ describe("Client ID Metadata Documents", () => {
       const found = await resolveClient(url);
       expect(found.ok).toBe(false);
       expect(found.ok ? "" : found.error).toContain("not reachable");
+    }
+  });
+});
+
+describe("a metadata document fetched over https", () => {
+  const HOST = "client.example.test";
+  let dir = "";
+  let server: ReturnType<typeof Bun.serve>;
+  let cert = "";
+  let base = "";
+  const bodies = new Map<string, { status?: number; text: string }>();
+  const asked: string[] = [];
+  // The name resolves to this machine; the tests allow that internal address explicitly (no setting exposes it).
+  const loopback: Resolver = async (hostname) => {
+    asked.push(hostname);
+    return [{ address: "127.0.0.1", family: 4 }];
+  };
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "roomd-cimd-"));
+    const args = ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+    args.push("-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1");
+    args.push("-subj", `/CN=${HOST}`, "-addext", `subjectAltName=DNS:${HOST}`);
+    const made = Bun.spawnSync(["openssl", ...args], { stderr: "pipe" });
+    if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`);
+    cert = readFileSync(join(dir, "cert.pem"), "utf8");
+    server = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      tls: { key: readFileSync(join(dir, "key.pem"), "utf8"), cert },
+      fetch(req) {
+        const found = bodies.get(new URL(req.url).pathname);
+        if (!found) return new Response("no", { status: 404 });
+        if (found.status === 302)
+          return new Response(null, { status: 302, headers: { location: "/other.json" } });
+        return new Response(found.text, {
+          status: found.status ?? 200,
+          headers: { "content-type": "application/json" },
+        });
+      },
+    });
+    base = `https://${HOST}:${server.port}`;
+  });
+  afterAll(() => {
+    server?.stop(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const doc = (path: string, extra: object = {}) =>
+    JSON.stringify({
+      client_id: `${base}${path}`,
+      client_name: "Docs client",
+      redirect_uris: ["https://client.example/cb"],
+      ...extra,
+    });
+
+  test("the document is fetched from the checked address, with the certificate checked for its name", async () => {
+    bodies.set("/ok.json", { text: doc("/ok.json") });
+    const found = await resolveClient(`${base}/ok.json`, { resolve: loopback, allowPrivate: true, ca: cert });
+    expect(found).toEqual({
+      ok: true,
+      client: {
+        clientId: `${base}/ok.json`,
+        name: "Docs client",
+        redirectUris: ["https://client.example/cb"],
+      },
+    });
+    expect(asked).toContain(HOST);
+    // Without trusting the test's certificate, the TLS check fails: nothing is accepted.
+    expect((await resolveClient(`${base}/ok.json`, { resolve: loopback, allowPrivate: true })).ok).toBe(
+      false,
+    );
+    // And without allowing the internal address, nothing is even requested.
+    const refused = await resolveClient(`${base}/ok.json`, { resolve: loopback, ca: cert });
+    expect(refused.ok ? "" : refused.error).toContain("not reachable");
+  });
+
+  test("refused: a redirect, an error status, an oversized body, another client_id", async () => {
+    bodies.set("/redirect.json", { status: 302, text: "" });
+    bodies.set("/gone.json", { status: 410, text: doc("/gone.json") });
+    bodies.set("/big.json", { text: doc("/big.json", { pad: "x".repeat(CIMD_MAX_BYTES) }) });
+    bodies.set("/other.json", { text: doc("/not-this-one.json") });
+    for (const path of ["/redirect.json", "/gone.json", "/big.json", "/other.json", "/missing.json"]) {
+      const found = await resolveClient(`${base}${path}`, {
+        resolve: loopback,
+        allowPrivate: true,
+        ca: cert,
+      });
+      expect(found.ok).toBe(false);
     }
   });
 });

@@ -2,7 +2,7 @@
  * Who an OAuth client is (docs/security.md#oauth). Two kinds of client_id, both public clients (no secret, PKCE):
  *
  * - a Client ID Metadata Document: an https URL with a path, whose JSON document (fetched at authorization, at most
- *   CIMD_MAX_BYTES within CIMD_TIMEOUT_MS, never from a private address, no redirects) names the same client_id and
+ *   CIMD_MAX_BYTES within CIMD_TIMEOUT_MS, from the one public address checked, no redirects) names the same client_id and
  *   lists its redirect_uris. The MCP authorization specification requires https here, so there is no http exception.
  * - dynamic registration (RFC 7591, POST /oauth/register): the client_id is the registration itself, `dcr_` and its
  *   metadata as base64url JSON. Registration is open to anyone (as the MCP specification expects), so a stored
@@ -11,8 +11,8 @@
  * A redirect URI is https, or http on a loopback address (native clients, RFC 8252 section 7.3); never a fragment.
  */
 
-import { pinAddress, systemResolver } from "../../live/webhooks/pin.ts";
 import { isLoopbackName } from "../origin.ts";
+import { type DocumentFetch, fetchDocumentText } from "./fetch-document.ts";
 
 export interface OAuthClient {
   clientId: string;
@@ -137,34 +137,14 @@ export function isMetadataUrl(clientId: string): boolean {
   );
 }
 
-/** Fetches a Client ID Metadata Document: bounded in size and time, from a public address, without redirects. */
-async function fetchDocument(clientId: string): Promise<ClientResult> {
-  const url = new URL(clientId);
-  const pinned = await pinAddress(url.hostname.replace(/^\[(.*)\]$/, "$1"), {
-    resolve: systemResolver,
-    allowPrivate: false,
+/** Fetches a Client ID Metadata Document (fetch-document.ts: pinned, bounded, no redirects) and checks it. */
+async function fetchDocument(clientId: string, options: Partial<DocumentFetch>): Promise<ClientResult> {
+  const fetched = await fetchDocumentText(new URL(clientId), {
+    timeoutMs: CIMD_TIMEOUT_MS,
+    maxBytes: CIMD_MAX_BYTES,
+    ...options,
   });
-  if (!pinned.ok)
-    return { ok: false, error: `the client's metadata document is not reachable (${pinned.error})` };
-  let text: string;
-  try {
-    const response = await fetch(clientId, {
-      redirect: "error",
-      signal: AbortSignal.timeout(CIMD_TIMEOUT_MS),
-      headers: { accept: "application/json" },
-    });
-    if (!response.ok)
-      return { ok: false, error: `the client's metadata document answered ${response.status}` };
-    const declared = Number(response.headers.get("content-length") ?? "0");
-    if (declared > CIMD_MAX_BYTES) return { ok: false, error: "the client's metadata document is too large" };
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    if (bytes.length > CIMD_MAX_BYTES)
-      return { ok: false, error: "the client's metadata document is too large" };
-    text = new TextDecoder().decode(bytes);
-  } catch {
-    return { ok: false, error: "the client's metadata document could not be fetched" };
-  }
-  return checkDocument(clientId, text);
+  return fetched.ok ? checkDocument(clientId, fetched.text) : fetched;
 }
 
 /** A fetched Client ID Metadata Document checked: JSON, the same client_id, valid metadata. */
@@ -195,11 +175,14 @@ export function checkDocument(clientId: string, text: string): ClientResult {
 }
 
 /** The client a client_id names (a registration, or a metadata document fetched now). */
-export async function resolveClient(clientId: string | undefined): Promise<ClientResult> {
+export async function resolveClient(
+  clientId: string | undefined,
+  fetching: Partial<DocumentFetch> = {},
+): Promise<ClientResult> {
   if (!clientId) return { ok: false, error: "client_id is required" };
   const registered = fromRegistration(clientId);
   if (registered) return { ok: true, client: registered };
-  if (isMetadataUrl(clientId)) return fetchDocument(clientId);
+  if (isMetadataUrl(clientId)) return fetchDocument(clientId, fetching);
   return {
     ok: false,
     error: "unknown client_id: register at /oauth/register or use a metadata document URL",

@@ -213,8 +213,12 @@ function consentPage(
     body: html`<section class="card narrow" aria-labelledby="consent-title">
   <h1 id="consent-title">Connect ${client.name}?</h1>
   <p>A client calling itself <strong>${client.name}</strong> asks to act in one of your rooms as one agent, with
-  that agent's tools, until you revoke it on the dashboard.</p>
-  <p class="meta">Client: <code>${client.clientId.length > 80 ? `${client.clientId.slice(0, 80)}…` : client.clientId}</code><br>
+  that agent's tools, until it is revoked (on the dashboard) or goes unused for 30 days.</p>
+  <p class="meta">${
+    client.clientId.startsWith("https://")
+      ? html`Client: <code>${client.clientId}</code><br>`
+      : html`Client: registered by itself; its name is its own claim.<br>`
+  }
   Returns to: <code>${new URL(redirectUri).origin}</code></p>
   ${problem ? html`<p class="error" role="alert">${problem}</p>` : ""}
   ${

@@ -27,6 +27,7 @@ import { type SignedIn, signedIn, type WebDeps } from "./shared.ts";
 /** The pending authorization request while the person signs in (its query string; checked again on return). */
 const PENDING_COOKIE = "roomd_oauth";
 const PENDING_SECONDS = 600;
+const PENDING_MAX = 3800;
 const PARAMS = [
   "response_type",
   "client_id",
@@ -114,7 +115,14 @@ export function authorizeRoutes(deps: OAuthPageDeps): Hono {
       return "page" in checked ? problemPage(c, checked.page) : c.redirect(checked.redirect, 302);
     const person = await signedIn(c, deps);
     if (!person) {
-      setCookie(c, PENDING_COOKIE, search.toString(), {
+      const pendingValue = search.toString();
+      // Browsers drop a cookie over 4 KB: then the request cannot wait across the sign-in.
+      if (pendingValue.length > PENDING_MAX)
+        return problemPage(
+          c,
+          "This request is too long to keep while you sign in: sign in at /login first, then start again from the client",
+        );
+      setCookie(c, PENDING_COOKIE, pendingValue, {
         httpOnly: true,
         sameSite: "Lax",
         path: "/oauth",

@@ -83,6 +83,10 @@ describe("dynamic registration", () => {
         { redirect_uris: Array.from({ length: 6 }, (_, i) => `https://a.example/${i}`) },
         "invalid_redirect_uri",
       ],
+      [
+        { redirect_uris: Array.from({ length: 5 }, (_, i) => `https://a.example/${i}/${"p".repeat(400)}`) },
+        "invalid_client_metadata",
+      ],
       [[], "invalid_client_metadata"],
       [null, "invalid_client_metadata"],
     ];

@@ -29,6 +29,8 @@ const MAX_REDIRECTS = 5;
 const MAX_URI = 512;
 const MAX_NAME = 100;
 const DCR_PREFIX = "dcr_";
+/** Longest registered client_id (see register). */
+export const MAX_CLIENT_ID = 1500;
 
 /** Why a redirect URI is refused, or null when it may be registered. */
 export function redirectUriProblem(uri: unknown): string | null {
@@ -93,6 +95,14 @@ export function register(
   const name = cleanName(meta.client_name, "an unnamed client");
   const clientId =
     DCR_PREFIX + Buffer.from(JSON.stringify({ n: name, r: checked.redirectUris })).toString("base64url");
+  // The id travels in URLs and in the cookie that keeps an authorization request across sign-in (browsers keep at
+  // most 4 KB per cookie): a registration that would make it longer is refused.
+  if (clientId.length > MAX_CLIENT_ID)
+    return {
+      ok: false,
+      error: "invalid_client_metadata",
+      description: `the redirect URIs and name together are too long (the client_id would exceed ${MAX_CLIENT_ID} chars)`,
+    };
   return {
     ok: true,
     answer: {
@@ -109,7 +119,7 @@ export function register(
 
 /** A registered client from its self-describing id, or null when it is not one. */
 function fromRegistration(clientId: string): OAuthClient | null {
-  if (!clientId.startsWith(DCR_PREFIX) || clientId.length > 4096) return null;
+  if (!clientId.startsWith(DCR_PREFIX) || clientId.length > MAX_CLIENT_ID) return null;
   try {
     const meta = JSON.parse(Buffer.from(clientId.slice(DCR_PREFIX.length), "base64url").toString("utf8")) as {
       n?: unknown;

@@ -122,11 +122,6 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
       oauth: deps.config.oauth ? oauthSettings(deps.config) : null,
     }),
   );
-  if (deps.config.oauth) {
-    const settings = oauthSettings(deps.config);
-    app.route("/", oauthApiRoutes({ ...deps, settings }));
-    app.route("/", authorizeRoutes({ ...deps, settings }));
-  }
   app.route("/", metricsRoutes(deps));
   // Pages first: GET /room/:roomId answers browsers here and passes every other client on to the JSON summary.
   // One per-address budget for everything public about a room: page, JSON summary, view and stream.
@@ -135,6 +130,12 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
     now: deps.now,
     metrics: deps.metrics,
   });
+  // OAuth's public steps (registration, the authorization endpoint) share that per-address budget.
+  if (deps.config.oauth) {
+    const settings = oauthSettings(deps.config);
+    app.route("/", oauthApiRoutes({ ...deps, settings, publicGate }));
+    app.route("/", authorizeRoutes({ ...deps, settings, publicGate }));
+  }
   app.route("/", webRoutes({ ...deps, publicGate }));
   app.route("/", roomPageRoutes({ ...deps, visibility: deps.config.roomSummary, publicGate }));
   app.route("/", streamRoutes(deps));

@@ -105,6 +105,13 @@ export function authorizeRoutes(deps: OAuthPageDeps): Hono {
     return c.html(messagePage(await assets(), "Cannot connect", text), status);
   };
 
+  // Anyone may ask, and a metadata document client costs a fetch: the public per-address budget first.
+  app.use("/oauth/authorize", async (c, next) => {
+    const limited = deps.publicGate(c);
+    if (limited) return limited;
+    await next();
+  });
+
   app.get("/oauth/authorize", async (c) => {
     const query = new URL(c.req.url).search;
     const pending = query === "" ? getCookie(c, PENDING_COOKIE) : undefined;

@@ -42,7 +42,12 @@ for (const make of E2E_STORES) {
 
     beforeAll(async () => {
       store = await backing.open({ now: () => clock });
-      server = startInProcess(store, undefined, { KEYS_PER_TEAM: "10000" }, () => clock);
+      server = startInProcess(
+        store,
+        undefined,
+        { KEYS_PER_TEAM: "10000", SUMMARY_RATE_LIMIT_PER_MINUTE: "1000000" },
+        () => clock,
+      );
       off = startInProcess(store, undefined, { OAUTH: "off" });
       base = server.url;
       team = await provisionWebTeam(base, OPERATOR.secret, "ada");
@@ -105,6 +110,27 @@ for (const make of E2E_STORES) {
       expect(res.headers.get("www-authenticate")).toBe(
         `Bearer realm="roomd", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
       );
+    });
+
+    test("registration and the authorization endpoint spend the public per-address budget", async () => {
+      const tight = startInProcess(store, undefined, { SUMMARY_RATE_LIMIT_PER_MINUTE: "3" });
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          const res = await fetch(`${tight.url}/oauth/register`, {
+            method: "POST",
+            headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+          });
+          statuses.push(res.status);
+        }
+        statuses.push(
+          (await fetch(`${tight.url}/oauth/authorize?client_id=x`, { redirect: "manual" })).status,
+        );
+        expect(statuses).toEqual([201, 201, 201, 429]);
+      } finally {
+        await tight.stop();
+      }
     });
 
     test("OAUTH=off: no metadata, no /oauth routes, the plain challenge", async () => {

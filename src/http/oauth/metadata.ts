@@ -59,6 +59,8 @@ export function oauthApiRoutes(deps: OAuthDeps): Hono {
   });
 
   app.post("/oauth/register", async (c) => {
+    const limited = deps.publicGate(c);
+    if (limited) return limited;
     const body = await c.req.json().catch(() => null);
     const result = register(body, deps.now());
     if (!result.ok) return oauthError(c, result.error, result.description);

@@ -9,39 +9,27 @@
  */
 import { type Context, Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { html } from "hono/html";
 import { sha256 } from "../access/digest.ts";
 import { newGrantId, newOAuthSecret } from "../access/oauth-secrets.ts";
-import { csrfMatches, csrfToken } from "../access/sessions.ts";
-import { type OAuthClient, resolveClient } from "../http/oauth/clients.ts";
+import { csrfMatches } from "../access/sessions.ts";
+import { resolveClient } from "../http/oauth/clients.ts";
 import type { OAuthDeps } from "../http/oauth/deps.ts";
 import { CHALLENGE, CODE_TTL_MS } from "../http/oauth/grants.ts";
 import { issuerOf, resourceOf } from "../http/oauth/urls.ts";
 import { agentIdSchema, isRoomId } from "../protocol/ids.ts";
 import { iso } from "../protocol/time.ts";
 import { assets } from "./assets.ts";
-import { messagePage, PAGE_CSP, page, pageHeaders } from "./layout.ts";
+import { messagePage, PAGE_CSP, pageHeaders } from "./layout.ts";
 import { secureCookie } from "./login.ts";
-import { type SignedIn, signedIn, type WebDeps } from "./shared.ts";
+import { type ConsentRequest, consentPage, PARAMS, type Params } from "./oauth-consent.ts";
+import { signedIn, type WebDeps } from "./shared.ts";
 
 /** The pending authorization request while the person signs in (its query string; checked again on return). */
 const PENDING_COOKIE = "roomd_oauth";
 const PENDING_SECONDS = 600;
 const PENDING_MAX = 3800;
-const PARAMS = [
-  "response_type",
-  "client_id",
-  "redirect_uri",
-  "state",
-  "code_challenge",
-  "code_challenge_method",
-  "resource",
-  "scope",
-] as const;
-type Params = Partial<Record<(typeof PARAMS)[number], string>>;
-
 type Checked =
-  | { ok: true; client: OAuthClient; redirectUri: string; params: Params }
+  | ({ ok: true } & ConsentRequest)
   /** No trustworthy redirect: shown as a page. */
   | { ok: false; page: string }
   /** Refused by redirecting to the client with `error`. */
@@ -201,62 +189,4 @@ export function authorizeRoutes(deps: OAuthPageDeps): Hono {
   });
 
   return app;
-}
-
-function consentPage(
-  person: SignedIn,
-  checked: Extract<Checked, { ok: true }>,
-  rooms: string[],
-  pageAssets: Awaited<ReturnType<typeof assets>>,
-  problem?: string,
-) {
-  const { client, params, redirectUri } = checked;
-  const { principal } = person;
-  const hidden = PARAMS.filter((name) => params[name] !== undefined).map(
-    (name) => html`<input type="hidden" name="${name}" value="${params[name]}">`,
-  );
-  return page({
-    title: "Connect a client",
-    assets: pageAssets,
-    script: "login",
-    referrer: "same-origin",
-    person: {
-      humanId: person.session.humanId,
-      teamId: principal.teamId,
-      operator: principal.kind === "operator",
-    },
-    body: html`<section class="card narrow" aria-labelledby="consent-title">
-  <h1 id="consent-title">Connect ${client.name}?</h1>
-  <p>A client calling itself <strong>${client.name}</strong> asks to act in one of your rooms as one agent, with
-  that agent's tools, until it is revoked (on the dashboard) or goes unused for 30 days.</p>
-  <p class="meta">${
-    client.clientId.startsWith("https://")
-      ? html`Client: <code>${client.clientId}</code><br>`
-      : html`Client: registered by itself; its name is its own claim.<br>`
-  }
-  Returns to: <code>${new URL(redirectUri).origin}</code></p>
-  ${problem ? html`<p class="error" role="alert">${problem}</p>` : ""}
-  ${
-    rooms.length === 0
-      ? html`<p class="empty">Your team has no room yet: create one first, then start again from the client.</p>`
-      : html`<form id="consent-form" class="stack-form" method="post" action="/oauth/authorize">
-    ${hidden}
-    <input type="hidden" name="csrf" value="${csrfToken(person.id)}">
-    <div class="field">
-      <label for="consent-room">Room</label>
-      <select id="consent-room" name="room" required>
-        ${rooms.map((r) => html`<option value="${r}">${r}</option>`)}
-      </select>
-    </div>
-    <div class="field">
-      <label for="consent-agent">Act as agent</label>
-      <input id="consent-agent" name="agent" required maxlength="64" pattern="[A-Za-z0-9_.:\\-]{1,64}"
-        spellcheck="false" autocomplete="off" value="oauth-client" title="1-64 chars of A-Z, a-z, 0-9, _ . : -">
-    </div>
-    <button type="submit" name="decision" value="allow">Allow</button>
-    <button type="submit" name="decision" value="deny" class="secondary" formnovalidate>Deny</button>
-  </form>`
-  }
-</section>`,
-  });
 }

@@ -20,6 +20,8 @@ import { mcpRoutes } from "./http/mcp-route.ts";
 import { countRateLimited, countStoreRequests, httpMetrics } from "./http/metrics/instrument.ts";
 import { createRoomdMetrics, type RoomdMetrics } from "./http/metrics/roomd-metrics.ts";
 import { metricsRoutes } from "./http/metrics/route.ts";
+import { oauthApiRoutes } from "./http/oauth/metadata.ts";
+import { OAUTH_OPEN_ROUTES, oauthSettings } from "./http/oauth/urls.ts";
 import { originCheck } from "./http/origin.ts";
 import { createPublicGate } from "./http/public-gate.ts";
 import { type RequestIdEnv, requestId } from "./http/request-id.ts";
@@ -37,6 +39,7 @@ import type { Clock } from "./protocol/time.ts";
 import type { RoomStore } from "./store/types.ts";
 import type { Tracing } from "./telemetry/tracing.ts";
 import { webRoutes } from "./web/index.ts";
+import { authorizeRoutes } from "./web/oauth-authorize.ts";
 
 export interface AppDeps {
   store: RoomStore;
@@ -67,6 +70,8 @@ export interface AppDeps {
     | "cookieSecure"
     | "storeTimeoutMs"
     | "conformanceFixtures"
+    | "oauth"
+    | "oauthIssuer"
   >;
   /** The process's live rooms: streams and waiters share one hub per room. */
   live: LiveRooms;
@@ -94,7 +99,11 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   app.use(hostCheck());
   // Every route a browser could reach, present and future, unless listed as open.
   app.use(
-    originCheck({ host: deps.config.host, allowedOrigins: deps.config.allowedOrigins, open: PROBE_ROUTES }),
+    originCheck({
+      host: deps.config.host,
+      allowedOrigins: deps.config.allowedOrigins,
+      open: deps.config.oauth ? [...PROBE_ROUTES, ...OAUTH_OPEN_ROUTES] : PROBE_ROUTES,
+    }),
   );
   // The room import brings its own cap (IMPORT_MAX_BYTES), enforced as its body streams in.
   app.use(
@@ -110,6 +119,7 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
       onToolCall: deps.metrics.toolCall,
       onOperation: deps.metrics.mcpOperation,
       conformanceFixtures: deps.config.conformanceFixtures === true,
+      oauth: deps.config.oauth ? oauthSettings(deps.config) : null,
     }),
   );
   app.route("/", metricsRoutes(deps));
@@ -120,6 +130,12 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
     now: deps.now,
     metrics: deps.metrics,
   });
+  // OAuth's public steps (registration, the authorization endpoint) share that per-address budget.
+  if (deps.config.oauth) {
+    const settings = oauthSettings(deps.config);
+    app.route("/", oauthApiRoutes({ ...deps, settings, publicGate }));
+    app.route("/", authorizeRoutes({ ...deps, settings, publicGate }));
+  }
   app.route("/", webRoutes({ ...deps, publicGate }));
   app.route("/", roomPageRoutes({ ...deps, visibility: deps.config.roomSummary, publicGate }));
   app.route("/", streamRoutes(deps));

@@ -147,6 +147,16 @@ export type Config = StoreConfig & {
    * resources and prompts. For the suite's runs only (the start banner warns); never set it in production.
    */
   conformanceFixtures: boolean;
+  /**
+   * OAuth 2.1 for MCP clients (OAUTH, on unless `off`): roomd is a protected resource and its own authorization
+   * server (docs/security.md#oauth). Off: no metadata, no /oauth routes, and a 401 names no authorization server.
+   */
+  oauth: boolean;
+  /**
+   * The public origin OAuth names as its issuer and its resource's base (OAUTH_ISSUER, e.g. https://roomd.example);
+   * absent: each request's own scheme and Host (docs/security.md#oauth).
+   */
+  oauthIssuer?: string;
   /** Least severe log record written (LOG_LEVEL): debug, info (one line per tool call), warn or error. */
   logLevel: "debug" | "info" | "warn" | "error";
   /**
@@ -390,6 +400,23 @@ const envSchema = z.object({
   IMPORT_MAX_BYTES: intIn(1024 * 1024, 16 * 1024 * 1024 * 1024, 256 * 1024 * 1024),
   COOKIE_SECURE: bool(false),
   CONFORMANCE_FIXTURES: bool(false),
+  OAUTH: z
+    .enum(["on", "off"], { error: "must be on or off" })
+    .optional()
+    .transform((v) => v !== "off"),
+  OAUTH_ISSUER: z
+    .string()
+    .optional()
+    .refine(
+      (v) =>
+        v === undefined ||
+        v === "" ||
+        (URL.canParse(v) &&
+          /^https?:$/.test(new URL(v).protocol) &&
+          new URL(v).origin === v.replace(/\/$/, "")),
+      { error: "must be an origin, scheme://host[:port] with no path, e.g. https://roomd.example" },
+    )
+    .transform((v) => (v === undefined || v === "" ? undefined : v.replace(/\/$/, ""))),
   LOG_LEVEL: z
     .enum(["debug", "info", "warn", "error"], { error: "must be debug, info, warn or error" })
     .optional(),
@@ -545,6 +572,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       streamsPerAgent: e.STREAMS_PER_AGENT,
       cookieSecure: e.COOKIE_SECURE,
       conformanceFixtures: e.CONFORMANCE_FIXTURES,
+      oauth: e.OAUTH,
+      ...(e.OAUTH_ISSUER ? { oauthIssuer: e.OAUTH_ISSUER } : {}),
       ...(e.WEBHOOK_SIGNING_KEY ? { webhookSigningKey: e.WEBHOOK_SIGNING_KEY } : {}),
       webhookAllowHttp: e.WEBHOOK_ALLOW_HTTP,
       webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,

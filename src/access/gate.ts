@@ -14,6 +14,7 @@ import type { SessionCredential } from "../store/session-types.ts";
 import type { RoomStore } from "../store/types.ts";
 import { sha256 } from "./digest.ts";
 import type { KeyRing } from "./keyring.ts";
+import { teamOfOAuth } from "./oauth-secrets.ts";
 import { roomOfInvite, teamOfKey } from "./secrets.ts";
 
 export type Bucket = RateRequest["bucket"];
@@ -40,8 +41,10 @@ export interface Gate {
   /**
    * `agent`: the agent a tool call names (its acting argument or X-Roomd-Agent), whose own window is charged too
    * when AGENT_RATE_LIMIT_PER_MINUTE is set — a bound key's agent stands in for it, whatever the call names.
+   * `resource`: the protected resource the request is for (this roomd's `/mcp`, on /mcp with OAuth on). An OAuth
+   * access token is admitted only there, and only when it was issued for exactly that resource (RFC 8707).
    */
-  (secret: string | null, bucket: Bucket, agent?: string): Promise<Admission>;
+  (secret: string | null, bucket: Bucket, agent?: string, resource?: string): Promise<Admission>;
   /**
    * A person the trusted proxy vouched for (docs/people.md#people-and-agents): no key to find, only the team's rate
    * window to charge (failing open like env keys when the limiter's store is down and RATE_LIMIT_FAIL_OPEN allows).
@@ -139,8 +142,43 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
     }
   };
 
-  const admit = async (secret: string | null, bucket: Bucket, agent?: string): Promise<Admission> => {
+  /**
+   * An OAuth access token: its grant (one round trip), then the team's rate window and its agent's (a second). It acts as the grant's
+   * agent in the grant's room only, like a bound key limited to one room (docs/security.md#oauth).
+   */
+  const admitToken = async (
+    teamId: string,
+    secret: string,
+    bucket: Bucket,
+    resource: string | undefined,
+  ): Promise<Admission> => {
+    if (resource === undefined) return { ok: false, status: 401 };
+    try {
+      const grant = await store.resolveOAuthToken(teamId, sha256(secret).toString("hex"));
+      if (!grant || grant.resource !== resource) return { ok: false, status: 401 };
+      const principal: Principal = {
+        teamId: grant.teamId,
+        kind: "oauth",
+        keyId: grant.grantId,
+        boundAgentId: grant.agentId,
+        allowedRoomId: grant.roomId,
+      };
+      return decide(principal, await store.consumeRate(grant.teamId, rateFor(bucket, grant.agentId)));
+    } catch (error) {
+      if (isOutage(error)) return { ok: false, status: 503 };
+      throw error;
+    }
+  };
+
+  const admit = async (
+    secret: string | null,
+    bucket: Bucket,
+    agent?: string,
+    resource?: string,
+  ): Promise<Admission> => {
     if (secret === null) return { ok: false, status: 401 };
+    const tokenTeam = teamOfOAuth("access", secret);
+    if (tokenTeam !== null) return admitToken(tokenTeam, secret, bucket, resource);
     // Hashed once: the digest serves the in-memory env keys and the store lookup alike.
     const team = teamOfKey(secret) ?? undefined;
     const room = team ? undefined : (roomOfInvite(secret) ?? undefined);

@@ -69,6 +69,7 @@ const SECTIONS: [string, Record<string, Loader>][] = [
     {
       keys: async () => (await import("./keys.ts")).keys,
       invites: async () => (await import("./keys.ts")).invites,
+      oauth: async () => (await import("./oauth.ts")).oauth,
       snippets: async () => (await import("./snippets.ts")).snippets,
       guard: async () => (await import("./guard.ts")).guard,
     },

@@ -15,6 +15,7 @@ import { rateLimitText, STORE_UNAVAILABLE } from "../protocol/errors.ts";
 import { HUMAN_ID, type Principal } from "../protocol/principal.ts";
 import type { RateDecision } from "../store/access-types.ts";
 import type { FailureLimiter } from "./auth-failures.ts";
+import { issuerOf, type OAuthSettings, resourceMetadataUrl, resourceOf } from "./oauth/urls.ts";
 import type { RequestIdEnv } from "./request-id.ts";
 import { admitSession, proxiedCsrfRefusal, sessionIdOf } from "./session-auth.ts";
 
@@ -63,6 +64,11 @@ export interface AuthDeps {
    * enforced on state-changing requests, src/http/session-auth.ts). Absent on routes that are agents' only (/mcp).
    */
   sessions?: Sessions | null;
+  /**
+   * OAuth on (OAUTH, /mcp only): a 401 names the protected resource metadata (RFC 9728 section 5.1), so an MCP
+   * client can find the authorization server. Absent or null: the plain challenge.
+   */
+  oauth?: OAuthSettings | null;
 }
 
 export type Checked =
@@ -148,7 +154,9 @@ export async function checkBearer(
   if (deps.failures.blocked(address) && !(bearer !== null && deps.gate.knows(bearer))) {
     return { failure: tooManyFailures(c) };
   }
-  return settle(c, deps, address, await deps.gate(bearer, bucket, agent));
+  // With OAuth on (/mcp), an access token counts for this roomd's own resource only.
+  const resource = deps.oauth ? resourceOf(issuerOf(c, deps.oauth)) : undefined;
+  return settle(c, deps, address, await deps.gate(bearer, bucket, agent, resource));
 }
 
 /** The answer to an admission: the principal, or the failure response with its headers. */
@@ -157,7 +165,7 @@ function settle(c: Context, deps: AuthDeps, address: string, admission: Admissio
   if (admission.ok) return { principal: admission.principal, rate: admission.rate };
   if (admission.status === 401) {
     deps.failures.note(address);
-    c.header("WWW-Authenticate", 'Bearer realm="roomd"');
+    c.header("WWW-Authenticate", challenge(c, deps));
     return { failure: c.json({ error: UNAUTHORIZED }, 401) };
   }
   if (admission.status === 429) {
@@ -175,6 +183,13 @@ function settle(c: Context, deps: AuthDeps, address: string, admission: Admissio
 /** The agent a refusal names: the principal's bound agent (an unbound key's call names its own, mcp-route.ts). */
 const agentOf = (principal: Principal) =>
   principal.boundAgentId !== undefined ? { agentId: principal.boundAgentId } : {};
+
+/** The WWW-Authenticate of a 401: with OAuth on, where its metadata is (and, for a bearer sent, invalid_token). */
+function challenge(c: Context, deps: AuthDeps): string {
+  if (!deps.oauth) return 'Bearer realm="roomd"';
+  const sent = c.req.header("authorization") !== undefined ? ', error="invalid_token"' : "";
+  return `Bearer realm="roomd", resource_metadata="${resourceMetadataUrl(issuerOf(c, deps.oauth))}"${sent}`;
+}
 
 /** Middleware form for routes: one unit of the team's "tools" budget per request. */
 export const auth =

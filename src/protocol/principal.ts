@@ -5,9 +5,10 @@ export interface Principal {
   teamId: string;
   /**
    * Where the identity comes from: a key of the environment (operator, static), a key of the store (dynamic), an
-   * invite, or the trusted authenticating proxy's header (proxy).
+   * invite, the trusted authenticating proxy's header (proxy), or an OAuth access token (oauth: bound to one room
+   * and one agent like a bound key, its keyId the grant's id; docs/security.md#oauth).
    */
-  kind: "operator" | "static" | "dynamic" | "invite" | "proxy";
+  kind: "operator" | "static" | "dynamic" | "invite" | "proxy" | "oauth";
   keyId?: string;
   /** Set for keys bound to one agent: the tool layer forces this identity. */
   boundAgentId?: string;

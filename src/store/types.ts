@@ -56,6 +56,7 @@ import type { RoomSeed } from "../protocol/templates.ts";
 import type { WebhookAttempt } from "../protocol/webhooks.ts";
 import type { AccessStore } from "./access-types.ts";
 import type { MoveStore } from "./move-types.ts";
+import type { OAuthStore } from "./oauth-types.ts";
 import type { PeopleStore } from "./people-types.ts";
 import type { SessionStore } from "./session-types.ts";
 
@@ -478,7 +479,8 @@ export interface RoomStore
     WebhookStore,
     PeopleStore<RoomScope>,
     MoveStore<RoomScope>,
-    SessionStore {
+    SessionStore,
+    OAuthStore {
   readonly driver: StoreDriver;
   /** The change feed of this store instance. */
   readonly changes: ChangeFeed;

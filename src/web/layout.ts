@@ -34,6 +34,11 @@ export interface PageOptions {
   data?: Record<string, string>;
   /** Who is signed in, shown in the header with a sign-out button. */
   person?: { humanId: string; teamId: string; operator: boolean };
+  /**
+   * The page's referrer policy: no-referrer unless a page posts a plain form, whose POST then needs "same-origin"
+   * to carry its Origin (browsers send `Origin: null` for a form posted under no-referrer).
+   */
+  referrer?: "same-origin";
   body: Html;
 }
 
@@ -47,7 +52,7 @@ export function page(options: PageOptions): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="${options.referrer ?? "no-referrer"}">
 <link rel="icon" href="data:,">
 ${options.csrf !== undefined ? html`<meta name="csrf-token" content="${options.csrf}">` : ""}
 <title>${options.title} · roomd</title>

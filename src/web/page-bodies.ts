@@ -155,6 +155,13 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
       <thead><tr><th scope="col">Key</th><th scope="col">For</th><th scope="col">Note</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
       <tbody></tbody></table></div>
   </section>
+  <section aria-labelledby="h-oauth" class="card">
+    <h2 id="h-oauth">Connected clients</h2>
+    <p class="meta">Clients a person allowed on roomd's consent page (OAuth): each acts as one agent in one room until revoked.</p>
+    <div class="table-wrap"><table id="oauth-grants"><caption class="sr">The team's OAuth grants</caption>
+      <thead><tr><th scope="col">Client</th><th scope="col">Allowed by</th><th scope="col">Room</th><th scope="col">Agent</th><th scope="col">Ends</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
+      <tbody></tbody></table></div>
+  </section>
   <section aria-labelledby="h-invites" class="card">
     <h2 id="h-invites">Invites</h2>
     <form id="invite-form" class="row-form">

@@ -57,7 +57,7 @@ export function homeOf(principal: Principal): string {
 
 /** A local page to return to after signing in, or undefined: never another site (`//host`) or anything odd. */
 export function safeNext(next: string | undefined): string | undefined {
-  return next !== undefined && /^\/(dashboard|room\/[a-z0-9][a-z0-9_-]{1,63})?$/.test(next)
+  return next !== undefined && /^\/(dashboard|room\/[a-z0-9][a-z0-9_-]{1,63}|oauth\/authorize)?$/.test(next)
     ? next
     : undefined;
 }

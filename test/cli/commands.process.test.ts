@@ -71,6 +71,7 @@ const COMMANDS = [
   "verdicts",
   "keys",
   "invites",
+  "oauth",
   "snippets",
   "guard",
   "hook",

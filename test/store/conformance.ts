@@ -35,6 +35,7 @@ import { isolationTests } from "./conformance/isolation.ts";
 import { leaseTests } from "./conformance/leases.ts";
 import { lockTests } from "./conformance/locks.ts";
 import { movingTests } from "./conformance/moving.ts";
+import { oauthTests } from "./conformance/oauth.ts";
 import { ownershipTests } from "./conformance/ownership.ts";
 import { driverTests } from "./conformance/people-driver.ts";
 import { forkTests } from "./conformance/people-fork.ts";
@@ -179,6 +180,7 @@ export function runConformance(name: string, factory: StoreFactory): void {
     describe("event retention", () => retentionTests(suite));
     describe("moving rooms: export and import", () => movingTests(suite));
     describe("web sessions", () => sessionTests(suite));
+    describe("access: OAuth grants", () => oauthTests(suite));
     describe("web: the teams list", () => teamListTests(suite));
     describe("the declaration of room state", () => roomStateTests(suite));
   });

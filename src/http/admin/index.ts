@@ -5,6 +5,7 @@ import { principalType } from "../../protocol/principal.ts";
 import { type AuthDeps, type AuthEnv, auth } from "../auth.ts";
 import { importRoutes } from "./import.ts";
 import { keyRoutes } from "./keys.ts";
+import { oauthGrantRoutes } from "./oauth.ts";
 import { overviewRoutes } from "./overview.ts";
 import { roleRoutes } from "./roles.ts";
 import { roomRoutes } from "./rooms.ts";
@@ -46,6 +47,7 @@ export function adminRoutes(deps: AdminDeps & AuthDeps): Hono<AuthEnv> {
     });
   });
   app.route("/", keyRoutes(deps));
+  app.route("/", oauthGrantRoutes(deps));
   app.route("/", roomRoutes(deps));
   app.route("/", roleRoutes(deps));
   app.route("/", suspensionRoutes(deps));

@@ -38,12 +38,12 @@ export const roomTools = [
     name: "whoami",
     title: "Who am I",
     description:
-      "Who the key you call with is: its team, its kind (operator, static, dynamic, invite, proxy), whether it is a person's or an agent's, what it is bound to (an agent id, an invite's one room) and its scope (the rooms it may use, read-only).",
+      "Who the key you call with is: its team, its kind (operator, static, dynamic, invite, proxy, oauth), whether it is a person's or an agent's, what it is bound to (an agent id, an invite's one room) and its scope (the rooms it may use, read-only).",
     returns: "{teamId, kind, type, humanId?, keyId?, boundAgentId?, allowedRoomId?, rooms?, readOnly?}",
     input: z.strictObject({}),
     output: z.object({
       teamId: z.string(),
-      kind: z.enum(["operator", "static", "dynamic", "invite", "proxy"]),
+      kind: z.enum(["operator", "static", "dynamic", "invite", "proxy", "oauth"]),
       type: z.enum(["agent", "human"]),
       humanId: z.string().optional(),
       keyId: z.string().optional(),

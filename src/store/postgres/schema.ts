@@ -460,8 +460,31 @@ END
 $$;
 `;
 
+/**
+ * OAuth grants (store/oauth-types.ts), team records like keys: each grant as JSON, and every digest of a code or token
+ * it holds or held (role "code", "access", "refresh" or "spent"). Not room tables: a grant's room is in its JSON.
+ */
+const V6 = `
+CREATE TABLE oauth_grants (
+  grant_id rtext PRIMARY KEY,
+  team_id rtext NOT NULL,
+  key_id rtext,
+  json rtext NOT NULL,
+  expires_at BIGINT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX oauth_grants_by_team ON oauth_grants (team_id, expires_at);
+CREATE TABLE oauth_digests (
+  digest rtext PRIMARY KEY,
+  team_id rtext NOT NULL,
+  grant_id rtext NOT NULL,
+  role rtext NOT NULL
+);
+CREATE INDEX oauth_digests_by_grant ON oauth_digests (team_id, grant_id);
+`;
+
 /** Migrations: MIGRATIONS[i] takes a database from version i to i + 1. Append only. */
-const MIGRATIONS = [V1, V2, V3, V4, V5];
+const MIGRATIONS = [V1, V2, V3, V4, V5, V6];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

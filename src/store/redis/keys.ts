@@ -92,6 +92,8 @@ export const TEAM_KEY_PARTS = [
   "rl:meta", // zset: sliding-window log of the "meta" bucket
   "meta", // hash: key_n (creation counter, so keys created in one millisecond still list in order)
   "key_used", // hash: key id → its last admitted use (ms), written by RESOLVE_KEY at most once a minute
+  "oauth", // hash: grant id → grant JSON (lua-oauth.ts)
+  "oauth_digests", // hash: sha256(code or token) → "<role>|<grant id>"
 ] as const;
 
 /** The full KEYS list of a team, in TEAM_KEY_PARTS order. */

@@ -23,6 +23,8 @@ export const TEAM_KEY_NAMES = [
   "K_RL_META", // zset: sliding-window log of the "meta" bucket
   "K_TEAM_META", // hash: key_n, the key creation counter
   "K_KEY_USED", // hash: key id -> last admitted use (ms)
+  "K_OAUTH", // hash: grant id -> grant JSON (lua-oauth.ts)
+  "K_OAUTH_DIGESTS", // hash: sha256(code or token) -> "<role>|<grant id>"
 ] as const;
 
 /**

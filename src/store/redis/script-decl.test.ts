@@ -13,7 +13,7 @@ import { FEED_SCRIPTS, ROOM_SCRIPTS, SCRIPTS } from "./scripts.ts";
 /** Every script declaration of the lua-*.ts modules (exports, and objects of them), by name. */
 async function declarations(): Promise<[string, ScriptDecl][]> {
   const names =
-    "admin approvals claims context driver events fork handoffs leases moving plan room sessions suspensions team tools values views webhooks";
+    "admin approvals claims context driver events fork handoffs leases moving oauth plan room sessions suspensions team tools values views webhooks";
   const found: [string, ScriptDecl][] = [];
   for (const name of names.split(" ")) {
     const mod = (await import(`./lua-${name}.ts`)) as Record<string, unknown>;

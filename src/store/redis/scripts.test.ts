@@ -99,6 +99,11 @@ const PINNED: Record<string, string> = {
   ROTATE_KEY: "53ecaa87b72f028a704022bd310ab5311e342bb0",
   RESOLVE_KEY: "fe7efe2083324b5b3ee86e89b0c4b9b5dea6ed8e",
   ROOM_INDEX: "e267d51c4081f774446f50140fd9639ca3b2f8fe",
+  CREATE_OAUTH_GRANT: "b5e472191327ab5bdbc200d944c2cb2986640584",
+  EXCHANGE_OAUTH_GRANT: "5f58b4368d9a079f242572385e97186a993ecc24",
+  LIST_OAUTH_GRANTS: "15c2e7799eac3fe73823d4e1ce9a53126bee830a",
+  RESOLVE_OAUTH_TOKEN: "a4522e908996011f216b5cce2ec2efe8f7c8971b",
+  REVOKE_OAUTH_GRANT: "8f7683ac3006b6489710475870649d74a6e6249b",
   UNINDEX_ROOMS: "7ca172ce84d1908bc0a22b549c29b8de4558dbc8",
   WEBHOOK_INDEX_ADD: "aeb50ca59865dc851288683c93aaf1457d43f35f",
   WEBHOOK_ROOMS: "d6ee3402c85000c9b1c3cfb71a89ae258d521eb0",
@@ -134,8 +139,8 @@ test("there is one script per store operation (lifecycle excepted) plus the room
   // (FORK_SOURCE, FORK_WRITE); 3 of moving rooms (EXPORT_ROOM, EXPORT_LOG, IMPORT_WRITE; keyDigests and
   // inviteDigests read through LIST_KEYS and LIST_INVITES); 3 of people's web sessions (create, touch, delete) and 2
   // of the teams index; 2 of a room's small values (READ_VALUES, WRITE_VALUE); 3 of suspended agents (SUSPEND_AGENT,
-  // RESUME_AGENT, LIST_SUSPENSIONS).
+  // RESUME_AGENT, LIST_SUSPENSIONS); 5 of OAuth grants (create, exchange, resolve, list, revoke).
   expect(Object.keys(SCRIPTS)).toHaveLength(
-    24 + 11 + 10 + 7 + 3 + 8 + 5 + 2 + 3 + 17 + 2 + 3 + 3 + 2 + 2 + 3,
+    24 + 11 + 10 + 7 + 3 + 8 + 5 + 2 + 3 + 17 + 2 + 3 + 3 + 2 + 2 + 3 + 5,
   );
 });

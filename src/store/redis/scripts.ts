@@ -19,6 +19,7 @@ import { INDEX } from "./lua-index.ts";
 import * as leases from "./lua-leases.ts";
 import { LOG } from "./lua-log.ts";
 import * as moving from "./lua-moving.ts";
+import * as oauth from "./lua-oauth.ts";
 import * as plan from "./lua-plan.ts";
 import { GUARD, KEY_BINDINGS, PRELUDE } from "./lua-prelude.ts";
 import * as room from "./lua-room.ts";
@@ -166,8 +167,13 @@ const OPEN = defineKeyed(
   ROOM_KEY_NAMES,
   ROOM_FIRST_ARG,
 );
-/** Team-slot scripts: keys, rate limiting, the room index (ARGV[1] is the clock, lua-team.ts). */
-export const TEAM_SCRIPTS = defineKeyed(teamBodies, TEAM_PRELUDE, TEAM_KEY_NAMES, CLOCKED_FIRST_ARG);
+/** Team-slot scripts: keys, rate limiting, the room index, OAuth grants (ARGV[1] is the clock, lua-team.ts). */
+export const TEAM_SCRIPTS = defineKeyed(
+  { ...teamBodies, ...oauth },
+  TEAM_PRELUDE,
+  TEAM_KEY_NAMES,
+  CLOCKED_FIRST_ARG,
+);
 /** Scripts of the global index of rooms with webhooks (keys.ts WEBHOOK_INDEX_KEY; ARGV[1] is the clock). */
 export const WEBHOOK_INDEX_SCRIPTS = defineAll(WEBHOOK_INDEX, CLOCK, CLOCKED_FIRST_ARG);
 /** Scripts of people's web sessions, each on one session's key (keys.ts sessionKey; ARGV[1] is the clock). */

@@ -16,6 +16,7 @@ import { inviteOps } from "./invite-ops.ts";
 import { keyOps } from "./key-ops.ts";
 import { leaseOps } from "./lease-ops.ts";
 import { moveOps } from "./move-ops.ts";
+import { oauthOps } from "./oauth-ops.ts";
 import { peopleOps } from "./people-ops.ts";
 import { planOps } from "./plan-ops.ts";
 import { roomOps } from "./room-ops.ts";
@@ -84,6 +85,7 @@ export function createRedisStore(options: RedisStoreOptions): RoomStore {
     ...keys,
     ...teamIndexOps(run, clock, keys),
     ...inviteOps(bridge),
+    ...oauthOps(bridge),
     ...admin,
     ...toolOps(bridge),
     ...webhookOps(bridge, run, clock),

@@ -23,6 +23,7 @@ import { createLocks } from "./locks.ts";
 import { createMailbox } from "./mailbox.ts";
 import { createExport } from "./moving-export.ts";
 import { createImport } from "./moving-import.ts";
+import { createOAuth } from "./oauth.ts";
 import { roomLock, teamLock } from "./parts.ts";
 import { createPlan } from "./plan.ts";
 import { createPlanEdits } from "./plan-edits.ts";
@@ -124,6 +125,7 @@ export function createBodies(parts: SqlParts) {
     importing: createImport(parts, driver, values),
     keys: createKeys(parts),
     invites: createInvites(parts),
+    oauth: createOAuth(parts),
   };
 }
 
@@ -191,6 +193,11 @@ export function sqlStore(b: Bodies, run: Runner): Omit<RoomStore, DriverOwn> {
     createKey: write(byKeyTeam, b.keys.createKey),
     provisionTeam: write(byKeyTeam, b.keys.provisionTeam),
     listKeys: read(b.keys.listKeys),
+    createOAuthGrant: write(byKeyTeam, b.oauth.createOAuthGrant),
+    exchangeOAuthGrant: write(byTeam, b.oauth.exchangeOAuthGrant),
+    resolveOAuthToken: read(b.oauth.resolveOAuthToken),
+    listOAuthGrants: read(b.oauth.listOAuthGrants),
+    revokeOAuthGrant: write(byTeam, b.oauth.revokeOAuthGrant),
     deleteKey: write(byTeam, b.keys.deleteKey),
     rotateKey: write(byTeam, b.keys.rotateKey),
     listTeams: read(b.keys.listTeams),

@@ -471,6 +471,29 @@ ALTER TABLE keys ADD COLUMN rotated_to TEXT;
 `;
 
 /**
+ * OAuth grants (store/oauth-types.ts), team records like keys: each grant as JSON, and every digest of a code or token
+ * it holds or held (role "code", "access", "refresh" or "spent"). Not room tables: a grant's room is in its JSON.
+ */
+const OAUTH = `
+CREATE TABLE oauth_grants (
+  grant_id TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL,
+  key_id TEXT,
+  json TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX oauth_grants_by_team ON oauth_grants (team_id, expires_at);
+CREATE TABLE oauth_digests (
+  digest TEXT PRIMARY KEY,
+  team_id TEXT NOT NULL,
+  grant_id TEXT NOT NULL,
+  role TEXT NOT NULL
+) STRICT;
+CREATE INDEX oauth_digests_by_grant ON oauth_digests (team_id, grant_id);
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
@@ -488,6 +511,7 @@ const MIGRATIONS = [
   VALUES,
   KEY_LIFE,
   SUSPENSIONS,
+  OAUTH,
 ];
 
 /** The schema version this code writes. */

@@ -262,6 +262,46 @@ async function loadKeys(): Promise<void> {
   labelCells(byId<HTMLTableElement>("keys"));
 }
 
+// ── OAuth grants ───────────────────────────────────────────────────────────────────────────────────────────────
+
+interface GrantRow {
+  grantId: string;
+  humanId: string;
+  clientId: string;
+  clientName: string;
+  roomId: string;
+  agentId: string;
+  expiresAt: string;
+}
+
+async function loadGrants(): Promise<void> {
+  const { grants } = await api<{ grants: GrantRow[] }>("GET", "/admin/oauth/grants");
+  const body = byId("oauth-grants").querySelector("tbody") as HTMLTableSectionElement;
+  replace(
+    body,
+    grants.length === 0
+      ? el("tr", null, el("td", { attrs: { colspan: "6" } }, "No client connected with OAuth."))
+      : null,
+    ...grants.map((g) =>
+      el(
+        "tr",
+        null,
+        el("td", { title: g.clientId }, g.clientName),
+        el("td", null, `person ${g.humanId}`),
+        el("td", null, g.roomId),
+        el("td", null, g.agentId),
+        el("td", null, time(g.expiresAt)),
+        revokeCell(`Revoke ${g.clientName} (${g.grantId})`, async () => {
+          if (!window.confirm(`Disconnect ${g.clientName}? Its tokens stop working at once.`)) return;
+          await api("DELETE", `/admin/oauth/grants/${encodeURIComponent(g.grantId)}`);
+          await loadGrants();
+        }),
+      ),
+    ),
+  );
+  labelCells(byId<HTMLTableElement>("oauth-grants"));
+}
+
 // ── invites ────────────────────────────────────────────────────────────────────────────────────────────────────
 
 async function loadInvites(): Promise<void> {
@@ -497,7 +537,7 @@ function connect(): void {
 
 setInterval(refreshTimes, 15_000);
 // Each part loads on its own: one failing (shown in the error line) does not keep the rest, or the stream, away.
-void Promise.allSettled([loadRooms(), loadKeys(), loadTeams()]).then((results) => {
+void Promise.allSettled([loadRooms(), loadKeys(), loadGrants(), loadTeams()]).then((results) => {
   for (const result of results) if (result.status === "rejected") failed(result.reason);
   connect();
 });

@@ -159,6 +159,11 @@ export const OPERATIONS: Record<Operation, Check> = {
   listKeys: { exempt: TEAM },
   deleteKey: { exempt: TEAM },
   rotateKey: { exempt: TEAM },
+  createOAuthGrant: { exempt: TEAM },
+  exchangeOAuthGrant: { exempt: TEAM },
+  resolveOAuthToken: { exempt: TEAM },
+  listOAuthGrants: { exempt: TEAM },
+  revokeOAuthGrant: { exempt: TEAM },
   listTeams: { exempt: "the operators' list of every team, for operators only (http/admin)" },
   consumeRate: { exempt: TEAM },
   createInvite: {

@@ -121,6 +121,13 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ SUMMARY_RATE_LIMIT_PER_MINUTE: "0" })).toThrow(/SUMMARY_RATE_LIMIT_PER_MINUTE/);
   });
 
+  test("AGENT_RATE_LIMIT_PER_MINUTE is off (0) by default and takes a whole number, nothing else", () => {
+    expect(loadConfig({}).agentRateLimitPerMinute).toBe(0);
+    expect(loadConfig({ AGENT_RATE_LIMIT_PER_MINUTE: "120" }).agentRateLimitPerMinute).toBe(120);
+    for (const bad of ["-1", "1.5", "lots"])
+      expect(() => loadConfig({ AGENT_RATE_LIMIT_PER_MINUTE: bad })).toThrow(/AGENT_RATE_LIMIT_PER_MINUTE/);
+  });
+
   test("the new variables are reported with every other bad one, in one message", () => {
     expect(() => loadConfig({ PORT: "x", HOST: "not a host", ALLOWED_ORIGINS: "nope" })).toThrow(
       /PORT: .*\n.*HOST: .*\n.*ALLOWED_ORIGINS: /s,

@@ -2,7 +2,8 @@
  * POST /mcp: size-capped, authenticated, rate-limited, stateless MCP in both eras — the 2025 revisions (initialize
  * handshake, the SDK's transport, src/mcp/legacy.ts) and 2026-07-28 (per-request metadata, src/mcp/modern/),
  * told apart per request (src/mcp/eras.ts). GET and DELETE are refused: there are no sessions. Each message is one
- * unit: tool calls spend the team's "tools" budget (over it, the tool answers "Rate limit exceeded"); every other
+ * unit: tool calls spend the team's "tools" budget, and with AGENT_RATE_LIMIT_PER_MINUTE their agent's own window
+ * inside it (over either, the tool answers "Rate limit exceeded", saying whose); every other
  * method spends the higher "meta" ceiling (over it, HTTP 429). Batches are capped and refused where the protocol
  * revision has none (readBody). Profiles, the X-Roomd-Room / X-Roomd-Agent headers, bound keys, idempotency and
  * rate limits are the same in both eras.

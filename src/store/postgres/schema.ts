@@ -379,8 +379,8 @@ ALTER TABLE keys ADD COLUMN rotated_to rtext;
  * roomd_rate_window locks a bucket's count row (made when missing) and forgets its expired hits, giving the requests
  * it holds now; roomd_rate_charge_pair measures the team's bucket, then the agent's (always in that order, so two
  * charges never wait on each other crosswise), and records the request in both or in neither. With p_agent NULL it
- * charges the team's bucket alone, as roomd_rate_charge does. `shown` names the window the answer describes: the
- * refusing one ("team" first), else the one with fewer requests left (the agent's on a tie).
+ * charges the team's bucket alone, as roomd_rate_charge does (and `shown` is NULL). `shown` names the window the answer
+ * describes: the refusing one ("team" first), else the one with fewer requests left (the agent's on a tie).
  */
 const V5 = `
 CREATE TABLE suspensions (
@@ -415,6 +415,7 @@ DECLARE
   team_live bigint;
   agent_live bigint := 0;
   pick text;
+  shown_as text;
   pick_bucket text;
   left_after bigint;
   first_at bigint;
@@ -430,9 +431,10 @@ BEGIN
         WHERE rc.bucket = p_agent;
     END IF;
     pick := CASE WHEN team_live >= p_limit THEN 'team' ELSE 'agent' END;
+    shown_as := CASE WHEN p_agent IS NULL THEN NULL ELSE pick END;
     pick_bucket := CASE WHEN pick = 'team' THEN p_bucket ELSE p_agent END;
     SELECT h.at INTO first_at FROM rate_hits h WHERE h.bucket = pick_bucket ORDER BY h.at LIMIT 1;
-    RETURN QUERY SELECT false, 0::bigint, greatest(1, coalesce(first_at, p_now) + p_window - p_now), pick;
+    RETURN QUERY SELECT false, 0::bigint, greatest(1, coalesce(first_at, p_now) + p_window - p_now), shown_as;
     RETURN;
   END IF;
   INSERT INTO rate_hits (bucket, at) VALUES (p_bucket, p_now);
@@ -450,12 +452,13 @@ BEGIN
     pick_bucket := p_agent;
     left_after := p_agent_limit - agent_live - 1;
   END IF;
+  shown_as := CASE WHEN p_agent IS NULL THEN NULL ELSE pick END;
   IF left_after > 0 THEN
-    RETURN QUERY SELECT true, left_after, 0::bigint, pick;
+    RETURN QUERY SELECT true, left_after, 0::bigint, shown_as;
     RETURN;
   END IF;
   SELECT h.at INTO first_at FROM rate_hits h WHERE h.bucket = pick_bucket ORDER BY h.at LIMIT 1;
-  RETURN QUERY SELECT true, 0::bigint, greatest(1, coalesce(first_at, p_now) + p_window - p_now), pick;
+  RETURN QUERY SELECT true, 0::bigint, greatest(1, coalesce(first_at, p_now) + p_window - p_now), shown_as;
 END
 $$;
 `;

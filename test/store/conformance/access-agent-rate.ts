@@ -174,5 +174,18 @@ export function agentRateTests(suite: Suite): void {
     });
     // The team's window saw every admitted call and none of the refused: 2 + 1.
     expect(await suite.store.consumeRate(teamId, toolsRate(100))).toMatchObject({ remaining: 96 });
+    // An unbound key's call naming no agent is the team's alone: its refusal names no window.
+    const teamOnly = newTeam();
+    const plain = newKey(suite, teamOnly);
+    await suite.store.createKey(plain, 50);
+    expect((await suite.store.resolveKey(teamOnly, plain.digest, withAgent(1, 1))).rate).toEqual({
+      allowed: true,
+      limit: 1,
+      remaining: 0,
+      resetMs: expect.any(Number),
+    });
+    const alone = (await suite.second.resolveKey(teamOnly, plain.digest, withAgent(1, 1))).rate;
+    expect(alone).toMatchObject({ allowed: false, limit: 1, remaining: 0 });
+    expect(alone?.spent).toBeUndefined();
   });
 }

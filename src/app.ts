@@ -15,7 +15,7 @@ import { createFailureLimiter, type FailureLimiter } from "./http/auth-failures.
 import { MAX_ROUTE_BODY_BYTES, routeBodyLimit } from "./http/body-limit.ts";
 import { roomErrorResponse } from "./http/errors.ts";
 import { healthRoutes, PROBE_ROUTES } from "./http/health.ts";
-import { hostCheck } from "./http/host-check.ts";
+import { hostCheck, unroutable } from "./http/host-check.ts";
 import { mcpRoutes } from "./http/mcp-route.ts";
 import { countRateLimited, countStoreRequests, httpMetrics } from "./http/metrics/instrument.ts";
 import { createRoomdMetrics, type RoomdMetrics } from "./http/metrics/roomd-metrics.ts";
@@ -142,7 +142,7 @@ export function createApp(deps: AppDeps): Hono<RequestIdEnv> {
   app.route("/", roomWatchRoutes({ ...deps, publicGate }));
   app.route("/admin", adminRoutes({ ...deps, limits: deps.config }));
   app.route("/rooms", roomsRoutes(deps));
-  app.notFound((c) => c.json({ error: "Not found" }, 404));
+  app.notFound((c) => unroutable(c) ?? c.json({ error: "Not found" }, 404));
   // The one place errors become HTTP answers: RoomErrors by kind, anything else a logged, generic 500.
   app.onError((error, c) => {
     if (error instanceof RoomError) return roomErrorResponse(c, error);

@@ -4,7 +4,7 @@
  * URL nothing can parse: every later step that reads it (the Origin check, the MCP transport, the pages' own
  * origin) would fail on it.
  */
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 
 /** RFC 3986 host: an IP literal in brackets, or a name / IPv4 of unreserved, sub-delims and %XX escapes. */
 const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*)(?::(\d{0,5}))?$/;
@@ -45,4 +45,16 @@ export function hostCheck(): MiddlewareHandler {
     if (!ok) return c.json({ error: "Bad Request: malformed Host header" }, 400);
     return next();
   };
+}
+
+/**
+ * The answer to a request no route or middleware matched at all, not even the ones every path matches: Bun gave it a
+ * URL without scheme and host (a Host header it could not use, with a path it kept as is), so Hono read its path as
+ * "" and called the not-found handler directly, before the request id or the Host check ran. It is refused as the
+ * Host check refuses, with an id of its own.
+ */
+export function unroutable(c: Context): Response | undefined {
+  if (c.get("requestId") !== undefined) return undefined;
+  c.header("X-Request-Id", crypto.randomUUID().slice(0, 8));
+  return c.json({ error: "Bad Request: malformed Host header" }, 400);
 }

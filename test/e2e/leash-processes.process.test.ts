@@ -1,7 +1,8 @@
 /**
  * Agents on a leash across two roomd processes sharing one store, on every store: a suspension made through one
  * process is refused on the other at once, and a suspension racing the agent's claims on the other process leaves
- * nothing held; an agent's own rate window (AGENT_RATE_LIMIT_PER_MINUTE) is exact over both processes' calls.
+ * nothing held; an agent's own rate window (AGENT_RATE_LIMIT_PER_MINUTE) is exact over both processes' calls; a
+ * key's expiry, rotation and scopes set through one process hold on the other at once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { httpClient } from "../support/http.ts";
@@ -91,6 +92,33 @@ for (const make of E2E_STORES) {
       expect(
         (await a.tool(LEAD, "post_event", { roomId, type: "note", from: "other", payload: {} })).isError,
       ).toBe(false);
+    });
+    test("a key's expiry, rotation and scopes made on one process hold on the other at once", async () => {
+      const roomId = newRoomId();
+      const other = newRoomId();
+      for (const id of [roomId, other]) await a.post("/admin/rooms", LEAD, { roomId: id });
+      // Expiry: a key living one second works on the other process, then is refused there like an unknown one.
+      const brief = (await a.post("/admin/keys", LEAD, { boundAgentId: "brief", expiresIn: 1 })).body;
+      expect((await b.tool(brief.secret, "read_plan", { roomId })).isError).toBe(false);
+      await Bun.sleep(1100);
+      expect((await b.get("/admin/me", brief.secret)).status).toBe(401);
+      // Rotation without grace: the successor works on the other process, the old key is refused there.
+      const old = (await a.post("/admin/keys", LEAD, { boundAgentId: "rotor" })).body;
+      const rotated = await a.post(`/admin/keys/${old.keyId}/rotate`, LEAD, { graceSeconds: 0 });
+      expect(rotated.status).toBe(201);
+      expect((await b.get("/admin/me", old.secret)).status).toBe(401);
+      expect((await b.tool(rotated.body.secret, "heartbeat", { roomId })).isError).toBe(false);
+      // Scopes: a read-only key for one room, made on one process, reads there on the other and nothing more.
+      const scoped = (
+        await a.post("/admin/keys", LEAD, { boundAgentId: "watcher", rooms: [roomId], readOnly: true })
+      ).body;
+      expect((await b.tool(scoped.secret, "read_plan", { roomId })).isError).toBe(false);
+      expect((await b.tool(scoped.secret, "add_task", { roomId, title: "no" })).text).toStartWith(
+        "Error: This key is read-only",
+      );
+      expect((await b.tool(scoped.secret, "read_plan", { roomId: other })).text).toStartWith(
+        "Error: Room not found or access denied",
+      );
     });
   });
 }

@@ -143,8 +143,10 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
   };
 
   /**
-   * An OAuth access token: its grant (one round trip), then the team's rate window and its agent's (a second). It acts as the grant's
-   * agent in the grant's room only, like a bound key limited to one room (docs/security.md#oauth).
+   * An OAuth access token: its grant (one round trip), then the team's rate window and its agent's (a second). It acts
+   * as the grant's agent, like a bound key: in the grant's one room as an invite does (so calls naming no room go
+   * there), or in its several rooms as a key scoped to them; read-only when the person chose so
+   * (docs/security.md#oauth).
    */
   const admitToken = async (
     teamId: string,
@@ -161,7 +163,10 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
         kind: "oauth",
         keyId: grant.grantId,
         boundAgentId: grant.agentId,
-        allowedRoomId: grant.roomId,
+        ...(grant.rooms !== undefined && grant.rooms.length > 1
+          ? { rooms: grant.rooms }
+          : { allowedRoomId: grant.roomId }),
+        ...(grant.readOnly === true ? { readOnly: true as const } : {}),
       };
       return decide(principal, await store.consumeRate(grant.teamId, rateFor(bucket, grant.agentId)));
     } catch (error) {

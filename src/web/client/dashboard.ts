@@ -270,6 +270,8 @@ interface GrantRow {
   clientId: string;
   clientName: string;
   roomId: string;
+  rooms?: string[];
+  readOnly?: true;
   agentId: string;
   expiresAt: string;
 }
@@ -288,7 +290,7 @@ async function loadGrants(): Promise<void> {
         null,
         el("td", { title: g.clientId }, g.clientName),
         el("td", null, `person ${g.humanId}`),
-        el("td", null, g.roomId),
+        el("td", null, `${(g.rooms ?? [g.roomId]).join(", ")}${g.readOnly ? " (read-only)" : ""}`),
         el("td", null, g.agentId),
         el("td", null, time(g.expiresAt)),
         revokeCell(`Revoke ${g.clientName} (${g.grantId})`, async () => {

@@ -49,6 +49,8 @@ export interface KeyScope {
   rooms?: string[];
   /** Only read tools and GET room routes. */
   readOnly?: true;
+  /** Not a narrowing, kept in the same column: the key's own agent budget (KeyRecord.agentRateLimitPerMinute). */
+  agentRateLimitPerMinute?: number;
 }
 
 /** True when the principal may reach `roomId` at all: an invite's room, a scoped key's rooms, else any. */

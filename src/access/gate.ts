@@ -68,12 +68,16 @@ export interface Gate {
 const isOutage = (error: unknown) => error instanceof RoomError && error.kind === "store_unavailable";
 
 export function createGate({ keys, store, config }: GateOptions): Gate {
-  /** The team's window, and the agent's inside it for a tool call when AGENT_RATE_LIMIT_PER_MINUTE is set. */
-  const rateFor = (bucket: Bucket, agent?: string): RateRequest => ({
+  /**
+   * The team's window, and the agent's inside it for a tool call when AGENT_RATE_LIMIT_PER_MINUTE is set. `forKey`:
+   * the charge of a dynamic key's lookup, which names the agent even with the setting off (limit 0), since the key
+   * found may carry its own agent budget that the store puts in its place (protocol/rate-pair.ts keyRate).
+   */
+  const rateFor = (bucket: Bucket, agent?: string, forKey = false): RateRequest => ({
     bucket,
     limit: bucket === "tools" ? config.rateLimitPerMinute : config.rateLimitPerMinute * META_CEILING_FACTOR,
     windowMs: WINDOW_MS,
-    ...(bucket === "tools" && config.agentRateLimitPerMinute > 0
+    ...(bucket === "tools" && (forKey || config.agentRateLimitPerMinute > 0)
       ? { agent: { ...(agent !== undefined ? { id: agent } : {}), limit: config.agentRateLimitPerMinute } }
       : {}),
   });
@@ -101,7 +105,11 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
         }
       }
       if (shape.team) {
-        const { key, rate: decision } = await store.resolveKey(shape.team, digest.toString("hex"), rate);
+        const { key, rate: decision } = await store.resolveKey(
+          shape.team,
+          digest.toString("hex"),
+          rateFor(bucket, agent, true),
+        );
         if (!key) return { ok: false, status: 401 };
         // A human dynamic key names its person; the first-run (operator-kind) key is OPERATOR_NAME ("local").
         const humanId = key.humanId ?? (key.kind === "operator" ? config.operatorName : undefined);

@@ -33,6 +33,7 @@ interface KeyRow {
   lastUsedAt?: string;
   rooms?: string[];
   readOnly?: boolean;
+  agentRateLimitPerMinute?: number;
   rotatedTo?: string;
 }
 
@@ -42,14 +43,18 @@ const keyEnd = (k: KeyRow): string | Node => {
   return Date.parse(k.expiresAt) <= Date.now() ? "expired" : time(k.expiresAt);
 };
 
-/** Who a key is for, and what it may reach when it is scoped. */
+/** Who a key is for, what it may reach when it is scoped, and its own agent budget when it has one. */
 const keyFor = (k: KeyRow): string => {
   const who = k.humanId
     ? `person ${k.humanId}`
     : k.boundAgentId
       ? `agent ${k.boundAgentId}`
       : "team (unbound)";
-  const scope = [k.rooms ? `rooms ${k.rooms.join(", ")}` : "", k.readOnly ? "read-only" : ""].filter(Boolean);
+  const scope = [
+    k.rooms ? `rooms ${k.rooms.join(", ")}` : "",
+    k.readOnly ? "read-only" : "",
+    k.agentRateLimitPerMinute !== undefined ? `${k.agentRateLimitPerMinute} calls/min per agent` : "",
+  ].filter(Boolean);
   return scope.length > 0 ? `${who}; ${scope.join("; ")}` : who;
 };
 interface InviteRow {

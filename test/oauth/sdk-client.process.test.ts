@@ -219,6 +219,9 @@ describe("OAuth, end to end", () => {
       const row = watched.page.locator("#oauth-grants tbody tr", { hasText: "sdk-agent" });
       await row.waitFor();
       expect(await row.textContent()).toContain("SDK test client");
+      // Its room is shown; the grant is not read-only.
+      expect(await row.textContent()).toContain(roomId);
+      expect(await row.textContent()).not.toContain("read-only");
       await row.locator("button").click();
       await watched.page
         .locator("#oauth-grants tbody tr", { hasText: "sdk-agent" })

@@ -253,6 +253,52 @@ for (const make of E2E_STORES) {
       expect(line).toContain(`${grant?.rooms?.join(",")}`);
     });
 
+    test("a person signed in with a scoped, read-only key gives a client no more: only their rooms, only reads", async () => {
+      const http = httpClient(base);
+      const [mine, other] = [newRoomId(), newRoomId()];
+      for (const id of [mine, other])
+        expect((await http.post("/admin/rooms", team.person, { roomId: id })).status).toBe(201);
+      const narrow = await http.post("/admin/keys", team.person, {
+        kind: "human",
+        humanId: "ada",
+        rooms: [mine],
+        readOnly: true,
+      });
+      expect(narrow.status).toBe(201);
+      const narrowSession = await personSession(base, narrow.body.secret);
+      const clientId = await registerClient(base);
+      const pkce = pkcePair();
+      const form = await consentForm(
+        authorizeUrl(base, { clientId, challenge: pkce.challenge }),
+        narrowSession,
+      );
+      expect(form.status).toBe(200);
+      expect(form.body).toContain(`name="room" value="${mine}"`);
+      expect(form.body).not.toContain(other);
+      expect(form.body).toMatch(/id="consent-readonly"[^>]* checked disabled/);
+      // Another room of the team is refused; the box left unticked still makes a read-only grant.
+      expect(
+        (await consent(base, narrowSession, form.fields, { room: other, agent: "narrow-1" })).status,
+      ).toBe(400);
+      const done = await consent(base, narrowSession, form.fields, { room: mine, agent: "narrow-1" });
+      expect(done.status).toBe(303);
+      const tokens = await token(base, {
+        grant_type: "authorization_code",
+        code: done.url?.searchParams.get("code") as string,
+        code_verifier: pkce.verifier,
+        redirect_uri: REDIRECT,
+        client_id: clientId,
+        resource: `${base}/mcp`,
+      });
+      expect(tokens.status).toBe(200);
+      expect((await whoami(base, tokens.body.access_token)).me).toMatchObject({
+        allowedRoomId: mine,
+        readOnly: true,
+      });
+      const write = await http.tool(tokens.body.access_token, "add_task", { title: "sneak" });
+      expect(write.text).toContain("read-only");
+    });
+
     test("at rest: codes and tokens only as SHA-256 digests", async () => {
       const { code, tokens } = await connect();
       const { access_token: access, refresh_token: refresh } = tokens.body;

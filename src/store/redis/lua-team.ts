@@ -108,9 +108,9 @@ local shown = with_used(id, key)
 if bucket == "" then return ok('{"key":' .. shown .. '}') end
 local used = tonumber(redis.call("HGET", K_KEY_USED, id))
 if used == nil or used <= NOW - step then redis.call("HSET", K_KEY_USED, id, num(NOW)) end
-local record = cjson.decode(key)
+local record = agent_limit and cjson.decode(key)
 -- The key's own agent budget replaces the request's, and 0 charges no agent window (protocol/rate-pair.ts keyRate).
-if agent_limit and bucket == "tools" and type(record.agentRateLimitPerMinute) == "number" then
+if record and bucket == "tools" and type(record.agentRateLimitPerMinute) == "number" then
   agent_limit = record.agentRateLimitPerMinute
 end
 if agent_limit and agent_limit <= 0 then agent_limit = nil end

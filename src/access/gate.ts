@@ -68,12 +68,16 @@ export interface Gate {
 const isOutage = (error: unknown) => error instanceof RoomError && error.kind === "store_unavailable";
 
 export function createGate({ keys, store, config }: GateOptions): Gate {
-  /** The team's window, and the agent's inside it for a tool call when AGENT_RATE_LIMIT_PER_MINUTE is set. */
-  const rateFor = (bucket: Bucket, agent?: string): RateRequest => ({
+  /**
+   * The team's window, and the agent's inside it for a tool call when AGENT_RATE_LIMIT_PER_MINUTE is set. `forKey`:
+   * the charge of a dynamic key's lookup, which names the agent even with the setting off (limit 0), since the key
+   * found may carry its own agent budget that the store puts in its place (protocol/rate-pair.ts keyRate).
+   */
+  const rateFor = (bucket: Bucket, agent?: string, forKey = false): RateRequest => ({
     bucket,
     limit: bucket === "tools" ? config.rateLimitPerMinute : config.rateLimitPerMinute * META_CEILING_FACTOR,
     windowMs: WINDOW_MS,
-    ...(bucket === "tools" && config.agentRateLimitPerMinute > 0
+    ...(bucket === "tools" && (forKey || config.agentRateLimitPerMinute > 0)
       ? { agent: { ...(agent !== undefined ? { id: agent } : {}), limit: config.agentRateLimitPerMinute } }
       : {}),
   });
@@ -101,7 +105,11 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
         }
       }
       if (shape.team) {
-        const { key, rate: decision } = await store.resolveKey(shape.team, digest.toString("hex"), rate);
+        const { key, rate: decision } = await store.resolveKey(
+          shape.team,
+          digest.toString("hex"),
+          rateFor(bucket, agent, true),
+        );
         if (!key) return { ok: false, status: 401 };
         // A human dynamic key names its person; the first-run (operator-kind) key is OPERATOR_NAME ("local").
         const humanId = key.humanId ?? (key.kind === "operator" ? config.operatorName : undefined);
@@ -143,8 +151,10 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
   };
 
   /**
-   * An OAuth access token: its grant (one round trip), then the team's rate window and its agent's (a second). It acts as the grant's
-   * agent in the grant's room only, like a bound key limited to one room (docs/security.md#oauth).
+   * An OAuth access token: its grant (one round trip), then the team's rate window and its agent's (a second). It acts
+   * as the grant's agent, like a bound key: in the grant's one room as an invite does (so calls naming no room go
+   * there), or in its several rooms as a key scoped to them; read-only when the person chose so
+   * (docs/security.md#oauth).
    */
   const admitToken = async (
     teamId: string,
@@ -161,7 +171,10 @@ export function createGate({ keys, store, config }: GateOptions): Gate {
         kind: "oauth",
         keyId: grant.grantId,
         boundAgentId: grant.agentId,
-        allowedRoomId: grant.roomId,
+        ...(grant.rooms !== undefined && grant.rooms.length > 1
+          ? { rooms: grant.rooms }
+          : { allowedRoomId: grant.roomId }),
+        ...(grant.readOnly === true ? { readOnly: true as const } : {}),
       };
       return decide(principal, await store.consumeRate(grant.teamId, rateFor(bucket, grant.agentId)));
     } catch (error) {

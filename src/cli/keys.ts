@@ -18,6 +18,7 @@ interface KeyRow {
   lastUsedAt?: string;
   rooms?: string[];
   readOnly?: boolean;
+  agentRateLimitPerMinute?: number;
   rotatedTo?: string;
 }
 
@@ -31,10 +32,22 @@ const scopeOf = (row: KeyRow) =>
 function detailOf(row: KeyRow): string {
   const parts = [
     scopeOf(row) === "team" ? "" : scopeOf(row),
+    row.agentRateLimitPerMinute !== undefined ? `${row.agentRateLimitPerMinute} calls/min per agent` : "",
     row.expiresAt ? `until ${when(row.expiresAt)}` : "",
   ];
   const shown = parts.filter(Boolean).join(", ");
   return shown === "" ? "" : ` (${shown})`;
+}
+
+/** --agent-rate N: the key's own agent budget, a whole number of calls per minute (the server checks the range). */
+function agentRateOption(values: OptionValues): number | undefined {
+  const given = str(values, "agent-rate");
+  if (given === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(given.trim()))
+    throw new UsageError(
+      `--agent-rate must be a whole number of calls per minute, got ${JSON.stringify(given)}`,
+    );
+  return Number(given.trim());
 }
 
 /** The --rooms list: comma-separated room ids (the server checks each). */
@@ -94,8 +107,8 @@ export const keys: Command = {
     "the team's keys: list, create (for an agent or a person, with a lifetime and a scope), rotate, revoke",
   help: `usage:
   roomctl keys [--json]                                       the team's dynamic keys
-  roomctl keys create [--agent X | --human Y] [--note N] [--expires D] [--rooms a,b] [--read-only] [--json]
-                                                              a new key; its secret is shown once
+  roomctl keys create [--agent X | --human Y] [--note N] [--expires D] [--rooms a,b] [--read-only]
+                      [--agent-rate N] [--json]               a new key; its secret is shown once
   roomctl keys rotate <key-id> [--grace D] [--expires D] [--json]
                                                               a successor key (secret shown once); the old
                                                               key keeps working for the grace (default 1h)
@@ -106,7 +119,9 @@ export const keys: Command = {
 --expires D: the key stops working after D (seconds, or 90m, 12h, 7d); without it, never
 (a rotated key's successor gets the old key's lifetime). --rooms a,b: the key reaches only these
 rooms; --read-only: it may only read. A scoped key cannot use the admin API (keys, rooms, invites).
-The list shows when each key expires and when it was last used (to the minute).
+--agent-rate N: each agent this key's calls act as may make N tool calls a minute (inside the
+team's budget), in place of AGENT_RATE_LIMIT_PER_MINUTE; rotation keeps it.
+The list shows when each key expires, when it was last used (to the minute) and its agent rate.
 
 examples:
   roomctl keys create --agent backend --note "backend claude" --expires 30d
@@ -121,6 +136,7 @@ examples:
     expires: { type: "string" },
     rooms: { type: "string" },
     "read-only": { type: "boolean" },
+    "agent-rate": { type: "string" },
     grace: { type: "string" },
     json: { type: "boolean" },
   },
@@ -143,6 +159,10 @@ examples:
             { head: "LAST USED", get: (k) => (k.lastUsedAt ? when(k.lastUsedAt) : "never") },
             { head: "SCOPE", get: (k) => scopeOf(k), max: 40 },
             {
+              head: "AGENT RATE",
+              get: (k) => (k.agentRateLimitPerMinute !== undefined ? `${k.agentRateLimitPerMinute}/min` : ""),
+            },
+            {
               head: "NOTE",
               get: (k) => [k.rotatedTo && `rotated to ${k.rotatedTo}`, k.note].filter(Boolean).join("; "),
               max: 60,
@@ -154,16 +174,22 @@ examples:
     }
     if (action === "create") {
       noMore(positionals, 1);
-      only(values, ["agent", "human", "note", "expires", "rooms", "read-only", "json"], "keys create");
+      only(
+        values,
+        ["agent", "human", "note", "expires", "rooms", "read-only", "agent-rate", "json"],
+        "keys create",
+      );
       const note = str(values, "note");
       const expires = str(values, "expires");
       const rooms = roomsOption(values);
+      const agentRate = agentRateOption(values);
       const body = {
         ...whose(values, "boundAgentId"),
         ...(note !== undefined ? { note } : {}),
         ...(expires !== undefined ? { expiresIn: seconds(expires) } : {}),
         ...(rooms !== undefined ? { rooms } : {}),
         ...(values["read-only"] === true ? { readOnly: true } : {}),
+        ...(agentRate !== undefined ? { agentRateLimitPerMinute: agentRate } : {}),
       };
       const made = await connect().post<KeyRow & { secret: string }>("/admin/keys", body);
       if (values.json) printJson(made);

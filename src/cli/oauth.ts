@@ -12,6 +12,8 @@ interface GrantRow {
   clientId: string;
   clientName: string;
   roomId: string;
+  rooms?: string[];
+  readOnly?: true;
   agentId: string;
   createdAt: string;
   expiresAt: string;
@@ -22,11 +24,12 @@ export const oauth: Command = {
   name: "oauth",
   summary: "clients connected with OAuth: list, revoke",
   help: `usage:
-  roomctl oauth [--json]                    the team's OAuth grants (client, person, room, agent)
+  roomctl oauth [--json]                    the team's OAuth grants (client, person, rooms, read-only, agent)
   roomctl oauth revoke <grant-id> [--json]  the grant's access and refresh tokens stop working at once
 
 A grant is made when a person allows a client on roomd's consent page; it acts as one agent in
-one room. It also ends when the person's key is revoked.
+the room(s) the person picked, read-only if they chose so. It also ends when the person's key
+is revoked.
 
 examples:
   roomctl oauth
@@ -46,7 +49,8 @@ examples:
             { head: "GRANT ID", get: (g) => g.grantId, style: () => "cyan" },
             { head: "CLIENT", get: (g) => g.clientName, max: 40 },
             { head: "BY", get: (g) => `human:${g.humanId}` },
-            { head: "ROOM", get: (g) => g.roomId },
+            { head: "ROOMS", get: (g) => (g.rooms ?? [g.roomId]).join(",") },
+            { head: "SCOPE", get: (g) => (g.readOnly ? "read-only" : "") },
             { head: "AGENT", get: (g) => g.agentId },
             { head: "CREATED", get: (g) => when(g.createdAt) },
             { head: "ENDS", get: (g) => when(g.expiresAt) },

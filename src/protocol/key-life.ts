@@ -14,6 +14,9 @@ export const DEFAULT_ROTATION_GRACE_S = 3600;
 /** Longest lifetime a key may be given (expiresIn, seconds): ten years. */
 export const MAX_KEY_LIFETIME_S = 10 * 366 * 24 * 3600;
 
+/** Highest agent budget a key may carry (agentRateLimitPerMinute), as AGENT_RATE_LIMIT_PER_MINUTE's. */
+export const MAX_KEY_AGENT_RATE = 1_000_000;
+
 /** Most rooms one key's scope may name (the default ROOMS_PER_TEAM). */
 export const MAX_SCOPE_ROOMS = 100;
 
@@ -49,6 +52,8 @@ export interface KeyScope {
   rooms?: string[];
   /** Only read tools and GET room routes. */
   readOnly?: true;
+  /** Not a narrowing, kept in the same column: the key's own agent budget (KeyRecord.agentRateLimitPerMinute). */
+  agentRateLimitPerMinute?: number;
 }
 
 /** True when the principal may reach `roomId` at all: an invite's room, a scoped key's rooms, else any. */

@@ -5,8 +5,9 @@ export interface Principal {
   teamId: string;
   /**
    * Where the identity comes from: a key of the environment (operator, static), a key of the store (dynamic), an
-   * invite, the trusted authenticating proxy's header (proxy), or an OAuth access token (oauth: bound to one room
-   * and one agent like a bound key, its keyId the grant's id; docs/security.md#oauth).
+   * invite, the trusted authenticating proxy's header (proxy), or an OAuth access token (oauth: bound to one agent
+   * like a bound key and to the room(s) its person picked — allowedRoomId for one, rooms for several — read-only
+   * when they chose so; its keyId the grant's id; docs/security.md#oauth).
    */
   kind: "operator" | "static" | "dynamic" | "invite" | "proxy" | "oauth";
   keyId?: string;

@@ -25,3 +25,20 @@ export function refusingWindow(team: WindowCount, agent: WindowCount): "team" | 
 export function shownWindow(team: WindowCount, agent: WindowCount): "team" | "agent" {
   return team.limit - team.count < agent.limit - agent.count ? "team" : "agent";
 }
+
+/**
+ * The charge a key's lookup makes (AccessStore.resolveKey): a tool call's agent window takes the key's own
+ * agentRateLimitPerMinute when it has one, in place of the request's (AGENT_RATE_LIMIT_PER_MINUTE, 0 when that is
+ * off), and is not charged at all when the limit so found is 0. Every store applies it in the lookup's own step:
+ * the SQL drivers through this function, Lua in lua-team.ts RESOLVE_KEY, PostgreSQL in charged.ts's statement.
+ */
+export function keyRate<R extends { bucket: string; agent?: { id?: string; limit: number } }>(
+  rate: R,
+  key: { agentRateLimitPerMinute?: number },
+): R | Omit<R, "agent"> {
+  if (rate.agent === undefined || rate.bucket !== "tools") return rate;
+  const limit = key.agentRateLimitPerMinute ?? rate.agent.limit;
+  if (limit > 0) return limit === rate.agent.limit ? rate : { ...rate, agent: { ...rate.agent, limit } };
+  const { agent: _none, ...teamOnly } = rate;
+  return teamOnly;
+}

@@ -37,6 +37,12 @@ export interface KeyRecord {
   rooms?: string[];
   /** Reads only: every write tool and non-GET room route is refused. */
   readOnly?: true;
+  /**
+   * The key's own agent budget (tool calls per agent per minute, 1..1_000_000): a charged resolveKey charges the
+   * agent's window with this limit instead of RateRequest.agent.limit, also when that is 0 (protocol/rate-pair.ts
+   * keyRate). Stored with the scope; not a scope (it narrows nothing the key may reach).
+   */
+  agentRateLimitPerMinute?: number;
   /** Set once the key was rotated: its successor's key id (a key is rotated at most once). */
   rotatedTo?: string;
 }
@@ -79,6 +85,8 @@ export interface RateRequest {
    * and window length, `limit` requests per agent. `id` is the agent the request names; a bound key's agent
    * replaces it (the store knows it only once the key is found, in the same step). With no agent at all (no id,
    * no bound agent) only the team's window is charged. Ignored by invites, which have a window of their own.
+   * `limit` 0 charges no window of the agent's own — unless resolveKey finds a key carrying its own
+   * agentRateLimitPerMinute, which replaces `limit` whatever it is (protocol/rate-pair.ts keyRate).
    */
   agent?: { id?: string; limit: number };
 }
@@ -134,7 +142,9 @@ export interface AccessStore {
    * `rate` is given, charges the team's `rate.bucket` window (the same window consumeRate(teamId, …) charges) and,
    * with `rate.agent`, the agent's window (the key's bound agent, else `rate.agent.id`) exactly as consumeRate; in
    * the same step it records the use (lastUsedAt = now) when lastUsedAt is missing or at least a minute old
-   * (protocol/key-life.ts useDue). The record answered shows lastUsedAt as it was before this lookup. Without
+   * (protocol/key-life.ts useDue). The agent's window is charged with the key's own agentRateLimitPerMinute when it
+   * has one (protocol/rate-pair.ts keyRate), and not at all when the limit so found is 0. The record answered shows
+   * lastUsedAt as it was before this lookup. Without
    * `rate` it is a pure read. Unknown digest or expired key (expiresAt <= now) → {key: null}, and nothing is
    * charged or written.
    */

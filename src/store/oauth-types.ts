@@ -25,9 +25,19 @@ export interface OAuthGrantRecord {
   redirectUri: string;
   /** The protected resource the tokens are for (RFC 8707): this roomd's `/mcp`. */
   resource: string;
-  /** The one room the tokens act in, and the agent they act as (like a bound key). */
+  /**
+   * The room the tokens act in (the first of `rooms` when the person picked several), and the agent they act as
+   * (like a bound key).
+   */
   roomId: string;
   agentId: string;
+  /**
+   * Set when the person picked several rooms (2..MAX_SCOPE_ROOMS, roomId among them): the tokens reach these rooms
+   * only, as a key scoped to them does (protocol/key-life.ts). Absent: roomId alone.
+   */
+  rooms?: string[];
+  /** Reads only, as a read-only key: every write tool is refused. */
+  readOnly?: true;
   createdAt: string;
   /** The grant's end: the code's expiry before it is redeemed, then the newest refresh token's. */
   expiresAt: string;

@@ -5,7 +5,8 @@
  * to the person signed in (roomd's own sign-in: a person's key or the trusted proxy; sign-in goes through /login and
  * comes back here, the request kept meanwhile in a short-lived cookie). POST is the consent form: the same session,
  * same-origin with the session's CSRF token, every parameter checked again; it stores the grant and redirects with
- * `code`, `state` and `iss` (RFC 9207).
+ * `code`, `state` and `iss` (RFC 9207). The rooms offered and accepted are the team's rooms the person's own sign-in
+ * reaches (a person on a scoped key cannot give a client more), and a person signed in read-only gives only reads.
  */
 import { type Context, Hono } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
@@ -17,6 +18,8 @@ import type { OAuthDeps } from "../http/oauth/deps.ts";
 import { CHALLENGE, CODE_TTL_MS } from "../http/oauth/grants.ts";
 import { issuerOf, resourceOf } from "../http/oauth/urls.ts";
 import { agentIdSchema, isRoomId } from "../protocol/ids.ts";
+import { MAX_SCOPE_ROOMS, reachesRoom } from "../protocol/key-life.ts";
+import type { Principal } from "../protocol/principal.ts";
 import { iso } from "../protocol/time.ts";
 import { assets } from "./assets.ts";
 import { messagePage, PAGE_CSP, pageHeaders } from "./layout.ts";
@@ -82,6 +85,13 @@ function consentHeaders(c: Context, redirectUri: string): void {
   c.header("Referrer-Policy", "same-origin");
 }
 
+/** The rooms a person may hand to a client: their team's rooms that their own sign-in reaches. */
+async function roomsFor(deps: OAuthPageDeps, principal: Principal): Promise<string[]> {
+  return (await deps.store.listRooms(principal.teamId))
+    .map((r) => r.roomId)
+    .filter((roomId) => reachesRoom(principal, roomId));
+}
+
 /** The pages need the web deps (sessions, the proxy) besides the OAuth ones. */
 export type OAuthPageDeps = OAuthDeps & WebDeps;
 
@@ -129,7 +139,7 @@ export function authorizeRoutes(deps: OAuthPageDeps): Hono {
     if (pending !== undefined) deleteCookie(c, PENDING_COOKIE, { path: "/oauth" });
     if (person.principal.kind === "invite")
       return problemPage(c, "Sign in with a person's key to connect a client (an invite cannot)", 403);
-    const rooms = (await deps.store.listRooms(person.principal.teamId)).map((r) => r.roomId);
+    const rooms = await roomsFor(deps, person.principal);
     consentHeaders(c, checked.redirectUri);
     return c.html(consentPage(person, checked, rooms, await assets()));
   });
@@ -137,10 +147,16 @@ export function authorizeRoutes(deps: OAuthPageDeps): Hono {
   app.post("/oauth/authorize", async (c) => {
     const person = await signedIn(c, deps);
     if (!person) return problemPage(c, "Your session ended; start the connection again from the client", 403);
-    const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const body = await c.req.parseBody({ all: true }).catch(() => ({}) as Record<string, unknown>);
     const field = (name: string) => {
       const value = (body as Record<string, unknown>)[name];
       return typeof value === "string" && value.length <= 2048 ? value : undefined;
+    };
+    /** A field that may repeat (the rooms' checkboxes): every value, or null when one is not a short string. */
+    const fields = (name: string): string[] | null => {
+      const value = (body as Record<string, unknown>)[name];
+      const all = value === undefined ? [] : Array.isArray(value) ? value : [value];
+      return all.every((v) => typeof v === "string" && v.length <= 2048) ? (all as string[]) : null;
     };
     if (c.req.header("origin") === undefined || !csrfMatches(person.id, field("csrf")))
       return problemPage(c, "The form is stale or came from another site; start again from the client", 403);
@@ -153,17 +169,29 @@ export function authorizeRoutes(deps: OAuthPageDeps): Hono {
     const { params, redirectUri } = checked;
     if (field("decision") !== "allow")
       return c.redirect(answer(redirectUri, { error: "access_denied", state: params.state, iss }), 303);
-    const roomId = field("room") ?? "";
+    const picked = fields("room");
     const agent = agentIdSchema.safeParse(field("agent") ?? "");
-    const rooms = (await deps.store.listRooms(person.principal.teamId)).map((r) => r.roomId);
-    if (!isRoomId(roomId) || !rooms.includes(roomId) || !agent.success) {
+    const rooms = await roomsFor(deps, person.principal);
+    // Kept in the order the page lists them, each once: the first is the grant's roomId.
+    const chosen = rooms.filter((roomId) => picked?.includes(roomId));
+    const roomsOk =
+      picked !== null &&
+      picked.length > 0 &&
+      picked.every((roomId) => isRoomId(roomId) && rooms.includes(roomId)) &&
+      chosen.length <= MAX_SCOPE_ROOMS;
+    const readOnlyField = field("readOnly");
+    const readOnlyOk = readOnlyField === undefined || readOnlyField === "on";
+    if (!roomsOk || !agent.success || !readOnlyOk) {
       consentHeaders(c, redirectUri);
-      const problem = agent.success
-        ? "Pick one of your team's rooms"
-        : `Agent id ${agent.error.issues[0]?.message}`;
+      const problem = !roomsOk
+        ? `Pick one or more (at most ${MAX_SCOPE_ROOMS}) of your team's rooms`
+        : !readOnlyOk
+          ? "Read only is a checkbox: on or absent"
+          : `Agent id ${agent.success ? "" : agent.error.issues[0]?.message}`;
       return c.html(consentPage(person, checked, rooms, await assets(), problem), 400);
     }
     const { principal } = person;
+    const readOnly = readOnlyField === "on" || principal.readOnly === true;
     const t = deps.now();
     const code = newOAuthSecret("code", principal.teamId);
     await deps.store.createOAuthGrant({
@@ -178,7 +206,9 @@ export function authorizeRoutes(deps: OAuthPageDeps): Hono {
       clientName: checked.client.name,
       redirectUri,
       resource: resourceOf(iss),
-      roomId,
+      roomId: chosen[0] as string,
+      ...(chosen.length > 1 ? { rooms: chosen } : {}),
+      ...(readOnly ? { readOnly: true as const } : {}),
       agentId: agent.data,
       createdAt: iso(t),
       expiresAt: iso(t + CODE_TTL_MS),

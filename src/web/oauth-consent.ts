@@ -1,6 +1,7 @@
 /**
  * The consent page (docs/security.md#oauth): who asks (the client's own name, marked as its claim; its metadata
- * document's URL; where it returns to), the team's rooms to pick from and the agent id to act as. A plain form that
+ * document's URL; where it returns to), the rooms to pick (one or several of the team's rooms the person's own sign-in
+ * reaches), whether the client may only read, and the agent id to act as. A plain form that
  * works without script, every value escaped, posting the authorization request's parameters back with the session's
  * CSRF token (oauth-authorize.ts checks them all again).
  */
@@ -38,6 +39,8 @@ export function consentPage(
   pageAssets: Awaited<ReturnType<typeof assets>>,
   problem?: string,
 ) {
+  // A person signed in read-only can give no more than that: the box is fixed, and the grant is read-only anyway.
+  const onlyReads = person.principal.readOnly === true;
   const { client, params, redirectUri } = checked;
   const { principal } = person;
   const hidden = PARAMS.filter((name) => params[name] !== undefined).map(
@@ -55,7 +58,7 @@ export function consentPage(
     },
     body: html`<section class="card narrow" aria-labelledby="consent-title">
   <h1 id="consent-title">Connect ${client.name}?</h1>
-  <p>A client calling itself <strong>${client.name}</strong> asks to act in one of your rooms as one agent, with
+  <p>A client calling itself <strong>${client.name}</strong> asks to act in the rooms you pick as one agent, with
   that agent's tools, until it is revoked (on the dashboard) or goes unused for 30 days.</p>
   <p class="meta">${
     client.clientId.startsWith("https://")
@@ -70,11 +73,17 @@ export function consentPage(
       : html`<form id="consent-form" class="stack-form" method="post" action="/oauth/authorize">
     ${hidden}
     <input type="hidden" name="csrf" value="${csrfToken(person.id)}">
-    <div class="field">
-      <label for="consent-room">Room</label>
-      <select id="consent-room" name="room" required>
-        ${rooms.map((r) => html`<option value="${r}">${r}</option>`)}
-      </select>
+    <fieldset class="kinds">
+      <legend>Rooms it may act in</legend>
+      ${rooms.map(
+        (r, i) =>
+          html`<label><input type="checkbox" name="room" value="${r}" id="${i === 0 ? "consent-room" : `consent-room-${i}`}"${rooms.length === 1 ? " checked" : ""}> ${r}</label>`,
+      )}
+    </fieldset>
+    <div class="kinds">
+      <label><input type="checkbox" id="consent-readonly" name="readOnly" value="on"${
+        onlyReads ? " checked disabled" : ""
+      }> Read only: it may look but not write${onlyReads ? " (your own sign-in is read-only)" : ""}</label>
     </div>
     <div class="field">
       <label for="consent-agent">Act as agent</label>

@@ -159,7 +159,7 @@ export function dashboardBody({ teamId, operator }: { teamId: string; operator: 
     <h2 id="h-oauth">Connected clients</h2>
     <p class="meta">Clients a person allowed on roomd's consent page (OAuth): each acts as one agent in one room until revoked.</p>
     <div class="table-wrap"><table id="oauth-grants"><caption class="sr">The team's OAuth grants</caption>
-      <thead><tr><th scope="col">Client</th><th scope="col">Allowed by</th><th scope="col">Room</th><th scope="col">Agent</th><th scope="col">Ends</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
+      <thead><tr><th scope="col">Client</th><th scope="col">Allowed by</th><th scope="col">Rooms</th><th scope="col">Agent</th><th scope="col">Ends</th><th scope="col"><span class="sr">Actions</span></th></tr></thead>
       <tbody></tbody></table></div>
   </section>
   <section aria-labelledby="h-invites" class="card">

@@ -540,6 +540,24 @@ describe("keys and invites", () => {
     expect(failed(await roomctl(["keys", "create", "--rooms", ","], { env: carol }), 2)).toContain("--rooms");
   });
 
+  test("keys create --agent-rate: the key's own agent budget, listed, kept by rotation; bad values refused", async () => {
+    const made = await roomctlJson(["keys", "create", "--agent", "metered", "--agent-rate", "9"], {
+      env: carol,
+    });
+    expect(made).toMatchObject({ boundAgentId: "metered", agentRateLimitPerMinute: 9 });
+    const listing = (await roomctl(["keys"], { env: carol })).stdout;
+    expect(listing).toMatch(/SCOPE +AGENT RATE/);
+    expect(listing.split("\n").find((l) => l.includes(made.keyId))).toContain("9/min");
+    const rotated = await roomctlJson(["keys", "rotate", made.keyId, "--grace", "0"], { env: carol });
+    expect(rotated.agentRateLimitPerMinute).toBe(9);
+    expect(failed(await roomctl(["keys", "create", "--agent-rate", "lots"], { env: carol }), 2)).toContain(
+      "--agent-rate must be a whole number",
+    );
+    expect(failed(await roomctl(["keys", "create", "--agent-rate", "0"], { env: carol }), 1)).toContain(
+      "agentRateLimitPerMinute",
+    );
+  });
+
   test("invites: create (agent, --expires), list, revoke", async () => {
     const roomId = newRoomId();
     await roomctl(["rooms", "create", roomId], { env: carol });

@@ -72,12 +72,13 @@ async function scriptedTeam(store: RoomStore, now: number): Promise<Secrets> {
     await fillRoom(store, { roomId, teamId: team }, `t${i}`);
   await store.createRoom({ roomId: rooms[3] as string, teamId: team });
   const keys: Secrets["keys"] = [];
-  // The last key has a lifetime, a recorded use and a scope: migrate copies them as they are.
+  // The last key has a lifetime, a recorded use, a scope and its own agent budget: migrate copies them as they are.
   const lived = {
     expiresAt: iso(now + 30 * 86_400_000),
     lastUsedAt: iso(now - 5000),
     rooms: [rooms[0] as string],
     readOnly: true as const,
+    agentRateLimitPerMinute: 12,
   };
   for (const extra of [{}, { boundAgentId: "bob" }, { humanId: "ann" }, lived] as const) {
     const secret = newKeySecret(team);
@@ -237,6 +238,7 @@ describe("bun run migrate between real stores", () => {
     let keysBefore = await source.keyDigests(main.team);
     expect(keysBefore.find((k) => k.readOnly)).toMatchObject({
       rooms: [main.rooms[0]],
+      agentRateLimitPerMinute: 12,
       lastUsedAt: expect.any(String),
     });
     const stops: [string, string, StoreSettings][] = [

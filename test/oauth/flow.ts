@@ -91,13 +91,19 @@ export async function consentForm(url: string, session: string) {
   };
 }
 
-/** Submits the consent form (Allow), naming the room and agent; the redirect it answers. */
+/**
+ * Submits the consent form (Allow), naming the room(s) (each a checked box), the agent and, with `readOnly`, the
+ * read-only box; the redirect it answers.
+ */
 export async function consent(
   base: string,
   session: string,
   fields: Record<string, string>,
-  choice: { room: string; agent: string; decision?: string },
+  choice: { room: string | string[]; agent: string; decision?: string; readOnly?: string },
 ) {
+  const body = new URLSearchParams({ ...fields, agent: choice.agent, decision: choice.decision ?? "allow" });
+  for (const room of Array.isArray(choice.room) ? choice.room : [choice.room]) body.append("room", room);
+  if (choice.readOnly !== undefined) body.set("readOnly", choice.readOnly);
   const res = await fetch(`${base}/oauth/authorize`, {
     method: "POST",
     headers: {
@@ -105,12 +111,7 @@ export async function consent(
       Origin: base,
       "Content-Type": "application/x-www-form-urlencoded",
     },
-    body: new URLSearchParams({
-      ...fields,
-      room: choice.room,
-      agent: choice.agent,
-      decision: choice.decision ?? "allow",
-    }),
+    body,
     redirect: "manual",
   });
   const location = res.headers.get("location");

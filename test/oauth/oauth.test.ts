@@ -63,12 +63,16 @@ for (const make of E2E_STORES) {
     });
 
     /** Registration, consent and the code exchange: the token answer and what was used. */
-    async function connect(agent = "oauth-agent") {
+    async function connect(agent = "oauth-agent", narrow: { rooms?: string[]; readOnly?: boolean } = {}) {
       const clientId = await registerClient(base);
       const pkce = pkcePair();
       const form = await consentForm(authorizeUrl(base, { clientId, challenge: pkce.challenge }), session);
       expect(form.status).toBe(200);
-      const done = await consent(base, session, form.fields, { room: roomId, agent });
+      const done = await consent(base, session, form.fields, {
+        room: narrow.rooms ?? roomId,
+        agent,
+        ...(narrow.readOnly ? { readOnly: "on" } : {}),
+      });
       const code = done.url?.searchParams.get("code") as string;
       const tokens = await token(base, {
         grant_type: "authorization_code",
@@ -173,6 +177,126 @@ for (const make of E2E_STORES) {
         redirectUri: REDIRECT,
       });
       expect(JSON.stringify(grants)).not.toContain(tokens.body.access_token);
+    });
+
+    test("a read-only grant: its token reads, and is refused every write before its arguments are checked", async () => {
+      const { tokens } = await connect("reader-1", { readOnly: true });
+      expect(tokens.status).toBe(200);
+      const http = httpClient(base);
+      const read = await http.tool(tokens.body.access_token, "read_plan", {});
+      expect(read.status).toBe(200);
+      expect(read.isError).toBe(false);
+      const write = await http.tool(tokens.body.access_token, "add_task", { title: "sneak" });
+      expect(write.isError).toBe(true);
+      expect(write.text).toContain("read-only: add_task writes, so it is refused");
+      expect((await whoami(base, tokens.body.access_token)).me).toMatchObject({
+        kind: "oauth",
+        boundAgentId: "reader-1",
+        allowedRoomId: roomId,
+        readOnly: true,
+      });
+      const plan = await http.tool(team.person, "read_plan", { roomId });
+      expect(plan.text).not.toContain("sneak");
+      const listed = (await store.listOAuthGrants(team.teamId)).find((g) => g.agentId === "reader-1");
+      expect(listed).toMatchObject({ roomId, readOnly: true });
+      expect(listed).not.toHaveProperty("rooms");
+    });
+
+    test("a grant for rooms A and B: both work, room C reads as missing exactly like a room that does not exist", async () => {
+      const http = httpClient(base);
+      const [a, b, c] = [newRoomId(), newRoomId(), newRoomId()];
+      for (const id of [a, b, c])
+        expect((await http.post("/admin/rooms", team.person, { roomId: id })).status).toBe(201);
+      // The consent page offers each of the team's rooms as a box of its own.
+      const clientId = await registerClient(base);
+      const page = await consentForm(
+        authorizeUrl(base, { clientId, challenge: pkcePair().challenge }),
+        session,
+      );
+      for (const id of [a, b, c]) expect(page.body).toContain(`name="room" value="${id}"`);
+      expect(page.body).toContain('id="consent-readonly"');
+
+      const { tokens } = await connect("two-rooms", { rooms: [b, a] });
+      expect(tokens.status).toBe(200);
+      const bearer = tokens.body.access_token;
+      expect(await whoami(base, bearer).then((w) => w.me)).toMatchObject({
+        kind: "oauth",
+        boundAgentId: "two-rooms",
+      });
+      const me = (await whoami(base, bearer)).me;
+      expect(me.allowedRoomId).toBeUndefined();
+      expect([...me.rooms].sort()).toEqual([a, b].sort());
+      for (const id of [a, b]) {
+        const added = await http.tool(bearer, "add_task", { roomId: id, title: `in ${id}` });
+        expect(added.isError).toBe(false);
+      }
+      const inC = await http.tool(bearer, "read_plan", { roomId: c });
+      const nowhere = await http.tool(bearer, "read_plan", { roomId: `${c}-x` });
+      expect(inC.isError).toBe(true);
+      expect(inC.text).toStartWith("Error: Room not found or access denied");
+      expect(inC.text.replace(c, "X")).toBe(nowhere.text.replace(`${c}-x`, "X"));
+      expect((await http.tool(bearer, "add_task", { roomId: c, title: "sneak" })).text).toStartWith(
+        "Error: Room not found or access denied",
+      );
+      // Listed with its rooms, in the page's order, the first as its roomId.
+      const listed = await http.get("/admin/oauth/grants", team.person);
+      const grant = (listed.body.grants as { agentId: string; roomId: string; rooms: string[] }[]).find(
+        (g) => g.agentId === "two-rooms",
+      );
+      expect(grant?.rooms?.sort()).toEqual([a, b].sort());
+      expect([a, b]).toContain(grant?.roomId as string);
+      expect(grant).not.toHaveProperty("readOnly");
+      const env = { ROOMD_URL: base, ROOMD_KEY: team.person };
+      const table = await roomctl(["oauth"], { env });
+      expect(table.code).toBe(0);
+      const line = table.stdout.split("\n").find((l) => l.includes("two-rooms")) as string;
+      expect(line).toContain(`${grant?.rooms?.join(",")}`);
+    });
+
+    test("a person signed in with a scoped, read-only key gives a client no more: only their rooms, only reads", async () => {
+      const http = httpClient(base);
+      const [mine, other] = [newRoomId(), newRoomId()];
+      for (const id of [mine, other])
+        expect((await http.post("/admin/rooms", team.person, { roomId: id })).status).toBe(201);
+      const narrow = await http.post("/admin/keys", team.person, {
+        kind: "human",
+        humanId: "ada",
+        rooms: [mine],
+        readOnly: true,
+      });
+      expect(narrow.status).toBe(201);
+      const narrowSession = await personSession(base, narrow.body.secret);
+      const clientId = await registerClient(base);
+      const pkce = pkcePair();
+      const form = await consentForm(
+        authorizeUrl(base, { clientId, challenge: pkce.challenge }),
+        narrowSession,
+      );
+      expect(form.status).toBe(200);
+      expect(form.body).toContain(`name="room" value="${mine}"`);
+      expect(form.body).not.toContain(other);
+      expect(form.body).toMatch(/id="consent-readonly"[^>]* checked disabled/);
+      // Another room of the team is refused; the box left unticked still makes a read-only grant.
+      expect(
+        (await consent(base, narrowSession, form.fields, { room: other, agent: "narrow-1" })).status,
+      ).toBe(400);
+      const done = await consent(base, narrowSession, form.fields, { room: mine, agent: "narrow-1" });
+      expect(done.status).toBe(303);
+      const tokens = await token(base, {
+        grant_type: "authorization_code",
+        code: done.url?.searchParams.get("code") as string,
+        code_verifier: pkce.verifier,
+        redirect_uri: REDIRECT,
+        client_id: clientId,
+        resource: `${base}/mcp`,
+      });
+      expect(tokens.status).toBe(200);
+      expect((await whoami(base, tokens.body.access_token)).me).toMatchObject({
+        allowedRoomId: mine,
+        readOnly: true,
+      });
+      const write = await http.tool(tokens.body.access_token, "add_task", { title: "sneak" });
+      expect(write.text).toContain("read-only");
     });
 
     test("at rest: codes and tokens only as SHA-256 digests", async () => {
@@ -297,6 +421,15 @@ for (const make of E2E_STORES) {
       expect((await consent(base, session, form.fields, { room: roomId, agent: "human:ada" })).status).toBe(
         400,
       );
+      // No room ticked, one room of the team beside one that is not, a read-only box with another value.
+      expect((await consent(base, session, form.fields, { room: [], agent: "a" })).status).toBe(400);
+      expect(
+        (await consent(base, session, form.fields, { room: [roomId, newRoomId()], agent: "a" })).status,
+      ).toBe(400);
+      expect(
+        (await consent(base, session, form.fields, { room: roomId, agent: "a", readOnly: "yes" })).status,
+      ).toBe(400);
+      expect((await store.listOAuthGrants(team.teamId)).filter((g) => g.agentId === "a")).toEqual([]);
     });
 
     test("the token endpoint: a reused code revokes what it gave; a missing or wrong verifier revokes the grant", async () => {

@@ -130,7 +130,8 @@ async function allow(page: Page, url: string, agent: string): Promise<void> {
     ]);
   }
   await page.waitForSelector("#consent-form");
-  await page.selectOption("#consent-room", roomId);
+  // The team has one room: its box comes ticked.
+  expect(await page.isChecked(`input[name="room"][value="${roomId}"]`)).toBe(true);
   await tabTo(page, "#consent-agent");
   await page.keyboard.press("Control+A");
   await page.keyboard.type(agent);
@@ -218,6 +219,9 @@ describe("OAuth, end to end", () => {
       const row = watched.page.locator("#oauth-grants tbody tr", { hasText: "sdk-agent" });
       await row.waitFor();
       expect(await row.textContent()).toContain("SDK test client");
+      // Its room is shown; the grant is not read-only.
+      expect(await row.textContent()).toContain(roomId);
+      expect(await row.textContent()).not.toContain("read-only");
       await row.locator("button").click();
       await watched.page
         .locator("#oauth-grants tbody tr", { hasText: "sdk-agent" })
@@ -256,6 +260,7 @@ describe("OAuth, end to end", () => {
       const width = (await watched.page.evaluate("document.scrollingElement.scrollWidth")) as number;
       expect(width).toBeLessThanOrEqual(390);
       await tabTo(watched.page, "#consent-room");
+      await tabTo(watched.page, "#consent-readonly");
       await tabTo(watched.page, 'button[value="deny"]');
       expect(watched.problems).toEqual([]);
     } finally {

@@ -7,6 +7,7 @@ import { agentIdSchema, roomIdSchema, TEAM_ID } from "../../protocol/ids.ts";
 import {
   DEFAULT_ROTATION_GRACE_S,
   graceEnd,
+  MAX_KEY_AGENT_RATE,
   MAX_KEY_LIFETIME_S,
   MAX_SCOPE_ROOMS,
   successorExpiry,
@@ -74,6 +75,13 @@ const keyFields = {
   expiresIn: seconds(1).optional(),
   rooms: scopeRooms.optional(),
   readOnly: z.boolean().optional(),
+  /** The key's own agent budget: tool calls per agent per minute, in place of AGENT_RATE_LIMIT_PER_MINUTE. */
+  agentRateLimitPerMinute: z
+    .number()
+    .int({ error: "must be a whole number of calls per minute" })
+    .min(1, { error: "must be at least 1 (leave it out for AGENT_RATE_LIMIT_PER_MINUTE)" })
+    .max(MAX_KEY_AGENT_RATE, { error: `must be at most ${MAX_KEY_AGENT_RATE}` })
+    .optional(),
 };
 
 const rotateBody = z.strictObject({
@@ -135,11 +143,14 @@ function mintKey(
     ...(expires !== undefined ? { expiresAt: iso(expires) } : {}),
     ...(body.rooms !== undefined ? { rooms: body.rooms } : {}),
     ...(body.readOnly === true ? { readOnly: true as const } : {}),
+    ...(body.agentRateLimitPerMinute !== undefined
+      ? { agentRateLimitPerMinute: body.agentRateLimitPerMinute }
+      : {}),
   };
   return { key, secret };
 }
 
-/** What a rotation's successor inherits from the key it replaces: binding, note and scope. */
+/** What a rotation's successor inherits from the key it replaces: binding, note, scope and agent budget. */
 function inherited(old: KeyRecord): z.infer<typeof keyBody> {
   return {
     ...(old.note !== undefined ? { note: old.note } : {}),
@@ -147,6 +158,9 @@ function inherited(old: KeyRecord): z.infer<typeof keyBody> {
     ...(old.humanId !== undefined ? { kind: "human" as const, humanId: old.humanId } : {}),
     ...(old.rooms !== undefined ? { rooms: old.rooms } : {}),
     ...(old.readOnly === true ? { readOnly: true } : {}),
+    ...(old.agentRateLimitPerMinute !== undefined
+      ? { agentRateLimitPerMinute: old.agentRateLimitPerMinute }
+      : {}),
   };
 }
 

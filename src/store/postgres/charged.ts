@@ -6,6 +6,7 @@
  */
 
 import { KEY_USE_STEP_MS } from "../../protocol/key-life.ts";
+import { keyRate } from "../../protocol/rate-pair.ts";
 import type { Clock } from "../../protocol/time.ts";
 import type { InviteRecord, KeyRecord, RateDecision, RateRequest } from "../access-types.ts";
 import { invitePrefix, teamBucket } from "../rate-buckets.ts";
@@ -21,6 +22,8 @@ export function createChargedLookups(sql: SqlClient, now: Clock, rooms: Rooms, k
   // (so the record answered shows the previous use, as on every driver).
   // The agent's bucket is rate-buckets.ts agentBucket of the key's bound agent, else of the agent the request
   // names (?8): "agent:" + team + ":" + agent + ":" + bucket; NULL (the team's window alone) when there is none.
+  // The agent's limit is the key's own (its scope's agentRateLimitPerMinute) when it has one, else the request's
+  // (?7), and a limit of 0 charges no agent window: protocol/rate-pair.ts keyRate, in SQL.
   const keyCharged = sql.query<
     KeyRow & ChargeRow,
     [string, string, string, number, number, number, number, string | null, string, boolean, number]
@@ -30,10 +33,12 @@ export function createChargedLookups(sql: SqlClient, now: Clock, rooms: Rooms, k
      used AS (UPDATE keys SET last_used_at = ?4 WHERE key_id = (SELECT key_id FROM k)
                 AND (last_used_at IS NULL OR last_used_at <= ?11))
      SELECT k.*, c.allowed, c.remaining, c.reset_ms, c.shown FROM k
+     CROSS JOIN LATERAL (SELECT coalesce((k.scope::text::json ->> 'agentRateLimitPerMinute')::bigint, ?7::bigint)
+                           AS agent_limit) own
      LEFT JOIN LATERAL roomd_rate_charge_pair(?3,
-       CASE WHEN ?10::boolean AND coalesce(k.bound_agent_id, ?8::text) IS NOT NULL
+       CASE WHEN ?10::boolean AND own.agent_limit > 0 AND coalesce(k.bound_agent_id, ?8::text) IS NOT NULL
          THEN 'agent:' || ?1 || ':' || coalesce(k.bound_agent_id, ?8) || ':' || ?9::text END,
-       ?4, ?5, ?6, ?7) c ON true`,
+       ?4, ?5, ?6, own.agent_limit) c ON true`,
   );
   // The checks of resolveInvite and the charge; the bucket is rate-buckets.ts inviteBucket:
   // invitePrefix(roomId) + tokenId + ":" + bucket.
@@ -85,7 +90,8 @@ export function createChargedLookups(sql: SqlClient, now: Clock, rooms: Rooms, k
         at - KEY_USE_STEP_MS,
       );
       if (!row) return { key: null };
-      return { key: keys.toKey(row), rate: rate.decision(row, request) };
+      const key = keys.toKey(row);
+      return { key, rate: rate.decision(row, keyRate(request, key)) };
     },
     *resolveInvite(
       roomId: string,

@@ -23,6 +23,8 @@ export function toKeyRecord(stored: StoredKey): KeyRecord {
   if (stored.usedMs !== undefined) key.lastUsedAt = new Date(stored.usedMs).toISOString();
   if (stored.rooms !== undefined) key.rooms = stored.rooms;
   if (stored.readOnly === true) key.readOnly = true;
+  if (stored.agentRateLimitPerMinute !== undefined)
+    key.agentRateLimitPerMinute = stored.agentRateLimitPerMinute;
   if (stored.rotatedTo !== undefined) key.rotatedTo = stored.rotatedTo;
   return key;
 }

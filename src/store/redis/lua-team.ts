@@ -97,7 +97,7 @@ export const RESOLVE_KEY = script({
     window: arg.maybeNumber, // window length in ms (when charging)
     step: arg.maybeNumber, // KEY_USE_STEP_MS: how old a recorded use must be to be written again (when charging)
     agent: arg.textOrEmpty, // the agent the request names ("" none); a bound key's agent replaces it
-    agentLimit: arg.maybeNumber, // the agent's own window's limit; none: the team's window alone
+    agentLimit: arg.maybeNumber, // the agent's own window's limit (0: none unless the key has its own); none: no window
   },
   reply: returns<{ key: Numbered<StoredKey> | null; rate?: RateDecision }>(),
   body: `
@@ -108,7 +108,13 @@ local shown = with_used(id, key)
 if bucket == "" then return ok('{"key":' .. shown .. '}') end
 local used = tonumber(redis.call("HGET", K_KEY_USED, id))
 if used == nil or used <= NOW - step then redis.call("HSET", K_KEY_USED, id, num(NOW)) end
-local bound = agent_limit and cjson.decode(key).boundAgentId
+local record = agent_limit and cjson.decode(key)
+-- The key's own agent budget replaces the request's, and 0 charges no agent window (protocol/rate-pair.ts keyRate).
+if record and bucket == "tools" and type(record.agentRateLimitPerMinute) == "number" then
+  agent_limit = record.agentRateLimitPerMinute
+end
+if agent_limit and agent_limit <= 0 then agent_limit = nil end
+local bound = agent_limit and record.boundAgentId
 if type(bound) == "string" then agent = bound end
 return ok('{"key":' .. shown .. ',"rate":' .. charge_team(bucket, agent, agent_limit, limit, window) .. '}')
 `,

@@ -251,7 +251,7 @@ export interface KeyRow {
   hint: string;
   expires_at: number | null;
   last_used_at: number | null;
-  /** JSON {rooms?, readOnly?} (protocol/key-life.ts KeyScope); NULL: the whole team. */
+  /** JSON {rooms?, readOnly?, agentRateLimitPerMinute?} (protocol/key-life.ts KeyScope); NULL: none of them. */
   scope: string | null;
   rotated_to: string | null;
 }
@@ -277,17 +277,26 @@ export function toKey(row: KeyRow): KeyRecord {
     const scope = JSON.parse(row.scope) as KeyScope;
     if (scope.rooms !== undefined) key.rooms = scope.rooms;
     if (scope.readOnly === true) key.readOnly = true;
+    if (scope.agentRateLimitPerMinute !== undefined)
+      key.agentRateLimitPerMinute = scope.agentRateLimitPerMinute;
   }
   if (row.rotated_to !== null) key.rotatedTo = row.rotated_to;
   return key;
 }
 
-/** A key's scope column: JSON {rooms?, readOnly?}, or NULL when the key is not narrowed. */
-export function scopeColumn(key: { rooms?: string[]; readOnly?: true }): string | null {
-  if (key.rooms === undefined && key.readOnly !== true) return null;
+/**
+ * A key's scope column: JSON {rooms?, readOnly?, agentRateLimitPerMinute?}, or NULL when the key has none of them.
+ * PostgreSQL's charged lookup reads agentRateLimitPerMinute from it (postgres/charged.ts).
+ */
+export function scopeColumn(key: KeyScope): string | null {
+  if (key.rooms === undefined && key.readOnly !== true && key.agentRateLimitPerMinute === undefined)
+    return null;
   return JSON.stringify({
     ...(key.rooms !== undefined ? { rooms: key.rooms } : {}),
     ...(key.readOnly === true ? { readOnly: true } : {}),
+    ...(key.agentRateLimitPerMinute !== undefined
+      ? { agentRateLimitPerMinute: key.agentRateLimitPerMinute }
+      : {}),
   });
 }
 

@@ -4,6 +4,7 @@
  * own is here: the schema, the transactions, the change feed, search, the rate limiter, sessions and the sweep.
  */
 import { LIMITS } from "../../protocol/limits.ts";
+import { keyRate } from "../../protocol/rate-pair.ts";
 import { VALUE_PIECES, type ValuePieces } from "../../protocol/room-values.ts";
 import { type Clock, systemClock } from "../../protocol/time.ts";
 import { DEFAULT_STORE_LIMITS, type RateRequest, type StoreLimits } from "../access-types.ts";
@@ -101,7 +102,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteRoomStore 
   // The charged lookup is a request's admission: it records the key's use, when due, in the same transaction.
   const resolveKeyCharged = write(function resolveKey(teamId: string, digest: string, request: RateRequest) {
     const found = runSync(keys.useKey(teamId, digest));
-    return found.key ? { key: found.key, rate: chargeTeam(teamId, request, found.key.boundAgentId) } : found;
+    if (!found.key) return found;
+    // The key's own agent budget replaces the request's (protocol/rate-pair.ts keyRate).
+    return { key: found.key, rate: chargeTeam(teamId, keyRate(request, found.key), found.key.boundAgentId) };
   });
   const resolveInviteRead = run.read(invites.resolveInvite);
   const resolveInviteCharged = write(function resolveInvite(

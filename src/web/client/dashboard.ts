@@ -33,6 +33,7 @@ interface KeyRow {
   lastUsedAt?: string;
   rooms?: string[];
   readOnly?: boolean;
+  agentRateLimitPerMinute?: number;
   rotatedTo?: string;
 }
 
@@ -42,14 +43,18 @@ const keyEnd = (k: KeyRow): string | Node => {
   return Date.parse(k.expiresAt) <= Date.now() ? "expired" : time(k.expiresAt);
 };
 
-/** Who a key is for, and what it may reach when it is scoped. */
+/** Who a key is for, what it may reach when it is scoped, and its own agent budget when it has one. */
 const keyFor = (k: KeyRow): string => {
   const who = k.humanId
     ? `person ${k.humanId}`
     : k.boundAgentId
       ? `agent ${k.boundAgentId}`
       : "team (unbound)";
-  const scope = [k.rooms ? `rooms ${k.rooms.join(", ")}` : "", k.readOnly ? "read-only" : ""].filter(Boolean);
+  const scope = [
+    k.rooms ? `rooms ${k.rooms.join(", ")}` : "",
+    k.readOnly ? "read-only" : "",
+    k.agentRateLimitPerMinute !== undefined ? `${k.agentRateLimitPerMinute} calls/min per agent` : "",
+  ].filter(Boolean);
   return scope.length > 0 ? `${who}; ${scope.join("; ")}` : who;
 };
 interface InviteRow {
@@ -270,6 +275,8 @@ interface GrantRow {
   clientId: string;
   clientName: string;
   roomId: string;
+  rooms?: string[];
+  readOnly?: true;
   agentId: string;
   expiresAt: string;
 }
@@ -288,7 +295,7 @@ async function loadGrants(): Promise<void> {
         null,
         el("td", { title: g.clientId }, g.clientName),
         el("td", null, `person ${g.humanId}`),
-        el("td", null, g.roomId),
+        el("td", null, `${(g.rooms ?? [g.roomId]).join(", ")}${g.readOnly ? " (read-only)" : ""}`),
         el("td", null, g.agentId),
         el("td", null, time(g.expiresAt)),
         revokeCell(`Revoke ${g.clientName} (${g.grantId})`, async () => {

@@ -5,7 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import type { RateRequest } from "../../../src/store/access-types.ts";
-import { instanceFor, newKey, newTeam, type Suite, toolsRate } from "./harness.ts";
+import { instanceFor, keyRecord, newKey, newTeam, type Suite, toolsRate } from "./harness.ts";
 
 const times = (n: number) => Array.from({ length: n }, (_, i) => i);
 const withAgent = (team: number, agent: number, id?: string, windowMs = 60_000): RateRequest => ({
@@ -187,5 +187,60 @@ export function agentRateTests(suite: Suite): void {
     const alone = (await suite.second.resolveKey(teamOnly, plain.digest, withAgent(1, 1))).rate;
     expect(alone).toMatchObject({ allowed: false, limit: 1, remaining: 0 });
     expect(alone?.spent).toBeUndefined();
+  });
+  test("a key's own agent budget replaces the request's, also when that is 0; exact under 50 concurrent lookups", async () => {
+    const teamId = newTeam();
+    const own = newKey(suite, teamId, { agentRateLimitPerMinute: 7 });
+    expect(await suite.store.createKey(own, 50)).toEqual(keyRecord(own));
+    expect((await suite.second.listKeys(teamId)).find((k) => k.keyId === own.keyId)).toEqual(keyRecord(own));
+    // The request asks for 20 per agent (or 0: no agent window at all); the key's 7 wins either way.
+    const decisions = await Promise.all(
+      times(50).map((i) =>
+        instanceFor(suite, i).resolveKey(teamId, own.digest, withAgent(100, i % 2 === 0 ? 20 : 0, "looper")),
+      ),
+    );
+    const ok = decisions.filter((d) => d.rate?.allowed);
+    expect(ok).toHaveLength(7);
+    for (const d of ok) expect(d.rate?.limit).toBe(7);
+    for (const d of decisions.filter((d) => !d.rate?.allowed))
+      expect(d.rate).toMatchObject({ allowed: false, spent: "agent", limit: 7, remaining: 0 });
+    // Its agent's window is the agent's, as consumeRate sees it; the team spent exactly the 7 admitted.
+    expect(await suite.second.consumeRate(teamId, withAgent(100, 7, "looper"))).toMatchObject({
+      allowed: false,
+      spent: "agent",
+    });
+    expect(await suite.store.consumeRate(teamId, toolsRate(100))).toMatchObject({ remaining: 92 });
+    // A bound key's own budget is its agent's; the meta bucket never charges an agent.
+    const bound = newKey(suite, teamId, { boundAgentId: "solo", agentRateLimitPerMinute: 1 });
+    await suite.store.createKey(bound, 50);
+    expect((await suite.store.resolveKey(teamId, bound.digest, withAgent(100, 0, "x"))).rate).toMatchObject({
+      allowed: true,
+      limit: 1,
+    });
+    expect((await suite.second.resolveKey(teamId, bound.digest, withAgent(100, 0, "y"))).rate).toMatchObject({
+      allowed: false,
+      spent: "agent",
+    });
+    const meta: RateRequest = {
+      bucket: "meta",
+      limit: 1000,
+      windowMs: 60_000,
+      agent: { id: "solo", limit: 0 },
+    };
+    expect((await suite.store.resolveKey(teamId, bound.digest, meta)).rate).toMatchObject({ allowed: true });
+    // A key without its own budget and a request of 0: the team's window alone (no agent window, no spent).
+    const plainTeam = newTeam();
+    const plain = newKey(suite, plainTeam);
+    await suite.store.createKey(plain, 50);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await suite.store.resolveKey(plainTeam, plain.digest, withAgent(3, 0, "z"))).rate,
+      ).toMatchObject({
+        allowed: true,
+        limit: 3,
+      });
+    const full = (await suite.second.resolveKey(plainTeam, plain.digest, withAgent(3, 0, "z"))).rate;
+    expect(full).toMatchObject({ allowed: false, limit: 3 });
+    expect(full?.spent).toBeUndefined();
   });
 }

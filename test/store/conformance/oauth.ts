@@ -77,6 +77,34 @@ export function oauthTests(suite: Suite): void {
     expect(await suite.store.listOAuthGrants(teamId)).toEqual([resolved as NonNullable<typeof resolved>]);
   });
 
+  test("a narrowed grant (several rooms, read-only) keeps its scope through every exchange, lookup and listing", async () => {
+    const teamId = newTeam();
+    const rooms = [`r-${randomId8()}`, `r-${randomId8()}`, `r-${randomId8()}`];
+    const grant = newGrant(suite, teamId, { roomId: rooms[0] as string, rooms, readOnly: true });
+    expect(await suite.store.createOAuthGrant(grant)).toEqual(listed(grant));
+    const first = next(suite, { kind: "code", digest: grant.codeDigest });
+    const exchanged = await suite.second.exchangeOAuthGrant(teamId, first);
+    expect(exchanged.status === "ok" && exchanged.grant).toMatchObject({
+      roomId: rooms[0],
+      rooms,
+      readOnly: true,
+    });
+    const refreshed = next(suite, { kind: "refresh", digest: first.refreshDigest });
+    expect((await suite.store.exchangeOAuthGrant(teamId, refreshed)).status).toBe("ok");
+    const resolved = await suite.second.resolveOAuthToken(teamId, refreshed.accessDigest);
+    expect(resolved).toEqual({
+      ...listed(grant),
+      expiresAt: refreshed.refreshExpiresAt,
+      accessExpiresAt: refreshed.accessExpiresAt,
+    });
+    expect(await suite.store.listOAuthGrants(teamId)).toEqual([resolved as NonNullable<typeof resolved>]);
+    // A grant of one room, not read-only, carries neither field.
+    const plain = newGrant(suite, teamId);
+    const made = await suite.store.createOAuthGrant(plain);
+    expect(made).not.toHaveProperty("rooms");
+    expect(made).not.toHaveProperty("readOnly");
+  });
+
   test("a reused code revokes the grant and every token it gave", async () => {
     const teamId = newTeam();
     const grant = newGrant(suite, teamId);

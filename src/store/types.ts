@@ -84,6 +84,13 @@ export interface RoomScope {
    * claims (expiry = now + their own length), at no extra cost for an agent holding none.
    */
   actor?: string;
+  /**
+   * The agent the call is made by without acting as it: a tool naming no agent (read_plan, list_context, …) called
+   * with a key bound to an agent or the X-Roomd-Agent header. Only the suspension check: while it is suspended in a
+   * room the team owns, the operation (read or write) is refused with protocol/suspensions.ts suspendedError in its
+   * own atomic step, as for `actor`. It records no presence, renews nothing and writes nothing: a read stays a read.
+   */
+  caller?: string;
   /** Set by mutating calls that carry an idempotencyKey (docs/protocol.md#idempotency); see Idempotency. */
   idempotency?: Idempotency;
 }
@@ -700,7 +707,7 @@ export interface RoomStore
    * step its live task leases go back (pending, unowned, as at a lease's expiry), its file claims and locks are
    * released (files_released when paths went), the wheel too when it drives the room, and `agent_suspended`
    * {agentId, by, reason, tasks, paths, locks} is appended (from `by`); signals "presence". From then on every room
-   * operation whose actor (RoomScope.actor, or leaveRoom's agent) is the agent is refused with
+   * operation whose actor or caller (RoomScope.actor and .caller, or leaveRoom's agent) is the agent is refused with
    * protocol/suspensions.ts suspendedError, until resumeAgent. Already suspended: answers the earlier suspension
    * with already: true and changes nothing.
    */

@@ -574,7 +574,10 @@ export interface RoomStore
   /** Records lastSeen = now; statusText replaces the previous one when given, else is kept. */
   /** On a room the team does not own yet: records nothing, claims nothing (roomExists false). */
   heartbeat(scope: RoomScope, agentId: string, statusText?: string): Promise<Heartbeat>;
-  /** Every agent ever seen in the room (by heartbeat or summary), online when seen within 120 s. */
+  /**
+   * Every agent ever seen in the room (by heartbeat or summary), online when seen within 120 s; an agent suspended
+   * in the room carries `suspended` {by, at, reason}, read in the same atomic step (one round trip on Redis).
+   */
   getPresence(scope: RoomScope): Promise<Presence[]>;
 
   // ── locks ─────────────────────────────────────────────────────────────────────────────────────────────

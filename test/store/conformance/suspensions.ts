@@ -136,6 +136,22 @@ export function suspensionTests(suite: Suite): void {
     await expectRoomError(suite.store.readPlan(foreign), "denied", /./);
   });
 
+  test("getPresence marks a suspended agent it lists with suspended {by, at, reason}, in the same read", async () => {
+    const scope = await claimedRoom(suite.store);
+    await suite.store.heartbeat(as(scope, "a"), "a", "busy");
+    await suite.store.heartbeat(as(scope, "b"), "b");
+    const at = iso(suite.clock.now());
+    await suite.store.suspendAgent(scope, { agentId: "a", by: "ops-lead", reason: "looping" });
+    await suite.store.suspendAgent(scope, { agentId: "never-seen", by: "ops-lead", reason: "r" });
+    const listed = await suite.second.getPresence(scope);
+    expect(listed.map((p) => p.agentId)).toEqual(["a", "b"]);
+    expect(listed[0]).toMatchObject({ agentId: "a", statusText: "busy" });
+    expect(listed[0]?.suspended).toEqual({ by: "ops-lead", at, reason: "looping" });
+    expect(listed[1]?.suspended).toBeUndefined();
+    await suite.store.resumeAgent(scope, { agentId: "a", by: "ops-lead" });
+    expect((await suite.store.getPresence(scope)).some((p) => p.suspended !== undefined)).toBe(false);
+  });
+
   test("resuming restores the agent; suspending twice or resuming a free agent changes nothing", async () => {
     const scope = await claimedRoom(suite.store);
     const first = await suite.store.suspendAgent(scope, { agentId: "a", by: "p", reason: "one" });

@@ -1,9 +1,9 @@
 /**
  * The one call path every tools/call takes, driven by the tool's declarations (tool.ts):
  * look up → well-formed Unicode → bound identity filled in → schema → identity enforced → room scope (invites
- * confined, the actor for presence, the idempotency key) → people only (tools for people's acts) → the person's
- * role → handler → result (structuredContent, replayed) or an error written for the model. Handlers only do their
- * own work.
+ * confined, the actor for presence or else the caller for the suspension check, the idempotency key) → people
+ * only (tools for people's acts) → the person's role → handler → result (structuredContent, replayed) or an error
+ * written for the model. Handlers only do their own work.
  */
 
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -13,7 +13,6 @@ import { type JsonText, jsonText } from "../protocol/json-text.ts";
 import { defaultRoom, keyLifeErrors, reachesRoom } from "../protocol/key-life.ts";
 import { peopleErrors } from "../protocol/people.ts";
 import type { Principal } from "../protocol/principal.ts";
-import { type Suspension, suspendedError } from "../protocol/suspensions.ts";
 import { describeIssues, findIllFormed, unknownKey } from "../protocol/validation.ts";
 import { readRoles, requireRole } from "../store/room-roles.ts";
 import type { Idempotency, RoomScope, RoomStore } from "../store/types.ts";
@@ -173,6 +172,13 @@ function prepare(tool: ToolDefinition, raw: unknown, deps: CallDeps) {
       ? { key: idempotencyKey, fingerprint: fingerprint(tool.name, args) }
       : undefined;
   if (scope && agent !== undefined) scope.actor = agent;
+  else if (scope) {
+    // A tool that names no agent (read_plan, list_context, …) called by a known agent — a bound key's, or the
+    // X-Roomd-Agent header's — is refused while that agent is suspended in the room (protocol/suspensions.ts), by
+    // the store in the operation's own step (RoomScope.caller): no read of its own, no presence recorded.
+    const caller = bound ?? deps.context?.agentId;
+    if (caller !== undefined) scope.caller = caller;
+  }
   if (scope && idempotency) scope.idempotency = idempotency;
   return { args, agent, idempotency, scope };
 }
@@ -224,26 +230,6 @@ function fillFromContext(tool: ToolDefinition, given: Record<string, unknown>, d
 }
 
 /**
- * A tool that names no agent (read_plan, list_context, …) called by a known agent — a bound key's, or the
- * X-Roomd-Agent header's — is refused too while that agent is suspended in the room (protocol/suspensions.ts). A
- * tool naming its agent is checked by the store in the operation's own step (RoomScope.actor); these take nothing an
- * agent could hold, so one read before them is enough. A room the team does not have is the tool's to answer.
- */
-async function refuseUnnamedSuspended(deps: CallDeps, scope: RoomScope): Promise<void> {
-  const named = deps.principal.boundAgentId ?? deps.context?.agentId;
-  if (named === undefined) return;
-  let suspended: Suspension | undefined;
-  try {
-    const all = await deps.store.listSuspensions({ ...scope, mayClaim: false, observe: true });
-    suspended = all.find((s) => s.agentId === named);
-  } catch (error) {
-    if (error instanceof RoomError && error.kind === "denied") return;
-    throw error;
-  }
-  if (suspended) throw suspendedError(scope.roomId, suspended);
-}
-
-/**
  * The room a call works on: an invite reaches only its own room and never claims; a scoped key only its rooms
  * (protocol/key-life.ts). Any other room reads as missing.
  */
@@ -271,7 +257,6 @@ export async function callTool(
   try {
     const { args, agent, idempotency, scope } = prepare(tool, raw, deps);
     keyed = idempotency !== undefined;
-    if (scope && agent === undefined) await refuseUnnamedSuspended(deps, scope);
     if (tool.peopleOnly !== undefined && deps.principal.humanId === undefined) {
       // Read first, so another team's room reads as missing here too, exactly as for every other tool.
       if (scope) await readRoles(deps.store, scope);

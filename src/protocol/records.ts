@@ -72,6 +72,11 @@ export interface Presence {
   status: (typeof PRESENCE_STATUSES)[number];
   lastSeen: string;
   statusText?: string;
+  /**
+   * Set by getPresence on an agent suspended in the room (protocol/suspensions.ts Suspension, without the agent id),
+   * read in the same step as the presence.
+   */
+  suspended?: { by: string; at: string; reason: string };
 }
 
 /**

@@ -84,6 +84,13 @@ export interface RoomScope {
    * claims (expiry = now + their own length), at no extra cost for an agent holding none.
    */
   actor?: string;
+  /**
+   * The agent the call is made by without acting as it: a tool naming no agent (read_plan, list_context, …) called
+   * with a key bound to an agent or the X-Roomd-Agent header. Only the suspension check: while it is suspended in a
+   * room the team owns, the operation (read or write) is refused with protocol/suspensions.ts suspendedError in its
+   * own atomic step, as for `actor`. It records no presence, renews nothing and writes nothing: a read stays a read.
+   */
+  caller?: string;
   /** Set by mutating calls that carry an idempotencyKey (docs/protocol.md#idempotency); see Idempotency. */
   idempotency?: Idempotency;
 }
@@ -567,7 +574,10 @@ export interface RoomStore
   /** Records lastSeen = now; statusText replaces the previous one when given, else is kept. */
   /** On a room the team does not own yet: records nothing, claims nothing (roomExists false). */
   heartbeat(scope: RoomScope, agentId: string, statusText?: string): Promise<Heartbeat>;
-  /** Every agent ever seen in the room (by heartbeat or summary), online when seen within 120 s. */
+  /**
+   * Every agent ever seen in the room (by heartbeat or summary), online when seen within 120 s; an agent suspended
+   * in the room carries `suspended` {by, at, reason}, read in the same atomic step (one round trip on Redis).
+   */
   getPresence(scope: RoomScope): Promise<Presence[]>;
 
   // ── locks ─────────────────────────────────────────────────────────────────────────────────────────────
@@ -700,7 +710,7 @@ export interface RoomStore
    * step its live task leases go back (pending, unowned, as at a lease's expiry), its file claims and locks are
    * released (files_released when paths went), the wheel too when it drives the room, and `agent_suspended`
    * {agentId, by, reason, tasks, paths, locks} is appended (from `by`); signals "presence". From then on every room
-   * operation whose actor (RoomScope.actor, or leaveRoom's agent) is the agent is refused with
+   * operation whose actor or caller (RoomScope.actor and .caller, or leaveRoom's agent) is the agent is refused with
    * protocol/suspensions.ts suspendedError, until resumeAgent. Already suspended: answers the earlier suspension
    * with already: true and changes nothing.
    */

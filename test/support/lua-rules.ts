@@ -30,8 +30,8 @@ export async function runLuaRule<T>(
 ): Promise<T> {
   const argv = [room.teamId ?? "", String(room.now), iso(room.now), "0"];
   rule.encode({ input }, argv);
-  // The common tail (lua-prelude.ts): no retention, no feed, no actor, no idempotency key, no claim.
-  argv.push("0 0", "0", "", "", "", "0");
+  // The common tail (lua-prelude.ts): no retention, no feed, no actor, no caller, no idempotency key, no claim.
+  argv.push("0 0", "0", "", "", "", "", "0");
   // The keys it names first, in their order, then the rest of the room (as call.ts passes a whole room).
   const keys = scriptKeys(rule, roomKeys(room.roomId), true);
   const reply = await redis.send("EVAL", [rule.text, String(keys.length), ...keys, ...argv]);

@@ -22,12 +22,16 @@ function limit<T>(list: readonly T[], max: number, name: BoardList, omitted: Omi
   return list.slice(0, max);
 }
 
-/** The room as someone looking on reads it: no use recorded, nothing claimed. */
+/**
+ * The room as someone looking on reads it: no use recorded, nothing claimed. The caller stays: a suspended agent's
+ * look at the board is refused in each read's own step (RoomScope.caller).
+ */
 const lookingAt = (given: RoomScope): RoomScope => ({
   roomId: given.roomId,
   teamId: given.teamId,
   mayClaim: false,
   observe: true,
+  caller: given.caller,
 });
 
 interface Standing {

@@ -1,6 +1,5 @@
 /** Presence tools (2): who is working in the room, and on what. */
 import { z } from "zod";
-import { RoomError } from "../../protocol/errors.ts";
 import { LIMITS } from "../../protocol/limits.ts";
 import { stripControls } from "../../protocol/validation.ts";
 import { missingRoomHint } from "../room-typo.ts";
@@ -52,25 +51,8 @@ export const presenceTools = [
     returns: "Presence[] (with suspended? {by, at, reason}), by agent id",
     input: z.strictObject({ roomId }),
     effect: "read",
-    // The room's suspensions are a second read (protocol/suspensions.ts), kept apart from presence in the store.
-    roundTrips: 2,
     example: async () => ({}),
-    handler: async (_a, call) => {
-      const [presence, suspended] = await Promise.all([
-        call.store.getPresence(call.scope),
-        call.store
-          .listSuspensions({ ...call.scope, mayClaim: false, observe: true })
-          .catch((error: unknown) => {
-            if (error instanceof RoomError && error.kind === "denied") return [];
-            throw error;
-          }),
-      ]);
-      if (suspended.length === 0) return presence;
-      const byAgent = new Map(suspended.map(({ agentId, ...s }) => [agentId, s]));
-      return presence.map((p) => {
-        const s = byAgent.get(p.agentId);
-        return s ? { ...p, suspended: s } : p;
-      });
-    },
+    // The store reads the room's suspensions in the same step as presence (types.ts getPresence).
+    handler: (_a, call) => call.store.getPresence(call.scope),
   }),
 ];

@@ -62,15 +62,17 @@ export function scriptKeys(script: LuaScript, all: string[], whole: boolean): st
 }
 
 /**
- * The ARGV every room script ends with, before the claim mode (lua-prelude.ts TRIM, FEED, ACTOR, IDEM_KEY,
+ * The ARGV every room script ends with, before the claim mode (lua-prelude.ts TRIM, FEED, ACTOR, CALLER, IDEM_KEY,
  * IDEM_FP): the event retention appends apply ("<max events> <max age ms>"), whether to publish the room's
- * changes, the acting agent whose presence a successful call records, and the idempotency key with its fingerprint.
+ * changes, the acting agent whose presence a successful call records, the agent the call is made by (only checked
+ * for a suspension, RoomScope.caller), and the idempotency key with its fingerprint.
  */
 function scopeTail(scope: RoomScope | undefined, feed: boolean, retention: string): string[] {
   return [
     retention,
     feed ? "1" : "0",
     scope?.actor ?? "",
+    scope?.caller ?? "",
     scope?.idempotency?.key ?? "",
     scope?.idempotency?.fingerprint ?? "",
   ];

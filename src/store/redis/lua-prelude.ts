@@ -35,14 +35,16 @@ local TEAM = ARGV[1]            -- team acting on the room
 local NOW = tonumber(ARGV[2])   -- injected clock, ms since epoch (never Redis TIME, so tests can move time)
 local NOW_ISO = ARGV[3]         -- the same instant as an ISO string
 local ROOM_TTL = ARGV[4]        -- ms a room lives after its last use; "0": for ever (its keys get no expiry)
--- The last six ARGV, common to every script and last so operation ARGV keep their numbers (call.ts scopeTail):
+-- The last seven ARGV, common to every script and last so operation ARGV keep their numbers (call.ts scopeTail):
 -- event retention, "<max events> <max age ms>" (0: no bound), which every append applies (lua-log.ts TRIM)
 local TRIM = {
-  max = tonumber(string.match(ARGV[#ARGV - 5], "^(%d+) ")) or 0,
-  ms = tonumber(string.match(ARGV[#ARGV - 5], " (%d+)$")) or 0,
+  max = tonumber(string.match(ARGV[#ARGV - 6], "^(%d+) ")) or 0,
+  ms = tonumber(string.match(ARGV[#ARGV - 6], " (%d+)$")) or 0,
 }
-local FEED = ARGV[#ARGV - 4] == "1" -- "1": publish the room's changes on its feed channel (clients that subscribe)
-local ACTOR = ARGV[#ARGV - 3]   -- acting agent: a successful call on an owned room records its presence ("" none)
+local FEED = ARGV[#ARGV - 5] == "1" -- "1": publish the room's changes on its feed channel (clients that subscribe)
+local ACTOR = ARGV[#ARGV - 4]   -- acting agent: a successful call on an owned room records its presence ("" none)
+-- the agent the call is made by, not acting as it (types.ts RoomScope.caller): only refused when suspended ("" none)
+local CALLER = ARGV[#ARGV - 3]
 local IDEM_KEY = ARGV[#ARGV - 2] -- idempotency key of a mutating call ("" none)
 local IDEM_FP = ARGV[#ARGV - 1] -- sha256 of the tool and its arguments, compared with a kept result's
 -- the claim mode, "1" when the team's room index has a place reserved for this room (call.ts), so a write may
@@ -174,7 +176,7 @@ end
 
 /**
  * Appended to PRELUDE by every script that acts for TEAM: a room owned by another team is refused first, then a
- * call of a suspended actor; a claim
+ * call of a suspended actor or caller (ACTOR, CALLER); a claim
  * of an unowned room starts from nothing (keys a vanished room left behind are dropped); then a kept result of the
  * call's idempotency key is returned as it was (or the key refused for other arguments).
  */
@@ -187,7 +189,7 @@ local function suspended_reply(agent)
   if not s then return nil end
   return '{"err":"suspended","room":' .. str(string.match(K_META, "^room:{(.*)}:meta$")) .. ',"s":' .. s .. '}'
 end
-local refused_actor = suspended_reply(ACTOR)
+local refused_actor = suspended_reply(ACTOR) or (CALLER ~= ACTOR and suspended_reply(CALLER))
 if refused_actor then return refused_actor end
 if not OWNER and CLAIM_OK then
   -- call.ts passes the whole room with every claim.

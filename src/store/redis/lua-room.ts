@@ -1,5 +1,6 @@
 /** Lua of presence, locks and shared variables (each is prepended with PRELUDE). */
 import type { LockInfo } from "../../protocol/records.ts";
+import type { Suspension } from "../../protocol/suspensions.ts";
 import type { StoredPresence } from "./records.ts";
 import { arg, returns, script } from "./script-decl.ts";
 
@@ -49,16 +50,20 @@ return ok('{"exists":true,"p":' .. p .. '}')
 `,
 });
 
-/** getPresence. Replies {ok: {agent: {lastSeen, statusText?}…}}. */
+/**
+ * getPresence, with the room's suspensions read in the same script (protocol/suspensions.ts). Replies
+ * {ok: {p: {agent: {lastSeen, statusText?}…}, s: [Suspension…]}}.
+ */
 export const GET_PRESENCE = script({
   args: {},
-  reply: returns<Record<string, StoredPresence>>(),
+  reply: returns<{ p: Record<string, StoredPresence>; s: Suspension[] }>(),
   body: `
-if not OWNED then return ok("{}") end
+if not OWNED then return ok('{"p":{},"s":[]}') end
 local all = redis.call("HGETALL", K_PRESENCE)
 local out = {}
 for i = 1, #all, 2 do out[#out + 1] = str(all[i]) .. ":" .. all[i + 1] end
-return ok("{" .. table.concat(out, ",") .. "}")
+local suspended = redis.call("HVALS", K_SUSPENDED)
+return ok('{"p":{' .. table.concat(out, ",") .. '},"s":[' .. table.concat(suspended, ",") .. ']}')
 `,
 });
 

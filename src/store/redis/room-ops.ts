@@ -20,7 +20,13 @@ export function roomOps(call: Call): RoomOps {
 
     async getPresence(scope) {
       const { value, now } = await call(scope, "GET_PRESENCE", {});
-      return toPresenceList(value, now);
+      const presence = toPresenceList(value.p, now);
+      if (value.s.length === 0) return presence;
+      const byAgent = new Map(value.s.map(({ agentId, ...s }) => [agentId, s]));
+      return presence.map((p) => {
+        const suspended = byAgent.get(p.agentId);
+        return suspended ? { ...p, suspended } : p;
+      });
     },
 
     async acquireLock(scope, resource, agentId, ttlMs) {

@@ -64,7 +64,8 @@ export function createLeave(
     *leaveRoom(scope: RoomScope, agentId: string): Op<LeaveResult> {
       const room = yield* rooms.check(scope);
       if (!room) return { agentId, roomExists: false, released: nothing };
-      yield* refuseSuspended({ ...scope, actor: agentId });
+      // The caller, if any, was checked by room-tx.ts before this body.
+      yield* refuseSuspended({ ...scope, actor: agentId, caller: undefined });
       yield* rooms.claim(scope);
       const released = yield* releaseHoldings(room.room_id, agentId);
       yield* markLeft.run(room.room_id, agentId, now());

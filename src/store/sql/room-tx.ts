@@ -1,6 +1,7 @@
 /**
- * What every room operation gets from RoomScope, in one place: the kept result of an idempotency key, and the
- * actor's presence refresh, which also renews its live task leases and file claims (Dialect.renew).
+ * What every room operation gets from RoomScope, in one place: the refusal of a suspended actor or caller, the kept
+ * result of an idempotency key, and the actor's presence refresh, which also renews its live task leases and file
+ * claims (Dialect.renew). The caller (RoomScope.caller) is only checked: it records no presence, writes nothing.
  *
  * A write looks its key up first (a kept result is returned as is, another fingerprint refused), then runs the
  * operation, then — only when it succeeded on a room the team owns — records the actor's last_seen and the kept
@@ -85,7 +86,7 @@ export function createRoomTx(parts: SqlParts) {
     ): RoomBody<A, T> {
       return function* (scope, ...args) {
         // Most calls carry no key, and some no actor: their steps are skipped, not entered (a step costs ~0.1 µs).
-        if (scope.actor !== undefined) yield* refuseSuspended(scope);
+        if (scope.actor !== undefined || scope.caller !== undefined) yield* refuseSuspended(scope);
         const earlier = scope.idempotency ? yield* replay(scope) : undefined;
         if (earlier) return earlier.value as T;
         const result = yield* fn(scope, ...args);
@@ -93,10 +94,10 @@ export function createRoomTx(parts: SqlParts) {
         return result;
       };
     },
-    /** A room read's body: a suspended actor's read is refused like its writes. */
+    /** A room read's body: a suspended actor's or caller's read is refused like its writes, in the read's snapshot. */
     read<A extends unknown[], T>(fn: RoomBody<A, T>): RoomBody<A, T> {
       return function* (scope, ...args) {
-        if (scope.actor !== undefined) yield* refuseSuspended(scope);
+        if (scope.actor !== undefined || scope.caller !== undefined) yield* refuseSuspended(scope);
         return yield* fn(scope, ...args);
       };
     },

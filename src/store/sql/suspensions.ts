@@ -34,7 +34,9 @@ const toSuspension = (row: SuspensionRow): Suspension => ({
   reason: row.reason,
 });
 
-/** The check of a call's actor, alone (room-tx.ts runs it before every room operation with an actor). */
+/**
+ * The check of a call's actor and caller, alone (room-tx.ts runs it before every room operation with either).
+ */
 export function createSuspensionCheck({ sql }: Pick<SqlParts, "sql">) {
   // Only in a room the team owns: another team's room must read exactly like a missing one.
   const suspension = sql.query<SuspensionRow, [string, string, string]>(
@@ -42,11 +44,17 @@ export function createSuspensionCheck({ sql }: Pick<SqlParts, "sql">) {
      WHERE s.room_id = ? AND s.agent_id = ? AND r.owner = ?`,
   );
   return {
-    /** Refuses the scope's actor when it is suspended in the room (protocol/suspensions.ts suspendedError). */
+    /**
+     * Refuses the call when its actor, or the agent it is made by (RoomScope.caller), is suspended in the room
+     * (protocol/suspensions.ts suspendedError). The actor is checked first; a caller equal to it is not read twice.
+     */
     *refuseSuspended(scope: RoomScope): Op<void> {
-      if (scope.actor === undefined) return;
-      const row = yield* suspension.get(scope.roomId, scope.actor, scope.teamId);
-      if (row) throw suspendedError(scope.roomId, toSuspension(row));
+      const { actor, caller } = scope;
+      for (const agent of [actor, caller === actor ? undefined : caller]) {
+        if (agent === undefined) continue;
+        const row = yield* suspension.get(scope.roomId, agent, scope.teamId);
+        if (row) throw suspendedError(scope.roomId, toSuspension(row));
+      }
     },
   };
 }

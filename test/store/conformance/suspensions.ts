@@ -98,6 +98,60 @@ export function suspensionTests(suite: Suite): void {
     ).toEqual([]);
   });
 
+  test("a call made by a suspended agent that names no agent (RoomScope.caller) is refused in its own step; by another agent it is not, and records nothing", async () => {
+    const { scope, task } = await holding("b");
+    await suite.store.suspendAgent(scope, { agentId: "a", by: "ops-lead", reason: "looping" });
+    const by = (caller: string): RoomScope => ({ ...scope, caller });
+    const before = await snapshot(suite.store, scope);
+    const refused: (() => Promise<unknown>)[] = [
+      () => suite.store.readPlan(by("a")),
+      () => suite.second.listContext(by("a"), {}),
+      () => suite.store.getPresence(by("a")),
+      () => suite.second.getTask(by("a"), task.id),
+      () => suite.store.postEvent(by("a"), { type: "note", from: "system", to: "all", payload: {} }),
+    ];
+    for (const call of refused) {
+      const error = await expectRoomError(call(), "forbidden", refusedAs("a"));
+      expect(error.message).toContain("by ops-lead");
+      expect(error.message).toContain("looping");
+    }
+    expect(await snapshot(suite.store, scope)).toEqual(before);
+    // Another agent's reads answer, and record no presence for it: the caller is only checked.
+    expect((await suite.store.readPlan(by("c"))).tasks.map((t) => t.id)).toEqual([task.id]);
+    expect((await suite.second.getTask(by("c"), task.id)).id).toBe(task.id);
+    expect((await suite.store.getPresence(by("c"))).map((p) => p.agentId)).not.toContain("c");
+    // The actor is checked too when both are set.
+    await expectRoomError(
+      suite.store.readPlan({ ...as(scope, "a"), caller: "c" }),
+      "forbidden",
+      refusedAs("a"),
+    );
+    await expectRoomError(
+      suite.store.readPlan({ ...as(scope, "c"), caller: "a" }),
+      "forbidden",
+      refusedAs("a"),
+    );
+    // Another team's room reads as missing (denied), whoever the caller: not as a suspension.
+    const foreign = { ...scope, teamId: `${scope.teamId}-other`, caller: "a" };
+    await expectRoomError(suite.store.readPlan(foreign), "denied", /./);
+  });
+
+  test("getPresence marks a suspended agent it lists with suspended {by, at, reason}, in the same read", async () => {
+    const scope = await claimedRoom(suite.store);
+    await suite.store.heartbeat(as(scope, "a"), "a", "busy");
+    await suite.store.heartbeat(as(scope, "b"), "b");
+    const at = iso(suite.clock.now());
+    await suite.store.suspendAgent(scope, { agentId: "a", by: "ops-lead", reason: "looping" });
+    await suite.store.suspendAgent(scope, { agentId: "never-seen", by: "ops-lead", reason: "r" });
+    const listed = await suite.second.getPresence(scope);
+    expect(listed.map((p) => p.agentId)).toEqual(["a", "b"]);
+    expect(listed[0]).toMatchObject({ agentId: "a", statusText: "busy" });
+    expect(listed[0]?.suspended).toEqual({ by: "ops-lead", at, reason: "looping" });
+    expect(listed[1]?.suspended).toBeUndefined();
+    await suite.store.resumeAgent(scope, { agentId: "a", by: "ops-lead" });
+    expect((await suite.store.getPresence(scope)).some((p) => p.suspended !== undefined)).toBe(false);
+  });
+
   test("resuming restores the agent; suspending twice or resuming a free agent changes nothing", async () => {
     const scope = await claimedRoom(suite.store);
     const first = await suite.store.suspendAgent(scope, { agentId: "a", by: "p", reason: "one" });

@@ -7,12 +7,24 @@
  * The servers every test file shares (redis-server, the Redis Cluster, PostgreSQL) are started here, once for both
  * tiers, and handed to the test processes in ROOMD_TEST_SHARED (test/support/shared-servers.ts); their watchdogs
  * stop them if this process dies.
+ *
+ * The serial process tier also ends with its slowest files: Bun prints a file's name as it starts the file, so the time
+ * from one name to the next is that file's wall time, hooks included (the fast tier runs files side by side, so its
+ * names say nothing about time).
  */
 import { sharedPostgres } from "../test/support/postgres.ts";
 import { stopSharedServers } from "../test/support/processes.ts";
 import { sharedRedisCluster } from "../test/support/redis-cluster.ts";
 import { sharedRedis } from "../test/support/redis-server.ts";
 import { SHARED_ENV, type SharedServers } from "../test/support/shared-servers.ts";
+
+/** TEST_TIER=fast or TEST_TIER=process runs that tier alone (with the same shared servers and summary). */
+const only = process.env.TEST_TIER;
+const tiers = [
+  { name: "fast", script: "test:fast", timed: false },
+  { name: "process", script: "test:process", timed: true },
+].filter((tier) => only === undefined || only === "" || tier.name === only);
+if (tiers.length === 0) throw new Error(`TEST_TIER: fast or process, not ${only}`);
 
 const serversStarted = performance.now();
 const [redis, postgres, cluster] = await Promise.all([sharedRedis(), sharedPostgres(), sharedRedisCluster()]);
@@ -31,25 +43,29 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-const tiers = [
-  { name: "fast", script: "test:fast" },
-  { name: "process", script: "test:process" },
-];
 /** Lines kept before each `(fail)` line: Bun prints a test's error, source excerpt and stack just before it. */
 const CONTEXT_LINES = 12;
 /** Failures repeated at the end, per tier (Bun lists each failure twice: in place and in its own summary). */
 const MAX_FAILURES = 10;
+/** The serial tier's slowest files listed at the end. */
+const SLOWEST_FILES = 12;
+/** A line Bun prints as it starts a test file: the file's path and a colon. */
+const FILE_START = /^\S+\.test\.ts:$/;
+
+/** What one tier's output said: its failures with their context, and when each file started (ms). */
+interface Seen {
+  failures: Map<string, string[]>;
+  starts: { file: string; at: number }[];
+}
 
 /** Passes a stream through to `out` line by line, keeping each `(fail)` line with the lines before it. */
-async function relay(
-  stream: ReadableStream<Uint8Array>,
-  out: NodeJS.WriteStream,
-  failures: Map<string, string[]>,
-) {
+async function relay(stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream, seen: Seen) {
+  const { failures, starts } = seen;
   const recent: string[] = [];
   const decoder = new TextDecoder();
   let partial = "";
   const take = (line: string) => {
+    if (FILE_START.test(line)) starts.push({ file: line.slice(0, -1), at: performance.now() });
     if (line.startsWith("(fail)") && !failures.has(line)) failures.set(line, [...recent]);
     recent.push(line);
     if (recent.length > CONTEXT_LINES) recent.shift();
@@ -63,7 +79,20 @@ async function relay(
   if (partial) take(partial);
 }
 
-const results: { name: string; code: number; seconds: number; failures: Map<string, string[]> }[] = [];
+/** Each file's wall time from its start to the next file's (the last one's to the tier's end), slowest first. */
+function fileTimes(starts: Seen["starts"], end: number): { file: string; seconds: number }[] {
+  return starts
+    .map(({ file, at }, i) => ({ file, seconds: ((starts[i + 1]?.at ?? end) - at) / 1000 }))
+    .sort((a, b) => b.seconds - a.seconds);
+}
+
+const results: {
+  name: string;
+  code: number;
+  seconds: number;
+  failures: Map<string, string[]>;
+  files?: { file: string; seconds: number }[];
+}[] = [];
 for (const tier of tiers) {
   const started = performance.now();
   const proc = Bun.spawn(["bun", "run", tier.script, ...process.argv.slice(2)], {
@@ -72,13 +101,26 @@ for (const tier of tiers) {
     stdout: "pipe",
     stderr: "pipe",
   });
-  const failures = new Map<string, string[]>();
-  await Promise.all([
-    relay(proc.stdout, process.stdout, failures),
-    relay(proc.stderr, process.stderr, failures),
-  ]);
+  const seen: Seen = { failures: new Map(), starts: [] };
+  await Promise.all([relay(proc.stdout, process.stdout, seen), relay(proc.stderr, process.stderr, seen)]);
   const code = await proc.exited;
-  results.push({ name: tier.name, code, seconds: (performance.now() - started) / 1000, failures });
+  const ended = performance.now();
+  results.push({
+    name: tier.name,
+    code,
+    seconds: (ended - started) / 1000,
+    failures: seen.failures,
+    ...(tier.timed ? { files: fileTimes(seen.starts, ended) } : {}),
+  });
+}
+
+for (const r of results) {
+  if (!r.files?.length) continue;
+  console.log(
+    `\n── ${r.name} tier: the ${Math.min(SLOWEST_FILES, r.files.length)} slowest of ${r.files.length} files ──`,
+  );
+  for (const { file, seconds } of r.files.slice(0, SLOWEST_FILES))
+    console.log(`${seconds.toFixed(1).padStart(7)} s  ${file}`);
 }
 
 for (const r of results) {

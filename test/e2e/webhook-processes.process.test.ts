@@ -10,8 +10,10 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { httpClient } from "../support/http.ts";
+import { startRedisServer } from "../support/redis-server.ts";
 import { type SpawnedServer, spawnServer } from "../support/server.ts";
-import { E2E_STORES, type E2eStore, newRoomId } from "../support/stores.ts";
+import { E2E_STORES, type E2eStore, newRoomId, TEST_ROOMS_PER_TEAM } from "../support/stores.ts";
+import { startUpstashFront } from "../support/upstash-front.ts";
 import { type Receiver, receiverPool } from "../support/webhook-receiver.ts";
 
 /** A team of this run's own: the shared Redis keeps rooms and rate windows per team across test files. */
@@ -87,8 +89,8 @@ async function deliveries(url: string, roomId: string, webhookId: string): Promi
  * Process A takes the first attempts; events 1–4 fail fast (their retries are queued) and, with `inFlight`,
  * events 5–6 are held by the receiver while A is SIGKILLed. Process B, started afterwards, must deliver all.
  */
-async function crashTest(backing: E2eStore, inFlight: boolean): Promise<void> {
-  const env = { ...ENV, ...(await backing.env()) };
+async function crashTest(store: Record<string, string>, inFlight: boolean): Promise<void> {
+  const env = { ...ENV, ...store };
   let phase: "failing" | "ok" = "failing";
   const answers = new Map<string, number[]>();
   const receiver = receivers.start({
@@ -141,51 +143,83 @@ async function crashTest(backing: E2eStore, inFlight: boolean): Promise<void> {
   }
 }
 
-/**
- * Most of these tests' time is waiting (the retry schedule, a lease), so tests on stores of their own run side by
- * side. Every roomd process on a store delivers for every room of it, so two tests on one store would deliver each
- * other's events: each test gets a store of its own where the backing can make one (a new SQLite file, a new
- * PostgreSQL database), Redis Cluster has one test, and the in-flight crash test on Redis runs beside those; the
- * other tests on the shared redis-server (Redis and Upstash) then run one at a time.
- */
-const OWN_STORE = new Set(["sqlite", "postgres", "redis-cluster"]);
-const backings = E2E_STORES.map((make) => ({ make, name: make().name })).sort(
-  (a, b) => Number(!OWN_STORE.has(a.name)) - Number(!OWN_STORE.has(b.name)),
-);
+/** The environment of a store of the test's own, and how to stop what it started. */
+interface OwnStore {
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
 
-for (const { make, name } of backings) {
-  const alongside = OWN_STORE.has(name) ? test.concurrent : test;
+/**
+ * A store no other test of this file uses. Every roomd process on a store delivers for every room of it, so two
+ * tests on one store would deliver each other's events: SQLite gets a new file and PostgreSQL a new database (the
+ * backing makes one each time), Redis Cluster has one test, and Redis and Upstash get a private redis-server (and a
+ * REST front over it), started here and stopped by the test.
+ */
+async function ownStore(make: () => E2eStore): Promise<OwnStore> {
+  const backing = make();
+  if (backing.name !== "redis" && backing.name !== "upstash")
+    return { env: await backing.env(), stop: async () => {} };
+  const redis = await startRedisServer();
+  const base = { ROOMS_PER_TEAM: String(TEST_ROOMS_PER_TEAM) };
+  if (backing.name === "redis")
+    return { env: { ...base, STORE: "redis", REDIS_URL: redis.url }, stop: () => redis.stop() };
+  const front = await startUpstashFront({ redisUrl: redis.url });
+  return {
+    env: {
+      ...base,
+      STORE: "upstash",
+      UPSTASH_REDIS_REST_URL: front.url,
+      UPSTASH_REDIS_REST_TOKEN: front.token,
+    },
+    stop: async () => {
+      await front.stop();
+      await redis.stop();
+    },
+  };
+}
+
+/** Runs `body` on a store of its own, stopping the store's servers afterwards. */
+async function onOwnStore(make: () => E2eStore, body: (env: Record<string, string>) => Promise<void>) {
+  const store = await ownStore(make);
+  try {
+    await body(store.env);
+  } finally {
+    await store.stop();
+  }
+}
+
+/**
+ * Most of these tests' time is waiting (the retry schedule, a lease), and each runs on a store of its own, so they
+ * all run side by side: the file takes as long as its longest test (the in-flight crash, which waits out a lease).
+ */
+for (const make of E2E_STORES) {
+  const name = make().name;
   describe(`webhooks across roomd processes (${name})`, () => {
-    // The claims of a send in flight are held for the lease (30 s): shown once, on a network store. First in its
-    // group, so that it waits out the lease beside the tests of the stores above.
+    // The claims of a send in flight are held for the lease (30 s): shown once, on a network store.
     if (name === "redis")
-      test.concurrent("a process SIGKILLed in the middle of sends: another sends them again once their claims' leases run out", async () => {
-        await crashTest(make(), true);
-      }, 80_000);
+      test.concurrent(
+        "a process SIGKILLed in the middle of sends: another sends them again once their claims' leases run out",
+        () => onOwnStore(make, (env) => crashTest(env, true)),
+        80_000,
+      );
 
     // Once per body of the outbox: SQLite and PostgreSQL (one SQL body, two locking models) and Redis (the Lua
     // scripts Redis Cluster and Upstash run too, over transports the conformance suite and the three-process test
     // below cover on each of them).
     if (name !== "redis-cluster" && name !== "upstash")
-      alongside(
-        "a process SIGKILLed with retries queued loses none: a process started afterwards delivers them",
-        async () => {
-          await crashTest(make(), false);
-        },
-      );
+      test.concurrent("a process SIGKILLed with retries queued loses none: a process started afterwards delivers them", () =>
+        onOwnStore(make, (env) => crashTest(env, false)));
 
-    alongside(
-      "3 processes, 2 webhooks, 60 events: no attempt is sent twice, none is missing; 410 disables",
-      async () => {
-        const env = { ...ENV, ...(await make().env()) };
+    test.concurrent("3 processes, 2 webhooks, 60 events: no attempt is sent twice, none is missing; 410 disables", () =>
+      onOwnStore(make, async (store) => {
+        const env = { ...ENV, ...store };
         const servers = await Promise.all([spawnServer(env), spawnServer(env), spawnServer(env)]);
         try {
           await threeProcesses(name, servers);
         } finally {
           await Promise.all(servers.map((s) => s.stop()));
         }
-      },
-    );
+      }));
   });
 }
 

@@ -2,7 +2,8 @@
  * The 2025-era request path (initialize handshake revisions): every POST gets a fresh low-level SDK Server and
  * web-standard transport, no session. Tools, resources, prompts and completions are served by the server's
  * fallback handler (no second zod parse of the request or the result; a lone tools/list and a large lone tools/call
- * are spliced, splice.ts); initialize, ping and notifications stay the SDK's.
+ * are spliced, splice.ts); initialize, ping and notifications stay the SDK's. A plain lone tools/call answered as
+ * JSON, the commonest request, skips the server and transport altogether (legacy-call.ts).
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -10,6 +11,7 @@ import { ErrorCode, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonText } from "../protocol/json-text.ts";
 import { routeAsks } from "./legacy-asks.ts";
+import { directCall } from "./legacy-call.ts";
 import { observeOperations } from "./operations.ts";
 import { CAPABILITIES, INSTRUCTIONS, type McpRequestDeps, surfaceCallOf } from "./request-deps.ts";
 import { installGuards } from "./sdk-guards.ts";
@@ -75,6 +77,9 @@ export async function handleLegacy(
 ): Promise<Response> {
   const negotiated = negotiate(request.headers.get("accept"));
   const json = negotiated.json && !options.stream;
+  // A plain lone tools/call answered as JSON needs nothing of the SDK's per-request machinery (legacy-call.ts).
+  const direct = json && !options.logging ? directCall(request, body, deps) : undefined;
+  if (direct) return direct;
   const server = new Server(SERVER_INFO, {
     capabilities: options.logging ? { ...CAPABILITIES, logging: {} } : CAPABILITIES,
     instructions: INSTRUCTIONS[deps.profile],

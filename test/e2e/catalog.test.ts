@@ -45,7 +45,12 @@ for (const make of E2E_STORES) {
     beforeAll(async () => {
       store = await make().open();
       server = startInProcess(store, undefined, { OPERATOR_KEYS: OPERATORS });
-      env = { http: httpClient(server.url), teamKey: TEAM_A.secret, otherTeamKey: TEAM_B.secret };
+      env = {
+        http: httpClient(server.url),
+        teamKey: TEAM_A.secret,
+        otherTeamKey: TEAM_B.secret,
+        direct: { store, teamId: TEAM_A.teamId },
+      };
       boundToAlice = (await env.http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" })).body
         .secret;
       const elsewhere = newRoomId();
@@ -146,7 +151,12 @@ describe("the checks catch a tool that escapes identity enforcement", () => {
     const store = await make().open();
     const server = startInProcess(store);
     try {
-      const env = { http: httpClient(server.url), teamKey: TEAM_A.secret, otherTeamKey: TEAM_B.secret };
+      const env = {
+        http: httpClient(server.url),
+        teamKey: TEAM_A.secret,
+        otherTeamKey: TEAM_B.secret,
+        direct: { store, teamId: TEAM_A.teamId },
+      };
       const addTask = CATALOG.get("add_task") as ToolDefinition;
       const unscoped = { key: TEAM_A.secret, rooms: [newRoomId()] };
       expect((await readOnlyProblems(addTask, env, newRoomId(), TEAM_A.secret)).join("\n")).toContain(
@@ -155,6 +165,41 @@ describe("the checks catch a tool that escapes identity enforcement", () => {
       expect((await roomScopeProblems(addTask, env, newRoomId(), unscoped)).join("\n")).toContain(
         "add_task: a key scoped to other rooms got",
       );
+    } finally {
+      await server.stop();
+      await store.close();
+    }
+  });
+
+  test("a snapshot read from the store changes with every kind of write", async () => {
+    const make = E2E_STORES[0] as (typeof E2E_STORES)[number];
+    const store = await make().open();
+    const server = startInProcess(store);
+    try {
+      const env = {
+        http: httpClient(server.url),
+        teamKey: TEAM_A.secret,
+        otherTeamKey: TEAM_B.secret,
+        direct: { store, teamId: TEAM_A.teamId },
+      };
+      const roomId = newRoomId();
+      expect(await snapshot(env, roomId)).toContain('"room":null');
+      await env.http.post("/admin/rooms", TEAM_A.secret, { roomId });
+      const writes: [string, Record<string, unknown>][] = [
+        ["set_shared_var", { key: "k", value: "v", agentId: "alice" }],
+        ["post_event", { type: "note", from: "alice", payload: {} }],
+        ["heartbeat", { agentId: "bob" }],
+        ["acquire_lock", { resource: "db", agentId: "alice" }],
+        ["get_unread_events", { agentId: "carol" }],
+      ];
+      let before = await snapshot(env, roomId);
+      for (const [name, args] of writes) {
+        const result = await env.http.tool(TEAM_A.secret, name, { roomId, ...args });
+        expect(result.isError, `${name}: ${result.text}`).toBe(false);
+        const after = await snapshot(env, roomId);
+        expect(after, name).not.toBe(before);
+        before = after;
+      }
     } finally {
       await server.stop();
       await store.close();
@@ -172,7 +217,12 @@ describe("the checks catch a tool that escapes identity enforcement", () => {
       createCatalog([...CATALOG.tools, rogue, undeclared]),
     );
     try {
-      const env = { http: httpClient(server.url), teamKey: TEAM_A.secret, otherTeamKey: TEAM_B.secret };
+      const env = {
+        http: httpClient(server.url),
+        teamKey: TEAM_A.secret,
+        otherTeamKey: TEAM_B.secret,
+        direct: { store, teamId: TEAM_A.teamId },
+      };
       const bound = (await env.http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" })).body
         .secret;
       const found = await impersonationProblems(rogue, env, newRoomId(), bound);

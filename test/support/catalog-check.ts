@@ -6,6 +6,7 @@
 import { jsonSchema } from "../../src/mcp/catalog.ts";
 import { contextFields, type ExampleRoom, publishedInput, type ToolDefinition } from "../../src/mcp/tool.ts";
 import { AGENT_ID } from "../../src/protocol/ids.ts";
+import type { RoomStore } from "../../src/store/types.ts";
 import type { httpClient } from "./http.ts";
 
 type Json = Record<string, any>;
@@ -17,6 +18,11 @@ export interface CheckEnv {
   teamKey: string;
   /** A key of another team. */
   otherTeamKey: string;
+  /**
+   * The store behind the server and the team owning the rooms, when the server runs in this process: snapshots then
+   * read the room's whole export from it (two store reads, not seven tool calls over HTTP).
+   */
+  direct?: { store: RoomStore; teamId: string };
 }
 
 /**
@@ -46,8 +52,23 @@ export function exampleRoom(env: CheckEnv, roomId: string, key = env.teamKey): E
   };
 }
 
-/** Everything observable about a room through the read tools, to prove a refused call changed nothing. */
+/**
+ * Everything a room holds, as text to compare before and after a call: with the store at hand, its export (every
+ * record: plan, context and history, variables, approvals, handoffs, verdicts, cursors, fences, claims, values,
+ * the log) with presence and lock holders, which an export leaves out; else seven reads through the tools.
+ */
 export async function snapshot(env: CheckEnv, roomId: string): Promise<string> {
+  if (env.direct) {
+    const { store, teamId } = env.direct;
+    const scope = { roomId, teamId, observe: true };
+    const [room, presence, locks] = await Promise.all([
+      store.exportRoom(scope),
+      store.getPresence(scope),
+      store.listLocks(scope),
+    ]);
+    const log = room && room.head > 0 ? await store.exportLog(scope, 0, room.head) : [];
+    return JSON.stringify({ room, log, presence, locks });
+  }
   const reads = await Promise.all(
     [
       ["read_plan", {}],

@@ -42,7 +42,10 @@ function directRequest(
 const json = (text: string) =>
   new Response(text, { status: 200, headers: { "Content-Type": "application/json" } });
 
-/** In JSON mode a notification related to the request has no stream to go to: the SDK drops it, as here. */
+/**
+ * In JSON mode a notification related to the request has no stream to go to: the SDK drops it, as here. One object
+ * for every call (nothing writes to it).
+ */
 const IO: RequestIO = { era: "legacy", clientCapabilities: {}, notify: async () => {} };
 
 /**

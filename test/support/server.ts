@@ -30,10 +30,10 @@ export interface InProcessServer extends RunningServer {
   live: LiveRooms;
 }
 
-/** roomd in this process on the given store, with teams A and B and an operator; env overrides config. */
 /** The rate limit of test servers unless a test sets one (teams A and B serve many files on the shared stores). */
 const SHARED_RATE_LIMIT = 1_000_000;
 
+/** roomd in this process on the given store, with teams A and B and an operator; env overrides config. */
 export function startInProcess(
   store: RoomStore,
   logger: Logger = silentLogger,

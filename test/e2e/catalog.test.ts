@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { CATALOG, createCatalog } from "../../src/mcp/catalog.ts";
+import { CATALOG, type Catalog, createCatalog } from "../../src/mcp/catalog.ts";
 import { defineTool, type ToolDefinition } from "../../src/mcp/tool.ts";
 import { agentIdSchema } from "../../src/protocol/ids.ts";
 import type { RoomStore } from "../../src/store/types.ts";
@@ -33,6 +33,26 @@ import { E2E_STORES, newRoomId } from "../support/stores.ts";
 const PERSON_A = { secret: "secret-person-a-0123456789", humanId: "pat" };
 const OPERATORS = `${OPERATOR.teamId}:${OPERATOR.secret},${TEAM_A.teamId}:${PERSON_A.secret}:${PERSON_A.humanId}`;
 
+/** The checks' environment for a server in this process on `store`: team A's rooms, team B the other team. */
+const checkEnv = (server: RunningServer, store: RoomStore): CheckEnv => ({
+  http: httpClient(server.url),
+  teamKey: TEAM_A.secret,
+  otherTeamKey: TEAM_B.secret,
+  direct: { store, teamId: TEAM_A.teamId },
+});
+
+/** Runs `check` against a server in this process (with `catalog`, else the real one) on a store of its own. */
+async function onServer(check: (env: CheckEnv) => Promise<void>, catalog?: Catalog): Promise<void> {
+  const store = await (E2E_STORES[0] as (typeof E2E_STORES)[number])().open();
+  const server = startInProcess(store, undefined, {}, Date.now, catalog);
+  try {
+    await check(checkEnv(server, store));
+  } finally {
+    await server.stop();
+    await store.close();
+  }
+}
+
 for (const make of E2E_STORES) {
   describe(`the catalog on ${make().name}`, () => {
     let store: RoomStore;
@@ -45,12 +65,7 @@ for (const make of E2E_STORES) {
     beforeAll(async () => {
       store = await make().open();
       server = startInProcess(store, undefined, { OPERATOR_KEYS: OPERATORS });
-      env = {
-        http: httpClient(server.url),
-        teamKey: TEAM_A.secret,
-        otherTeamKey: TEAM_B.secret,
-        direct: { store, teamId: TEAM_A.teamId },
-      };
+      env = checkEnv(server, store);
       boundToAlice = (await env.http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" })).body
         .secret;
       const elsewhere = newRoomId();
@@ -146,17 +161,8 @@ describe("the checks catch a tool that escapes identity enforcement", () => {
       call.store.postEvent(call.scope, { type: "rogue", from: a.by, to: "all", payload: {} }),
   });
 
-  test("the scope checks fail when the key is not narrowed at all", async () => {
-    const make = E2E_STORES[0] as (typeof E2E_STORES)[number];
-    const store = await make().open();
-    const server = startInProcess(store);
-    try {
-      const env = {
-        http: httpClient(server.url),
-        teamKey: TEAM_A.secret,
-        otherTeamKey: TEAM_B.secret,
-        direct: { store, teamId: TEAM_A.teamId },
-      };
+  test("the scope checks fail when the key is not narrowed at all", () =>
+    onServer(async (env) => {
       const addTask = CATALOG.get("add_task") as ToolDefinition;
       const unscoped = { key: TEAM_A.secret, rooms: [newRoomId()] };
       expect((await readOnlyProblems(addTask, env, newRoomId(), TEAM_A.secret)).join("\n")).toContain(
@@ -165,23 +171,10 @@ describe("the checks catch a tool that escapes identity enforcement", () => {
       expect((await roomScopeProblems(addTask, env, newRoomId(), unscoped)).join("\n")).toContain(
         "add_task: a key scoped to other rooms got",
       );
-    } finally {
-      await server.stop();
-      await store.close();
-    }
-  });
+    }));
 
-  test("a snapshot read from the store changes with every kind of write", async () => {
-    const make = E2E_STORES[0] as (typeof E2E_STORES)[number];
-    const store = await make().open();
-    const server = startInProcess(store);
-    try {
-      const env = {
-        http: httpClient(server.url),
-        teamKey: TEAM_A.secret,
-        otherTeamKey: TEAM_B.secret,
-        direct: { store, teamId: TEAM_A.teamId },
-      };
+  test("a snapshot read from the store changes with every kind of write", () =>
+    onServer(async (env) => {
       const roomId = newRoomId();
       expect(await snapshot(env, roomId)).toContain('"room":null');
       await env.http.post("/admin/rooms", TEAM_A.secret, { roomId });
@@ -200,38 +193,18 @@ describe("the checks catch a tool that escapes identity enforcement", () => {
         expect(after, name).not.toBe(before);
         before = after;
       }
-    } finally {
-      await server.stop();
-      await store.close();
-    }
-  });
+    }));
 
-  test("the impersonation check fails both", async () => {
-    const make = E2E_STORES[0] as (typeof E2E_STORES)[number];
-    const store = await make().open();
-    const server = startInProcess(
-      store,
-      undefined,
-      {},
-      Date.now,
+  test("the impersonation check fails both", () =>
+    onServer(
+      async (env) => {
+        const bound = (await env.http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" })).body
+          .secret;
+        const found = await impersonationProblems(rogue, env, newRoomId(), bound);
+        expect(found.join("\n")).toContain("filter agentId let a bound key act as mallory-impostor");
+        const missing = await impersonationProblems(undeclared, env, newRoomId(), bound);
+        expect(missing.join("\n")).toContain("agent argument by is not declared");
+      },
       createCatalog([...CATALOG.tools, rogue, undeclared]),
-    );
-    try {
-      const env = {
-        http: httpClient(server.url),
-        teamKey: TEAM_A.secret,
-        otherTeamKey: TEAM_B.secret,
-        direct: { store, teamId: TEAM_A.teamId },
-      };
-      const bound = (await env.http.post("/admin/keys", TEAM_A.secret, { boundAgentId: "alice" })).body
-        .secret;
-      const found = await impersonationProblems(rogue, env, newRoomId(), bound);
-      expect(found.join("\n")).toContain("filter agentId let a bound key act as mallory-impostor");
-      const missing = await impersonationProblems(undeclared, env, newRoomId(), bound);
-      expect(missing.join("\n")).toContain("agent argument by is not declared");
-    } finally {
-      await server.stop();
-      await store.close();
-    }
-  });
+    ));
 });

@@ -217,6 +217,35 @@ for (const { make, roundTrip } of BACKINGS) {
       expect(attrs(unknown)["error.type"]).toBe("-32601");
     });
 
+    test("a plain tool call (the 2025 era's direct lane): the HTTP traceparent continued, store work beneath", async () => {
+      const traceId = hex(16);
+      const parentId = hex(8);
+      const roomId = `traced-${crypto.randomUUID().slice(0, 8)}`;
+      const res = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${TEAM_A.secret}`,
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "Mcp-Protocol-Version": "2025-06-18",
+          traceparent: `00-${traceId}-${parentId}-01`,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 8,
+          method: "tools/call",
+          params: { name: "add_task", arguments: { roomId, title: "plain", agentId: "tracer" } },
+        }),
+      });
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(await res.json())).not.toContain("isError");
+      const call = await received("tools/call add_task", (s) => s.traceId === traceId && s.kind === SERVER);
+      expect(call.parentSpanId).toBe(parentId);
+      expect(attrs(call)).toMatchObject({ "jsonrpc.request.id": "8", "mcp.protocol.version": "2025-06-18" });
+      const operation = await received("store.addTask", (s) => s.parentSpanId === call.spanId);
+      expect(operation).toMatchObject({ name: "store.addTask", kind: INTERNAL, traceId });
+    });
+
     test("without _meta, the HTTP traceparent is continued; tools/list is named by its method", async () => {
       const traceId = hex(16);
       const parentId = hex(8);

@@ -10,6 +10,8 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { SQL, spawnSync } from "bun";
+import { openPg } from "../../src/store/postgres/db.ts";
+import { migrate, SCHEMA_VERSION } from "../../src/store/postgres/schema.ts";
 import {
   startWatched,
   stopWithTestProcess,
@@ -24,8 +26,11 @@ export interface PostgresServer {
   /** postgres://roomd@127.0.0.1:<port>/postgres — trust authentication, loopback only. */
   url: string;
   port: number;
-  /** A URL for a fresh, empty database on this server (tests isolate by database when they must). */
-  createDatabase(): Promise<string>;
+  /**
+   * A URL for a fresh database on this server (tests isolate by database when they must): empty, or with
+   * `migrated` a copy of the run's template that roomd's migrations already brought to the current schema.
+   */
+  createDatabase(options?: { migrated?: boolean }): Promise<string>;
   stop(): Promise<void>;
   /** Stops the server abruptly (SIGKILL of the postmaster, as a crash would) and starts it again. */
   restart(options?: { downMs?: number }): Promise<void>;
@@ -220,21 +225,59 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
 
 /**
  * Makes fresh databases on the server at `url`. Names are unique across the processes of a run sharing the server
- * (a pid may come back later in a long run, so a random part too).
+ * (a pid may come back later in a long run, so a random part too). A migrated one is copied from the server's
+ * template (schemaTemplate): copying a migrated database costs a fraction of migrating an empty one, and most
+ * tests want a store, not a migration (src/store/postgres/core.test.ts tests migrations on empty databases).
  */
-function databaseMaker(url: string, port: number): () => Promise<string> {
+function databaseMaker(url: string, port: number): (options?: { migrated?: boolean }) => Promise<string> {
   const run = crypto.randomUUID().slice(0, 8);
   let databases = 0;
-  return async () => {
+  let template: Promise<string> | undefined;
+  return async (options = {}) => {
     const name = `roomd_${process.pid}_${run}_${++databases}`;
+    const from = options.migrated ? ` TEMPLATE ${await (template ??= schemaTemplate(url, port))}` : "";
     const admin = new SQL({ url, max: 1 });
     try {
-      await admin.unsafe(`CREATE DATABASE ${name}`);
+      await admin.unsafe(`CREATE DATABASE ${name}${from}`);
     } finally {
       await admin.close();
     }
     return `postgres://roomd@127.0.0.1:${port}/${name}`;
   };
+}
+
+/** The advisory lock under which the processes of a run sharing a server build its template (once). */
+const TEMPLATE_LOCK = 7_245_001;
+
+/**
+ * The name of a database on the server holding the current schema and nothing else, made by the first process of
+ * the run to ask (under an advisory lock, so processes asking at once wait for it) with roomd's own migrations.
+ * It is built under another name and renamed once complete, so a template that exists is whole; no connection to
+ * it stays open, as PostgreSQL copies only a database nobody is connected to.
+ */
+async function schemaTemplate(url: string, port: number): Promise<string> {
+  const name = `roomd_template_v${SCHEMA_VERSION}`;
+  const building = `${name}_building`;
+  const admin = new SQL({ url, max: 1 });
+  try {
+    await admin`SELECT pg_advisory_lock(${TEMPLATE_LOCK})`;
+    const [found] = await admin`SELECT 1 AS one FROM pg_database WHERE datname = ${name}`;
+    if (!found) {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${building}`);
+      await admin.unsafe(`CREATE DATABASE ${building}`);
+      const pg = openPg({ url: `postgres://roomd@127.0.0.1:${port}/${building}`, max: 1, timeoutMs: 60_000 });
+      try {
+        await migrate(pg);
+      } finally {
+        await pg.close();
+      }
+      await admin.unsafe(`ALTER DATABASE ${building} RENAME TO ${name}`);
+    }
+    return name;
+  } finally {
+    await admin`SELECT pg_advisory_unlock(${TEMPLATE_LOCK})`.catch(() => {});
+    await admin.close();
+  }
 }
 
 let shared: Promise<PostgresServer> | undefined;

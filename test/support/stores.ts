@@ -205,12 +205,13 @@ export function upstashE2e(): E2eStore {
 
 /**
  * A database of its own on the shared PostgreSQL server (test/support/postgres.ts), created on first use, so each
- * backing starts empty and migrates like a fresh deployment.
+ * backing starts empty: a copy of the run's migrated template (no rows, the current schema), which roomd opens as a
+ * deployment already migrated.
  */
 export function postgresE2e(): E2eStore {
   let database: Promise<string> | undefined;
   const url = () => {
-    database ??= sharedPostgres().then((server) => server.createDatabase());
+    database ??= sharedPostgres().then((server) => server.createDatabase({ migrated: true }));
     return database;
   };
   return {

@@ -82,25 +82,25 @@ for (const make of E2E_STORES) {
 
     for (const tool of CATALOG.tools) {
       describe(tool.name, () => {
-        test("another team is denied like a missing room, nothing changes", async () => {
+        test.concurrent("another team is denied like a missing room, nothing changes", async () => {
           expect(await crossTeamProblems(tool, env, newRoomId())).toEqual([]);
         });
-        test("an invite for another room is denied like a missing room, nothing changes", async () => {
+        test.concurrent("an invite for another room is denied like a missing room, nothing changes", async () => {
           expect(await foreignInviteProblems(tool, env, newRoomId(), foreignInvite)).toEqual([]);
         });
-        test("a read-only key: a write is refused before its arguments, a read is allowed", async () => {
+        test.concurrent("a read-only key: a write is refused before its arguments, a read is allowed", async () => {
           expect(await readOnlyProblems(tool, env, newRoomId(), readOnlyKey)).toEqual([]);
         });
-        test("a key scoped to other rooms reads the room as missing, nothing changes", async () => {
+        test.concurrent("a key scoped to other rooms reads the room as missing, nothing changes", async () => {
           expect(await roomScopeProblems(tool, env, newRoomId(), scoped)).toEqual([]);
         });
-        test("a key bound to alice cannot act as another agent", async () => {
+        test.concurrent("a key bound to alice cannot act as another agent", async () => {
           expect(await impersonationProblems(tool, env, newRoomId(), boundToAlice)).toEqual([]);
         });
-        test("an agent suspended in the room is refused (AGENT_SUSPENDED), nothing changes", async () => {
+        test.concurrent("an agent suspended in the room is refused (AGENT_SUSPENDED), nothing changes", async () => {
           expect(await suspendedProblems(tool, env, newRoomId(), boundToAlice)).toEqual([]);
         });
-        test("bad arguments: a clear error naming the field, nothing changes", async () => {
+        test.concurrent("bad arguments: a clear error naming the field, nothing changes", async () => {
           const roomId = newRoomId();
           const valid = await prepared(tool, env, roomId);
           const before = await snapshot(env, roomId);
@@ -115,7 +115,7 @@ for (const make of E2E_STORES) {
           expect(ok.isError, ok.text).toBe(false);
         });
         if (tool.peopleOnly !== undefined) {
-          test("an agent's key is refused, nothing changes", async () => {
+          test.concurrent("an agent's key is refused, nothing changes", async () => {
             const roomId = newRoomId();
             const valid = await prepared(tool, env, roomId);
             const before = await snapshot(env, roomId);

@@ -256,8 +256,9 @@ for (const make of E2E_STORES) {
       // decide_approval called with a person's key.
       const callers = [OPERATOR.secret, keys.alice, keys.plain, keys.bot];
       const people = new Set([OPERATOR.secret, keys.alice]);
+      // Each caller in a room of its own, the four side by side.
       for (const tool of CATALOG.tools) {
-        for (const key of callers) {
+        const check = async (key: string) => {
           const roomId = await room();
           await http.tool(keys.plain, "request_approval", { roomId, agentId: "asker", action: "x" });
           const args = await tool.example(
@@ -276,7 +277,8 @@ for (const make of E2E_STORES) {
             tool: tool.name,
             status: decides ? "approved" : "pending",
           });
-        }
+        };
+        await Promise.all(callers.map(check));
       }
     });
 

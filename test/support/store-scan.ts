@@ -61,11 +61,9 @@ async function dumpRedis(url: string): Promise<string> {
   do {
     const [next, keys] = (await client.send("SCAN", [cursor, "COUNT", "1000"])) as [string, string[]];
     cursor = next;
-    for (const key of keys) {
-      haystack += key;
-      const dump = await client.send("DUMP", [key]);
-      if (dump) haystack += Buffer.from(dump as string, "latin1").toString("latin1");
-      const type = (await client.send("TYPE", [key])) as string;
+    // Each batch's reads are sent at once (the client pipelines them): one round trip per batch, not three a key.
+    const read = async (key: string) => {
+      const [dump, type] = await Promise.all([client.send("DUMP", [key]), client.send("TYPE", [key])]);
       const values =
         type === "hash"
           ? await client.send("HGETALL", [key])
@@ -74,8 +72,11 @@ async function dumpRedis(url: string): Promise<string> {
             : type === "string"
               ? await client.send("GET", [key])
               : null;
-      haystack += JSON.stringify(values);
-    }
+      return (
+        key + (dump ? Buffer.from(dump as string, "latin1").toString("latin1") : "") + JSON.stringify(values)
+      );
+    };
+    haystack += (await Promise.all(keys.map(read))).join("");
   } while (cursor !== "0");
   client.close();
   return haystack;

@@ -235,7 +235,8 @@ function databaseMaker(url: string, port: number): (options?: { migrated?: boole
   let template: Promise<string> | undefined;
   return async (options = {}) => {
     const name = `roomd_${process.pid}_${run}_${++databases}`;
-    const from = options.migrated ? ` TEMPLATE ${await (template ??= schemaTemplate(url, port))}` : "";
+    if (options.migrated) template ??= schemaTemplate(url, port);
+    const from = template && options.migrated ? ` TEMPLATE ${await template}` : "";
     const admin = new SQL({ url, max: 1 });
     try {
       await admin.unsafe(`CREATE DATABASE ${name}${from}`);

@@ -96,11 +96,16 @@ export function feedTests(suite: Suite): void {
     const reports: RoomChange[] = [];
     const stop = suite.store.changes.watch(scope.roomId, (c) => reports.push(c));
     await untilHeard(suite, scope);
+    // The event is reported while watched (waited for, not slept on) ...
     await suite.second.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} });
-    await Bun.sleep(600);
-    const before = reports.length;
-    expect(before).toBeGreaterThan(0);
+    const deadline = Date.now() + 10_000;
+    while (!reports.some((c) => "seq" in c && c.seq > 0)) {
+      if (Date.now() > deadline) throw new Error(`the event in ${scope.roomId} was not reported within 10 s`);
+      await Bun.sleep(10);
+    }
     stop();
+    // ... and from the moment the watch stops, nothing more reaches it: not a late report, not the next event.
+    const before = reports.length;
     await suite.second.postEvent(scope, { type: "e", from: "a", to: "all", payload: {} });
     await Bun.sleep(600);
     expect(reports.length).toBe(before);

@@ -12,6 +12,7 @@
  * from one name to the next is that file's wall time, hooks included (the fast tier runs files side by side, so its
  * names say nothing about time).
  */
+import { availableParallelism } from "node:os";
 import { sharedPostgres } from "../test/support/postgres.ts";
 import { stopSharedServers } from "../test/support/processes.ts";
 import { sharedRedisCluster } from "../test/support/redis-cluster.ts";
@@ -20,9 +21,15 @@ import { SHARED_ENV, type SharedServers } from "../test/support/shared-servers.t
 
 /** TEST_TIER=fast or TEST_TIER=process runs that tier alone (with the same shared servers and summary). */
 const only = process.env.TEST_TIER;
+/**
+ * The fast tier's workers: one more than the cores. A fifth of two workers' time was spent waiting on a store's
+ * round trips (the cores 23% idle through the tier); a third worker on two cores fills it. Alternating runs on one
+ * machine: 107–136 s with two workers, 81–105 s with three, 104 s with four (docs/testing.md).
+ */
+const FAST_WORKERS = availableParallelism() + 1;
 const tiers = [
-  { name: "fast", script: "test:fast", timed: false },
-  { name: "process", script: "test:process", timed: true },
+  { name: "fast", script: "test:fast", args: [`--parallel=${FAST_WORKERS}`], timed: false },
+  { name: "process", script: "test:process", args: [], timed: true },
 ].filter((tier) => only === undefined || only === "" || tier.name === only);
 if (tiers.length === 0) throw new Error(`TEST_TIER: fast or process, not ${only}`);
 
@@ -95,7 +102,7 @@ const results: {
 }[] = [];
 for (const tier of tiers) {
   const started = performance.now();
-  const proc = Bun.spawn(["bun", "run", tier.script, ...process.argv.slice(2)], {
+  const proc = Bun.spawn(["bun", "run", tier.script, ...tier.args, ...process.argv.slice(2)], {
     env: { ...process.env, [SHARED_ENV]: JSON.stringify(shared) },
     stdin: "inherit",
     stdout: "pipe",

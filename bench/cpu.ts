@@ -4,8 +4,10 @@
  * [--workloads tools/list,get_shared_var,mixed] [--tries 3]`
  * CPU per tool call against a floor, side by side in one run. The floor is a bare Hono JSON POST handler
  * (bench/floor-server.ts: read a JSON body, answer a small JSON object) under the same load generator, the same
- * agents and the same machine; it is measured first and last for each era (the era's request shape: the 2026-07-28
- * envelope is a larger body and three more headers), and each era's ratios use the mean of its two. Then per store
+ * agents and the same machine; it is measured in each era (the era's request shape: the 2026-07-28 envelope is a
+ * larger body and three more headers) first, after each workload's phases of that era, and last, and the era's
+ * ratios use the mean of all of them: the floor is small enough that two measurements seconds apart differed by half
+ * (15.8 and 23.7 µs), so it is sampled once per workload rather than twice per run. Then per store
  * (and per LOG_LEVEL given): one process per server, all started together, then `tools/list`, `get_shared_var`
  * (the small call) and the mixed workload over plans of `--tasks` tasks (bench/load.ts planWorkload, plans that do
  * not grow), each workload measured in every era (bench/load.ts `Era`) on every server in turn. Servers
@@ -106,10 +108,14 @@ const floorCall = (_agent: number, n: number): Call => ({
 
 const usPerCall = (r: PhaseResult) => r.cpuMsPer1000; // ms per 1,000 calls = µs per call
 const rows: Record<string, string | number>[] = [];
-/** Each era's floor measurements (µs per request), first and last. */
+/** Each era's floor measurements (µs per request), in the order measured. */
 const floors = new Map<Era, number[]>();
 
-async function floorPhase(label: string, era: Era): Promise<void> {
+/**
+ * Measures the floor in `era`. Every floor measured counts in the era's mean; `shown` ones (the first and the last)
+ * are rows of the table too, the others (one after each workload's phases of the era) are listed in the floor line.
+ */
+async function floorPhase(label: string, era: Era, shown = true): Promise<void> {
   const floor = await startFloor();
   try {
     const target = { servers: [floor] };
@@ -120,7 +126,7 @@ async function floorPhase(label: string, era: Era): Promise<void> {
       tries,
     );
     floors.set(era, [...(floors.get(era) ?? []), usPerCall(r)]);
-    rows.push(row("—", "", "—", "floor", era, `bare Hono JSON POST (floor, ${label})`, r));
+    if (shown) rows.push(row("—", "", "—", "floor", era, `bare Hono JSON POST (floor, ${label})`, r));
   } finally {
     await floor.stop();
   }
@@ -212,6 +218,7 @@ async function storePhases(store: BenchStore, logLevel: string, tracing: string)
             row(store, logLevel, tracing, server, era, workload, await cleanestPhase(target, prepare, tries)),
           );
         }
+        await floorPhase(`after ${workload}`, era, false);
       }
     };
     if (workloads.has("tools/list")) await each("tools/list", async () => toolsList);
@@ -246,7 +253,7 @@ console.log(
 const floorText = [...floors]
   .map(
     ([era, measured]) =>
-      `${era} floor = mean of ${measured.map((f) => f.toFixed(1)).join(" and ")} = ${floorOf.get(era)?.toFixed(1)} µs/request`,
+      `${era} floors in order = ${measured.map((f) => f.toFixed(1)).join(", ")} µs/request (mean ${floorOf.get(era)?.toFixed(1)})`,
   )
   .join("; ");
 console.log(

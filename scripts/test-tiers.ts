@@ -93,14 +93,30 @@ function fileTimes(starts: Seen["starts"], end: number): { file: string; seconds
     .sort((a, b) => b.seconds - a.seconds);
 }
 
+/**
+ * The machine's speed as one fixed piece of CPU work (JSON in and out, 300,000 times), in ms. Machines of this kind
+ * were seen running it in 101 ms and in 222 ms within one hour: printed beside each tier's time, so two runs' times
+ * can be told apart from two machines' speeds.
+ */
+function speedProbeMs(): number {
+  const sample = { a: [1, 2, 3, { b: "hello world", c: [true, false, null] }], d: "x".repeat(200) };
+  const started = performance.now();
+  let chars = 0;
+  for (let i = 0; i < 300_000; i++) chars += (JSON.parse(JSON.stringify(sample)) as typeof sample).d.length;
+  if (chars === 0) throw new Error("unreachable");
+  return performance.now() - started;
+}
+
 const results: {
   name: string;
   code: number;
   seconds: number;
+  probeMs: [number, number];
   failures: Map<string, string[]>;
   files?: { file: string; seconds: number }[];
 }[] = [];
 for (const tier of tiers) {
+  const probedBefore = speedProbeMs();
   const started = performance.now();
   const proc = Bun.spawn(["bun", "run", tier.script, ...tier.args, ...process.argv.slice(2)], {
     env: { ...process.env, [SHARED_ENV]: JSON.stringify(shared) },
@@ -116,6 +132,7 @@ for (const tier of tiers) {
     name: tier.name,
     code,
     seconds: (ended - started) / 1000,
+    probeMs: [probedBefore, speedProbeMs()],
     failures: seen.failures,
     ...(tier.timed ? { files: fileTimes(seen.starts, ended) } : {}),
   });
@@ -138,7 +155,8 @@ for (const r of results) {
 }
 for (const r of results) {
   console.log(
-    `${r.name} tier: ${r.code === 0 ? "passed" : `failed (exit ${r.code})`} in ${r.seconds.toFixed(1)} s`,
+    `${r.name} tier: ${r.code === 0 ? "passed" : `failed (exit ${r.code})`} in ${r.seconds.toFixed(1)} s ` +
+      `(speed probe: ${r.probeMs.map((ms) => ms.toFixed(0)).join(" ms before, ")} ms after)`,
   );
 }
 await stopSharedServers();

@@ -32,6 +32,13 @@ export interface InProcessServer extends RunningServer {
 
 /** The rate limit of test servers unless a test sets one (teams A and B serve many files on the shared stores). */
 const SHARED_RATE_LIMIT = 1_000_000;
+/**
+ * What test servers allow unless a test sets its own: the shared stores keep every file's rate windows for the minute
+ * and every file's keys for the run, per team, and teams A and B serve them all. A spawned server once kept the
+ * defaults (600 calls a minute, 50 keys a team) and refused the security test's admin call on the shared Redis after
+ * the files before it had spent team A's window.
+ */
+const SHARED_LIMITS = { RATE_LIMIT_PER_MINUTE: String(SHARED_RATE_LIMIT), KEYS_PER_TEAM: "10000" };
 
 /** roomd in this process on the given store, with teams A and B and an operator; env overrides config. */
 export function startInProcess(
@@ -50,9 +57,8 @@ export function startInProcess(
     API_KEYS: [TEAM_A, TEAM_B].map((k) => `${k.teamId}:${k.secret}`).join(","),
     OPERATOR_KEYS: `${operatorTeam}:${OPERATOR.secret}`,
     ROOMS_PER_TEAM: String(TEST_ROOMS_PER_TEAM),
-    // Teams A and B serve many test files on the shared stores, within one minute's rate window: tests of the
-    // rate limit set their own (and use teams of their own).
-    RATE_LIMIT_PER_MINUTE: String(SHARED_RATE_LIMIT),
+    // Tests of the rate limit or the key limit set their own (and use teams of their own).
+    ...SHARED_LIMITS,
     ...env,
   });
   const deps = appDeps(config, store, logger, now);
@@ -79,7 +85,8 @@ const ROOT = join(import.meta.dir, "..", "..");
 /**
  * Starts `bun src/index.ts` and waits until /health answers 200. `options.port` starts it on a given port (a
  * restart behind the same URL); a free one otherwise. `options.entry` runs another entry file (relative to the
- * repository) that serves the same routes, e.g. a benchmark's variant of the server.
+ * repository) that serves the same routes, e.g. a benchmark's variant of the server. Its rate and key limits are the
+ * shared stores' (SHARED_LIMITS) unless `env` sets them.
  */
 export async function spawnServer(
   env: Record<string, string>,
@@ -90,7 +97,13 @@ export async function spawnServer(
   const port = options.port ?? (await freePort());
   const proc = spawn(["bun", entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", PORT: String(port), ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      PORT: String(port),
+      ...SHARED_LIMITS,
+      ...env,
+    },
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -35,8 +35,8 @@ const SHARED_RATE_LIMIT = 1_000_000;
 /**
  * What test servers allow unless a test sets its own: the shared stores keep every file's rate windows for the minute
  * and every file's keys for the run, per team, and teams A and B serve them all. A spawned server once kept the
- * defaults (600 calls a minute, 50 keys a team) and refused the security test's admin call on the shared Redis after
- * the files before it had spent team A's window.
+ * defaults (600 calls a minute, 50 keys a team), and the security test's admin call on the shared Redis came back
+ * without a key (team A's window spent by the files before it, or its keys counted over the run).
  */
 const SHARED_LIMITS = { RATE_LIMIT_PER_MINUTE: String(SHARED_RATE_LIMIT), KEYS_PER_TEAM: "10000" };
 

@@ -61,7 +61,7 @@ async function dumpRedis(url: string): Promise<string> {
   do {
     const [next, keys] = (await client.send("SCAN", [cursor, "COUNT", "1000"])) as [string, string[]];
     cursor = next;
-    // Each batch's reads are sent at once (the client pipelines them): one round trip per batch, not three a key.
+    // Each batch's reads are sent at once (the client pipelines them): two rounds per batch, not three round trips a key.
     const read = async (key: string) => {
       const [dump, type] = await Promise.all([client.send("DUMP", [key]), client.send("TYPE", [key])]);
       const values =

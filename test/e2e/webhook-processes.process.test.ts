@@ -55,7 +55,7 @@ function tally(receiver: Receiver, answers: Map<string, number[]>) {
 async function registerWebhook(url: string, roomId: string, path: string) {
   const http = httpClient(url);
   const made = await http.post(`/admin/rooms/${roomId}/webhooks`, TEAM.secret, { url: path });
-  expect(made.status).toBe(201);
+  expect({ status: made.status, body: made.body }).toMatchObject({ status: 201 });
   return made.body.webhookId as string;
 }
 
@@ -243,8 +243,10 @@ async function threeProcesses(name: string, servers: SpawnedServer[]): Promise<v
   const roomId = newRoomId();
   const goneRoom = newRoomId();
   const http = httpClient(urls[0] as string);
-  await http.post("/admin/rooms", TEAM.secret, { roomId });
-  await http.post("/admin/rooms", TEAM.secret, { roomId: goneRoom });
+  for (const id of [roomId, goneRoom]) {
+    const made = await http.post("/admin/rooms", TEAM.secret, { roomId: id });
+    expect({ status: made.status, body: made.body }).toMatchObject({ status: 201 });
+  }
   const hooks = [
     await registerWebhook(urls[1] as string, roomId, `http://127.0.0.1:${receiver.port}/a`),
     await registerWebhook(urls[2] as string, roomId, `http://127.0.0.1:${receiver.port}/b`),

@@ -48,8 +48,12 @@ async function received(what: string, find: (span: OtlpSpan) => boolean): Promis
   throw new Error(`no span ${what} arrived; got: ${spans.map((s) => s.name).join(", ")}`);
 }
 
-/** One raw JSON-RPC request with the caller's trace in params._meta. */
-async function mcp(url: string, body: Record<string, unknown>): Promise<Response> {
+/** One raw JSON-RPC request with the caller's trace in params._meta (or in `headers`: an HTTP traceparent). */
+async function mcp(
+  url: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(`${url}/mcp`, {
     method: "POST",
     headers: {
@@ -57,6 +61,7 @@ async function mcp(url: string, body: Record<string, unknown>): Promise<Response
       "Content-Type": "application/json",
       Accept: "application/json, text/event-stream",
       "Mcp-Protocol-Version": "2025-06-18",
+      ...headers,
     },
     body: JSON.stringify({ jsonrpc: "2.0", ...body }),
   });
@@ -221,22 +226,15 @@ for (const { make, roundTrip } of BACKINGS) {
       const traceId = hex(16);
       const parentId = hex(8);
       const roomId = `traced-${crypto.randomUUID().slice(0, 8)}`;
-      const res = await fetch(`${server.url}/mcp`, {
-        method: "POST",
-        headers: {
-          Authorization: `Bearer ${TEAM_A.secret}`,
-          "Content-Type": "application/json",
-          Accept: "application/json, text/event-stream",
-          "Mcp-Protocol-Version": "2025-06-18",
-          traceparent: `00-${traceId}-${parentId}-01`,
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
+      const res = await mcp(
+        server.url,
+        {
           id: 8,
           method: "tools/call",
           params: { name: "add_task", arguments: { roomId, title: "plain", agentId: "tracer" } },
-        }),
-      });
+        },
+        { traceparent: `00-${traceId}-${parentId}-01` },
+      );
       expect(res.status).toBe(200);
       expect(JSON.stringify(await res.json())).not.toContain("isError");
       const call = await received("tools/call add_task", (s) => s.traceId === traceId && s.kind === SERVER);

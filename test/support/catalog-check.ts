@@ -20,7 +20,7 @@ export interface CheckEnv {
   otherTeamKey: string;
   /**
    * The store behind the server and the team owning the rooms, when the server runs in this process: snapshots then
-   * read the room's whole export from it (two store reads, not seven tool calls over HTTP).
+   * read the room's whole export from it (four store reads at most, not seven tool calls over HTTP).
    */
   direct?: { store: RoomStore; teamId: string };
 }

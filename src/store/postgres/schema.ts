@@ -486,8 +486,35 @@ CREATE TABLE oauth_digests (
 CREATE INDEX oauth_digests_by_grant ON oauth_digests (team_id, grant_id);
 `;
 
+/**
+ * The plan's revision (store/sql/plan-cache.ts), as in SQLite's schema (PLAN_REVISIONS): `rooms.plan_rev` counts the
+ * writes to the room's tasks, `tasks.rev` (indexed) is the count at a row's last write, `rooms.plan_base` is made anew
+ * with the room and whenever a task row is deleted. A write holds the room's row while it takes the next revision, so
+ * revisions of one room are committed in order whatever process writes.
+ */
+const V7 = `
+ALTER TABLE rooms ADD COLUMN plan_base rtext NOT NULL DEFAULT '';
+ALTER TABLE rooms ADD COLUMN plan_rev BIGINT NOT NULL DEFAULT 0;
+UPDATE rooms SET plan_base = md5(gen_random_uuid()::text);
+ALTER TABLE tasks ADD COLUMN rev BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX tasks_by_rev ON tasks (room_id, rev);
+CREATE FUNCTION roomd_task_rev() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' THEN
+    UPDATE rooms SET plan_rev = plan_rev + 1, plan_base = md5(gen_random_uuid()::text) WHERE room_id = OLD.room_id;
+    RETURN OLD;
+  END IF;
+  UPDATE rooms SET plan_rev = plan_rev + 1 WHERE room_id = NEW.room_id RETURNING plan_rev INTO NEW.rev;
+  RETURN NEW;
+END
+$$;
+CREATE TRIGGER tasks_rev_write BEFORE INSERT OR UPDATE OF json, owner, n ON tasks
+  FOR EACH ROW EXECUTE FUNCTION roomd_task_rev();
+CREATE TRIGGER tasks_rev_delete AFTER DELETE ON tasks FOR EACH ROW EXECUTE FUNCTION roomd_task_rev();
+`;
+
 /** Migrations: MIGRATIONS[i] takes a database from version i to i + 1. Append only. */
-const MIGRATIONS = [V1, V2, V3, V4, V5, V6];
+const MIGRATIONS = [V1, V2, V3, V4, V5, V6, V7];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -15,9 +15,9 @@ import type { NewTask, RoomScope, TaskUpdate } from "../types.ts";
 import type { Events } from "./events.ts";
 import type { Leases } from "./leases.ts";
 import type { Locks } from "./locks.ts";
-import type { SqlParts } from "./rooms.ts";
+import type { RoomRow, SqlParts } from "./rooms.ts";
 import type { Op } from "./run.ts";
-import { createTaskCache } from "./task-cache.ts";
+import { createTaskCache, type PlanRow } from "./task-cache.ts";
 
 const parse = (row: { json: string }): Task => JSON.parse(row.json);
 
@@ -34,14 +34,34 @@ export function createPlan(
   const get = sql.query<{ json: string }, [string, string]>(
     "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
   );
-  const all = sql.query<{ id: string; json: string }, [string]>(
-    "SELECT id, json FROM tasks WHERE room_id = ? ORDER BY n",
+  const whole = sql.query<PlanRow, [string]>("SELECT id, n, json FROM tasks WHERE room_id = ? ORDER BY n");
+  const writtenSince = sql.query<PlanRow, [string, number]>(
+    "SELECT id, n, json FROM tasks WHERE room_id = ? AND rev > ?",
   );
   const owned = sql.query<{ id: string; json: string }, [string, string]>(
     "SELECT id, json FROM tasks WHERE room_id = ? AND owner = ? ORDER BY n",
   );
   // Reads decode through the cache (frozen records, serialised once); writes decode their own copy.
   const cache = createTaskCache();
+
+  /**
+   * The room's tasks in plan order as this read sees them (task-cache.ts): the kept plan when the room's revision is
+   * the one kept, else the rows written since it, else every row. For read bodies only: a plan is kept only from
+   * what a read transaction saw, never from a write's uncommitted rows.
+   */
+  function* planOf(room: RoomRow): Op<readonly Task[]> {
+    const { room_id: roomId, plan_base: base, plan_rev: rev } = room;
+    const kept = cache.plan(roomId, base, rev);
+    if (kept) return kept;
+    const from = cache.since(roomId, base);
+    if (from !== null && from < rev) {
+      const rows = yield* writtenSince.all(roomId, from);
+      // Another read may have moved the kept plan while this one waited for its rows (PostgreSQL).
+      const moved = cache.keepSince(roomId, base, from, rev, rows);
+      if (moved) return moved;
+    }
+    return cache.keepWhole(roomId, base, rev, yield* whole.all(roomId));
+  }
 
   function* find(roomId: string, taskId: string): Op<Task> {
     const row = yield* get.get(roomId, taskId);
@@ -60,18 +80,22 @@ export function createPlan(
     *readPlan(scope: RoomScope): Op<Plan> {
       const room = yield* rooms.read(scope);
       if (!room) return { project: scope.roomId, created_at: null, updated_at: null, tasks: [] };
-      const rows = yield* all.all(room.room_id);
+      const tasks = yield* planOf(room);
       const t = now();
       return {
         project: scope.roomId,
         created_at: room.plan_created_at === null ? null : iso(room.plan_created_at),
         updated_at: room.plan_updated_at === null ? null : iso(room.plan_updated_at),
-        tasks: cache.decodeAll(room.room_id, rows).map((task) => effectiveTask(task, t)),
+        tasks: tasks.map((task) => effectiveTask(task, t)),
       };
     },
     *getTask(scope: RoomScope, taskId: string): Op<Task> {
       const room = yield* rooms.read(scope);
       if (!room) throw errors.taskNotFound(taskId);
+      // The kept plan answers when it is the room's revision (found or not); else the row is read.
+      const kept = cache.task(room.room_id, room.plan_base, room.plan_rev, taskId);
+      if (kept === null) throw errors.taskNotFound(taskId);
+      if (kept !== undefined) return effectiveTask(kept, now());
       const row = yield* get.get(room.room_id, taskId);
       if (!row) throw errors.taskNotFound(taskId);
       return effectiveTask(cache.decode(room.room_id, { id: taskId, json: row.json }), now());

@@ -37,8 +37,10 @@ export function createRooms({ sql, now, changes, dialect }: SqlBase, limits: Sto
   const refresh = sql.query<RoomRow, [number, string, string]>(
     "UPDATE rooms SET last_activity = ?1 WHERE room_id = ?2 AND owner = ?3 RETURNING *",
   );
-  const insert = sql.query<RoomRow, [string, string, number]>(
-    "INSERT INTO rooms (room_id, owner, created_at, last_activity) VALUES (?1, ?2, ?3, ?3) RETURNING *",
+  // A new room starts a run of plan revisions of its own (plan-cache.ts): a plan kept of an earlier room of the same
+  // id is never taken for its.
+  const insert = sql.query<RoomRow, [string, string, number, string]>(
+    "INSERT INTO rooms (room_id, owner, created_at, last_activity, plan_base) VALUES (?1, ?2, ?3, ?3, ?4) RETURNING *",
   );
   const ownedCount = sql.query<{ c: number }, [string, number]>(
     "SELECT count(*) AS c FROM rooms WHERE owner = ? AND last_activity > ?",
@@ -142,7 +144,7 @@ export function createRooms({ sql, now, changes, dialect }: SqlBase, limits: Sto
       if (own) return own;
       const owned = scope.mayClaim === false ? 0 : yield* ownedLive(scope.teamId);
       checkRoomClaim(scope.mayClaim, owned, limits.roomsPerTeam);
-      const room = yield* insert.get(scope.roomId, scope.teamId, t);
+      const room = yield* insert.get(scope.roomId, scope.teamId, t, crypto.randomUUID());
       if (!room) throw new Error(`rooms: claim of ${scope.roomId} returned no row`);
       return room;
     },

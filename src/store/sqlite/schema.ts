@@ -6,10 +6,12 @@
  *   rooms          room_id PK, owner (team), created_at, last_activity (ms; expiry is last_activity + ROOM_TTL),
  *                  plan_created_at / plan_updated_at (ms or NULL), and the per-room counters:
  *                  task_n (last "task-<n>"), ctx_n (last "ctx-<n>"), ctx_seq (context change counter),
- *                  event_seq (last event seq; the next event gets exactly event_seq + 1).
+ *                  event_seq (last event seq; the next event gets exactly event_seq + 1); plan_base and plan_rev
+ *                  (the plan's revision, kept by triggers on tasks: PLAN_REVISIONS).
  *   tasks          (room_id, id) PK, n (plan order), owner (for myTasks), json (the Task record),
  *                  lease_expires_at and lease_ms (ms; NULL unless leased by claim_task). Partial indexes on
- *                  (room_id, lease_expires_at) and (room_id, owner) of leased tasks only.
+ *                  (room_id, lease_expires_at) and (room_id, owner) of leased tasks only; rev (the room's
+ *                  plan_rev at the row's last write), indexed by (room_id, rev).
  *   claims         (room_id, path) PK, agent_id, expires_at (ms), ttl_ms, claimed_at (ms), reason (or NULL).
  *                  Indexes (room_id, agent_id) and (room_id, expires_at).
  *   contexts       (room_id, id) PK, n (creation order), type, author, changed_seq (rooms.ctx_seq at the last
@@ -494,6 +496,36 @@ CREATE INDEX oauth_digests_by_grant ON oauth_digests (team_id, grant_id);
 `;
 
 /**
+ * The plan's revision (store/sql/plan-cache.ts): `rooms.plan_rev` counts the writes to the room's tasks and each task
+ * row keeps the count of its last write (`tasks.rev`, indexed), so a process that kept a room's plan at revision R
+ * reads only the rows written since. `rooms.plan_base` names the room's run of revisions: made anew when the room is
+ * made, and whenever a task row is deleted (a delete leaves no row to read), so a plan kept under another base is read
+ * whole. Triggers keep both, so no write path can forget them: a write of a task's json, owner or order (the columns
+ * a plan is made of; the lease columns travel in its json) or a new task takes the next revision, a deleted one a new
+ * base.
+ */
+const PLAN_REVISIONS = `
+ALTER TABLE rooms ADD COLUMN plan_base TEXT NOT NULL DEFAULT '';
+ALTER TABLE rooms ADD COLUMN plan_rev INTEGER NOT NULL DEFAULT 0;
+UPDATE rooms SET plan_base = lower(hex(randomblob(8)));
+ALTER TABLE tasks ADD COLUMN rev INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX tasks_by_rev ON tasks (room_id, rev);
+CREATE TRIGGER tasks_rev_insert AFTER INSERT ON tasks BEGIN
+  UPDATE rooms SET plan_rev = plan_rev + 1 WHERE room_id = NEW.room_id;
+  UPDATE tasks SET rev = (SELECT plan_rev FROM rooms WHERE room_id = NEW.room_id)
+    WHERE room_id = NEW.room_id AND id = NEW.id;
+END;
+CREATE TRIGGER tasks_rev_update AFTER UPDATE OF json, owner, n ON tasks BEGIN
+  UPDATE rooms SET plan_rev = plan_rev + 1 WHERE room_id = NEW.room_id;
+  UPDATE tasks SET rev = (SELECT plan_rev FROM rooms WHERE room_id = NEW.room_id)
+    WHERE room_id = NEW.room_id AND id = NEW.id;
+END;
+CREATE TRIGGER tasks_rev_delete AFTER DELETE ON tasks BEGIN
+  UPDATE rooms SET plan_rev = plan_rev + 1, plan_base = lower(hex(randomblob(8))) WHERE room_id = OLD.room_id;
+END;
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
@@ -512,6 +544,7 @@ const MIGRATIONS = [
   KEY_LIFE,
   SUSPENSIONS,
   OAUTH,
+  PLAN_REVISIONS,
 ];
 
 /** The schema version this code writes. */

@@ -86,4 +86,30 @@ describe("sqlite plan reads through the task cache", () => {
     expect(cache.kept().rooms).toBe(25);
     expect(cache.kept().chars).toBeLessThanOrEqual(10_000);
   });
+  test("a kept plan answers only at its revision, and takes the rows written since in plan order", () => {
+    const cache = createTaskCache(100_000);
+    const row = (id: string, n: number, title: string) => ({ id, n, json: JSON.stringify({ id, title }) });
+    const titles = (tasks: readonly Task[] | null) => tasks?.map((task) => task.title);
+    cache.keepWhole("r", "base-1", 3, [row("a", 1, "A"), row("c", 3, "C")]);
+    expect(titles(cache.plan("r", "base-1", 3))).toEqual(["A", "C"]);
+    expect(cache.plan("r", "base-1", 4)).toBeNull();
+    expect(cache.plan("r", "base-2", 3)).toBeNull();
+    expect(cache.since("r", "base-1")).toBe(3);
+    expect(cache.since("r", "base-2")).toBeNull();
+    // Rows come in any order: a changed task keeps its place, a new one takes its place by n.
+    const moved = cache.keepSince("r", "base-1", 3, 5, [
+      row("d", 4, "D"),
+      row("b", 2, "B"),
+      row("a", 1, "A2"),
+    ]);
+    expect(titles(moved)).toEqual(["A2", "B", "C", "D"]);
+    expect(cache.task("r", "base-1", 5, "b")?.title).toBe("B");
+    expect(cache.task("r", "base-1", 5, "x")).toBeNull();
+    expect(cache.task("r", "base-1", 4, "b")).toBeUndefined();
+    // Kept at 5 now: a read that started from 3 finds the plan moved and reads it whole.
+    expect(cache.keepSince("r", "base-1", 3, 6, [row("a", 1, "A3")])).toBeNull();
+    // A task whose place changed is not guessed at either.
+    expect(cache.keepSince("r", "base-1", 5, 6, [row("a", 9, "A3")])).toBeNull();
+    expect(titles(cache.plan("r", "base-1", 5))).toEqual(["A2", "B", "C", "D"]);
+  });
 });

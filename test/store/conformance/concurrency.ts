@@ -30,6 +30,44 @@ export function concurrencyTests(suite: Suite): void {
     );
   });
 
+  testWith(
+    suite,
+    "secondInstance",
+    "a plan read through one instance shows every write made through the other",
+    async () => {
+      // The SQL drivers keep each read plan under the room's revision and read only the rows written since
+      // (store/sql/task-cache.ts): each kind of write through B, then A's reads, must equal B's.
+      const scope = newScope();
+      const [a, b] = [suite.store, suite.second];
+      const same = async () => {
+        const seen = await b.readPlan(scope);
+        expect(await a.readPlan(scope)).toEqual(seen);
+        for (const task of seen.tasks) expect(await a.getTask(scope, task.id)).toEqual(task);
+        return seen;
+      };
+      const first = await b.addTask(scope, newTask("first"));
+      const second = await b.addTask(scope, newTask("second", { depends_on: [first.id] }));
+      await same();
+      await b.updateTask(scope, { taskId: second.id, title: "second, renamed", agentId: "b" });
+      expect((await same()).tasks[1]?.title).toBe("second, renamed");
+      await b.claimTask(scope, { taskId: first.id, agentId: "b", leaseMs: 60_000 });
+      expect((await same()).tasks[0]?.owner).toBe("b");
+      await b.addTask(scope, newTask("third"));
+      expect((await same()).tasks.map((t) => t.title)).toEqual(["first", "second, renamed", "third"]);
+      await b.deleteTask(scope, { taskId: second.id, agentId: "b" });
+      expect((await same()).tasks.map((t) => t.title)).toEqual(["first", "third"]);
+      await expectRoomError(a.getTask(scope, second.id), "not_found", `Task not found: ${second.id}`);
+      // A room deleted and made again under its id, with as many writes as before: a new plan, never the kept one.
+      const again = newScope();
+      for (const title of ["one", "two"]) await b.addTask(again, newTask(title));
+      expect((await a.readPlan(again)).tasks.map((t) => t.title)).toEqual(["one", "two"]);
+      await b.deleteRoom(again);
+      for (const title of ["uno", "dos"]) await b.addTask(again, newTask(title));
+      expect((await a.readPlan(again)).tasks.map((t) => t.title)).toEqual(["uno", "dos"]);
+      expect((await a.getTask(again, "task-1")).title).toBe("uno");
+    },
+  );
+
   test("32 agents adding 5 tasks each concurrently: 160 tasks, distinct ids, none lost", async () => {
     const scope = newScope();
     const results = await Promise.all(

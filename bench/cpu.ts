@@ -5,9 +5,11 @@
  * CPU per tool call against a floor, side by side in one run. The floor is a bare Hono JSON POST handler
  * (bench/floor-server.ts: read a JSON body, answer a small JSON object) under the same load generator, the same
  * agents and the same machine; it is measured in each era (the era's request shape: the 2026-07-28 envelope is a
- * larger body and three more headers) first, after each workload's phases of that era, and last, and the era's
- * ratios use the mean of all of them: the floor is small enough that two measurements seconds apart differed by half
- * (15.8 and 23.7 µs), so it is sampled once per workload rather than twice per run. Then per store
+ * larger body and three more headers) first, after each workload's phases of that era, and last. Each row has two
+ * ratios: `× floor`, against the mean of all the era's floors, and `× adjacent floors`, against the mean of the two
+ * floors measured next to its phase (just before it and just after it): the floor is small enough that two
+ * measurements seconds apart differed by half (15.8 and 23.7 µs), and the machine's speed drifts within a run, so a
+ * phase is compared with the floors of its own minutes. Then per store
  * (and per LOG_LEVEL given): one process per server, all started together, then `tools/list`, `get_shared_var`
  * (the small call) and the mixed workload over plans of `--tasks` tasks (bench/load.ts planWorkload, plans that do
  * not grow), each workload measured in every era (bench/load.ts `Era`) on every server in turn. Servers
@@ -108,6 +110,8 @@ const floorCall = (_agent: number, n: number): Call => ({
 
 const usPerCall = (r: PhaseResult) => r.cpuMsPer1000; // ms per 1,000 calls = µs per call
 const rows: Record<string, string | number>[] = [];
+/** For each workload row: its era and the index in that era's floors of the floor measured just after it. */
+const adjacent = new Map<Record<string, string | number>, { era: Era; after: number }>();
 /** Each era's floor measurements (µs per request), in the order measured. */
 const floors = new Map<Era, number[]>();
 
@@ -214,9 +218,18 @@ async function storePhases(store: BenchStore, logLevel: string, tracing: string)
             era,
             next: await next(warm.get(server) ?? [], url),
           });
-          rows.push(
-            row(store, logLevel, tracing, server, era, workload, await cleanestPhase(target, prepare, tries)),
+          const measured = row(
+            store,
+            logLevel,
+            tracing,
+            server,
+            era,
+            workload,
+            await cleanestPhase(target, prepare, tries),
           );
+          // The era's floors measured so far: the last one is just before this phase, the next one just after it.
+          adjacent.set(measured, { era, after: floors.get(era)?.length ?? 0 });
+          rows.push(measured);
         }
         await floorPhase(`after ${workload}`, era, false);
       }
@@ -246,6 +259,12 @@ for (const [era, measured] of floors) floorOf.set(era, measured.reduce((a, b) =>
 for (const r of rows) {
   const us = r["CPU µs/call"] as number;
   r["× floor"] = `${(us / (floorOf.get(r.era as Era) ?? Number.NaN)).toFixed(1)}×`;
+  // Against the two floors measured next to the phase (the one before it and the one after it, in its era): the
+  // machine's speed drifts within a run, and the floors on either side of a phase drift with it.
+  const near = adjacent.get(r);
+  const pair = near ? (floors.get(near.era) ?? []).slice(near.after - 1, near.after + 1) : [];
+  r["× adjacent floors"] =
+    pair.length === 2 ? `${(us / (((pair[0] as number) + (pair[1] as number)) / 2)).toFixed(1)}×` : "—";
 }
 console.log(
   `agents=${agents} calls/phase=${calls} rooms=${roomCount} tasks/room=${tasks} bun=${Bun.version}`,

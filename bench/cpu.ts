@@ -22,11 +22,7 @@
  * and on (exporting every span to a receiver in this process that counts and drops them, sampling everything).
  */
 import { cpus, loadavg } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { spawn } from "bun";
-import { freePort } from "../test/support/redis-server.ts";
-import type { SpawnedServer } from "../test/support/server.ts";
 import { type Call, ERAS, type Era, planWorkload, runLoad, sharedVarWorkload, toolsList } from "./load.ts";
 import { cleanestPhase, type PhaseResult } from "./phase.ts";
 import {
@@ -35,6 +31,7 @@ import {
   type BenchTarget,
   SECRET,
   seedPlans,
+  startFloor,
   startTarget,
   table,
 } from "./server.ts";
@@ -74,34 +71,6 @@ for (const name of servers)
 const tries = Number(values.tries);
 const roomCount = Math.max(1, agents / 4);
 type NextCall = (agent: number, n: number) => Call;
-
-/** The floor's process, shaped like a roomd process so the same phase code measures it. */
-async function startFloor(): Promise<SpawnedServer> {
-  const port = await freePort();
-  const proc = spawn(["bun", join(import.meta.dir, "floor-server.ts")], {
-    env: { PATH: process.env.PATH ?? "", PORT: String(port) },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/health`)).ok) break;
-    } catch {}
-    if (Date.now() > deadline) throw new Error("the floor server did not start");
-    await Bun.sleep(50);
-  }
-  return {
-    url,
-    proc,
-    output: () => "",
-    stop: async () => {
-      proc.kill("SIGTERM");
-      await proc.exited;
-    },
-  };
-}
 
 const floorCall = (_agent: number, n: number): Call => ({
   method: "tools/call",

@@ -2,8 +2,9 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawn } from "bun";
 import { type PostgresServer, startPostgres } from "../test/support/postgres.ts";
-import { type RedisServer, startRedisServer } from "../test/support/redis-server.ts";
+import { freePort, type RedisServer, startRedisServer } from "../test/support/redis-server.ts";
 import { type SpawnedServer, spawnServer } from "../test/support/server.ts";
 import { startUpstashFront, type UpstashFront } from "../test/support/upstash-front.ts";
 import { answerOf } from "./load.ts";
@@ -199,4 +200,32 @@ export async function seedPlans(url: string, count: number, tasks: number): Prom
     for (let t = 1; t <= tasks; t++) await callTool(url, "add_task", { roomId, title: `seed task ${t}` });
   }
   return rooms;
+}
+
+/** The floor's process, shaped like a roomd process so the same phase code measures it. */
+export async function startFloor(): Promise<SpawnedServer> {
+  const port = await freePort();
+  const proc = spawn(["bun", join(import.meta.dir, "floor-server.ts")], {
+    env: { PATH: process.env.PATH ?? "", PORT: String(port) },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {}
+    if (Date.now() > deadline) throw new Error("the floor server did not start");
+    await Bun.sleep(50);
+  }
+  return {
+    url,
+    proc,
+    output: () => "",
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
 }

@@ -10,6 +10,14 @@ import type { Op } from "./run.ts";
 
 const parse = <T>(row: { json: string }): T => JSON.parse(row.json);
 
+/** How many entries changed since a mark: a range of the (room_id, changed_seq) index, read from it alone. */
+export const CONTEXT_CHANGED_SINCE_SQL =
+  "SELECT count(*) AS c FROM contexts WHERE room_id = ? AND changed_seq > ?";
+
+/** The entries of one type, in order: a range of the (room_id, type, n) index. */
+export const CONTEXT_OF_TYPE_SQL = `SELECT json FROM contexts WHERE room_id = $room AND type = $type
+     AND (CAST($author AS TEXT) IS NULL OR author = $author) ORDER BY n`;
+
 export function createContext({ sql, now, rooms }: SqlParts, events: Events) {
   const insert = sql.query<unknown, [string, string, number, string, string, number, string]>(
     `INSERT INTO contexts (room_id, id, n, type, author, changed_seq, json)
@@ -21,10 +29,14 @@ export function createContext({ sql, now, rooms }: SqlParts, events: Events) {
   const get = sql.query<{ json: string }, [string, string]>(
     "SELECT json FROM contexts WHERE room_id = ? AND id = ?",
   );
-  const list = sql.query<{ json: string }, [{ room: string; type: string | null; author: string | null }]>(
-    `SELECT json FROM contexts WHERE room_id = $room
-     AND (CAST($type AS TEXT) IS NULL OR type = $type) AND (CAST($author AS TEXT) IS NULL OR author = $author)
+  const list = sql.query<{ json: string }, [{ room: string; author: string | null }]>(
+    `SELECT json FROM contexts WHERE room_id = $room AND (CAST($author AS TEXT) IS NULL OR author = $author)
      ORDER BY n`,
+  );
+  // A type asked for reads only its entries, in order, from the (room_id, type, n) index: a test of the type inside
+  // the statement above ("$type IS NULL OR type = $type") would read every entry of the room.
+  const listOfType = sql.query<{ json: string }, [{ room: string; type: string; author: string | null }]>(
+    CONTEXT_OF_TYPE_SQL,
   );
   // Forks rebuild context at any seq: each version records the log head it became current at (at_seq), and
   // keeps it when it moves to history.
@@ -35,9 +47,7 @@ export function createContext({ sql, now, rooms }: SqlParts, events: Events) {
   const historyAll = sql.query<{ json: string }, [string, string]>(
     "SELECT json FROM context_history WHERE room_id = ? AND id = ? ORDER BY rowid",
   );
-  const changedSince = sql.query<{ c: number }, [string, number]>(
-    "SELECT count(*) AS c FROM contexts WHERE room_id = ? AND changed_seq > ?",
-  );
+  const changedSince = sql.query<{ c: number }, [string, number]>(CONTEXT_CHANGED_SINCE_SQL);
   const placeAtHead = sql.query<unknown, [string, string]>(
     "UPDATE contexts SET at_seq = (SELECT event_seq FROM rooms WHERE room_id = ?1) WHERE room_id = ?1 AND id = ?2",
   );
@@ -90,11 +100,11 @@ export function createContext({ sql, now, rooms }: SqlParts, events: Events) {
     *listContext(scope: RoomScope, filter: ContextFilter): Op<ContextEntry[]> {
       const room = yield* rooms.read(scope);
       if (!room) return [];
-      const rows = yield* list.all({
-        room: room.room_id,
-        type: filter.type ?? null,
-        author: filter.author ?? null,
-      });
+      const author = filter.author ?? null;
+      const rows =
+        filter.type === undefined
+          ? yield* list.all({ room: room.room_id, author })
+          : yield* listOfType.all({ room: room.room_id, type: filter.type, author });
       return rows.map(parse<ContextEntry>);
     },
     *updateContext(scope: RoomScope, input: ContextUpdate): Op<ContextEntry> {

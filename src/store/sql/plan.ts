@@ -21,6 +21,9 @@ import { createTaskCache, type PlanRow } from "./task-cache.ts";
 
 const parse = (row: { json: string }): Task => JSON.parse(row.json);
 
+/** The task rows written since a revision of the plan: a range of the (room_id, rev) index (task-cache.ts). */
+export const PLAN_WRITTEN_SINCE_SQL = "SELECT id, n, json FROM tasks WHERE room_id = ? AND rev > ?";
+
 export function createPlan(
   { sql, now, rooms, dialect }: SqlParts,
   events: Events,
@@ -35,9 +38,7 @@ export function createPlan(
     "SELECT json FROM tasks WHERE room_id = ? AND id = ?",
   );
   const whole = sql.query<PlanRow, [string]>("SELECT id, n, json FROM tasks WHERE room_id = ? ORDER BY n");
-  const writtenSince = sql.query<PlanRow, [string, number]>(
-    "SELECT id, n, json FROM tasks WHERE room_id = ? AND rev > ?",
-  );
+  const writtenSince = sql.query<PlanRow, [string, number]>(PLAN_WRITTEN_SINCE_SQL);
   const owned = sql.query<{ id: string; json: string }, [string, string]>(
     "SELECT id, json FROM tasks WHERE room_id = ? AND owner = ? ORDER BY n",
   );

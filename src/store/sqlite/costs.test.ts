@@ -8,7 +8,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CONTEXT_CHANGED_SINCE_SQL, CONTEXT_OF_TYPE_SQL } from "../sql/context.ts";
 import { ADDRESSED_SQL } from "../sql/events.ts";
+import { PLAN_WRITTEN_SINCE_SQL } from "../sql/plan.ts";
 import { createSqliteStore } from "./index.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 
@@ -135,5 +137,32 @@ describe("schema migrations", () => {
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     expect(() => createSqliteStore({ path })).toThrow(/newer than this roomd/);
+  });
+});
+
+describe("plan and context views read ranges of their indexes, never the whole room", () => {
+  test("the rows written since a revision, the entries changed since a mark, the entries of one type", () => {
+    const store = createSqliteStore({ path: newPath() });
+    const db = new Database(join(dir, `f${n}.sqlite`));
+    const plan = (sql: string, params: Record<string, string | number> | (string | number)[]) =>
+      db
+        .query<{ detail: string }, never>(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...((Array.isArray(params) ? params : [params]) as never[]))
+        .map((row) => row.detail);
+    try {
+      expect(plan(PLAN_WRITTEN_SINCE_SQL, ["r", 3])).toEqual([
+        "SEARCH tasks USING INDEX tasks_by_rev (room_id=? AND rev>?)",
+      ]);
+      expect(plan(CONTEXT_CHANGED_SINCE_SQL, ["r", 3])).toEqual([
+        "SEARCH contexts USING COVERING INDEX contexts_by_change (room_id=? AND changed_seq>?)",
+      ]);
+      // In order from the index: no sort of the room's entries.
+      expect(plan(CONTEXT_OF_TYPE_SQL, { room: "r", type: "note", author: "a" })).toEqual([
+        "SEARCH contexts USING INDEX contexts_by_type (room_id=? AND type=?)",
+      ]);
+    } finally {
+      db.close();
+      void store.close();
+    }
   });
 });

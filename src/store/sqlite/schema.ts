@@ -15,7 +15,8 @@
  *   claims         (room_id, path) PK, agent_id, expires_at (ms), ttl_ms, claimed_at (ms), reason (or NULL).
  *                  Indexes (room_id, agent_id) and (room_id, expires_at).
  *   contexts       (room_id, id) PK, n (creation order), type, author, changed_seq (rooms.ctx_seq at the last
- *                  write or update, compared with cursors.ctx_mark), json (the ContextEntry record).
+ *                  write or update, compared with cursors.ctx_mark), json (the ContextEntry record). Indexes
+ *                  (room_id, changed_seq) and (room_id, type, n): CONTEXT_INDEXES.
  *   context_history  one row per earlier version, rowid = insertion order; json (a ContextVersion).
  *   events         (room_id, seq) PK, type, from_agent, to_agent, ts (ms), payload (JSON text), reply_to (id or
  *                  NULL). The id is "evt-<seq>". Index (room_id, to_agent, seq) serves consume and remaining.
@@ -526,6 +527,16 @@ END;
 `;
 
 /**
+ * Context reads from indexes: how many entries changed since an agent's mark (its summary) is a range of
+ * (room_id, changed_seq), and the entries of one type (list_context by type) a range of (room_id, type, n) in plan
+ * order; both read every entry of the room before.
+ */
+const CONTEXT_INDEXES = `
+CREATE INDEX contexts_by_change ON contexts (room_id, changed_seq);
+CREATE INDEX contexts_by_type ON contexts (room_id, type, n);
+`;
+
+/**
  * Migrations by PRAGMA user_version: MIGRATIONS[i] takes a file from version i to i + 1. Append only; a branch
  * adding one puts it last.
  */
@@ -545,6 +556,7 @@ const MIGRATIONS = [
   SUSPENSIONS,
   OAUTH,
   PLAN_REVISIONS,
+  CONTEXT_INDEXES,
 ];
 
 /** The schema version this code writes. */

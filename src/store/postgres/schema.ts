@@ -513,10 +513,11 @@ CREATE TRIGGER tasks_rev_write BEFORE INSERT OR UPDATE OF json, owner, n ON task
 CREATE TRIGGER tasks_rev_delete AFTER DELETE ON tasks FOR EACH ROW EXECUTE FUNCTION roomd_task_rev();
 `;
 
-/** Context reads from indexes, as in SQLite's schema (CONTEXT_INDEXES). */
+/** Views read from indexes, as in SQLite's schema (VIEW_INDEXES). */
 const V8 = `
 CREATE INDEX contexts_by_change ON contexts (room_id, changed_seq);
 CREATE INDEX contexts_by_type ON contexts (room_id, type, n);
+CREATE INDEX tasks_by_owner ON tasks (room_id, owner, n);
 `;
 
 /** Migrations: MIGRATIONS[i] takes a database from version i to i + 1. Append only. */

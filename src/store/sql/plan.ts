@@ -24,6 +24,9 @@ const parse = (row: { json: string }): Task => JSON.parse(row.json);
 /** The task rows written since a revision of the plan: a range of the (room_id, rev) index (task-cache.ts). */
 export const PLAN_WRITTEN_SINCE_SQL = "SELECT id, n, json FROM tasks WHERE room_id = ? AND rev > ?";
 
+/** An agent's own tasks in plan order: a range of the (room_id, owner, n) index. */
+export const OWNED_TASKS_SQL = "SELECT id, json FROM tasks WHERE room_id = ? AND owner = ? ORDER BY n";
+
 export function createPlan(
   { sql, now, rooms, dialect }: SqlParts,
   events: Events,
@@ -39,9 +42,7 @@ export function createPlan(
   );
   const whole = sql.query<PlanRow, [string]>("SELECT id, n, json FROM tasks WHERE room_id = ? ORDER BY n");
   const writtenSince = sql.query<PlanRow, [string, number]>(PLAN_WRITTEN_SINCE_SQL);
-  const owned = sql.query<{ id: string; json: string }, [string, string]>(
-    "SELECT id, json FROM tasks WHERE room_id = ? AND owner = ? ORDER BY n",
-  );
+  const owned = sql.query<{ id: string; json: string }, [string, string]>(OWNED_TASKS_SQL);
   // Reads decode through the cache (frozen records, serialised once); writes decode their own copy.
   const cache = createTaskCache();
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONTEXT_CHANGED_SINCE_SQL, CONTEXT_OF_TYPE_SQL } from "../sql/context.ts";
 import { ADDRESSED_SQL } from "../sql/events.ts";
-import { PLAN_WRITTEN_SINCE_SQL } from "../sql/plan.ts";
+import { OWNED_TASKS_SQL, PLAN_WRITTEN_SINCE_SQL } from "../sql/plan.ts";
 import { createSqliteStore } from "./index.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 
@@ -141,7 +141,7 @@ describe("schema migrations", () => {
 });
 
 describe("plan and context views read ranges of their indexes, never the whole room", () => {
-  test("the rows written since a revision, the entries changed since a mark, the entries of one type", () => {
+  test("the rows written since a revision, an agent's own tasks, the entries changed since a mark, of one type", () => {
     const store = createSqliteStore({ path: newPath() });
     const db = new Database(join(dir, `f${n}.sqlite`));
     const plan = (sql: string, params: Record<string, string | number> | (string | number)[]) =>
@@ -152,6 +152,9 @@ describe("plan and context views read ranges of their indexes, never the whole r
     try {
       expect(plan(PLAN_WRITTEN_SINCE_SQL, ["r", 3])).toEqual([
         "SEARCH tasks USING INDEX tasks_by_rev (room_id=? AND rev>?)",
+      ]);
+      expect(plan(OWNED_TASKS_SQL, ["r", "alice"])).toEqual([
+        "SEARCH tasks USING INDEX tasks_by_owner (room_id=? AND owner=?)",
       ]);
       expect(plan(CONTEXT_CHANGED_SINCE_SQL, ["r", 3])).toEqual([
         "SEARCH contexts USING COVERING INDEX contexts_by_change (room_id=? AND changed_seq>?)",

@@ -11,12 +11,12 @@
  *   tasks          (room_id, id) PK, n (plan order), owner (for myTasks), json (the Task record),
  *                  lease_expires_at and lease_ms (ms; NULL unless leased by claim_task). Partial indexes on
  *                  (room_id, lease_expires_at) and (room_id, owner) of leased tasks only; rev (the room's
- *                  plan_rev at the row's last write), indexed by (room_id, rev).
+ *                  plan_rev at the row's last write), indexed by (room_id, rev); index (room_id, owner, n).
  *   claims         (room_id, path) PK, agent_id, expires_at (ms), ttl_ms, claimed_at (ms), reason (or NULL).
  *                  Indexes (room_id, agent_id) and (room_id, expires_at).
  *   contexts       (room_id, id) PK, n (creation order), type, author, changed_seq (rooms.ctx_seq at the last
  *                  write or update, compared with cursors.ctx_mark), json (the ContextEntry record). Indexes
- *                  (room_id, changed_seq) and (room_id, type, n): CONTEXT_INDEXES.
+ *                  (room_id, changed_seq) and (room_id, type, n): VIEW_INDEXES.
  *   context_history  one row per earlier version, rowid = insertion order; json (a ContextVersion).
  *   events         (room_id, seq) PK, type, from_agent, to_agent, ts (ms), payload (JSON text), reply_to (id or
  *                  NULL). The id is "evt-<seq>". Index (room_id, to_agent, seq) serves consume and remaining.
@@ -527,13 +527,15 @@ END;
 `;
 
 /**
- * Context reads from indexes: how many entries changed since an agent's mark (its summary) is a range of
- * (room_id, changed_seq), and the entries of one type (list_context by type) a range of (room_id, type, n) in plan
- * order; both read every entry of the room before.
+ * Views read from indexes: how many context entries changed since an agent's mark (its summary) is a range of
+ * (room_id, changed_seq), the entries of one type (list_context by type) a range of (room_id, type, n) in order, and
+ * an agent's own tasks (its summary, the bridge's digest) a range of (room_id, owner, n); each read every entry or
+ * task of the room before.
  */
-const CONTEXT_INDEXES = `
+const VIEW_INDEXES = `
 CREATE INDEX contexts_by_change ON contexts (room_id, changed_seq);
 CREATE INDEX contexts_by_type ON contexts (room_id, type, n);
+CREATE INDEX tasks_by_owner ON tasks (room_id, owner, n);
 `;
 
 /**
@@ -556,7 +558,7 @@ const MIGRATIONS = [
   SUSPENSIONS,
   OAUTH,
   PLAN_REVISIONS,
-  CONTEXT_INDEXES,
+  VIEW_INDEXES,
 ];
 
 /** The schema version this code writes. */

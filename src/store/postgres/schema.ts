@@ -505,6 +505,7 @@ BEGIN
     RETURN OLD;
   END IF;
   UPDATE rooms SET plan_rev = plan_rev + 1 WHERE room_id = NEW.room_id RETURNING plan_rev INTO NEW.rev;
+  NEW.rev := coalesce(NEW.rev, 0);
   RETURN NEW;
 END
 $$;

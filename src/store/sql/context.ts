@@ -33,8 +33,8 @@ export function createContext({ sql, now, rooms }: SqlParts, events: Events) {
     `SELECT json FROM contexts WHERE room_id = $room AND (CAST($author AS TEXT) IS NULL OR author = $author)
      ORDER BY n`,
   );
-  // A type asked for reads only its entries, in order, from the (room_id, type, n) index: a test of the type inside
-  // the statement above ("$type IS NULL OR type = $type") would read every entry of the room.
+  // A type asked for reads only its entries, in order, from the (room_id, type, n) index: one statement for both,
+  // testing "$type IS NULL OR type = $type", read every entry of the room.
   const listOfType = sql.query<{ json: string }, [{ room: string; type: string; author: string | null }]>(
     CONTEXT_OF_TYPE_SQL,
   );

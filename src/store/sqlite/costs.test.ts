@@ -146,8 +146,10 @@ describe("plan and context views read ranges of their indexes, never the whole r
     const db = new Database(join(dir, `f${n}.sqlite`));
     const plan = (sql: string, params: Record<string, string | number> | (string | number)[]) =>
       db
-        .query<{ detail: string }, never>(`EXPLAIN QUERY PLAN ${sql}`)
-        .all(...((Array.isArray(params) ? params : [params]) as never[]))
+        .query<{ detail: string }, (Record<string, string | number> | string | number)[]>(
+          `EXPLAIN QUERY PLAN ${sql}`,
+        )
+        .all(...(Array.isArray(params) ? params : [params]))
         .map((row) => row.detail);
     try {
       expect(plan(PLAN_WRITTEN_SINCE_SQL, ["r", 3])).toEqual([

@@ -513,12 +513,12 @@ ALTER TABLE tasks ADD COLUMN rev INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX tasks_by_rev ON tasks (room_id, rev);
 CREATE TRIGGER tasks_rev_insert AFTER INSERT ON tasks BEGIN
   UPDATE rooms SET plan_rev = plan_rev + 1 WHERE room_id = NEW.room_id;
-  UPDATE tasks SET rev = (SELECT plan_rev FROM rooms WHERE room_id = NEW.room_id)
+  UPDATE tasks SET rev = coalesce((SELECT plan_rev FROM rooms WHERE room_id = NEW.room_id), 0)
     WHERE room_id = NEW.room_id AND id = NEW.id;
 END;
 CREATE TRIGGER tasks_rev_update AFTER UPDATE OF json, owner, n ON tasks BEGIN
   UPDATE rooms SET plan_rev = plan_rev + 1 WHERE room_id = NEW.room_id;
-  UPDATE tasks SET rev = (SELECT plan_rev FROM rooms WHERE room_id = NEW.room_id)
+  UPDATE tasks SET rev = coalesce((SELECT plan_rev FROM rooms WHERE room_id = NEW.room_id), 0)
     WHERE room_id = NEW.room_id AND id = NEW.id;
 END;
 CREATE TRIGGER tasks_rev_delete AFTER DELETE ON tasks BEGIN

@@ -487,7 +487,7 @@ CREATE INDEX oauth_digests_by_grant ON oauth_digests (team_id, grant_id);
 `;
 
 /**
- * The plan's revision (store/sql/plan-cache.ts), as in SQLite's schema (PLAN_REVISIONS): `rooms.plan_rev` counts the
+ * The plan's revision (store/sql/task-cache.ts), as in SQLite's schema (PLAN_REVISIONS): `rooms.plan_rev` counts the
  * writes to the room's tasks, `tasks.rev` (indexed) is the count at a row's last write, `rooms.plan_base` is made anew
  * with the room and whenever a task row is deleted. A write holds the room's row while it takes the next revision, so
  * revisions of one room are committed in order whatever process writes.

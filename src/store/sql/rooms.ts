@@ -37,8 +37,8 @@ export function createRooms({ sql, now, changes, dialect }: SqlBase, limits: Sto
   const refresh = sql.query<RoomRow, [number, string, string]>(
     "UPDATE rooms SET last_activity = ?1 WHERE room_id = ?2 AND owner = ?3 RETURNING *",
   );
-  // A new room starts a run of plan revisions of its own (plan-cache.ts): a plan kept of an earlier room of the same
-  // id is never taken for its.
+  // A new room starts a run of plan revisions of its own (task-cache.ts): a plan kept of an earlier room of the same
+  // id is never taken for this one's.
   const insert = sql.query<RoomRow, [string, string, number, string]>(
     "INSERT INTO rooms (room_id, owner, created_at, last_activity, plan_base) VALUES (?1, ?2, ?3, ?3, ?4) RETURNING *",
   );

@@ -214,7 +214,7 @@ export interface RoomRow {
   forked_from: string | null;
   /** The last seq retention trimmed (0: none; every event up to it is gone). */
   trimmed_seq: number;
-  /** The plan's run of revisions and its revision (plan-cache.ts; kept by the schema's triggers on tasks). */
+  /** The plan's run of revisions and its revision (task-cache.ts; kept by the schema's triggers on tasks). */
   plan_base: string;
   plan_rev: number;
 }

@@ -497,7 +497,7 @@ CREATE INDEX oauth_digests_by_grant ON oauth_digests (team_id, grant_id);
 `;
 
 /**
- * The plan's revision (store/sql/plan-cache.ts): `rooms.plan_rev` counts the writes to the room's tasks and each task
+ * The plan's revision (store/sql/task-cache.ts): `rooms.plan_rev` counts the writes to the room's tasks and each task
  * row keeps the count of its last write (`tasks.rev`, indexed), so a process that kept a room's plan at revision R
  * reads only the rows written since. `rooms.plan_base` names the room's run of revisions: made anew when the room is
  * made, and whenever a task row is deleted (a delete leaves no row to read), so a plan kept under another base is read

@@ -1,7 +1,7 @@
 /**
  * `bun bench/cpu.ts [--store sqlite,redis] [--eras 2025,2026-07-28] [--servers roomd,sdk2,sdk2-mcpserver]
  * [--agents 16] [--calls 8000] [--tasks 100] [--log-levels info] [--tracing off] [--floor-calls 60000]
- * [--workloads tools/list,get_shared_var,mixed] [--tries 3]`
+ * [--workloads tools/list,get_shared_var,mixed] [--tries 3] [--keep cleanest|lowest]`
  * CPU per tool call against a floor, side by side in one run. The floor is a bare Hono JSON POST handler
  * (bench/floor-server.ts: read a JSON body, answer a small JSON object) under the same load generator, the same
  * agents and the same machine; it is measured in each era (the era's request shape: the 2026-07-28 envelope is a
@@ -18,13 +18,15 @@
  * per request) and `sdk2-mcpserver` (a McpServer per request with the tools registered). CPU is
  * the process's user + system time from /proc, per call; on Redis also the redis-server main thread's CPU per
  * call. A phase during which other work took more than 10% of the machine is run again, up to `--tries` runs in
- * all (the cleanest is kept). `--tracing off,on` runs each store with tracing off (no OTLP endpoint: the default)
+ * all (the cleanest is kept); with `--keep lowest` every phase, floors included, runs `--tries` times and the run
+ * of lowest CPU per call is kept (bench/phase.ts lowestPhase: the machine's speed drifts, and the lowest of several
+ * runs is the least slowed by it). `--tracing off,on` runs each store with tracing off (no OTLP endpoint: the default)
  * and on (exporting every span to a receiver in this process that counts and drops them, sampling everything).
  */
 import { cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { type Call, ERAS, type Era, planWorkload, runLoad, sharedVarWorkload, toolsList } from "./load.ts";
-import { cleanestPhase, type PhaseResult } from "./phase.ts";
+import { cleanestPhase, lowestPhase, type PhaseResult } from "./phase.ts";
 import {
   BENCH_SERVERS,
   type BenchStore,
@@ -47,6 +49,7 @@ const { values } = parseArgs({
     "floor-calls": { type: "string", default: "60000" },
     workloads: { type: "string", default: "tools/list,get_shared_var,mixed" },
     tries: { type: "string", default: "3" },
+    keep: { type: "string", default: "cleanest" },
     eras: { type: "string", default: ERAS.join(",") },
     servers: { type: "string", default: "roomd" },
   },
@@ -69,6 +72,9 @@ for (const name of servers)
   if (!BENCH_SERVERS[name]) throw new Error(`--servers: one of ${Object.keys(BENCH_SERVERS).join(", ")}`);
 /** A phase during which other work took over 10% of the machine is run again, up to this many times in all. */
 const tries = Number(values.tries);
+if (values.keep !== "cleanest" && values.keep !== "lowest") throw new Error("--keep: cleanest or lowest");
+/** How a phase's tries become its row: the cleanest (`cleanestPhase`) or the lowest CPU per call (`lowestPhase`). */
+const keepPhase = values.keep === "lowest" ? lowestPhase : cleanestPhase;
 const roomCount = Math.max(1, agents / 4);
 type NextCall = (agent: number, n: number) => Call;
 
@@ -93,7 +99,7 @@ async function floorPhase(label: string, era: Era, shown = true): Promise<void> 
   try {
     const target = { servers: [floor] };
     await runLoad({ url: floor.url, secret: SECRET, agents, calls: 5000, next: floorCall, era });
-    const r = await cleanestPhase(
+    const r = await keepPhase(
       target,
       async () => ({ secret: SECRET, agents, calls: floorCalls, next: floorCall, era }),
       tries,
@@ -194,7 +200,7 @@ async function storePhases(store: BenchStore, logLevel: string, tracing: string)
             server,
             era,
             workload,
-            await cleanestPhase(target, prepare, tries),
+            await keepPhase(target, prepare, tries),
           );
           // The era's floors measured so far: the last one is just before this phase, the next one just after it.
           adjacent.set(measured, { era, after: floors.get(era)?.length ?? 0 });

@@ -122,24 +122,45 @@ export function otherPercent(busyMs: number, capacityMs: number, ownMs: number[]
   return Math.max(0, (100 * (busyMs - own)) / capacityMs);
 }
 
+type Prepare = () => Promise<Parameters<typeof measuredPhase>[1]>;
+
+/**
+ * Runs a phase up to `tries` times and keeps the run `better` prefers, stopping early once `enough` says the kept run
+ * will do. `prepare` builds each try's load (e.g. on freshly seeded rooms).
+ */
+async function keptPhase(
+  target: Measured,
+  prepare: Prepare,
+  tries: number,
+  better: (run: PhaseResult, kept: PhaseResult) => boolean,
+  enough: (kept: PhaseResult) => boolean,
+): Promise<PhaseResult> {
+  let kept: PhaseResult | undefined;
+  for (let i = 0; i < tries; i++) {
+    const run = await measuredPhase(target, await prepare());
+    if (!kept || better(run, kept)) kept = run;
+    if (enough(kept)) break;
+  }
+  return kept as PhaseResult;
+}
+
 /**
  * Runs a phase up to `tries` times while other work on the machine took more than `percent` of it, and keeps the
- * cleanest run. `prepare` builds each try's load (e.g. on freshly seeded rooms).
+ * cleanest run.
  */
-export async function cleanestPhase(
+export const cleanestPhase = (
   target: Measured,
-  prepare: () => Promise<Parameters<typeof measuredPhase>[1]>,
+  prepare: Prepare,
   tries = 2,
   percent = 10,
-): Promise<PhaseResult> {
-  let best: PhaseResult | undefined;
-  for (let i = 0; i < tries; i++) {
-    const result = await measuredPhase(target, await prepare());
-    if (!best || result.otherCpuPercent < best.otherCpuPercent) best = result;
-    if (best.otherCpuPercent < percent) break;
-  }
-  return best as PhaseResult;
-}
+): Promise<PhaseResult> =>
+  keptPhase(
+    target,
+    prepare,
+    tries,
+    (run, kept) => run.otherCpuPercent < kept.otherCpuPercent,
+    (kept) => kept.otherCpuPercent < percent,
+  );
 
 /**
  * Runs a phase `tries` times, every time, and keeps the run of lowest CPU per call. On a machine whose speed drifts
@@ -147,15 +168,11 @@ export async function cleanestPhase(
  * code: the lowest of several is the least disturbed, and a floor and a workload both kept this way are compared at
  * the machine's own best.
  */
-export async function lowestPhase(
-  target: Measured,
-  prepare: () => Promise<Parameters<typeof measuredPhase>[1]>,
-  tries = 3,
-): Promise<PhaseResult> {
-  let best: PhaseResult | undefined;
-  for (let i = 0; i < tries; i++) {
-    const result = await measuredPhase(target, await prepare());
-    if (!best || result.cpuMsPer1000 < best.cpuMsPer1000) best = result;
-  }
-  return best as PhaseResult;
-}
+export const lowestPhase = (target: Measured, prepare: Prepare, tries = 3): Promise<PhaseResult> =>
+  keptPhase(
+    target,
+    prepare,
+    tries,
+    (run, kept) => run.cpuMsPer1000 < kept.cpuMsPer1000,
+    () => false,
+  );

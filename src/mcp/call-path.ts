@@ -129,7 +129,8 @@ function fingerprint(tool: string, args: Record<string, unknown>): string {
 /** Refusals that are not worth a handler: each is an expected RoomError. */
 function prepare(tool: ToolDefinition, raw: unknown, deps: CallDeps) {
   // A read-only key: every write is refused before its arguments are looked at (protocol/key-life.ts).
-  if (deps.principal.readOnly === true && isMutating(tool)) throw keyLifeErrors.readOnly(tool.name);
+  if (deps.principal.readOnly === true && isMutating(tool))
+    throw keyLifeErrors.readOnly(tool.name, deps.principal.kind);
   if (raw !== undefined && (raw === null || typeof raw !== "object" || Array.isArray(raw))) {
     throw new RoomError("invalid", "Invalid arguments: arguments: expected an object");
   }

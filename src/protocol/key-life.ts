@@ -76,11 +76,16 @@ export const isScoped = (principal: Principal): boolean =>
   principal.rooms !== undefined || principal.readOnly === true;
 
 export const keyLifeErrors = {
-  /** A write tool or route called with a read-only key; said before any argument is checked. */
-  readOnly: (what: string) =>
+  /**
+   * A write tool or route called with a read-only key, or with the token of a grant its person made read-only; said
+   * before any argument is checked, naming what is read-only and how to get writes.
+   */
+  readOnly: (what: string, kind?: Principal["kind"]) =>
     new RoomError(
       "forbidden",
-      `This key is read-only: ${what} writes, so it is refused; use a key without readOnly for writes`,
+      kind === "oauth"
+        ? `This connection is read-only (its person granted reads only): ${what} writes, so it is refused; for writes, connect again without "Read only" checked`
+        : `This key is read-only: ${what} writes, so it is refused; use a key without readOnly for writes`,
     ),
   /** Any admin route but GET /admin/me with a scoped key. */
   scopedAdmin: () =>

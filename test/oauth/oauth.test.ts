@@ -188,7 +188,9 @@ for (const make of E2E_STORES) {
       expect(read.isError).toBe(false);
       const write = await http.tool(tokens.body.access_token, "add_task", { title: "sneak" });
       expect(write.isError).toBe(true);
-      expect(write.text).toContain("read-only: add_task writes, so it is refused");
+      expect(write.text).toBe(
+        'Error: This connection is read-only (its person granted reads only): add_task writes, so it is refused; for writes, connect again without "Read only" checked',
+      );
       expect((await whoami(base, tokens.body.access_token)).me).toMatchObject({
         kind: "oauth",
         boundAgentId: "reader-1",

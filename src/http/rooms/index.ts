@@ -24,8 +24,9 @@ export function roomsRoutes(deps: RoomRouteDeps & AuthDeps): Hono<AuthEnv> {
   // A read-only key reads rooms only: every other method is refused before its route looks at anything.
   app.use("*", async (c, next) => {
     const method = c.req.method;
-    if (c.get("principal").readOnly === true && method !== "GET" && method !== "HEAD") {
-      throw keyLifeErrors.readOnly(`${method} ${c.req.path}`);
+    const principal = c.get("principal");
+    if (principal.readOnly === true && method !== "GET" && method !== "HEAD") {
+      throw keyLifeErrors.readOnly(`${method} ${c.req.path}`, principal.kind);
     }
     await next();
   });

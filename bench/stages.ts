@@ -6,7 +6,8 @@
  *
  * - `floor`: the bare Hono JSON POST (bench/floor-server.ts);
  * - `refused key`: a tools/call with a bearer no key has — the request's middleware (request id, metrics, host and
- *   origin checks, body limit), the bearer's digest and its lookup, and the 401;
+ *   origin checks, body limit), the bearer's digest looked up among the keys in memory (a secret of no key's shape
+ *   never reaches the store), and the 401;
  * - `unknown tool`: a tools/call of a tool roomd does not have — all of the above admitted, the rate charge (a store
  *   write), the JSON-RPC checks, the call path up to the tool's lookup, the tool error and the call's log line;
  * - `get_shared_var`: the small call itself — all of the above plus the argument checks, the store read and the
@@ -75,8 +76,7 @@ try {
       stage: name,
       "CPU µs/request, by round": (seen.get(name) ?? []).map((us) => us.toFixed(1)).join(", "),
       lowest: min.toFixed(1),
-      "added by the stage (lowest)":
-        before === undefined || name.startsWith("floor") ? "—" : (min - before).toFixed(1),
+      "added by the stage (lowest)": before === undefined ? "—" : (min - before).toFixed(1),
     };
     before = min;
     return row;
